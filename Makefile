@@ -1,0 +1,43 @@
+# threadbench: `make demo` runs the main job on a fresh machine, `make test` runs every test.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+# Ryuk cannot run here (no registry); we clean up our own containers by label.
+export TESTCONTAINERS_RYUK_DISABLED := true
+# Without this testcontainers aims at the bridge gateway; targets use host networking on loopback.
+export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
+
+GO ?= go
+INTEGRATION_TIMEOUT ?= 25m
+
+.PHONY: all build test unit java-test integration docker-up demo clean
+
+all: build
+
+build:
+	$(GO) build -o bin/orchestrator ./cmd/orchestrator
+
+## docker-up: make sure a Docker engine answers (installs and starts dockerd if needed)
+docker-up:
+	bash scripts/docker-up.sh
+
+## test: everything: Go unit tests, the Java targets' JUnit tests, integration tests on the real engine
+test: unit java-test integration
+
+unit:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+java-test:
+	cd targets/java && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q test
+
+integration: docker-up
+	$(GO) test -count=1 -p 1 -tags integration -timeout $(INTEGRATION_TIMEOUT) ./...
+
+## demo: on a fresh machine, bring the engine up, build the three targets and compare them under load
+demo: docker-up build
+	./bin/orchestrator targets build
+	./bin/orchestrator run --targets go,java-platform,java-virtual --profile demo-heavy --endpoint heavy --param duration=200
+
+clean:
+	rm -rf bin targets/java/target

@@ -1,0 +1,8 @@
+// Package bench holds threadbench's domain: what a run is (RunSpec, Profile,
+// Stage, Workload, Limits), what it produced (Run, TargetResult, StageResult,
+// Stats), the store interface, and the one error type with codes.
+//
+// Every other internal package imports bench and speaks its words; bench
+// imports nothing of the project's. cmd/orchestrator wires the concrete
+// packages (targets, load, store, runner, httpapi, report) together.
+package bench

@@ -1,0 +1,225 @@
+package bench
+
+import (
+	"context"
+	"time"
+)
+
+// RunStatus is where a run is in its life.
+type RunStatus string
+
+// Run statuses: queued -> running -> succeeded | failed | canceled.
+// A run left running by a process that died is marked interrupted on the
+// next start.
+const (
+	RunQueued      RunStatus = "queued"
+	RunRunning     RunStatus = "running"
+	RunSucceeded   RunStatus = "succeeded"
+	RunFailed      RunStatus = "failed"
+	RunCanceled    RunStatus = "canceled"
+	RunInterrupted RunStatus = "interrupted"
+)
+
+// Finished reports whether the status is final.
+func (s RunStatus) Finished() bool {
+	switch s {
+	case RunSucceeded, RunFailed, RunCanceled, RunInterrupted:
+		return true
+	}
+	return false
+}
+
+// RunStatuses lists every status, for validating filters.
+var RunStatuses = []RunStatus{RunQueued, RunRunning, RunSucceeded, RunFailed, RunCanceled, RunInterrupted}
+
+// TargetStatus is where one target of a run is.
+type TargetStatus string
+
+// Target statuses.
+const (
+	TargetPending   TargetStatus = "pending"
+	TargetRunning   TargetStatus = "running"
+	TargetSucceeded TargetStatus = "succeeded"
+	TargetFailed    TargetStatus = "failed"
+	TargetCanceled  TargetStatus = "canceled"
+	TargetSkipped   TargetStatus = "skipped"
+)
+
+// Run is one benchmark run: its spec, where it is, the environment it ran
+// in, and one result per target.
+type Run struct {
+	ID          string         `json:"id"`
+	Name        string         `json:"name,omitempty"`
+	Status      RunStatus      `json:"status"`
+	Error       string         `json:"error,omitempty"`
+	Spec        RunSpec        `json:"spec"`
+	Environment Environment    `json:"environment"`
+	Targets     []TargetResult `json:"targets"`
+	CreatedAt   time.Time      `json:"createdAt"`
+	StartedAt   *time.Time     `json:"startedAt,omitempty"`
+	FinishedAt  *time.Time     `json:"finishedAt,omitempty"`
+}
+
+// Target returns the result for the named target, or nil.
+func (r *Run) Target(name string) *TargetResult {
+	for i := range r.Targets {
+		if r.Targets[i].Target == name {
+			return &r.Targets[i]
+		}
+	}
+	return nil
+}
+
+// Environment records where a run was measured, so that results from
+// different machines are never mistaken for each other.
+type Environment struct {
+	Host            string `json:"host,omitempty"`
+	OS              string `json:"os,omitempty"`
+	Kernel          string `json:"kernel,omitempty"`
+	CPUModel        string `json:"cpuModel,omitempty"`
+	CPUs            int    `json:"cpus,omitempty"`
+	MemoryBytes     int64  `json:"memoryBytes,omitempty"`
+	DockerVersion   string `json:"dockerVersion,omitempty"`
+	CgroupVersion   string `json:"cgroupVersion,omitempty"`
+	OrchestratorGo  string `json:"orchestratorGo,omitempty"`
+	LoadCPUSet      string `json:"loadCpuset,omitempty"`
+	TargetCPUSet    string `json:"targetCpuset,omitempty"`
+	CPUSplitApplied bool   `json:"cpuSplitApplied"`
+}
+
+// TargetResult is what one target did in a run.
+type TargetResult struct {
+	Target     string            `json:"target"`
+	Status     TargetStatus      `json:"status"`
+	Error      string            `json:"error,omitempty"`
+	Image      ImageInfo         `json:"image"`
+	Limits     Limits            `json:"limits"`
+	CPUSet     string            `json:"cpuset,omitempty"`
+	Settings   map[string]string `json:"settings,omitempty"`
+	StartupMs  float64           `json:"startupMs,omitempty"`
+	Warmup     *StageResult      `json:"warmup,omitempty"`
+	Stages     []StageResult     `json:"stages,omitempty"`
+	Total      *Stats            `json:"total,omitempty"`
+	Seconds    []Bucket          `json:"seconds,omitempty"`
+	Resources  []StageResources  `json:"resources,omitempty"`
+	Series     []string          `json:"series,omitempty"`
+	StartedAt  *time.Time        `json:"startedAt,omitempty"`
+	FinishedAt *time.Time        `json:"finishedAt,omitempty"`
+}
+
+// ImageInfo describes the image a target ran from and the runtime inside it.
+type ImageInfo struct {
+	Ref       string `json:"ref,omitempty"`
+	ID        string `json:"id,omitempty"`
+	BaseImage string `json:"baseImage,omitempty"`
+	Runtime   string `json:"runtime,omitempty"` // e.g. "go1.26.8", "OpenJDK 25.0.3+9"
+	Cached    bool   `json:"cached"`
+}
+
+// StageResult is one stage of a profile as measured.
+type StageResult struct {
+	Index       int      `json:"index"`
+	Name        string   `json:"name,omitempty"`
+	Model       Model    `json:"model"`
+	Warmup      bool     `json:"warmup,omitempty"`
+	StartOffset Duration `json:"startOffset"` // from t=0, the first measured request
+	Duration    Duration `json:"duration"`
+	Rate        float64  `json:"rate,omitempty"`        // open: scheduled rate at the end of the stage
+	Concurrency int      `json:"concurrency,omitempty"` // closed: clients in flight
+	Stats       Stats    `json:"stats"`
+}
+
+// Bucket is one second of an attack.
+type Bucket struct {
+	Second int   `json:"second"` // seconds since t=0
+	Stage  int   `json:"stage"`  // index of the stage it fell in
+	Stats  Stats `json:"stats"`
+}
+
+// Stats summarises a set of requests. Histogram, when present, is the
+// encoded HDR histogram of latencies in microseconds, kept so that
+// comparisons can merge stages and recompute percentiles.
+type Stats struct {
+	Requests    int64            `json:"requests"`
+	Successes   int64            `json:"successes"`
+	OfferedRate float64          `json:"offeredRate"` // requests sent per second
+	Throughput  float64          `json:"throughput"`  // successful responses per second
+	Elapsed     Duration         `json:"elapsed"`
+	StatusCodes map[string]int64 `json:"statusCodes,omitempty"`
+	Errors      []ErrorCount     `json:"errors,omitempty"`
+	BytesIn     int64            `json:"bytesIn"`
+	BytesOut    int64            `json:"bytesOut"`
+	Latency     Latency          `json:"latency"`
+	Histogram   string           `json:"histogram,omitempty"`
+}
+
+// SuccessRatio returns successes / requests, or 0 with no requests.
+func (s Stats) SuccessRatio() float64 {
+	if s.Requests == 0 {
+		return 0
+	}
+	return float64(s.Successes) / float64(s.Requests)
+}
+
+// ErrorCount is one distinct error message and how often it happened.
+type ErrorCount struct {
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+// Latency is a latency distribution in milliseconds.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// StageResources summarises a target's resource use during one stage
+// (filled by the metrics scraper).
+type StageResources struct {
+	Stage               int     `json:"stage"`
+	Warmup              bool    `json:"warmup,omitempty"`
+	PeakPlatformThreads float64 `json:"peakPlatformThreads,omitempty"`
+	MeanPlatformThreads float64 `json:"meanPlatformThreads,omitempty"`
+	PeakVirtualThreads  float64 `json:"peakVirtualThreads,omitempty"`
+	MeanVirtualThreads  float64 `json:"meanVirtualThreads,omitempty"`
+	PeakGoroutines      float64 `json:"peakGoroutines,omitempty"`
+	MeanGoroutines      float64 `json:"meanGoroutines,omitempty"`
+	PeakWorkingSetBytes float64 `json:"peakWorkingSetBytes,omitempty"`
+	CPUSecondsPer1k     float64 `json:"cpuSecondsPer1k,omitempty"`
+	GCPauses            float64 `json:"gcPauses,omitempty"`
+	GCPauseSeconds      float64 `json:"gcPauseSeconds,omitempty"`
+	ScrapeFailures      int     `json:"scrapeFailures,omitempty"`
+}
+
+// RunFilter selects runs from the history. Zero fields do not filter.
+type RunFilter struct {
+	Status []RunStatus
+	Target string
+	Name   string
+	Since  *time.Time
+	Until  *time.Time
+	Limit  int    // at most this many; 0 means the store's default
+	Cursor string // opaque, from a previous page
+}
+
+// RunStore keeps run history. Implementations must be safe for concurrent
+// use. Find methods return an ENOTFOUND *Error for unknown IDs.
+type RunStore interface {
+	// CreateRun stores a new run; it sets ID and CreatedAt when empty.
+	CreateRun(ctx context.Context, run *Run) error
+	// UpdateRun replaces the stored run with the same ID.
+	UpdateRun(ctx context.Context, run *Run) error
+	// FindRunByID returns the full run document.
+	FindRunByID(ctx context.Context, id string) (*Run, error)
+	// FindRuns returns matching runs newest first, without per-second results,
+	// and a cursor for the next page ("" when there is none).
+	FindRuns(ctx context.Context, filter RunFilter) ([]*Run, string, error)
+	// DeleteRun removes a finished run; ECONFLICT if it is not finished.
+	DeleteRun(ctx context.Context, id string) error
+}

@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Target names in the catalog.
+const (
+	TargetGo           = "go"
+	TargetJavaPlatform = "java-platform"
+	TargetJavaVirtual  = "java-virtual"
+)
+
+// Model is how load is offered.
+type Model string
+
+// Load models.
+const (
+	// ModelOpen offers requests at a scheduled arrival rate, whether or not
+	// earlier ones have answered (vegeta's normal mode; no coordinated omission).
+	ModelOpen Model = "open"
+	// ModelClosed keeps a fixed number of requests in flight; each client sends
+	// its next request when the previous one answers (k6 VUs, nGrinder vusers).
+	// Its throughput is an outcome, not an input.
+	ModelClosed Model = "closed"
+)
+
+// Stage is one step of a profile. In an open profile Rate is the arrival rate
+// in requests per second; in a closed profile Concurrency is the number of
+// requests kept in flight. With Ramp the stage moves linearly from the
+// previous stage's value (0 before the first stage) to its own; without it
+// the stage holds its value.
+type Stage struct {
+	Name        string   `json:"name,omitempty" yaml:"name,omitempty"`
+	Duration    Duration `json:"duration" yaml:"duration"`
+	Rate        float64  `json:"rate,omitempty" yaml:"rate,omitempty"`
+	Concurrency int      `json:"concurrency,omitempty" yaml:"concurrency,omitempty"`
+	Ramp        bool     `json:"ramp,omitempty" yaml:"ramp,omitempty"`
+}
+
+// Profile is a named list of stages under one load model.
+type Profile struct {
+	Name        string  `json:"name,omitempty" yaml:"name,omitempty"`
+	Description string  `json:"description,omitempty" yaml:"description,omitempty"`
+	Model       Model   `json:"model,omitempty" yaml:"model,omitempty"`
+	Stages      []Stage `json:"stages,omitempty" yaml:"stages,omitempty"`
+}
+
+// UnmarshalJSON accepts either a profile object or the bare name of a
+// built-in profile ("smoke"), which is resolved when the spec is validated.
+func (p *Profile) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err == nil {
+		*p = Profile{Name: name}
+		return nil
+	}
+	type plain Profile
+	var v plain
+	if err := strictUnmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Profile(v)
+	return nil
+}
+
+// Request is one kind of request in a workload: a contract endpoint
+// ("heavy", "light", "cpu", "native", "synchronized") with its query
+// parameters, drawn with probability Weight / sum of weights.
+type Request struct {
+	Endpoint string            `json:"endpoint" yaml:"endpoint"`
+	Params   map[string]string `json:"params,omitempty" yaml:"params,omitempty"`
+	Weight   int               `json:"weight,omitempty" yaml:"weight,omitempty"`
+}
+
+// Path returns the request's path and query, e.g. "/api/heavy?duration=500",
+// with parameters in sorted order.
+func (r Request) Path() string { return EndpointPath(r.Endpoint, r.Params) }
+
+// Workload is what each request of an attack asks the target.
+type Workload struct {
+	Requests []Request `json:"requests" yaml:"requests"`
+	Timeout  Duration  `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+}
+
+// Warmup is load sent before the measured profile, at a low open-model rate,
+// whose results are kept apart and excluded from every summary: the JVM's JIT
+// needs it, and the Go target gets the same so the comparison stays fair.
+type Warmup struct {
+	Disabled bool     `json:"disabled,omitempty" yaml:"disabled,omitempty"`
+	Duration Duration `json:"duration,omitempty" yaml:"duration,omitempty"`
+	Rate     float64  `json:"rate,omitempty" yaml:"rate,omitempty"`
+}
+
+// Limits are the resources every target of a run gets, identically.
+type Limits struct {
+	CPUs      float64 `json:"cpus,omitempty" yaml:"cpus,omitempty"`
+	MemoryMiB int64   `json:"memoryMiB,omitempty" yaml:"memoryMiB,omitempty"`
+}
+
+// JavaOptions are the knobs of the Java targets. Both Java targets get the
+// same values; only the thread model differs between them.
+type JavaOptions struct {
+	TomcatMaxThreads   int     `json:"tomcatMaxThreads,omitempty" yaml:"tomcatMaxThreads,omitempty"`
+	VirtualParallelism int     `json:"virtualParallelism,omitempty" yaml:"virtualParallelism,omitempty"`
+	HeapPercent        float64 `json:"heapPercent,omitempty" yaml:"heapPercent,omitempty"`
+	GC                 string  `json:"gc,omitempty" yaml:"gc,omitempty"`
+	BaseImage          string  `json:"baseImage,omitempty" yaml:"baseImage,omitempty"`
+}
+
+// RunSpec is everything a run needs: which targets, in which order, under
+// which load and limits.
+type RunSpec struct {
+	Name     string      `json:"name,omitempty" yaml:"name,omitempty"`
+	Targets  []string    `json:"targets" yaml:"targets"`
+	Profile  Profile     `json:"profile" yaml:"profile"`
+	Workload Workload    `json:"workload" yaml:"workload"`
+	Warmup   Warmup      `json:"warmup,omitempty" yaml:"warmup,omitempty"`
+	Limits   Limits      `json:"limits,omitempty" yaml:"limits,omitempty"`
+	Java     JavaOptions `json:"java,omitempty" yaml:"java,omitempty"`
+}
+
+// Defaults applied by RunSpec.ApplyDefaults.
+const (
+	DefaultTimeout          = Duration(30e9)
+	DefaultWarmupDuration   = Duration(10e9)
+	DefaultWarmupRate       = 50.0
+	DefaultCPUs             = 1.0
+	DefaultMemoryMiB        = 1024
+	DefaultTomcatMaxThreads = 200
+	DefaultHeapPercent      = 50.0
+)
+
+// ApplyDefaults fills the fields a user may leave out. It does not resolve
+// built-in profiles by name; the load package does that.
+func (s *RunSpec) ApplyDefaults() {
+	if s.Profile.Model == "" {
+		s.Profile.Model = ModelOpen
+	}
+	for i := range s.Workload.Requests {
+		if s.Workload.Requests[i].Weight == 0 {
+			s.Workload.Requests[i].Weight = 1
+		}
+	}
+	if s.Workload.Timeout == 0 {
+		s.Workload.Timeout = DefaultTimeout
+	}
+	if !s.Warmup.Disabled {
+		if s.Warmup.Duration == 0 {
+			s.Warmup.Duration = DefaultWarmupDuration
+		}
+		if s.Warmup.Rate == 0 {
+			s.Warmup.Rate = DefaultWarmupRate
+		}
+	}
+	if s.Limits.CPUs == 0 {
+		s.Limits.CPUs = DefaultCPUs
+	}
+	if s.Limits.MemoryMiB == 0 {
+		s.Limits.MemoryMiB = DefaultMemoryMiB
+	}
+	if s.Java.TomcatMaxThreads == 0 {
+		s.Java.TomcatMaxThreads = DefaultTomcatMaxThreads
+	}
+	if s.Java.HeapPercent == 0 {
+		s.Java.HeapPercent = DefaultHeapPercent
+	}
+}
+
+// Duration returns the length of the measured profile (warm-up excluded).
+func (p Profile) Duration() Duration {
+	var total Duration
+	for _, st := range p.Stages {
+		total += st.Duration
+	}
+	return total
+}
+
+func strictUnmarshal(b []byte, v any) error {
+	dec := json.NewDecoder(bytesReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	return nil
+}
