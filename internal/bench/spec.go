@@ -39,12 +39,16 @@ type Stage struct {
 	Ramp        bool     `json:"ramp,omitempty" yaml:"ramp,omitempty"`
 }
 
-// Profile is a named list of stages under one load model.
+// Profile is a named list of stages under one load model. Scale multiplies
+// every stage duration of a built-in profile (0 means its default). Workload,
+// on a built-in profile, is the request mix used when a spec names none.
 type Profile struct {
-	Name        string  `json:"name,omitempty" yaml:"name,omitempty"`
-	Description string  `json:"description,omitempty" yaml:"description,omitempty"`
-	Model       Model   `json:"model,omitempty" yaml:"model,omitempty"`
-	Stages      []Stage `json:"stages,omitempty" yaml:"stages,omitempty"`
+	Name        string    `json:"name,omitempty" yaml:"name,omitempty"`
+	Description string    `json:"description,omitempty" yaml:"description,omitempty"`
+	Model       Model     `json:"model,omitempty" yaml:"model,omitempty"`
+	Scale       float64   `json:"scale,omitempty" yaml:"scale,omitempty"`
+	Stages      []Stage   `json:"stages,omitempty" yaml:"stages,omitempty"`
+	Workload    *Workload `json:"workload,omitempty" yaml:"workload,omitempty"`
 }
 
 // UnmarshalJSON accepts either a profile object or the bare name of a
