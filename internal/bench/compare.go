@@ -1,0 +1,68 @@
+package bench
+
+import "time"
+
+// Verdicts of a compared figure.
+const (
+	VerdictBetter = "better"
+	VerdictWorse  = "worse"
+	VerdictNoise  = "within noise"
+)
+
+// Comparison is the document `compare` produces: for each target present in
+// both runs, its figures side by side, as a change, with a verdict.
+type Comparison struct {
+	Base           RunRef             `json:"base"`
+	Head           RunRef             `json:"head"`
+	Warnings       []string           `json:"warnings,omitempty"` // e.g. the specs differ
+	NoiseThreshold float64            `json:"noiseThreshold"`     // percent change under which a figure is "within noise"
+	Targets        []TargetComparison `json:"targets"`
+	OnlyInBase     []string           `json:"onlyInBase,omitempty"`
+	OnlyInHead     []string           `json:"onlyInHead,omitempty"`
+}
+
+// RunRef identifies a compared run.
+type RunRef struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name,omitempty"`
+	Status    RunStatus `json:"status"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// TargetComparison compares one target across two runs: the whole attack,
+// each stage where the profiles match, and resource use.
+type TargetComparison struct {
+	Target    string            `json:"target"`
+	Metrics   []MetricDelta     `json:"metrics"`
+	Stages    []StageComparison `json:"stages,omitempty"`
+	Resources []MetricDelta     `json:"resources,omitempty"`
+}
+
+// StageComparison compares one stage of a target across two runs.
+type StageComparison struct {
+	Index   int           `json:"index"`
+	Name    string        `json:"name,omitempty"`
+	Metrics []MetricDelta `json:"metrics"`
+}
+
+// MetricDelta is one figure in both runs. Change is the relative change in
+// percent, (head - base) / base * 100; Verdict says whether that is better,
+// worse, or within the noise threshold, given HigherIsBetter.
+type MetricDelta struct {
+	Name           string  `json:"name"` // throughput, p50, p90, p95, p99, max, errorRate...
+	Unit           string  `json:"unit"` // req/s, ms, %
+	Base           float64 `json:"base"`
+	Head           float64 `json:"head"`
+	Change         float64 `json:"change"`
+	HigherIsBetter bool    `json:"higherIsBetter"`
+	Verdict        string  `json:"verdict"`
+}
+
+// TargetInfo describes a catalog entry to API and CLI users.
+type TargetInfo struct {
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`        // go or java
+	ThreadModel string `json:"threadModel"` // goroutines, platform or virtual
+	MetricsPath string `json:"metricsPath"`
+	Description string `json:"description"`
+}
