@@ -1,0 +1,101 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// MetricsPath is where the Go target serves its Prometheus exposition.
+const MetricsPath = "/metrics"
+
+// handler serves the contract's endpoints for one target name.
+type handler struct {
+	targetJSON []byte // the target name, JSON-encoded once
+	metrics    *metrics
+}
+
+// NewHandler returns the contract's endpoints for the target name reported
+// in every work response. Each handler has its own metrics registry, so
+// tests can mount several.
+func NewHandler(target string) http.Handler {
+	targetJSON, err := json.Marshal(target)
+	if err != nil {
+		panic(err) // a string always marshals
+	}
+	h := &handler{targetJSON: targetJSON, metrics: newMetrics()}
+	mux := http.NewServeMux()
+	h.route(mux, "/health", health)
+	h.route(mux, "/api/light", h.light)
+	h.route(mux, "/api/heavy", h.sleeper("heavy", time.Sleep))
+	h.route(mux, "/api/cpu", h.cpu)
+	h.route(mux, "/api/native", h.sleeper("native", nativeSleep))
+	h.route(mux, "/api/synchronized", h.sleeper("synchronized", lockedSleep))
+	h.route(mux, MetricsPath, h.metrics.serve())
+	mux.HandleFunc("/", h.metrics.instrument(notFoundURI, notFound))
+	return mux
+}
+
+// route mounts fn for GET (and so HEAD) on path, and a JSON 405 for any
+// other method; the method pattern is the more specific, so it wins.
+func (h *handler) route(mux *http.ServeMux, path string, fn routeFunc) {
+	mux.HandleFunc("GET "+path, h.metrics.instrument(path, fn))
+	mux.HandleFunc(path, h.metrics.instrument(path, methodNotAllowed))
+}
+
+var healthBody = []byte(`{"status":"UP"}`)
+
+func health(w http.ResponseWriter, _ *http.Request) int {
+	writeJSON(w, http.StatusOK, healthBody)
+	return http.StatusOK
+}
+
+func (h *handler) light(w http.ResponseWriter, _ *http.Request) int {
+	writeWork(w, h.targetJSON, "light", 0, nil)
+	return http.StatusOK
+}
+
+func (h *handler) cpu(w http.ResponseWriter, r *http.Request) int {
+	work, err := workParam.parse(r.URL.RawQuery)
+	if err != nil {
+		return writeError(w, http.StatusBadRequest, err.Error())
+	}
+	res := cpuResult{work: work, result: cpuWork(work)}
+	writeWork(w, h.targetJSON, "cpu", 0, &res)
+	return http.StatusOK
+}
+
+// sleeper returns the handler of an endpoint that blocks for the requested
+// duration with sleep.
+func (h *handler) sleeper(endpoint string, sleep func(time.Duration)) routeFunc {
+	return func(w http.ResponseWriter, r *http.Request) int {
+		ms, err := durationParam.parse(r.URL.RawQuery)
+		if err != nil {
+			return writeError(w, http.StatusBadRequest, err.Error())
+		}
+		sleep(time.Duration(ms) * time.Millisecond)
+		writeWork(w, h.targetJSON, endpoint, ms, nil)
+		return http.StatusOK
+	}
+}
+
+// lockedSleep sleeps holding a lock made for this request, the counterpart
+// of Java's synchronized block on a new monitor. Nobody contends for it:
+// what it shows is whether holding a lock across a blocking call costs the
+// runtime a thread. In Go it does not; the goroutine parks, lock and all.
+func lockedSleep(d time.Duration) {
+	var mu sync.Mutex
+	mu.Lock()
+	defer mu.Unlock()
+	time.Sleep(d)
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) int {
+	return writeError(w, http.StatusNotFound, "no endpoint at "+quote(r.URL.Path))
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) int {
+	w.Header().Set("Allow", "GET, HEAD")
+	return writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed, use GET")
+}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// jsonContentType is shared by every response; assigning it to the header
+// map directly saves Header().Set's allocation. net/http never modifies it.
+var jsonContentType = []string{"application/json"}
+
+// scratch is the per-request working memory of a work response, pooled so
+// that the hot path does not allocate.
+type scratch struct {
+	stack [64]byte // the first line of runtime.Stack: "goroutine N [running]:"
+	out   []byte   // the response body
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{out: make([]byte, 0, 256)} }}
+
+// cpuResult is what /api/cpu adds to the work response.
+type cpuResult struct {
+	work   int
+	result [32]byte
+}
+
+// writeWork writes the contract's work response, encoding the JSON by hand:
+// the fields are fixed and the only free-form string, the target name, is
+// encoded once in targetJSON.
+func writeWork(w http.ResponseWriter, targetJSON []byte, endpoint string, durationMs int, cpu *cpuResult) {
+	sc := scratchPool.Get().(*scratch)
+	b := append(sc.out[:0], `{"target":`...)
+	b = append(b, targetJSON...)
+	b = append(b, `,"endpoint":"`...)
+	b = append(b, endpoint...)
+	b = append(b, `","durationMs":`...)
+	b = strconv.AppendInt(b, int64(durationMs), 10)
+	b = append(b, `,"thread":"`...)
+	b = appendGoroutine(b, sc.stack[:])
+	b = append(b, '"')
+	if cpu != nil {
+		b = append(b, `,"work":`...)
+		b = strconv.AppendInt(b, int64(cpu.work), 10)
+		b = append(b, `,"result":"`...)
+		b = hex.AppendEncode(b, cpu.result[:])
+		b = append(b, '"')
+	}
+	b = append(b, '}')
+	writeJSON(w, http.StatusOK, b)
+	sc.out = b
+	scratchPool.Put(sc)
+}
+
+// appendGoroutine appends "goroutine N", N being the calling goroutine's
+// id, read from the first line of its stack trace. A 64-byte buffer holds
+// that line; runtime.Stack cuts the rest.
+func appendGoroutine(b, stack []byte) []byte {
+	const prefix = "goroutine "
+	line := stack[:runtime.Stack(stack, false)]
+	id, ok := bytes.CutPrefix(line, []byte(prefix))
+	if !ok {
+		return append(b, "goroutine ?"...)
+	}
+	end := 0
+	for end < len(id) && '0' <= id[end] && id[end] <= '9' {
+		end++
+	}
+	if end == 0 {
+		return append(b, "goroutine ?"...)
+	}
+	return append(append(b, prefix...), id[:end]...)
+}
+
+// errorBody is the contract's error response.
+type errorBody struct {
+	Status int    `json:"status"`
+	Error  string `json:"error"`
+}
+
+// writeError writes the contract's error response and returns its status.
+func writeError(w http.ResponseWriter, status int, message string) int {
+	body, err := json.Marshal(errorBody{Status: status, Error: message})
+	if err != nil {
+		// Marshalling a struct of an int and a string cannot fail.
+		panic(err)
+	}
+	writeJSON(w, status, body)
+	return status
+}
+
+// writeJSON writes a JSON response. The body is written in one call, so
+// net/http sets Content-Length itself.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header()["Content-Type"] = jsonContentType
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // a client gone away is no error of ours
+}

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Defaults of the configuration, per the contract.
+const (
+	DefaultBindAddr = "127.0.0.1"
+	DefaultPort     = 8080
+	DefaultTarget   = "go"
+)
+
+// Timeouts of the HTTP server. There is no read timeout: net/http would
+// cancel a request's context when its connection's read deadline passes
+// mid-handler. The write timeout must outlast the longest request the
+// contract allows (60s).
+const (
+	readHeaderTimeout = 10 * time.Second
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+)
+
+// Config is how the server is set up. ConfigFromEnv reads it from the
+// contract's environment variables.
+type Config struct {
+	BindAddr string // BIND_ADDR
+	Port     int    // PORT; 0 picks a free port
+	Target   string // TARGET_NAME, reported in every work response
+}
+
+// ConfigFromEnv reads BIND_ADDR, PORT and TARGET_NAME through getenv,
+// falling back to the defaults for unset or empty variables.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	cfg := Config{BindAddr: DefaultBindAddr, Port: DefaultPort, Target: DefaultTarget}
+	if v := getenv("BIND_ADDR"); v != "" {
+		cfg.BindAddr = v
+	}
+	if v := getenv("TARGET_NAME"); v != "" {
+		cfg.Target = v
+	}
+	if v := getenv("PORT"); v != "" {
+		port, err := strconv.Atoi(v)
+		if err != nil || port < 0 || port > 65535 {
+			return Config{}, fmt.Errorf("PORT must be an integer from 0 to 65535, got %q", v)
+		}
+		cfg.Port = port
+	}
+	return cfg, nil
+}
+
+// Addr returns the host:port to listen on.
+func (c Config) Addr() string {
+	return net.JoinHostPort(c.BindAddr, strconv.Itoa(c.Port))
+}
+
+// Server is the Go target: the contract's handler on an HTTP server.
+type Server struct {
+	cfg  Config
+	http *http.Server
+	ln   net.Listener
+	done chan struct{}
+	err  error // why serving stopped, if not Close; set before done closes
+}
+
+// New returns a server for cfg; Open starts it.
+func New(cfg Config) *Server {
+	return &Server{
+		cfg: cfg,
+		http: &http.Server{
+			Handler:           NewHandler(cfg.Target),
+			ReadHeaderTimeout: readHeaderTimeout,
+			WriteTimeout:      writeTimeout,
+			IdleTimeout:       idleTimeout,
+		},
+		done: make(chan struct{}),
+	}
+}
+
+// Open listens on the configured address and serves in the background
+// until Close.
+func (s *Server) Open() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr())
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr(), err)
+	}
+	s.ln = ln
+	go s.serve()
+	return nil
+}
+
+func (s *Server) serve() {
+	defer close(s.done)
+	if err := s.http.Serve(s.ln); !errors.Is(err, http.ErrServerClosed) {
+		s.err = fmt.Errorf("serve: %w", err)
+	}
+}
+
+// Addr returns the address the server listens on, with the real port when
+// Config.Port was 0. It is valid after Open.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Done is closed when the server stops serving: after Close, or on its own
+// when serving fails (see Err).
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Err returns why serving stopped on its own, or nil. Call it after Done.
+func (s *Server) Err() error { return s.err }
+
+// Close stops accepting connections and waits for requests in flight until
+// ctx ends; then it closes the connections still open and returns ctx's error.
+func (s *Server) Close(ctx context.Context) error {
+	if s.ln == nil {
+		return nil
+	}
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		// Handlers still sleeping keep running, but their clients are cut off.
+		_ = s.http.Close()
+		err = fmt.Errorf("shutdown with requests in flight: %w", err)
+	}
+	<-s.done
+	return err
+}
