@@ -1,0 +1,4 @@
+package jdk
+
+// FindWith is Find with $JAVA_HOME and the candidate list injected.
+var FindWith = find
