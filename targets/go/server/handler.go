@@ -51,8 +51,8 @@ func health(w http.ResponseWriter, _ *http.Request) int {
 	return http.StatusOK
 }
 
-func (h *handler) light(w http.ResponseWriter, _ *http.Request) int {
-	writeWork(w, h.targetJSON, "light", 0, nil)
+func (h *handler) light(w http.ResponseWriter, r *http.Request) int {
+	writeWork(w, r, h.targetJSON, "light", 0, nil)
 	return http.StatusOK
 }
 
@@ -62,7 +62,7 @@ func (h *handler) cpu(w http.ResponseWriter, r *http.Request) int {
 		return writeError(w, http.StatusBadRequest, err.Error())
 	}
 	res := cpuResult{work: work, result: cpuWork(work)}
-	writeWork(w, h.targetJSON, "cpu", 0, &res)
+	writeWork(w, r, h.targetJSON, "cpu", 0, &res)
 	return http.StatusOK
 }
 
@@ -75,7 +75,7 @@ func (h *handler) sleeper(endpoint string, sleep func(time.Duration)) routeFunc 
 			return writeError(w, http.StatusBadRequest, err.Error())
 		}
 		sleep(time.Duration(ms) * time.Millisecond)
-		writeWork(w, h.targetJSON, endpoint, ms, nil)
+		writeWork(w, r, h.targetJSON, endpoint, ms, nil)
 		return http.StatusOK
 	}
 }

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"runtime"
 	"strconv"
 	"sync"
 )
@@ -32,7 +30,7 @@ type cpuResult struct {
 // writeWork writes the contract's work response, encoding the JSON by hand:
 // the fields are fixed and the only free-form string, the target name, is
 // encoded once in targetJSON.
-func writeWork(w http.ResponseWriter, targetJSON []byte, endpoint string, durationMs int, cpu *cpuResult) {
+func writeWork(w http.ResponseWriter, r *http.Request, targetJSON []byte, endpoint string, durationMs int, cpu *cpuResult) {
 	sc := scratchPool.Get().(*scratch)
 	b := append(sc.out[:0], `{"target":`...)
 	b = append(b, targetJSON...)
@@ -41,7 +39,7 @@ func writeWork(w http.ResponseWriter, targetJSON []byte, endpoint string, durati
 	b = append(b, `","durationMs":`...)
 	b = strconv.AppendInt(b, int64(durationMs), 10)
 	b = append(b, `,"thread":"`...)
-	b = appendGoroutine(b, sc.stack[:])
+	b = appendThread(b, r.Context(), sc.stack[:])
 	b = append(b, '"')
 	if cpu != nil {
 		b = append(b, `,"work":`...)
@@ -54,26 +52,6 @@ func writeWork(w http.ResponseWriter, targetJSON []byte, endpoint string, durati
 	writeJSON(w, http.StatusOK, b)
 	sc.out = b
 	scratchPool.Put(sc)
-}
-
-// appendGoroutine appends "goroutine N", N being the calling goroutine's
-// id, read from the first line of its stack trace. A 64-byte buffer holds
-// that line; runtime.Stack cuts the rest.
-func appendGoroutine(b, stack []byte) []byte {
-	const prefix = "goroutine "
-	line := stack[:runtime.Stack(stack, false)]
-	id, ok := bytes.CutPrefix(line, []byte(prefix))
-	if !ok {
-		return append(b, "goroutine ?"...)
-	}
-	end := 0
-	for end < len(id) && '0' <= id[end] && id[end] <= '9' {
-		end++
-	}
-	if end == 0 {
-		return append(b, "goroutine ?"...)
-	}
-	return append(append(b, prefix...), id[:end]...)
 }
 
 // errorBody is the contract's error response.

@@ -71,10 +71,17 @@ type Server struct {
 
 // New returns a server for cfg; Open starts it.
 func New(cfg Config) *Server {
+	// HTTP/1 only, so that each connection's requests run on its own
+	// goroutine, which ConnContext's cache relies on. Without TLS net/http
+	// would not speak HTTP/2 anyway; this says so.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
 	return &Server{
 		cfg: cfg,
 		http: &http.Server{
 			Handler:           NewHandler(cfg.Target),
+			ConnContext:       ConnContext,
+			Protocols:         &protocols,
 			ReadHeaderTimeout: readHeaderTimeout,
 			WriteTimeout:      writeTimeout,
 			IdleTimeout:       idleTimeout,

@@ -1,0 +1,422 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/threadbench/threadbench/targets/go/server"
+)
+
+// workResponse is the contract's work response.
+type workResponse struct {
+	Target     string `json:"target"`
+	Endpoint   string `json:"endpoint"`
+	DurationMs *int   `json:"durationMs"`
+	Thread     string `json:"thread"`
+	Virtual    *bool  `json:"virtual"`
+	Work       *int   `json:"work"`
+	Result     string `json:"result"`
+}
+
+var goroutineThread = regexp.MustCompile(`^goroutine [1-9][0-9]*$`)
+
+// get requests path from the handler and returns the status and body,
+// failing the test unless the response is JSON.
+func get(t *testing.T, h http.Handler, path string) (int, []byte) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if got, want := rec.Header().Get("Content-Type"), "application/json"; got != want {
+		t.Fatalf("GET %s: Content-Type = %q, want %q", path, got, want)
+	}
+	return rec.Code, rec.Body.Bytes()
+}
+
+// getWork requests a work endpoint and decodes its 200 response.
+func getWork(t *testing.T, h http.Handler, path string) workResponse {
+	t.Helper()
+	status, body := get(t, h, path)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: status %d, want 200; body %s", path, status, body)
+	}
+	var resp workResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatalf("GET %s: %v; body %s", path, err, body)
+	}
+	return resp
+}
+
+func TestHealth(t *testing.T) {
+	status, body := get(t, server.NewHandler("go"), "/health")
+	if got, want := status, http.StatusOK; got != want {
+		t.Fatalf("status = %d, want %d", got, want)
+	}
+	if got, want := string(body), `{"status":"UP"}`; got != want {
+		t.Fatalf("body = %s, want %s", got, want)
+	}
+}
+
+func TestWorkEndpoints(t *testing.T) {
+	h := server.NewHandler("go-test")
+	for _, tt := range []struct {
+		path       string
+		endpoint   string
+		durationMs int
+	}{
+		{"/api/light", "light", 0},
+		{"/api/heavy?duration=0", "heavy", 0},
+		{"/api/heavy?duration=20", "heavy", 20},
+		{"/api/native?duration=20", "native", 20},
+		{"/api/synchronized?duration=20", "synchronized", 20},
+		{"/api/cpu?work=3", "cpu", 0},
+		// Percent-encoded digits are still a decimal integer.
+		{"/api/heavy?duration=%32%30", "heavy", 20},
+		// Other parameters are ignored.
+		{"/api/heavy?duration=20&extra=x", "heavy", 20},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			resp := getWork(t, h, tt.path)
+			if got, want := resp.Target, "go-test"; got != want {
+				t.Errorf("target = %q, want %q", got, want)
+			}
+			if got, want := resp.Endpoint, tt.endpoint; got != want {
+				t.Errorf("endpoint = %q, want %q", got, want)
+			}
+			if resp.DurationMs == nil || *resp.DurationMs != tt.durationMs {
+				t.Errorf("durationMs = %v, want %d", resp.DurationMs, tt.durationMs)
+			}
+			if !goroutineThread.MatchString(resp.Thread) {
+				t.Errorf("thread = %q, want %v", resp.Thread, goroutineThread)
+			}
+			if resp.Virtual != nil {
+				t.Errorf("virtual = %v, want absent in the Go target", *resp.Virtual)
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	h := server.NewHandler("go")
+	if got, want := *getWork(t, h, "/api/heavy").DurationMs, 100; got != want {
+		t.Errorf("heavy durationMs = %d, want %d", got, want)
+	}
+	if got, want := *getWork(t, h, "/api/cpu").Work, 1000; got != want {
+		t.Errorf("cpu work = %d, want %d", got, want)
+	}
+}
+
+func TestCPUKnownValues(t *testing.T) {
+	h := server.NewHandler("go")
+	for _, tt := range []struct {
+		work   int
+		result string
+	}{
+		// No hashing: the buffer's first 32 bytes as initialised.
+		{0, "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"},
+		// The contract's known values.
+		{1, "785b0751fc2c53dc14a4ce3d800e69ef9ce1009eb327ccf458afe09c242c26c9"},
+		{1000, "ac0d7e5eb10992f9d5ee99e21e5784f0a236676f7d585ae2dfbe91639a7730c8"},
+	} {
+		resp := getWork(t, h, "/api/cpu?work="+strconv.Itoa(tt.work))
+		if resp.Work == nil || *resp.Work != tt.work {
+			t.Errorf("work=%d: work = %v", tt.work, resp.Work)
+		}
+		if got, want := resp.Result, tt.result; got != want {
+			t.Errorf("work=%d: result = %s, want %s", tt.work, got, want)
+		}
+	}
+}
+
+func TestBadParameters(t *testing.T) {
+	h := server.NewHandler("go")
+	for _, tt := range []struct {
+		path string
+		want string // the error message
+	}{
+		// Below the range.
+		{"/api/heavy?duration=-1", `duration must be an integer from 0 to 60000, got "-1"`},
+		// Above the range.
+		{"/api/heavy?duration=60001", `duration must be an integer from 0 to 60000, got "60001"`},
+		// Not a number.
+		{"/api/heavy?duration=abc", `duration must be an integer from 0 to 60000, got "abc"`},
+		// Not an integer.
+		{"/api/heavy?duration=1.5", `duration must be an integer from 0 to 60000, got "1.5"`},
+		// Empty.
+		{"/api/heavy?duration=", `duration must be an integer from 0 to 60000, got ""`},
+		// No value at all.
+		{"/api/heavy?duration", `duration must be an integer from 0 to 60000, got ""`},
+		// '+' decodes to a space, which is not part of an integer.
+		{"/api/heavy?duration=+5", `duration must be an integer from 0 to 60000, got " 5"`},
+		// Bad percent-encoding.
+		{"/api/heavy?duration=%zz", `duration must be an integer from 0 to 60000, got "%zz"`},
+		// Overflows int64.
+		{"/api/heavy?duration=99999999999999999999", `duration must be an integer from 0 to 60000, got "99999999999999999999"`},
+		// Given twice.
+		{"/api/heavy?duration=1&duration=2", `duration must be an integer from 0 to 60000, got 2 values`},
+		// A long value is cut short in the message.
+		{"/api/heavy?duration=" + strings.Repeat("9", 100), `duration must be an integer from 0 to 60000, got "` + strings.Repeat("9", 40) + `"...`},
+		// The same rules on the other sleeping endpoints.
+		{"/api/native?duration=60001", `duration must be an integer from 0 to 60000, got "60001"`},
+		{"/api/native?duration=abc", `duration must be an integer from 0 to 60000, got "abc"`},
+		{"/api/synchronized?duration=-1", `duration must be an integer from 0 to 60000, got "-1"`},
+		{"/api/synchronized?duration=abc", `duration must be an integer from 0 to 60000, got "abc"`},
+		// work has its own range.
+		{"/api/cpu?work=100001", `work must be an integer from 0 to 100000, got "100001"`},
+		{"/api/cpu?work=-1", `work must be an integer from 0 to 100000, got "-1"`},
+		{"/api/cpu?work=x", `work must be an integer from 0 to 100000, got "x"`},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			status, body := get(t, h, tt.path)
+			if got, want := status, http.StatusBadRequest; got != want {
+				t.Fatalf("status = %d, want %d; body %s", got, want, body)
+			}
+			var resp struct {
+				Status int    `json:"status"`
+				Error  string `json:"error"`
+			}
+			if err := json.Unmarshal(body, &resp); err != nil {
+				t.Fatalf("%v; body %s", err, body)
+			}
+			if got, want := resp.Status, http.StatusBadRequest; got != want {
+				t.Errorf("body status = %d, want %d", got, want)
+			}
+			if got, want := resp.Error, tt.want; got != want {
+				t.Errorf("error = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestNotFoundAndMethodNotAllowed(t *testing.T) {
+	h := server.NewHandler("go")
+	status, body := get(t, h, "/api/nothing")
+	if got, want := status, http.StatusNotFound; got != want {
+		t.Errorf("unknown path: status = %d, want %d; body %s", got, want, body)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/light", nil))
+	if got, want := rec.Code, http.StatusMethodNotAllowed; got != want {
+		t.Errorf("POST: status = %d, want %d", got, want)
+	}
+	if got, want := rec.Header().Get("Content-Type"), "application/json"; got != want {
+		t.Errorf("POST: Content-Type = %q, want %q", got, want)
+	}
+}
+
+// TestDurationsHonoured checks, with generous upper bounds, that each
+// sleeping endpoint blocks for the requested time.
+func TestDurationsHonoured(t *testing.T) {
+	srv := httptest.NewServer(server.NewHandler("go"))
+	t.Cleanup(srv.Close) // after the parallel subtests, unlike defer
+	const d = 100 * time.Millisecond
+	for _, endpoint := range []string{"heavy", "native", "synchronized"} {
+		t.Run(endpoint, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			resp, err := srv.Client().Get(srv.URL + "/api/" + endpoint + "?duration=100")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			elapsed := time.Since(start)
+			if elapsed < d || elapsed > d+time.Second {
+				t.Errorf("took %v, want from %v to %v", elapsed, d, d+time.Second)
+			}
+		})
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	h := server.NewHandler("go")
+	getWork(t, h, "/api/light")
+	get(t, h, "/api/cpu?work=x")
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, server.MetricsPath, nil))
+	if got, want := rec.Code, http.StatusOK; got != want {
+		t.Fatalf("status = %d, want %d", got, want)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("parse exposition: %v", err)
+	}
+	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total"} {
+		if families[name] == nil {
+			t.Errorf("no %s family", name)
+		}
+	}
+	requests := families["http_server_requests_seconds"]
+	if requests == nil {
+		t.Fatal("no http_server_requests_seconds family")
+	}
+	for _, want := range []string{`GET /api/light 200`, `GET /api/cpu 400`} {
+		if got := histogramCount(requests.GetMetric(), want); got != 1 {
+			t.Errorf("requests %q counted %d times, want 1", want, got)
+		}
+	}
+}
+
+// histogramCount returns the sample count of the series whose method, uri
+// and status labels, joined by spaces, are key.
+func histogramCount(metrics []*dto.Metric, key string) uint64 {
+	for _, m := range metrics {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["method"]+" "+labels["uri"]+" "+labels["status"] == key {
+			return m.GetHistogram().GetSampleCount()
+		}
+	}
+	return 0
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	for _, tt := range []struct {
+		env     map[string]string
+		want    server.Config
+		wantErr bool
+	}{
+		// Nothing set: the contract's defaults.
+		{map[string]string{}, server.Config{BindAddr: "127.0.0.1", Port: 8080, Target: "go"}, false},
+		// Everything set.
+		{map[string]string{"BIND_ADDR": "::1", "PORT": "18080", "TARGET_NAME": "go-x"}, server.Config{BindAddr: "::1", Port: 18080, Target: "go-x"}, false},
+		// A port that is not a number.
+		{map[string]string{"PORT": "http"}, server.Config{}, true},
+		// A port out of range.
+		{map[string]string{"PORT": "65536"}, server.Config{}, true},
+	} {
+		got, err := server.ConfigFromEnv(func(k string) string { return tt.env[k] })
+		if gotErr := err != nil; gotErr != tt.wantErr {
+			t.Errorf("%v: err = %v, want error %v", tt.env, err, tt.wantErr)
+		}
+		if got != tt.want {
+			t.Errorf("%v: config = %+v, want %+v", tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestServerOpenClose(t *testing.T) {
+	srv := server.New(server.Config{BindAddr: "127.0.0.1", Port: 0, Target: "go"})
+	if err := srv.Open(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + srv.Addr() + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, want := resp.StatusCode, http.StatusOK; got != want {
+		t.Errorf("status = %d, want %d", got, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Close(ctx); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	select {
+	case <-srv.Done():
+	default:
+		t.Fatal("Done not closed after Close")
+	}
+	if err := srv.Err(); err != nil {
+		t.Errorf("Err = %v, want nil after Close", err)
+	}
+}
+
+// TestThreadIsTheConnectionsGoroutine checks that, with the per-connection
+// cache or without it, the thread field names the goroutine that serves the
+// connection: the same for requests on one connection, different for two
+// connections open at once.
+func TestThreadIsTheConnectionsGoroutine(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		connCtx func(context.Context, net.Conn) context.Context
+	}{
+		{"per request", nil},
+		{"per connection", server.ConnContext},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewUnstartedServer(server.NewHandler("go"))
+			srv.Config.ConnContext = tt.connCtx
+			srv.Start()
+			defer srv.Close()
+			first, second := &http.Client{Transport: &http.Transport{}}, &http.Client{Transport: &http.Transport{}}
+			a1, a2 := threadOf(t, first, srv.URL), threadOf(t, first, srv.URL)
+			b1 := threadOf(t, second, srv.URL)
+			if a1 != a2 {
+				t.Errorf("one connection: threads %q and %q, want the same", a1, a2)
+			}
+			if a1 == b1 {
+				t.Errorf("two connections: both threads %q, want different", a1)
+			}
+		})
+	}
+}
+
+// threadOf requests /api/light with client and returns the thread field.
+func threadOf(t *testing.T, client *http.Client, baseURL string) string {
+	t.Helper()
+	resp, err := client.Get(baseURL + "/api/light")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var work workResponse
+	if err := json.NewDecoder(resp.Body).Decode(&work); err != nil {
+		t.Fatal(err)
+	}
+	if !goroutineThread.MatchString(work.Thread) {
+		t.Fatalf("thread = %q, want %v", work.Thread, goroutineThread)
+	}
+	return work.Thread
+}
+
+// BenchmarkLight measures the handler's own cost for the lightest request,
+// reading the goroutine id on every request.
+func BenchmarkLight(b *testing.B) {
+	h := server.NewHandler("go")
+	req := httptest.NewRequest(http.MethodGet, "/api/light", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
+
+// BenchmarkLightConnCache is BenchmarkLight with the goroutine id cached
+// per connection, as Server does.
+func BenchmarkLightConnCache(b *testing.B) {
+	h := server.NewHandler("go")
+	req := httptest.NewRequest(http.MethodGet, "/api/light", nil)
+	req = req.WithContext(server.ConnContext(req.Context(), nil))
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
+
+// BenchmarkHeavyZero measures a sleeping endpoint's cost without the sleep:
+// parameter parsing and the response.
+func BenchmarkHeavyZero(b *testing.B) {
+	h := server.NewHandler("go")
+	req := httptest.NewRequest(http.MethodGet, "/api/heavy?duration=0", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
