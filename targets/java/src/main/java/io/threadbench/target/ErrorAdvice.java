@@ -1,0 +1,47 @@
+package io.threadbench.target;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
+
+/**
+ * ErrorAdvice writes every error the contract can meet as {@link ErrorBody},
+ * instead of Spring's default error page or body. It does not log: bad
+ * requests under load must not flood the log the benchmark reads.
+ */
+@RestControllerAdvice
+public class ErrorAdvice {
+
+    /** badParameter is the contract's 400. */
+    @ExceptionHandler(BadParameterException.class)
+    public ResponseEntity<ErrorBody> badParameter(BadParameterException e) {
+        return body(HttpStatus.BAD_REQUEST, e.getMessage());
+    }
+
+    /** nativeUnavailable is a 501: this JVM cannot make the FFM downcall. */
+    @ExceptionHandler(NativeSleep.UnavailableException.class)
+    public ResponseEntity<ErrorBody> nativeUnavailable(NativeSleep.UnavailableException e) {
+        return body(HttpStatus.NOT_IMPLEMENTED, e.getMessage());
+    }
+
+    /** notFound answers paths outside the contract. */
+    @ExceptionHandler(NoResourceFoundException.class)
+    public ResponseEntity<ErrorBody> notFound(NoResourceFoundException e) {
+        return body(HttpStatus.NOT_FOUND, "no endpoint " + e.getHttpMethod() + " /" + e.getResourcePath());
+    }
+
+    /** methodNotAllowed answers anything but GET on the contract's paths. */
+    @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
+    public ResponseEntity<ErrorBody> methodNotAllowed(HttpRequestMethodNotSupportedException e) {
+        return ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED)
+                .headers(e.getHeaders())
+                .body(new ErrorBody(HttpStatus.METHOD_NOT_ALLOWED.value(), "method " + e.getMethod() + " not allowed"));
+    }
+
+    private static ResponseEntity<ErrorBody> body(HttpStatus status, String message) {
+        return ResponseEntity.status(status).body(new ErrorBody(status.value(), message));
+    }
+}

@@ -1,0 +1,55 @@
+package io.threadbench.target;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.env.Environment;
+
+import io.micrometer.java21.instrument.binder.jdk.VirtualThreadMetrics;
+
+/** TargetConfig wires the target's own beans: its description, the native sleep and the extra metrics. */
+@Configuration(proxyBeanMethods = false)
+public class TargetConfig {
+
+    private static final Logger log = LoggerFactory.getLogger(TargetConfig.class);
+
+    /** targetInfo is read once: the JVM's choices do not change while it runs. */
+    @Bean
+    public TargetInfo targetInfo(Environment env) {
+        return TargetInfo.from(env);
+    }
+
+    /** nativeSleep links nanosleep at startup so no request pays for the lookup. */
+    @Bean
+    public NativeSleep nativeSleep() {
+        return NativeSleep.load();
+    }
+
+    /**
+     * virtualThreadMetrics adds jvm.threads.virtual.* (pinned, submit.failed,
+     * and on JDK 24+ scheduler gauges). Boot would add it too; declaring it
+     * states the dependency and Boot backs off. Closed with the context.
+     */
+    @Bean
+    public VirtualThreadMetrics virtualThreadMetrics() {
+        return new VirtualThreadMetrics();
+    }
+
+    /** nmtMetrics adds jvm.nmt.* gauges when the JVM runs with -XX:NativeMemoryTracking. */
+    @Bean
+    public NmtMetrics nmtMetrics() {
+        return NmtMetrics.fromDiagnosticCommand();
+    }
+
+    /** logStartup prints one line with what the JVM chose, so results can record it. */
+    @EventListener(ApplicationReadyEvent.class)
+    public void logStartup(ApplicationReadyEvent event) {
+        TargetInfo info = event.getApplicationContext().getBean(TargetInfo.class);
+        NativeSleep sleep = event.getApplicationContext().getBean(NativeSleep.class);
+        log.info("{} nativeSleep={}", info.logLine(),
+                sleep.isAvailable() ? "available" : "unavailable (" + sleep.unavailableReason() + ")");
+    }
+}

@@ -1,0 +1,79 @@
+package io.threadbench.target;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * WorkController serves the contract's workload endpoints. Each one blocks or
+ * burns CPU on the thread Tomcat gave it, which is the thing being measured.
+ */
+@RestController
+@RequestMapping("/api")
+public class WorkController {
+
+    /**
+     * escapedMonitor only exists so the per-request monitor escapes: C2 elides
+     * locks on objects that never leave the method, and synchronized would then
+     * measure nothing once the handler is compiled.
+     */
+    @SuppressWarnings("unused")
+    private static Object escapedMonitor;
+
+    private final String target;
+    private final NativeSleep nativeSleep;
+
+    /** WorkController answers as {@code info.target()} and sleeps natively through {@code nativeSleep}. */
+    public WorkController(TargetInfo info, NativeSleep nativeSleep) {
+        this.target = info.target();
+        this.nativeSleep = nativeSleep;
+    }
+
+    /** light answers at once. */
+    @GetMapping("/light")
+    public WorkResponse light() {
+        return WorkResponse.of(target, "light", 0);
+    }
+
+    /** heavy blocks with Thread.sleep: a virtual thread unmounts, a platform thread is held. */
+    @GetMapping("/heavy")
+    public WorkResponse heavy(HttpServletRequest request) throws InterruptedException {
+        int millis = IntParam.DURATION.parse(request.getParameterValues(IntParam.DURATION.name()));
+        Thread.sleep(millis);
+        return WorkResponse.of(target, "heavy", millis);
+    }
+
+    /** cpu does the contract's SHA-256 rounds. */
+    @GetMapping("/cpu")
+    public WorkResponse cpu(HttpServletRequest request) {
+        int rounds = IntParam.WORK.parse(request.getParameterValues(IntParam.WORK.name()));
+        String checksum = CpuWork.run(rounds);
+        return WorkResponse.of(target, "cpu", 0).withWork(rounds, checksum);
+    }
+
+    /** nativeSleep blocks in a nanosleep downcall, which holds (pins) the OS thread. */
+    @GetMapping("/native")
+    public WorkResponse nativeSleep(HttpServletRequest request) {
+        int millis = IntParam.DURATION.parse(request.getParameterValues(IntParam.DURATION.name()));
+        nativeSleep.sleep(millis);
+        return WorkResponse.of(target, "native", millis);
+    }
+
+    /**
+     * synchronizedSleep sleeps holding a monitor nobody else can contend for:
+     * it measures only the cost of sleeping inside synchronized, which pins a
+     * virtual thread's carrier on JDK 21-23 and not since JDK 24 (JEP 491).
+     */
+    @GetMapping("/synchronized")
+    public WorkResponse synchronizedSleep(HttpServletRequest request) throws InterruptedException {
+        int millis = IntParam.DURATION.parse(request.getParameterValues(IntParam.DURATION.name()));
+        Object monitor = new Object();
+        escapedMonitor = monitor;
+        synchronized (monitor) {
+            Thread.sleep(millis);
+        }
+        return WorkResponse.of(target, "synchronized", millis);
+    }
+}
