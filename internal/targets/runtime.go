@@ -1,0 +1,153 @@
+package targets
+
+import (
+	"context"
+	"fmt"
+	"io"
+	stdlog "log"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Labels on every container the runtime starts.
+const (
+	LabelManaged = "io.threadbench.managed" // "true"
+	LabelTarget  = "io.threadbench.target"  // catalog name
+	LabelRun     = "io.threadbench.run"     // run ID, when started for a run
+)
+
+// Labels on the images Build produces, read back when an image is cached.
+const (
+	labelInputs  = "io.threadbench.inputs"
+	labelRuntime = "io.threadbench.runtime"
+	labelBase    = "io.threadbench.base-image"
+)
+
+// engineTimeout bounds the ping that tells whether an engine answers.
+const engineTimeout = 10 * time.Second
+
+// RuntimeOptions configure a Runtime.
+type RuntimeOptions struct {
+	// RepoRoot is the threadbench repository, whose targets/ Build reads.
+	// Empty means $THREADBENCH_REPO, else the nearest parent of the working
+	// directory with threadbench's go.mod. Only Build needs it.
+	RepoRoot string
+	// Log receives testcontainers-go's own chatter; nil discards it.
+	Log io.Writer
+}
+
+// Runtime builds target images and runs targets in containers on one Docker
+// engine. It is safe for concurrent use.
+type Runtime struct {
+	provider *testcontainers.DockerProvider
+	docker   client.APIClient
+	logger   tclog.Logger
+	repoRoot string
+
+	buildMu sync.Mutex // one build at a time: they share CPU and the java image
+}
+
+var envDefaultsOnce sync.Once
+
+// NewRuntime connects to the Docker engine (DOCKER_HOST or
+// /var/run/docker.sock; the API version is negotiated, 1.41 is enough) and
+// returns an EUNAVAILABLE *bench.Error when none answers.
+func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
+	envDefaultsOnce.Do(setTestcontainersDefaults)
+	logger := tclog.NewNoopLogger()
+	if opts.Log != nil {
+		logger = stdlog.New(opts.Log, "", stdlog.LstdFlags)
+	}
+	// The connection banner goes to the library's process-wide logger.
+	tclog.SetDefault(logger)
+	provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(logger))
+	if err != nil {
+		return nil, engineUnavailable(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+	defer cancel()
+	if _, err := provider.Client().Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		provider.Close()
+		return nil, engineUnavailable(err)
+	}
+	return &Runtime{provider: provider, docker: provider.Client(), logger: logger, repoRoot: opts.RepoRoot}, nil
+}
+
+// setTestcontainersDefaults turns the testcontainers reaper off unless the
+// user chose otherwise: it runs from an image that would have to be pulled,
+// and the runtime removes its own containers by label (Stop, Cleanup).
+// testcontainers reads its configuration from the environment once.
+func setTestcontainersDefaults() {
+	if _, ok := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !ok {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+}
+
+func engineUnavailable(err error) error {
+	host := os.Getenv("DOCKER_HOST")
+	if host == "" {
+		host = "unix:///var/run/docker.sock"
+	}
+	return bench.Errorf(bench.EUNAVAILABLE, "no Docker engine answers at %s (%v); run scripts/docker-up.sh", host, err)
+}
+
+// Close releases the connection to the engine. Running instances keep
+// running; stop them first.
+func (r *Runtime) Close() error {
+	return r.provider.Close()
+}
+
+// Cleanup removes every container labelled io.threadbench.managed=true,
+// running or not, and returns how many it removed.
+func (r *Runtime) Cleanup(ctx context.Context) (removed int, err error) {
+	list, err := r.docker.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", LabelManaged+"=true"),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("list threadbench containers: %w", err)
+	}
+	for _, c := range list.Items {
+		if _, err := r.docker.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+			return removed, fmt.Errorf("remove container %.12s: %w", c.ID, err)
+		}
+		removed++
+	}
+	return removed, nil
+}
+
+// EngineInfo describes the Docker engine, for a run's recorded environment.
+type EngineInfo struct {
+	Version       string // engine version, e.g. "20.10.24+dfsg1"
+	APIVersion    string // the API version negotiated with it, e.g. "1.41"
+	CgroupVersion string // "1" or "2"
+	OS            string
+	Kernel        string
+	CPUs          int
+	MemoryBytes   int64
+}
+
+// EngineInfo asks the engine what it runs on.
+func (r *Runtime) EngineInfo(ctx context.Context) (EngineInfo, error) {
+	res, err := r.docker.Info(ctx, client.InfoOptions{})
+	if err != nil {
+		return EngineInfo{}, fmt.Errorf("docker info: %w", err)
+	}
+	info := res.Info
+	return EngineInfo{
+		Version:       info.ServerVersion,
+		APIVersion:    r.docker.ClientVersion(),
+		CgroupVersion: info.CgroupVersion,
+		OS:            info.OperatingSystem,
+		Kernel:        info.KernelVersion,
+		CPUs:          info.NCPU,
+		MemoryBytes:   info.MemTotal,
+	}, nil
+}

@@ -1,0 +1,233 @@
+package targets
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// DefaultHealthTimeout bounds the wait for a target to answer /health.
+const DefaultHealthTimeout = 60 * time.Second
+
+// Health polling: how often, how long one probe may take, and how much of
+// the container's log an error quotes.
+const (
+	healthInterval  = 100 * time.Millisecond
+	probeTimeout    = time.Second
+	errorLogLines   = 30
+	removeTimeout   = 30 * time.Second
+	stopGracePeriod = 5 * time.Second
+)
+
+// StartOptions say how to run a target.
+type StartOptions struct {
+	Limits        bench.Limits      // CPUs and memory; zero values leave the resource unlimited
+	CPUSet        string            // CPUs the container may run on, e.g. "1"; empty for any
+	Java          bench.JavaOptions // Java targets only
+	RunID         string            // recorded in the io.threadbench.run label
+	HealthTimeout time.Duration     // 0 means DefaultHealthTimeout
+	Port          int               // loopback port; 0 picks a free one
+	Env           map[string]string // extra environment, applied last
+}
+
+// Start runs the named target from img and returns once it answers
+// GET /health with 200. The container uses host networking and listens on
+// 127.0.0.1 only. If the target exits or stays unhealthy, Start removes the
+// container and returns an EUNAVAILABLE *bench.Error quoting its log.
+func (r *Runtime) Start(ctx context.Context, name string, img bench.ImageInfo, opts StartOptions) (*Instance, error) {
+	entry, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	port, err := choosePort(opts.Port)
+	if err != nil {
+		return nil, err
+	}
+	env, err := ContainerEnv(name, port, opts)
+	if err != nil {
+		return nil, err
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
+		ContainerRequest: r.containerRequest(entry, img, port, env, opts),
+		Started:          true,
+		Logger:           r.logger,
+	})
+	inst := &Instance{entry: entry, image: img, port: port, ctr: ctr, runtime: r}
+	if err != nil {
+		inst.remove(ctx)
+		return nil, fmt.Errorf("start target %s: %w", name, err)
+	}
+	if err := inst.waitHealthy(ctx, healthTimeout(opts)); err != nil {
+		inst.remove(ctx)
+		return nil, err
+	}
+	inst.settings = settings(entry, img, port, env, opts)
+	return inst, nil
+}
+
+func healthTimeout(opts StartOptions) time.Duration {
+	if opts.HealthTimeout > 0 {
+		return opts.HealthTimeout
+	}
+	return DefaultHealthTimeout
+}
+
+// containerRequest describes the target's container to testcontainers.
+func (r *Runtime) containerRequest(entry Entry, img bench.ImageInfo, port int, env map[string]string, opts StartOptions) testcontainers.ContainerRequest {
+	return testcontainers.ContainerRequest{
+		Image: img.Ref,
+		Name:  fmt.Sprintf("threadbench-%s-%d", entry.Name, port),
+		Env:   env,
+		Labels: map[string]string{
+			LabelManaged: "true",
+			LabelTarget:  entry.Name,
+			LabelRun:     opts.RunID,
+		},
+		HostConfigModifier: func(hc *container.HostConfig) {
+			hc.NetworkMode = "host"
+			hc.NanoCPUs = int64(opts.Limits.CPUs * 1e9)
+			hc.CpusetCpus = opts.CPUSet
+			if opts.Limits.MemoryMiB > 0 {
+				// Swap equal to memory means no swap: a target that needs
+				// more is killed, not slowed down unmeasurably.
+				hc.Memory = opts.Limits.MemoryMiB << 20
+				hc.MemorySwap = hc.Memory
+			}
+		},
+	}
+}
+
+// choosePort returns port if it is free on 127.0.0.1, or any free port for
+// 0. A busy port would let /health answer from someone else's server.
+func choosePort(port int) (int, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return 0, bench.Errorf(bench.ECONFLICT, "port %d on 127.0.0.1 is not free: %v", port, err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitHealthy polls /health until it answers 200, the container exits, the
+// timeout passes or ctx is done, and records the startup time.
+func (in *Instance) waitHealthy(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	hc := &http.Client{Timeout: probeTimeout}
+	ticker := time.NewTicker(healthInterval)
+	defer ticker.Stop()
+	for {
+		probeErr := probe(ctx, hc, in.BaseURL()+in.entry.HealthPath)
+		if probeErr == nil {
+			in.startup = in.sinceStarted(ctx)
+			return nil
+		}
+		st, err := in.State(ctx)
+		if err != nil {
+			return fmt.Errorf("wait for target %s: %w", in.entry.Name, err)
+		}
+		if !st.Running {
+			return in.failure(ctx, "exited before it was healthy (exit code %d, OOM-killed %t)", st.ExitCode, st.OOMKilled)
+		}
+		if time.Now().After(deadline) {
+			return in.failure(ctx, "was not healthy within %s (last probe: %v)", timeout, probeErr)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for target %s: %w", in.entry.Name, ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}
+
+// probe returns nil when url answers 200.
+func probe(ctx context.Context, hc *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return nil
+}
+
+// failure returns an EUNAVAILABLE error about the target that quotes the
+// end of its log, which usually says why.
+func (in *Instance) failure(ctx context.Context, format string, args ...any) error {
+	msg := fmt.Sprintf("target %s ", in.entry.Name) + fmt.Sprintf(format, args...)
+	logs, err := in.Logs(context.WithoutCancel(ctx), errorLogLines)
+	switch {
+	case err != nil:
+		msg += fmt.Sprintf("; its log could not be read: %v", err)
+	case strings.TrimSpace(logs) == "":
+		msg += "; its log is empty"
+	default:
+		msg += fmt.Sprintf("; last %d log lines:\n%s", errorLogLines, strings.TrimRight(logs, "\n"))
+	}
+	return bench.Errorf(bench.EUNAVAILABLE, "%s", msg)
+}
+
+// sinceStarted returns the time since the engine started the container, or
+// 0 if the engine does not say.
+func (in *Instance) sinceStarted(ctx context.Context) time.Duration {
+	inspect, err := in.runtime.docker.ContainerInspect(ctx, in.ContainerID(), clientInspectOptions)
+	if err != nil || inspect.Container.State == nil {
+		return 0
+	}
+	started, err := time.Parse(time.RFC3339Nano, inspect.Container.State.StartedAt)
+	if err != nil {
+		return 0
+	}
+	return time.Since(started)
+}
+
+// remove removes a container that failed to start, even when ctx is done.
+func (in *Instance) remove(ctx context.Context) {
+	if in.ctr == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	_ = in.ctr.Terminate(ctx, testcontainers.StopTimeout(0))
+}
+
+// settings lists everything about how the target ran that results should record.
+func settings(entry Entry, img bench.ImageInfo, port int, env map[string]string, opts StartOptions) map[string]string {
+	s := map[string]string{
+		"image":       img.Ref,
+		"imageId":     img.ID,
+		"runtime":     img.Runtime,
+		"networkMode": "host",
+		"port":        strconv.Itoa(port),
+		"threadModel": entry.ThreadModel,
+		"cpus":        strconv.FormatFloat(opts.Limits.CPUs, 'f', -1, 64),
+		"memoryMiB":   strconv.FormatInt(opts.Limits.MemoryMiB, 10),
+		"cpuset":      opts.CPUSet,
+	}
+	if img.BaseImage != "" {
+		s["baseImage"] = img.BaseImage
+	}
+	if entry.Kind == KindJava {
+		s["tomcatMaxThreads"] = env["TOMCAT_MAX_THREADS"]
+		s["jvmFlags"] = env["JDK_JAVA_OPTIONS"]
+		s["javaThreadModel"] = env["THREAD_MODEL"]
+	}
+	for k, v := range opts.Env {
+		s["env."+k] = v
+	}
+	return s
+}
