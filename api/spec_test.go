@@ -1,0 +1,49 @@
+package api_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/threadbench/threadbench/api"
+)
+
+// TestSpecIsValid loads the embedded document and validates it, examples
+// included, so that a broken contract fails here rather than at start-up.
+func TestSpecIsValid(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	if got, want := doc.OpenAPI, "3.0.3"; got != want {
+		t.Errorf("openapi = %q, want %q", got, want)
+	}
+}
+
+// TestSpecProblemResponses checks that every operation lists its errors as
+// problem documents, including the 500 every handler can answer.
+func TestSpecProblemResponses(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.Responses.Value("500") == nil {
+				t.Errorf("%s %s: no 500 response", method, path)
+			}
+			for status, resp := range op.Responses.Map() {
+				if status[0] != '4' && status[0] != '5' {
+					continue
+				}
+				if resp.Value.Content.Get("application/problem+json") == nil {
+					t.Errorf("%s %s %s: not application/problem+json", method, path, status)
+				}
+			}
+		}
+	}
+}
