@@ -1,0 +1,315 @@
+// Package contracttest checks that a running target server obeys
+// targets/CONTRACT.md: Run as a full test suite (for each target's tests),
+// Check as a quick probe (for the runner, before an attack).
+//
+// Both speak only to the base URL they are given, for instance
+// http://127.0.0.1:18080.
+package contracttest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Options describe what the target under test should report.
+type Options struct {
+	Target      string       // expected "target" field, e.g. "go", "java-platform"
+	MetricsPath string       // "/metrics" or "/actuator/prometheus"
+	Virtual     *bool        // nil: the "virtual" field must be absent (Go); else must be present and equal
+	Client      *http.Client // optional; a client with a 10s timeout when nil
+}
+
+// Known CPU results from the contract.
+const (
+	cpuResult1    = "785b0751fc2c53dc14a4ce3d800e69ef9ce1009eb327ccf458afe09c242c26c9"
+	cpuResult1000 = "ac0d7e5eb10992f9d5ee99e21e5784f0a236676f7d585ae2dfbe91639a7730c8"
+)
+
+// requestsHistogram is the request-duration histogram every target exposes.
+const requestsHistogram = "http_server_requests_seconds"
+
+// Response bodies are read up to these sizes; a Micrometer exposition with
+// percentile histograms runs to a few hundred kilobytes.
+const (
+	maxBody        = 1 << 20
+	maxMetricsBody = 16 << 20
+)
+
+// goroutineThread is the Go target's thread field.
+var goroutineThread = regexp.MustCompile(`^goroutine [1-9][0-9]*$`)
+
+// checker holds what every check needs.
+type checker struct {
+	baseURL string
+	opts    Options
+	client  *http.Client
+}
+
+func newChecker(baseURL string, opts Options) *checker {
+	client := opts.Client
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	return &checker{baseURL: strings.TrimSuffix(baseURL, "/"), opts: opts, client: client}
+}
+
+// response is one answer from the target.
+type response struct {
+	status      int
+	contentType string // the media type, without parameters
+	body        []byte
+	elapsed     time.Duration // from sending the request to reading the body
+}
+
+// get requests path (with its query) from the target, accepting the
+// media type accept.
+func (c *checker) get(ctx context.Context, path, accept string, limit int64) (*response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	req.Header.Set("Accept", accept)
+	start := time.Now()
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: read body: %w", path, err)
+	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return &response{status: resp.StatusCode, contentType: mediaType, body: body, elapsed: time.Since(start)}, nil
+}
+
+// getJSON requests path and wants the status and a JSON body.
+func (c *checker) getJSON(ctx context.Context, path string, wantStatus int) (*response, error) {
+	resp, err := c.get(ctx, path, "application/json", maxBody)
+	if err != nil {
+		return nil, err
+	}
+	if resp.status != wantStatus {
+		return nil, fmt.Errorf("GET %s: status %d, want %d; body %s", path, resp.status, wantStatus, snippet(resp.body))
+	}
+	if resp.contentType != "application/json" {
+		return nil, fmt.Errorf("GET %s: Content-Type %q, want application/json", path, resp.contentType)
+	}
+	return resp, nil
+}
+
+// health checks GET /health.
+func (c *checker) health(ctx context.Context) error {
+	resp, err := c.getJSON(ctx, "/health", http.StatusOK)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(resp.body, &body); err != nil {
+		return fmt.Errorf("GET /health: %w; body %s", err, snippet(resp.body))
+	}
+	if body.Status != "UP" {
+		return fmt.Errorf(`GET /health: status %q, want "UP"`, body.Status)
+	}
+	return nil
+}
+
+// workResponse is the contract's work response. Pointers tell absent
+// fields from zero ones.
+type workResponse struct {
+	Target     *string `json:"target"`
+	Endpoint   *string `json:"endpoint"`
+	DurationMs *int64  `json:"durationMs"`
+	Thread     *string `json:"thread"`
+	Virtual    *bool   `json:"virtual"`
+	Work       *int64  `json:"work"`
+	Result     *string `json:"result"`
+}
+
+// work requests a work endpoint, checks the fields every work response
+// has, and returns the response with how long it took.
+func (c *checker) work(ctx context.Context, path, endpoint string, durationMs int64) (*workResponse, time.Duration, error) {
+	resp, err := c.getJSON(ctx, path, http.StatusOK)
+	if err != nil {
+		return nil, 0, err
+	}
+	var work workResponse
+	if err := json.Unmarshal(resp.body, &work); err != nil {
+		return nil, 0, fmt.Errorf("GET %s: %w; body %s", path, err, snippet(resp.body))
+	}
+	if err := c.checkWork(&work, endpoint, durationMs); err != nil {
+		return nil, 0, fmt.Errorf("GET %s: %w; body %s", path, err, snippet(resp.body))
+	}
+	return &work, resp.elapsed, nil
+}
+
+// checkWork checks the fields every work response has.
+func (c *checker) checkWork(work *workResponse, endpoint string, durationMs int64) error {
+	switch {
+	case work.Target == nil || *work.Target != c.opts.Target:
+		return fmt.Errorf("target %s, want %q", show(work.Target), c.opts.Target)
+	case work.Endpoint == nil || *work.Endpoint != endpoint:
+		return fmt.Errorf("endpoint %s, want %q", show(work.Endpoint), endpoint)
+	case work.DurationMs == nil || *work.DurationMs != durationMs:
+		return fmt.Errorf("durationMs %s, want %d", show(work.DurationMs), durationMs)
+	case work.Thread == nil || *work.Thread == "":
+		return fmt.Errorf("thread %s, want a thread's name", show(work.Thread))
+	}
+	if c.opts.Virtual == nil {
+		if work.Virtual != nil {
+			return fmt.Errorf("virtual %v, want the field absent", *work.Virtual)
+		}
+		if !goroutineThread.MatchString(*work.Thread) {
+			return fmt.Errorf("thread %q, want %q", *work.Thread, goroutineThread)
+		}
+	} else if work.Virtual == nil || *work.Virtual != *c.opts.Virtual {
+		return fmt.Errorf("virtual %s, want %v", show(work.Virtual), *c.opts.Virtual)
+	}
+	return nil
+}
+
+// sleep requests a sleeping endpoint for durationMs and checks that it took
+// at least that long, and less than max when max is positive.
+func (c *checker) sleep(ctx context.Context, endpoint string, durationMs int64, max time.Duration) error {
+	path := fmt.Sprintf("/api/%s?duration=%d", endpoint, durationMs)
+	_, elapsed, err := c.work(ctx, path, endpoint, durationMs)
+	if err != nil {
+		return err
+	}
+	return checkElapsed(path, elapsed, time.Duration(durationMs)*time.Millisecond, max)
+}
+
+// checkElapsed checks that a request took from min to max (no upper bound
+// when max is 0).
+func checkElapsed(path string, elapsed, min, max time.Duration) error {
+	if elapsed < min || (max > 0 && elapsed >= max) {
+		want := fmt.Sprintf("at least %v", min)
+		if max > 0 {
+			want = fmt.Sprintf("from %v to %v", min, max)
+		}
+		return fmt.Errorf("GET %s: took %v, want %s", path, elapsed.Round(time.Millisecond), want)
+	}
+	return nil
+}
+
+// cpu requests /api/cpu?work=work and checks the result.
+func (c *checker) cpu(ctx context.Context, work int64, result string) error {
+	path := fmt.Sprintf("/api/cpu?work=%d", work)
+	resp, _, err := c.work(ctx, path, "cpu", 0)
+	if err != nil {
+		return err
+	}
+	if resp.Work == nil || *resp.Work != work {
+		return fmt.Errorf("GET %s: work %s, want %d", path, show(resp.Work), work)
+	}
+	if resp.Result == nil || *resp.Result != result {
+		return fmt.Errorf("GET %s: result %s, want %q", path, show(resp.Result), result)
+	}
+	return nil
+}
+
+// badParam requests path, whose query breaks param's range 0..max, and
+// checks the contract's 400: a JSON body whose error names the parameter
+// and its range.
+func (c *checker) badParam(ctx context.Context, path, param string, max int) error {
+	resp, err := c.getJSON(ctx, path, http.StatusBadRequest)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Status *int   `json:"status"`
+		Error  string `json:"error"`
+	}
+	if err := json.Unmarshal(resp.body, &body); err != nil {
+		return fmt.Errorf("GET %s: %w; body %s", path, err, snippet(resp.body))
+	}
+	switch {
+	case body.Status == nil || *body.Status != http.StatusBadRequest:
+		return fmt.Errorf("GET %s: body status %s, want 400", path, show(body.Status))
+	case !strings.Contains(body.Error, param):
+		return fmt.Errorf("GET %s: error %q does not name the parameter %q", path, body.Error, param)
+	case !strings.Contains(body.Error, fmt.Sprint(max)):
+		return fmt.Errorf("GET %s: error %q does not give the range 0..%d", path, body.Error, max)
+	}
+	return nil
+}
+
+// metrics requests the metrics path and checks that the exposition holds
+// the request-duration histogram with its labels, and that it counted a
+// request to /api/light.
+func (c *checker) metrics(ctx context.Context) error {
+	path := c.opts.MetricsPath
+	// Asking for text/plain keeps servers from answering in OpenMetrics.
+	resp, err := c.get(ctx, path, "text/plain", maxMetricsBody)
+	if err != nil {
+		return err
+	}
+	if resp.status != http.StatusOK || resp.contentType != "text/plain" {
+		return fmt.Errorf("GET %s: status %d, Content-Type %q, want 200 text/plain", path, resp.status, resp.contentType)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(string(resp.body)))
+	if err != nil {
+		return fmt.Errorf("GET %s: parse the exposition: %w", path, err)
+	}
+	family := families[requestsHistogram]
+	if family == nil || family.GetType() != dto.MetricType_HISTOGRAM {
+		return fmt.Errorf("GET %s: no histogram %s", path, requestsHistogram)
+	}
+	for _, m := range family.GetMetric() {
+		labels := labelMap(m)
+		if !hasLabels(labels, "method", "uri", "status") {
+			return fmt.Errorf("GET %s: %s series %v lacks method, uri or status", path, requestsHistogram, labels)
+		}
+		if labels["uri"] == "/api/light" && m.GetHistogram().GetSampleCount() > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("GET %s: %s counted no request with uri /api/light", path, requestsHistogram)
+}
+
+func labelMap(m *dto.Metric) map[string]string {
+	labels := make(map[string]string, len(m.GetLabel()))
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	return labels
+}
+
+func hasLabels(labels map[string]string, names ...string) bool {
+	return !slices.ContainsFunc(names, func(name string) bool {
+		_, ok := labels[name]
+		return !ok
+	})
+}
+
+// show formats an optional field for a message.
+func show[T any](v *T) string {
+	if v == nil {
+		return "absent"
+	}
+	return fmt.Sprintf("%#v", *v)
+}
+
+// snippet shortens a body for a message.
+func snippet(body []byte) string {
+	const maxLen = 200
+	if len(body) > maxLen {
+		return string(body[:maxLen]) + "..."
+	}
+	return string(body)
+}
