@@ -1,0 +1,7 @@
+package jrebase
+
+// ParseLDD is parseLDD, for the external tests.
+var ParseLDD = parseLDD
+
+// ReadProgress is readProgress, for the external tests.
+var ReadProgress = readProgress

@@ -1,0 +1,132 @@
+//go:build integration
+
+package jrebase_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/targets/jrebase"
+)
+
+// TestEnsure_Engine assembles the base image from the host JDK in the real
+// engine, runs java in it, and checks that a second Ensure finds it.
+// Run with TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1.
+func TestEnsure_Engine(t *testing.T) {
+	ctx := context.Background()
+	j, err := jdk.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+
+	start := time.Now()
+	ref, err := jrebase.Ensure(ctx, cli, j, testLog{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first Ensure: %s in %s", ref, time.Since(start).Round(time.Millisecond))
+	img, err := cli.ImageInspect(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("image %s: %.1f MB", ref, float64(img.Size)/1e6)
+	if got := img.Config.Labels[jrebase.LabelJDKVersion]; got != j.Version {
+		t.Errorf("label %s = %q, want %q", jrebase.LabelJDKVersion, got, j.Version)
+	}
+
+	t.Run("java -version", func(t *testing.T) {
+		out := runJava(t, ref, "", "-version")
+		if !strings.Contains(out, `version "`+j.Version+`"`) {
+			t.Errorf("java -version says:\n%s\nwant version %q", out, j.Version)
+		}
+	})
+	t.Run("modules", func(t *testing.T) {
+		out := runJava(t, ref, "", "--list-modules")
+		for _, m := range []string{"java.security.jgss", "java.management", "jdk.management", "jdk.unsupported"} {
+			if !strings.Contains(out, m+"@") {
+				t.Errorf("java --list-modules lacks %s:\n%s", m, out)
+			}
+		}
+	})
+	t.Run("as nobody", func(t *testing.T) {
+		out := runJava(t, ref, "nobody", "-XshowSettings:properties", "-version")
+		for _, want := range []string{"user.name = nobody", "java.io.tmpdir = /tmp", "java.home = /opt/java/openjdk"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("java -XshowSettings:properties lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("cached", func(t *testing.T) {
+		var log bytes.Buffer
+		start := time.Now()
+		again, err := jrebase.Ensure(ctx, cli, j, &log)
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != ref {
+			t.Errorf("second Ensure = %q, want %q", again, ref)
+		}
+		if strings.Contains(log.String(), "assembling") || took > 2*time.Second {
+			t.Errorf("second Ensure took %s and logged:\n%s\nwant a cache hit", took, log.String())
+		}
+		t.Logf("second Ensure: %s", took.Round(time.Millisecond))
+	})
+}
+
+// runJava runs java with args in a container of image as user ("" for the
+// image's default) and returns its output, failing unless it exits 0.
+func runJava(t *testing.T, image, user string, args ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	ctr, err := testcontainers.Run(ctx, image,
+		testcontainers.WithCmd(append([]string{"java"}, args...)...),
+		testcontainers.WithLabels(map[string]string{"io.threadbench.managed": "true"}),
+		testcontainers.WithConfigModifier(func(c *container.Config) { c.User = user }),
+		testcontainers.WithWaitStrategy(wait.ForExit().WithExitTimeout(time.Minute)),
+	)
+	testcontainers.CleanupContainer(t, ctr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := ctr.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := ctr.Logs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	out, err := io.ReadAll(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.ExitCode != 0 {
+		t.Fatalf("java %s exited %d:\n%s", strings.Join(args, " "), state.ExitCode, out)
+	}
+	return string(out)
+}
+
+// testLog writes Ensure's progress to the test log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
