@@ -6,9 +6,11 @@ import (
 	"io"
 	stdlog "log"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
@@ -95,7 +97,8 @@ func engineUnavailable(err error) error {
 	if host == "" {
 		host = "unix:///var/run/docker.sock"
 	}
-	return bench.Errorf(bench.EUNAVAILABLE, "no Docker engine answers at %s (%v); run scripts/docker-up.sh", host, err)
+	why := strings.ReplaceAll(err.Error(), "\n", "; ")
+	return bench.Errorf(bench.EUNAVAILABLE, "no Docker engine answers at %s (%s); run scripts/docker-up.sh", host, why)
 }
 
 // Close releases the connection to the engine. Running instances keep
@@ -105,17 +108,31 @@ func (r *Runtime) Close() error {
 }
 
 // Cleanup removes every container labelled io.threadbench.managed=true,
-// running or not, and returns how many it removed.
+// running or not, and returns how many it removed: what crashed runs left.
 func (r *Runtime) Cleanup(ctx context.Context) (removed int, err error) {
+	return r.removeLabelled(ctx, LabelManaged+"=true")
+}
+
+// CleanupRun removes the containers, running or not, started for one run.
+func (r *Runtime) CleanupRun(ctx context.Context, runID string) (removed int, err error) {
+	if runID == "" {
+		return 0, bench.Errorf(bench.EINVALID, "CleanupRun needs a run ID")
+	}
+	return r.removeLabelled(ctx, LabelManaged+"=true", LabelRun+"="+runID)
+}
+
+// removeLabelled removes the containers that carry every one of labels.
+func (r *Runtime) removeLabelled(ctx context.Context, labels ...string) (removed int, err error) {
 	list, err := r.docker.ContainerList(ctx, client.ContainerListOptions{
 		All:     true,
-		Filters: make(client.Filters).Add("label", LabelManaged+"=true"),
+		Filters: make(client.Filters).Add("label", labels...),
 	})
 	if err != nil {
 		return 0, fmt.Errorf("list threadbench containers: %w", err)
 	}
 	for _, c := range list.Items {
-		if _, err := r.docker.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+		_, err := r.docker.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if err != nil && !cerrdefs.IsNotFound(err) {
 			return removed, fmt.Errorf("remove container %.12s: %w", c.ID, err)
 		}
 		removed++

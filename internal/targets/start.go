@@ -3,6 +3,7 @@ package targets
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -85,7 +86,7 @@ func healthTimeout(opts StartOptions) time.Duration {
 func (r *Runtime) containerRequest(entry Entry, img bench.ImageInfo, port int, env map[string]string, opts StartOptions) testcontainers.ContainerRequest {
 	return testcontainers.ContainerRequest{
 		Image: img.Ref,
-		Name:  fmt.Sprintf("threadbench-%s-%d", entry.Name, port),
+		Name:  containerName(entry.Name, port),
 		Env:   env,
 		Labels: map[string]string{
 			LabelManaged: "true",
@@ -104,6 +105,12 @@ func (r *Runtime) containerRequest(entry Entry, img bench.ImageInfo, port int, e
 			}
 		},
 	}
+}
+
+// containerName names the container for people reading docker ps; the
+// random suffix keeps it from clashing with a container a crash left behind.
+func containerName(target string, port int) string {
+	return fmt.Sprintf("threadbench-%s-%d-%06x", target, port, rand.IntN(1<<24))
 }
 
 // choosePort returns port if it is free on 127.0.0.1, or any free port for
@@ -176,7 +183,7 @@ func (in *Instance) failure(ctx context.Context, format string, args ...any) err
 	case strings.TrimSpace(logs) == "":
 		msg += "; its log is empty"
 	default:
-		msg += fmt.Sprintf("; last %d log lines:\n%s", errorLogLines, strings.TrimRight(logs, "\n"))
+		msg += "; its log ends:\n" + strings.TrimRight(logs, "\n")
 	}
 	return bench.Errorf(bench.EUNAVAILABLE, "%s", msg)
 }

@@ -1,0 +1,266 @@
+//go:build integration
+
+package targets_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/targets"
+	"github.com/threadbench/threadbench/internal/targets/contracttest"
+)
+
+// testWriter sends build progress to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func newRuntime(t *testing.T) *targets.Runtime {
+	t.Helper()
+	rt, err := targets.NewRuntime(targets.RuntimeOptions{})
+	if err != nil {
+		t.Fatalf("NewRuntime: %v", err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// runID labels this test's containers apart from anyone else's.
+func runID(t *testing.T) string {
+	return fmt.Sprintf("test-%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
+}
+
+func start(t *testing.T, rt *targets.Runtime, name string, img bench.ImageInfo, opts targets.StartOptions) *targets.Instance {
+	t.Helper()
+	inst, err := rt.Start(context.Background(), name, img, opts)
+	if err != nil {
+		t.Fatalf("Start(%s): %v", name, err)
+	}
+	t.Cleanup(func() { inst.Stop(context.Background()) })
+	t.Logf("%s healthy on %s after %s (container %.12s)", name, inst.BaseURL(), inst.Startup(), inst.ContainerID())
+	return inst
+}
+
+// labelled returns the containers, running or not, with our label and runID.
+func labelled(t *testing.T, id string) []string {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", targets.LabelManaged+"=true", targets.LabelRun+"="+id),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range list.Items {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func buildGo(t *testing.T, rt *targets.Runtime) bench.ImageInfo {
+	t.Helper()
+	begin := time.Now()
+	img, err := rt.Build(context.Background(), bench.TargetGo, targets.BuildOptions{Log: testWriter{t}})
+	if err != nil {
+		t.Fatalf("Build(go): %v", err)
+	}
+	t.Logf("Build(go) = %+v in %s", img, time.Since(begin))
+	return img
+}
+
+func TestGoTarget(t *testing.T) {
+	rt := newRuntime(t)
+	img := buildGo(t, rt)
+	if !strings.HasPrefix(img.Ref, targets.GoImageRepo+":") || img.ID == "" {
+		t.Fatalf("image = %+v, want a %s:<hash> ref and an ID", img, targets.GoImageRepo)
+	}
+	if got, want := img.BaseImage, "scratch"; got != want {
+		t.Errorf("BaseImage = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(img.Runtime, "go1.") {
+		t.Errorf("Runtime = %q, want the go version", img.Runtime)
+	}
+
+	t.Run("Contract", func(t *testing.T) {
+		id := runID(t)
+		opts := targets.StartOptions{Limits: bench.Limits{CPUs: 1, MemoryMiB: 256}, RunID: id}
+		if targetSet, _, ok := targets.SplitCPUs(2); ok {
+			opts.CPUSet = targetSet
+		}
+		inst := start(t, rt, bench.TargetGo, img, opts)
+		contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: bench.TargetGo, MetricsPath: "/metrics"})
+
+		s := inst.Settings()
+		for key, want := range map[string]string{"cpus": "1", "memoryMiB": "256", "cpuset": opts.CPUSet, "threadModel": "goroutines", "image": img.Ref} {
+			if s[key] != want {
+				t.Errorf("Settings()[%q] = %q, want %q", key, s[key], want)
+			}
+		}
+		if got, want := inst.MetricsURL(), inst.BaseURL()+"/metrics"; got != want {
+			t.Errorf("MetricsURL = %q, want %q", got, want)
+		}
+		if st, err := inst.State(context.Background()); err != nil || !st.Running {
+			t.Fatalf("State = %+v, %v; want running", st, err)
+		}
+		if err := inst.Stop(context.Background()); err != nil {
+			t.Fatalf("Stop: %v", err)
+		}
+		if err := inst.Stop(context.Background()); err != nil {
+			t.Fatalf("second Stop: %v", err)
+		}
+		if left := labelled(t, id); len(left) != 0 {
+			t.Fatalf("containers left after Stop: %v", left)
+		}
+	})
+
+	t.Run("Cached", func(t *testing.T) {
+		again := buildGo(t, rt)
+		if !again.Cached || again.Ref != img.Ref || again.ID != img.ID {
+			t.Fatalf("second Build = %+v, want the cached %+v", again, img)
+		}
+	})
+
+	t.Run("ErrNeverHealthy", func(t *testing.T) {
+		id := runID(t)
+		begin := time.Now()
+		// The server listens elsewhere than where the health check looks.
+		_, err := rt.Start(context.Background(), bench.TargetGo, img, targets.StartOptions{
+			Limits: bench.Limits{CPUs: 1, MemoryMiB: 256}, RunID: id,
+			HealthTimeout: 3 * time.Second,
+			Env:           map[string]string{"PORT": fmt.Sprint(freePort(t))},
+		})
+		elapsed := time.Since(begin)
+		if err == nil {
+			t.Fatal("Start succeeded against a target that never answers /health")
+		}
+		t.Logf("error after %s: %v", elapsed, err)
+		if got, want := bench.ErrorCode(err), bench.EUNAVAILABLE; got != want {
+			t.Errorf("code = %q, want %q", got, want)
+		}
+		if !strings.Contains(err.Error(), "not healthy within 3s") || !strings.Contains(err.Error(), "listening") {
+			t.Errorf("error lacks the timeout or a line of the target's log: %v", err)
+		}
+		if elapsed > 10*time.Second {
+			t.Errorf("Start took %s to give up, want about 3s", elapsed)
+		}
+		if left := labelled(t, id); len(left) != 0 {
+			t.Fatalf("containers left after a failed Start: %v", left)
+		}
+	})
+
+	t.Run("ErrExits", func(t *testing.T) {
+		id := runID(t)
+		// Not a port: the server refuses to start, and Start says so at once.
+		_, err := rt.Start(context.Background(), bench.TargetGo, img, targets.StartOptions{
+			RunID: id, HealthTimeout: 30 * time.Second, Env: map[string]string{"PORT": "not-a-port"},
+		})
+		if err == nil || !strings.Contains(err.Error(), "exited before it was healthy") {
+			t.Fatalf("Start = %v, want an early exit error", err)
+		}
+		t.Logf("error: %v", err)
+		if left := labelled(t, id); len(left) != 0 {
+			t.Fatalf("containers left after a failed Start: %v", left)
+		}
+	})
+}
+
+// TestCleanupRun removes only its own run's containers: other tests may be
+// using the engine. Cleanup is the same code with the run filter left out.
+func TestCleanupRun(t *testing.T) {
+	rt := newRuntime(t)
+	img := buildGo(t, rt)
+	id := runID(t)
+	start(t, rt, bench.TargetGo, img, targets.StartOptions{RunID: id})
+	other := start(t, rt, bench.TargetGo, img, targets.StartOptions{RunID: id + "-other"})
+	removed, err := rt.CleanupRun(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := removed, 1; got != want {
+		t.Fatalf("CleanupRun removed %d containers, want %d", got, want)
+	}
+	if left := labelled(t, id); len(left) != 0 {
+		t.Fatalf("containers left after CleanupRun: %v", left)
+	}
+	if st, err := other.State(context.Background()); err != nil || !st.Running {
+		t.Fatalf("another run's container: state %+v, %v; want it left running", st, err)
+	}
+}
+
+func TestEngineInfo(t *testing.T) {
+	info, err := newRuntime(t).EngineInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", info)
+	if info.Version == "" || info.APIVersion == "" || info.CPUs < 1 || info.MemoryBytes <= 0 {
+		t.Fatalf("EngineInfo = %+v, want version, API version, CPUs and memory", info)
+	}
+}
+
+func TestJavaTargets(t *testing.T) {
+	if _, err := os.Stat("../../targets/java/Dockerfile"); err != nil {
+		t.Skip("targets/java has no Dockerfile yet")
+	}
+	rt := newRuntime(t)
+	begin := time.Now()
+	img, err := rt.Build(context.Background(), bench.TargetJavaPlatform, targets.BuildOptions{Log: testWriter{t}})
+	if err != nil {
+		t.Fatalf("Build(java-platform): %v", err)
+	}
+	t.Logf("Build(java) = %+v in %s", img, time.Since(begin))
+	shared, err := rt.Build(context.Background(), bench.TargetJavaVirtual, targets.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !shared.Cached || shared.Ref != img.Ref {
+		t.Fatalf("Build(java-virtual) = %+v, want the java-platform image, cached", shared)
+	}
+	for _, tc := range []struct {
+		name    string
+		virtual bool
+	}{
+		{bench.TargetJavaPlatform, false},
+		{bench.TargetJavaVirtual, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inst := start(t, rt, tc.name, img, targets.StartOptions{
+				Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024}, RunID: runID(t),
+				HealthTimeout: 90 * time.Second,
+			})
+			virtual := tc.virtual
+			contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: tc.name, MetricsPath: "/actuator/prometheus", Virtual: &virtual})
+			if got, want := inst.Settings()["javaThreadModel"], map[bool]string{false: "platform", true: "virtual"}[tc.virtual]; got != want {
+				t.Errorf("thread model setting = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
