@@ -1,0 +1,430 @@
+package report_test
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+// metric returns the named figure of deltas, failing the test when absent.
+func metric(t *testing.T, deltas []bench.MetricDelta, name string) bench.MetricDelta {
+	t.Helper()
+	for _, d := range deltas {
+		if d.Name == name {
+			return d
+		}
+	}
+	t.Fatalf("no %s among %d figures", name, len(deltas))
+	return bench.MetricDelta{}
+}
+
+// target returns the named target of a comparison, failing when absent.
+func target(t *testing.T, c bench.Comparison, name string) bench.TargetComparison {
+	t.Helper()
+	for _, tc := range c.Targets {
+		if tc.Target == name {
+			return tc
+		}
+	}
+	t.Fatalf("target %s not compared; targets: %+v", name, c.Targets)
+	return bench.TargetComparison{}
+}
+
+// hasWarning reports whether a warning contains every part.
+func hasWarning(c bench.Comparison, parts ...string) bool {
+	for _, w := range c.Warnings {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(w, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// totalsRun is a run whose go target has only a whole-attack total.
+func totalsRun(id string, total bench.Stats) *bench.Run {
+	return &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: openSpec(), Environment: environment(),
+		Targets: []bench.TargetResult{{Target: bench.TargetGo, Status: bench.TargetSucceeded, Total: &total}}}
+}
+
+// totals is 1000 requests with the given successes and throughput.
+func totals(successes int64, throughput float64) bench.Stats {
+	return bench.Stats{Requests: 1000, Successes: successes, Throughput: throughput}
+}
+
+func TestCompare_Verdicts(t *testing.T) {
+	tests := []struct {
+		name       string
+		base, head bench.Stats
+		threshold  float64
+		figure     string
+		verdict    string
+		change     float64
+	}{
+		// A change of exactly the threshold is no longer noise.
+		{"throughput +5% at threshold is better", totals(1000, 100), totals(1000, 105), 0, "throughput", bench.VerdictBetter, 5},
+		{"throughput +4.9% is noise", totals(1000, 100), totals(1000, 104.9), 0, "throughput", bench.VerdictNoise, 4.9},
+		{"throughput -5% is worse", totals(1000, 100), totals(1000, 95), 0, "throughput", bench.VerdictWorse, -5},
+		{"a wider threshold absorbs +5%", totals(1000, 100), totals(1000, 105), 10, "throughput", bench.VerdictNoise, 5},
+		{"unchanged is noise", totals(1000, 100), totals(1000, 100), 0, "throughput", bench.VerdictNoise, 0},
+		// From a zero error rate the change is in percentage points.
+		{"errors 0 -> 4.9% is noise in pp", totals(1000, 100), totals(951, 100), 0, "errorRate", bench.VerdictNoise, 4.9},
+		{"errors 0 -> 5% is worse in pp", totals(1000, 100), totals(950, 100), 0, "errorRate", bench.VerdictWorse, 5},
+		{"errors 0 -> 0 is noise", totals(1000, 100), totals(1000, 100), 0, "errorRate", bench.VerdictNoise, 0},
+		// From a non-zero error rate the change is relative.
+		{"errors 2% -> 1% is better", totals(980, 100), totals(990, 100), 0, "errorRate", bench.VerdictBetter, -50},
+		{"errors 2% -> 2.06% is noise", totals(980, 100), bench.Stats{Requests: 10000, Successes: 9794, Throughput: 100}, 0, "errorRate", bench.VerdictNoise, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := report.Compare(totalsRun("a", tt.base), totalsRun("b", tt.head), report.CompareOptions{NoiseThreshold: tt.threshold})
+			d := metric(t, target(t, c, bench.TargetGo).Metrics, tt.figure)
+			if got, want := d.Verdict, tt.verdict; got != want {
+				t.Errorf("verdict = %q, want %q (change %v)", got, want, d.Change)
+			}
+			if got, want := d.Change, tt.change; math.Abs(got-want) > 1e-9 {
+				t.Errorf("change = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestCompare_DefaultThreshold(t *testing.T) {
+	c := report.Compare(totalsRun("a", totals(1000, 1)), totalsRun("b", totals(1000, 1)), report.CompareOptions{})
+	if got, want := c.NoiseThreshold, report.DefaultNoiseThreshold; got != want {
+		t.Errorf("NoiseThreshold = %v, want %v", got, want)
+	}
+}
+
+func TestCompare_DirectionOfEachFigure(t *testing.T) {
+	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	for _, d := range target(t, c, bench.TargetGo).Metrics {
+		if got, want := d.HigherIsBetter, d.Name == "throughput"; got != want {
+			t.Errorf("%s: HigherIsBetter = %v, want %v", d.Name, got, want)
+		}
+	}
+	names := []string{}
+	for _, d := range target(t, c, bench.TargetGo).Metrics {
+		names = append(names, d.Name)
+	}
+	if got, want := strings.Join(names, " "), "throughput p50 p90 p95 p99 max errorRate"; got != want {
+		t.Errorf("figures = %q, want %q", got, want)
+	}
+}
+
+func TestCompare_PercentilesFromHistogram(t *testing.T) {
+	// 1000 successes spread evenly over 10..110 ms: the 990th is 10 + 100*989/999 ms.
+	stats := statsOf(t, spread{requests: 1000, seconds: 10, low: 10, high: 110})
+	stats.Latency = bench.Latency{P50: 1, P90: 1, P95: 1, P99: 1, Max: 1} // stale summary
+	wantP99 := 10 + 100*989.0/999
+
+	c := report.Compare(totalsRun("a", stats), totalsRun("b", stats), report.CompareOptions{})
+	d := metric(t, target(t, c, bench.TargetGo).Metrics, "p99")
+	if math.Abs(d.Base-wantP99)/wantP99 > 0.002 {
+		t.Errorf("p99 = %v ms, want %v ms within 0.2%% (stale summary says 1 ms)", d.Base, wantP99)
+	}
+	if hasWarning(c, "latency histogram") {
+		t.Errorf("unexpected histogram warning: %q", c.Warnings)
+	}
+}
+
+func TestCompare_WholeAttackMergedFromStages(t *testing.T) {
+	base := baseRun(t)
+	gt := &base.Targets[0]
+	want := gt.Total.Latency.P99 // the fixture merged the stage histograms itself
+	gt.Total.Histogram = ""
+	gt.Total.Latency.P99 = 1
+
+	c := report.Compare(base, headRun(t), report.CompareOptions{})
+	if got := metric(t, target(t, c, bench.TargetGo).Metrics, "p99").Base; got != want {
+		t.Errorf("p99 = %v, want %v from the merged stage histograms", got, want)
+	}
+	if hasWarning(c, "latency histogram") {
+		t.Errorf("unexpected histogram warning: %q", c.Warnings)
+	}
+}
+
+func TestCompare_FallsBackToStoredLatency(t *testing.T) {
+	base := baseRun(t)
+	gt := &base.Targets[0]
+	gt.Total.Histogram = ""
+	gt.Stages[0].Stats.Histogram = ""
+	gt.Total.Latency.P99 = 123.4
+
+	c := report.Compare(base, headRun(t), report.CompareOptions{})
+	if got, want := metric(t, target(t, c, bench.TargetGo).Metrics, "p99").Base, 123.4; got != want {
+		t.Errorf("p99 = %v, want the stored %v", got, want)
+	}
+	want := "go: no latency histogram in the base run for the whole attack, stage 1 (ramp); stored percentiles used"
+	if !slices.Contains(c.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", c.Warnings, want)
+	}
+}
+
+func TestCompare_UnreadableHistogram(t *testing.T) {
+	base := baseRun(t)
+	base.Targets[0].Total.Histogram = "not a histogram"
+	c := report.Compare(base, headRun(t), report.CompareOptions{})
+	if !hasWarning(c, "go: unreadable latency histogram in the base run for the whole attack", "stored percentiles used") {
+		t.Errorf("warnings = %q, want one about the unreadable histogram", c.Warnings)
+	}
+}
+
+func TestCompare_Stages(t *testing.T) {
+	tests := []struct {
+		name       string
+		change     func(*bench.Run)
+		wantStages int
+		warning    string
+	}{
+		{"same profile: stages compared", func(*bench.Run) {}, 2, ""},
+		{"other model: stages skipped", func(r *bench.Run) { r.Spec.Profile.Model = bench.ModelClosed }, 0,
+			"stages were not compared: base profile has 2 open stages, head profile has 2 closed stages"},
+		{"more stages: stages skipped", func(r *bench.Run) {
+			r.Spec.Profile.Stages = append(r.Spec.Profile.Stages, bench.Stage{Duration: bench.Duration(1e9), Rate: 10})
+		}, 0, "stages were not compared: base profile has 2 open stages, head profile has 3 open stages"},
+		{"head stopped after stage 1", func(r *bench.Run) { r.Targets[0].Stages = r.Targets[0].Stages[:1] }, 1,
+			"go: stage 2 (plateau) not measured in the head run; not compared"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head := headRun(t)
+			tt.change(head)
+			c := report.Compare(baseRun(t), head, report.CompareOptions{})
+			stages := target(t, c, bench.TargetGo).Stages
+			if got, want := len(stages), tt.wantStages; got != want {
+				t.Fatalf("%d stages compared, want %d; warnings %q", got, want, c.Warnings)
+			}
+			for i, s := range stages {
+				if got, want := s.Index, i; got != want {
+					t.Errorf("stage %d: Index = %d", i, got)
+				}
+				if got := len(s.Metrics); got != 7 {
+					t.Errorf("stage %d: %d figures, want 7", i, got)
+				}
+			}
+			if tt.warning != "" && !slices.Contains(c.Warnings, tt.warning) {
+				t.Errorf("warnings = %q, want %q", c.Warnings, tt.warning)
+			}
+		})
+	}
+}
+
+func TestCompare_StagePercentilesAreTheStages(t *testing.T) {
+	base, head := baseRun(t), headRun(t)
+	c := report.Compare(base, head, report.CompareOptions{})
+	plateau := target(t, c, bench.TargetJavaPlatform).Stages[1]
+	if got, want := plateau.Name, "plateau"; got != want {
+		t.Fatalf("stage name = %q, want %q", got, want)
+	}
+	// The fixture's stored summaries come from the same histograms.
+	if got, want := metric(t, plateau.Metrics, "p99").Head, head.Target(bench.TargetJavaPlatform).Stages[1].Stats.Latency.P99; got != want {
+		t.Errorf("plateau p99 = %v, want %v", got, want)
+	}
+	if got, want := metric(t, plateau.Metrics, "errorRate").Head, 60*100.0/3400; math.Abs(got-want) > 1e-9 {
+		t.Errorf("plateau errorRate = %v, want %v", got, want)
+	}
+}
+
+func TestCompare_SpecMismatchWarnings(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(*bench.Run)
+		warning string
+	}{
+		{"workload", func(r *bench.Run) { r.Spec.Workload.Requests[0].Params["duration"] = "200" },
+			"specs differ in workload: base /api/heavy?duration=100 x1; timeout 30s; head /api/heavy?duration=200 x1; timeout 30s"},
+		{"limits", func(r *bench.Run) { r.Spec.Limits.CPUs = 2 },
+			"specs differ in limits: base 1 CPU, 1024 MiB; head 2 CPUs, 1024 MiB"},
+		{"warm-up", func(r *bench.Run) { r.Spec.Warmup.Disabled = true },
+			"specs differ in warm-up: base 10s at 50.0 req/s; head disabled"},
+		{"java options", func(r *bench.Run) { r.Spec.Java.HeapPercent = 75 },
+			"specs differ in java options: base heapPercent=50 tomcatMaxThreads=200; head heapPercent=75 tomcatMaxThreads=200"},
+		{"profile stage", func(r *bench.Run) { r.Spec.Profile.Stages[1].Rate = 300 },
+			"specs differ in profile: base open: 10s ramp to 100.0 req/s, 20s at 200.0 req/s; head open: 10s ramp to 100.0 req/s, 20s at 300.0 req/s"},
+		{"environment", func(r *bench.Run) { r.Environment.CPUs = 4; r.Environment.Host = "bench-2" },
+			"environments differ: host bench-1 vs bench-2, CPUs 2 vs 4"},
+		{"run status", func(r *bench.Run) { r.Status = bench.RunFailed; r.Error = "docker went away" },
+			"the head run run-base is failed, not succeeded: docker went away"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head := baseRun(t)
+			tt.change(head)
+			c := report.Compare(baseRun(t), head, report.CompareOptions{})
+			if !slices.Contains(c.Warnings, tt.warning) {
+				t.Errorf("warnings = %q\nwant %q", c.Warnings, tt.warning)
+			}
+			if got := len(target(t, c, bench.TargetGo).Metrics); got != 7 {
+				t.Errorf("%d figures compared despite the mismatch, want 7", got)
+			}
+		})
+	}
+}
+
+func TestCompare_SameSpecNoWarnings(t *testing.T) {
+	c := report.Compare(baseRun(t), baseRun(t), report.CompareOptions{})
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings = %q, want none", c.Warnings)
+	}
+}
+
+func TestCompare_JavaOptionsIgnoredWithoutJava(t *testing.T) {
+	base, head := baseRun(t), baseRun(t)
+	for _, r := range []*bench.Run{base, head} {
+		r.Spec.Targets = []string{bench.TargetGo}
+		r.Targets = r.Targets[:1]
+	}
+	head.Spec.Java.HeapPercent = 75
+	c := report.Compare(base, head, report.CompareOptions{})
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings = %q, want none: java options do not matter to go", c.Warnings)
+	}
+}
+
+func TestCompare_TargetsInOneRunOnly(t *testing.T) {
+	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	if got, want := strings.Join(c.OnlyInBase, ","), "java-virtual"; got != want {
+		t.Errorf("OnlyInBase = %q, want %q", got, want)
+	}
+	if len(c.OnlyInHead) != 0 {
+		t.Errorf("OnlyInHead = %q, want none", c.OnlyInHead)
+	}
+	var names []string
+	for _, tc := range c.Targets {
+		names = append(names, tc.Target)
+	}
+	if got, want := strings.Join(names, ","), "go,java-platform"; got != want {
+		t.Errorf("targets = %q, want %q", got, want)
+	}
+
+	reversed := report.Compare(headRun(t), baseRun(t), report.CompareOptions{})
+	if got, want := strings.Join(reversed.OnlyInHead, ","), "java-virtual"; got != want {
+		t.Errorf("reversed OnlyInHead = %q, want %q", got, want)
+	}
+}
+
+func TestCompare_FailedTargets(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(base, head *bench.Run)
+		warning string
+	}{
+		{"failed in head", func(_, head *bench.Run) {
+			head.Targets[0].Status, head.Targets[0].Error = bench.TargetFailed, "health check timed out"
+		}, "go failed in the head run: health check timed out"},
+		{"canceled in base", func(base, _ *bench.Run) { base.Targets[0].Status = bench.TargetCanceled },
+			"go did not finish in the base run (canceled)"},
+		{"nothing measured in head", func(_, head *bench.Run) {
+			head.Targets[0].Status, head.Targets[0].Total, head.Targets[0].Stages = bench.TargetFailed, nil, nil
+		}, "go: no requests measured in the head run for the whole attack; not compared"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, head := baseRun(t), headRun(t)
+			tt.change(base, head)
+			c := report.Compare(base, head, report.CompareOptions{})
+			if !slices.Contains(c.Warnings, tt.warning) {
+				t.Errorf("warnings = %q\nwant %q", c.Warnings, tt.warning)
+			}
+		})
+	}
+}
+
+func TestCompare_Resources(t *testing.T) {
+	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	goRes := target(t, c, bench.TargetGo).Resources
+	// CPU per 1k is weighted by each stage's requests: 500 in the ramp, 199*20 in the plateau.
+	wantCPU := (0.4*500 + 0.3*3980) / (500 + 3980)
+	if got := metric(t, goRes, "cpuSecondsPer1k").Base; math.Abs(got-wantCPU) > 1e-12 {
+		t.Errorf("go cpuSecondsPer1k = %v, want %v", got, wantCPU)
+	}
+	if got, want := metric(t, goRes, "peakGoroutines").Head, 46.0; got != want {
+		t.Errorf("go peakGoroutines = %v, want %v", got, want)
+	}
+
+	javaRes := target(t, c, bench.TargetJavaPlatform).Resources
+	// The warm-up peaked at 300 threads and 900 MiB; it must not count.
+	if got, want := metric(t, javaRes, "peakPlatformThreads").Base, 210.0; got != want {
+		t.Errorf("peakPlatformThreads = %v, want %v", got, want)
+	}
+	ws := metric(t, javaRes, "peakWorkingSet")
+	if ws.Base != 310 || ws.Head != 400 || ws.Unit != "MiB" || ws.Verdict != bench.VerdictWorse || ws.HigherIsBetter {
+		t.Errorf("peakWorkingSet = %+v, want 310 -> 400 MiB, worse, lower is better", ws)
+	}
+	if got, want := metric(t, javaRes, "gcPauses").Base, 10.0; got != want {
+		t.Errorf("gcPauses = %v, want %v (measured stages summed)", got, want)
+	}
+	for _, d := range javaRes {
+		if d.Name == "peakVirtualThreads" || d.Name == "peakGoroutines" {
+			t.Errorf("%s listed though neither run recorded it", d.Name)
+		}
+	}
+}
+
+func TestCompare_ResourcesInOneRunOnly(t *testing.T) {
+	head := headRun(t)
+	head.Targets[0].Resources = nil
+	c := report.Compare(baseRun(t), head, report.CompareOptions{})
+	if got := target(t, c, bench.TargetGo).Resources; got != nil {
+		t.Errorf("resources = %+v, want none", got)
+	}
+	if want := "go: resource figures only in the base run; not compared"; !slices.Contains(c.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", c.Warnings, want)
+	}
+}
+
+func TestRegressions(t *testing.T) {
+	delta := func(name, unit string, base, head, change float64, higherIsBetter bool) bench.MetricDelta {
+		return bench.MetricDelta{Name: name, Unit: unit, Base: base, Head: head, Change: change, HigherIsBetter: higherIsBetter}
+	}
+	c := bench.Comparison{Targets: []bench.TargetComparison{{
+		Target: "go",
+		Metrics: []bench.MetricDelta{
+			delta("throughput", "req/s", 200, 180, -10, true),     // worse by 10%
+			delta("p50", "ms", 100, 104, 4, false),                // worse, but under 5%
+			delta("p90", "ms", 110, 90, -18.18, false),            // better
+			delta("p99", "ms", 105.2, 118.1, 12.2624, false),      // worse by 12.3%
+			delta("max", "ms", 0, 150, 150, false),                // from zero: always a regression
+			delta("errorRate", "%", 0, 3, 3, false),               // from zero: 3 pp < 5
+			delta("throughput-exact", "req/s", 100, 95, -5, true), // exactly pct: not more than it
+		},
+		Stages: []bench.StageComparison{{Index: 1, Name: "plateau", Metrics: []bench.MetricDelta{
+			delta("errorRate", "%", 0, 6, 6, false), // 6 pp > 5
+		}}},
+		Resources: []bench.MetricDelta{delta("peakWorkingSet", "MiB", 200, 240, 20, false)},
+	}}}
+	want := []string{
+		"go throughput -10.0% (200.0 req/s -> 180.0 req/s)",
+		"go p99 +12.3% (105.2 ms -> 118.1 ms)",
+		"go max +150.0 ms (0.00 ms -> 150.0 ms)",
+		"go stage 2 (plateau) errorRate +6.00 pp (0.00% -> 6.00%)",
+		"go peakWorkingSet +20.0% (200.0 MiB -> 240.0 MiB)",
+	}
+	got := report.Regressions(c, 5)
+	if !slices.Equal(got, want) {
+		t.Errorf("Regressions =\n%q\nwant\n%q", got, want)
+	}
+	if got := report.Regressions(c, 1000); len(got) != 1 {
+		t.Errorf("Regressions(1000%%) = %q, want only the figure from zero", got)
+	}
+}
+
+func TestRegressions_FromCompare(t *testing.T) {
+	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	found := report.Regressions(c, 5)
+	joined := strings.Join(found, "\n")
+	if !strings.Contains(joined, "java-platform p99 +") {
+		t.Errorf("regressions = %q, want the java-platform p99", found)
+	}
+	if strings.Contains(joined, "go p99") {
+		t.Errorf("regressions = %q; go got faster", found)
+	}
+}

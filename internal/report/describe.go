@@ -1,0 +1,128 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// The describe functions write one part of a spec on one line. Comparisons
+// use them both to detect a difference and to name it, so a difference that
+// a reader cannot see in the description is not reported either.
+
+func describeProfile(p bench.Profile) string {
+	return fmt.Sprintf("%s: %s", modelOf(p), describeStages(p))
+}
+
+func describeStages(p bench.Profile) string {
+	stages := make([]string, len(p.Stages))
+	for i, st := range p.Stages {
+		stages[i] = describeStage(modelOf(p), st)
+	}
+	return strings.Join(stages, ", ")
+}
+
+// modelOf returns the profile's model, open when unset as ApplyDefaults
+// would make it.
+func modelOf(p bench.Profile) bench.Model {
+	if p.Model == "" {
+		return bench.ModelOpen
+	}
+	return p.Model
+}
+
+func describeStage(model bench.Model, st bench.Stage) string {
+	level := fmt.Sprintf("%s req/s", num(st.Rate))
+	if model == bench.ModelClosed {
+		level = fmt.Sprintf("%d clients", st.Concurrency)
+	}
+	if st.Ramp {
+		return fmt.Sprintf("%s ramp to %s", st.Duration, level)
+	}
+	return fmt.Sprintf("%s at %s", st.Duration, level)
+}
+
+func describeWorkload(w bench.Workload) string {
+	reqs := make([]string, len(w.Requests))
+	for i, r := range w.Requests {
+		reqs[i] = fmt.Sprintf("%s x%d", r.Path(), r.Weight)
+	}
+	desc := strings.Join(reqs, ", ")
+	if desc == "" {
+		desc = "profile default"
+	}
+	if w.Timeout != 0 {
+		desc += fmt.Sprintf("; timeout %s", w.Timeout)
+	}
+	return desc
+}
+
+func describeWarmup(w bench.Warmup) string {
+	if w.Disabled {
+		return "disabled"
+	}
+	return fmt.Sprintf("%s at %s req/s", w.Duration, num(w.Rate))
+}
+
+func describeLimits(l bench.Limits) string {
+	cpus := "no CPU limit"
+	if l.CPUs != 0 {
+		cpus = fmt.Sprintf("%g CPU", l.CPUs)
+		if l.CPUs != 1 {
+			cpus += "s"
+		}
+	}
+	mem := "no memory limit"
+	if l.MemoryMiB != 0 {
+		mem = fmt.Sprintf("%d MiB", l.MemoryMiB)
+	}
+	return cpus + ", " + mem
+}
+
+func describeJava(j bench.JavaOptions) string {
+	opts := map[string]string{}
+	if j.TomcatMaxThreads != 0 {
+		opts["tomcatMaxThreads"] = fmt.Sprint(j.TomcatMaxThreads)
+	}
+	if j.VirtualParallelism != 0 {
+		opts["virtualParallelism"] = fmt.Sprint(j.VirtualParallelism)
+	}
+	if j.HeapPercent != 0 {
+		opts["heapPercent"] = fmt.Sprintf("%g", j.HeapPercent)
+	}
+	if j.GC != "" {
+		opts["gc"] = j.GC
+	}
+	if j.BaseImage != "" {
+		opts["baseImage"] = j.BaseImage
+	}
+	return joinSorted(opts, "defaults")
+}
+
+// joinSorted writes key=value pairs in key order, or empty when there are none.
+func joinSorted(kv map[string]string, empty string) string {
+	if len(kv) == 0 {
+		return empty
+	}
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	pairs := make([]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = k + "=" + kv[k]
+	}
+	return strings.Join(pairs, " ")
+}
+
+// profileName is how run lists name a profile: its name, or its model and
+// stage count when it has none.
+func profileName(p bench.Profile) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprintf("%s/%d stages", modelOf(p), len(p.Stages))
+}

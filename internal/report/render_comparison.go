@@ -1,0 +1,128 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+var comparisonHeader = []string{"SCOPE", "FIGURE", "BASE", "HEAD", "CHANGE", "VERDICT"}
+
+// WriteComparison writes c as "table" (aligned text), "markdown" (GitHub
+// tables) or "json" (indented). Any other format is an EINVALID error.
+func WriteComparison(w io.Writer, c bench.Comparison, format string) error {
+	if err := checkFormat(format, FormatTable, FormatMarkdown, FormatJSON); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	switch format {
+	case FormatJSON:
+		return writeJSON(w, c)
+	case FormatMarkdown:
+		writeComparisonMarkdown(&buf, c)
+	default:
+		writeComparisonTable(&buf, c)
+	}
+	return flush(w, &buf)
+}
+
+func writeComparisonTable(buf *bytes.Buffer, c bench.Comparison) {
+	tw := newTable(buf)
+	writeRows(tw, "", [][]string{
+		append([]string{"base"}, refCells(c.Base)...),
+		append([]string{"head"}, refCells(c.Head)...),
+	})
+	tw.Flush()
+	fmt.Fprintf(buf, "noise threshold: %g%%\n", c.NoiseThreshold)
+	if len(c.Warnings) > 0 {
+		fmt.Fprintf(buf, "\nwarnings:\n")
+		for _, warning := range c.Warnings {
+			fmt.Fprintf(buf, "  - %s\n", warning)
+		}
+	}
+	writeOnlyIn(buf, c, func(names []string) string { return strings.Join(names, ", ") })
+	for _, t := range c.Targets {
+		fmt.Fprintf(buf, "\n%s\n", t.Target)
+		tw := newTable(buf)
+		writeRows(tw, "  ", append([][]string{comparisonHeader}, targetRows(t, false)...))
+		tw.Flush()
+	}
+}
+
+func writeComparisonMarkdown(buf *bytes.Buffer, c bench.Comparison) {
+	fmt.Fprintf(buf, "## Comparison\n\n")
+	writeMarkdownTable(buf, []string{"", "run", "name", "created", "status"}, nil, [][]string{
+		append([]string{"base"}, markdownRefCells(c.Base)...),
+		append([]string{"head"}, markdownRefCells(c.Head)...),
+	})
+	fmt.Fprintf(buf, "\nNoise threshold: %g%%.\n", c.NoiseThreshold)
+	if len(c.Warnings) > 0 {
+		fmt.Fprintf(buf, "\n**Warnings**\n\n")
+		for _, warning := range c.Warnings {
+			fmt.Fprintf(buf, "- %s\n", warning)
+		}
+	}
+	writeOnlyIn(buf, c, func(names []string) string { return "`" + strings.Join(names, "`, `") + "`" })
+	right := map[int]bool{2: true, 3: true, 4: true}
+	for _, t := range c.Targets {
+		fmt.Fprintf(buf, "\n### %s\n\n", t.Target)
+		writeMarkdownTable(buf, lower(comparisonHeader), right, targetRows(t, true))
+	}
+}
+
+func writeOnlyIn(buf *bytes.Buffer, c bench.Comparison, list func([]string) string) {
+	if len(c.OnlyInBase) == 0 && len(c.OnlyInHead) == 0 {
+		return
+	}
+	fmt.Fprintln(buf)
+	if len(c.OnlyInBase) > 0 {
+		fmt.Fprintf(buf, "only in base (not compared): %s\n", list(c.OnlyInBase))
+	}
+	if len(c.OnlyInHead) > 0 {
+		fmt.Fprintf(buf, "only in head (not compared): %s\n", list(c.OnlyInHead))
+	}
+}
+
+func refCells(r bench.RunRef) []string {
+	return []string{r.ID, orDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
+}
+
+func markdownRefCells(r bench.RunRef) []string {
+	return []string{"`" + r.ID + "`", orDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
+}
+
+// targetRows lays out one target's comparison: the whole attack, then each
+// stage, then resources, the scope named on the first row of its group.
+func targetRows(t bench.TargetComparison, markdown bool) [][]string {
+	rows := deltaRows("whole attack", t.Metrics, markdown)
+	for _, s := range t.Stages {
+		rows = append(rows, deltaRows(stageLabel(s.Index, s.Name), s.Metrics, markdown)...)
+	}
+	return append(rows, deltaRows("resources", t.Resources, markdown)...)
+}
+
+func deltaRows(scope string, deltas []bench.MetricDelta, markdown bool) [][]string {
+	rows := make([][]string, len(deltas))
+	for i, d := range deltas {
+		verdict := d.Verdict
+		if markdown && verdict == bench.VerdictWorse {
+			verdict = "**" + verdict + "**"
+		}
+		rows[i] = []string{"", figureLabel(d), value(d.Base, d.Unit), value(d.Head, d.Unit), change(d), verdict}
+		if i == 0 {
+			rows[i][0] = scope
+		}
+	}
+	return rows
+}
+
+func lower(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToLower(s)
+	}
+	return out
+}

@@ -1,0 +1,322 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// topErrors is how many distinct error messages a run table lists per target.
+const topErrors = 3
+
+var (
+	stageHeader = []string{"STAGE", "MODEL", "REQUESTS", "SUCCESS", "OFFERED req/s", "THROUGHPUT req/s",
+		"P50 ms", "P90 ms", "P99 ms", "MAX ms", "ERRORS"}
+	resourceHeader = []string{"STAGE", "PEAK PLATFORM THREADS", "PEAK VIRTUAL THREADS", "PEAK GOROUTINES",
+		"PEAK WORKING SET MiB", "CPU s / 1k req", "GC PAUSES (TIME)"}
+)
+
+// WriteRun writes one run as "table" (a header, then per target its stages,
+// total and resources) or "json" (the run document, indented). Any other
+// format is an EINVALID error.
+func WriteRun(w io.Writer, r *bench.Run, format string) error {
+	if err := checkFormat(format, FormatTable, FormatJSON); err != nil {
+		return err
+	}
+	if format == FormatJSON {
+		return writeJSON(w, r)
+	}
+	var buf bytes.Buffer
+	writeRunHeader(&buf, r)
+	for i := range r.Targets {
+		fmt.Fprintln(&buf)
+		writeTargetResult(&buf, r, &r.Targets[i])
+	}
+	return flush(w, &buf)
+}
+
+func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
+	tw := newTable(buf)
+	row := func(key, value string) { fmt.Fprintf(tw, "%s\t%s\n", key, value) }
+	row("run", r.ID)
+	row("name", orDash(r.Name))
+	row("status", string(r.Status))
+	if r.Error != "" {
+		row("error", r.Error)
+	}
+	row("created", runTimes(r))
+	p := r.Spec.Profile
+	row("profile", fmt.Sprintf("%s (%s model): %s", orDash(p.Name), modelOf(p), describeStages(p)))
+	row("workload", describeWorkload(effectiveWorkload(r.Spec)))
+	row("warm-up", describeWarmup(r.Spec.Warmup)+warmupNote(r.Spec.Warmup))
+	row("limits", describeLimits(r.Spec.Limits)+" per target")
+	if hasJava(r.Spec) {
+		row("java", describeJava(r.Spec.Java))
+	}
+	env := r.Environment
+	row("host", fmt.Sprintf("%s, %s, kernel %s", orDash(env.Host), orDash(env.OS), orDash(env.Kernel)))
+	row("cpu", fmt.Sprintf("%s x %d, memory %s", orDash(env.CPUModel), env.CPUs, gib(env.MemoryBytes)))
+	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", orDash(env.DockerVersion), orDash(env.CgroupVersion), orDash(env.OrchestratorGo)))
+	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", orDash(env.LoadCPUSet), orDash(env.TargetCPUSet), splitString(env.CPUSplitApplied)))
+	tw.Flush()
+}
+
+func runTimes(r *bench.Run) string {
+	s := shortTime(r.CreatedAt)
+	if r.StartedAt != nil {
+		s += ", started " + shortTime(*r.StartedAt)
+	}
+	if r.FinishedAt != nil {
+		s += ", finished " + shortTime(*r.FinishedAt)
+		if r.StartedAt != nil {
+			s += fmt.Sprintf(" (took %s)", r.FinishedAt.Sub(*r.StartedAt).Round(1e9))
+		}
+	}
+	return s
+}
+
+func warmupNote(w bench.Warmup) string {
+	if w.Disabled {
+		return ""
+	}
+	return ", excluded from every summary"
+}
+
+func gib(bytes int64) string {
+	if bytes == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f GiB", float64(bytes)/(1<<30))
+}
+
+func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
+	fmt.Fprintf(buf, "target %s: %s\n", t.Target, t.Status)
+	tw := newTable(buf)
+	row := func(key, value string) { fmt.Fprintf(tw, "  %s\t%s\n", key, value) }
+	if t.Error != "" {
+		row("error", t.Error)
+	}
+	row("image", imageLine(t.Image))
+	if t.StartupMs != 0 {
+		row("startup", fmt.Sprintf("%s ms", num(t.StartupMs)))
+	}
+	if t.CPUSet != "" {
+		row("cpuset", t.CPUSet)
+	}
+	if len(t.Settings) > 0 {
+		row("settings", joinSorted(t.Settings, ""))
+	}
+	tw.Flush()
+	if t.Warmup != nil || len(t.Stages) > 0 || t.Total != nil {
+		fmt.Fprintln(buf)
+		writeStageTable(buf, r.Spec.Profile, t)
+	}
+	if len(t.Resources) > 0 {
+		fmt.Fprintln(buf)
+		writeResourceTable(buf, t)
+	}
+}
+
+func imageLine(img bench.ImageInfo) string {
+	s := orDash(img.Ref)
+	if img.Runtime != "" {
+		s += " (" + img.Runtime + ")"
+	}
+	if img.Cached {
+		s += ", cached"
+	}
+	return s
+}
+
+// writeStageTable writes the warm-up (marked, excluded), every measured
+// stage, the total, and the most frequent errors.
+func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) {
+	tw := newTable(buf)
+	rows := [][]string{stageHeader}
+	if t.Warmup != nil {
+		rows = append(rows, stageRow("warm-up*", stageModel(p, *t.Warmup), t.Warmup.Stats))
+	}
+	for _, s := range measuredStages(t) {
+		rows = append(rows, stageRow(stageLabel(s.Index, s.Name), stageModel(p, s), s.Stats))
+	}
+	if t.Total != nil {
+		rows = append(rows, stageRow("total", "-", *t.Total))
+	}
+	writeRows(tw, "  ", rows)
+	tw.Flush()
+	if t.Warmup != nil {
+		fmt.Fprintf(buf, "  * warm-up is excluded from the total\n")
+	}
+	if t.Total != nil {
+		writeTopErrors(buf, t.Total.Errors)
+	}
+}
+
+// stageModel says how load was offered in a stage. Closed stages name their
+// clients so that nobody mistakes a client count for an arrival rate.
+func stageModel(p bench.Profile, s bench.StageResult) string {
+	if s.Model == bench.ModelClosed {
+		return fmt.Sprintf("closed (%d clients)", s.Concurrency)
+	}
+	if !s.Warmup && s.Index >= 0 && s.Index < len(p.Stages) && p.Stages[s.Index].Ramp {
+		return fmt.Sprintf("open, ramp to %s req/s", num(s.Rate))
+	}
+	return fmt.Sprintf("open, %s req/s", num(s.Rate))
+}
+
+func stageRow(label, model string, s bench.Stats) []string {
+	return []string{
+		label, model,
+		fmt.Sprint(s.Requests),
+		fmt.Sprintf("%.2f%%", s.SuccessRatio()*100),
+		num(s.OfferedRate), num(s.Throughput),
+		num(s.Latency.P50), num(s.Latency.P90), num(s.Latency.P99), num(s.Latency.Max),
+		fmt.Sprint(s.Requests - s.Successes),
+	}
+}
+
+func writeTopErrors(buf *bytes.Buffer, errs []bench.ErrorCount) {
+	sorted := append([]bench.ErrorCount(nil), errs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Count != sorted[j].Count {
+			return sorted[i].Count > sorted[j].Count
+		}
+		return sorted[i].Message < sorted[j].Message
+	})
+	for i, e := range sorted {
+		if i == topErrors {
+			fmt.Fprintf(buf, "  ... and %d more kinds of error\n", len(sorted)-topErrors)
+			break
+		}
+		fmt.Fprintf(buf, "  error: %d x %s\n", e.Count, e.Message)
+	}
+}
+
+// writeResourceTable writes each stage's resource use and the aggregate of
+// the measured stages.
+func writeResourceTable(buf *bytes.Buffer, t *bench.TargetResult) {
+	names := map[int]string{}
+	for _, s := range t.Stages {
+		names[s.Index] = s.Name
+	}
+	tw := newTable(buf)
+	rows := [][]string{resourceHeader}
+	for _, r := range t.Resources {
+		label := stageLabel(r.Stage, names[r.Stage])
+		if r.Warmup {
+			label = "warm-up*"
+		}
+		rows = append(rows, resourceRow(label, resourceSummary{
+			platformThreads: r.PeakPlatformThreads, virtualThreads: r.PeakVirtualThreads,
+			goroutines: r.PeakGoroutines, workingSetMiB: r.PeakWorkingSetBytes / bytesPerMiB,
+			cpuPer1k: r.CPUSecondsPer1k, gcPauses: r.GCPauses, gcPauseSeconds: r.GCPauseSeconds,
+		}))
+	}
+	if s, ok := summarizeResources(t); ok {
+		rows = append(rows, resourceRow("measured", s))
+	}
+	writeRows(tw, "  ", rows)
+	tw.Flush()
+	writeScrapeFailures(buf, t.Resources)
+}
+
+// resourceRow shows figures a target did not report (a Go target has no
+// JVM threads) as "-" rather than as a misleading zero.
+func resourceRow(label string, s resourceSummary) []string {
+	cell := func(v float64, unit string) string {
+		if v == 0 {
+			return "-"
+		}
+		return value(v, unit)
+	}
+	return []string{label,
+		cell(s.platformThreads, unitThreads), cell(s.virtualThreads, unitThreads),
+		cell(s.goroutines, unitGoroutines), cell(s.workingSetMiB, unitMiB),
+		cell(s.cpuPer1k, unitSeconds), gcCell(s),
+	}
+}
+
+func gcCell(s resourceSummary) string {
+	switch {
+	case s.gcPauses == 0:
+		return "-"
+	case s.gcPauseSeconds == 0:
+		return value(s.gcPauses, unitPauses)
+	}
+	return fmt.Sprintf("%s (%s s)", value(s.gcPauses, unitPauses), value(s.gcPauseSeconds, unitSeconds))
+}
+
+func writeScrapeFailures(buf *bytes.Buffer, resources []bench.StageResources) {
+	failures := 0
+	for _, r := range resources {
+		failures += r.ScrapeFailures
+	}
+	if failures > 0 {
+		fmt.Fprintf(buf, "  %d metric scrapes failed; resource figures may miss peaks\n", failures)
+	}
+}
+
+// WriteRunList writes one line per run as "table" (id, created, status, name,
+// targets, profile, and each target's throughput and p99) or "json" (the
+// runs, indented). Any other format is an EINVALID error.
+func WriteRunList(w io.Writer, runs []*bench.Run, format string) error {
+	if err := checkFormat(format, FormatTable, FormatJSON); err != nil {
+		return err
+	}
+	if format == FormatJSON {
+		if runs == nil {
+			runs = []*bench.Run{}
+		}
+		return writeJSON(w, runs)
+	}
+	var buf bytes.Buffer
+	tw := newTable(&buf)
+	writeRows(tw, "", [][]string{{"ID", "CREATED", "STATUS", "NAME", "TARGETS", "PROFILE", "HEADLINE"}})
+	for _, r := range runs {
+		writeRows(tw, "", [][]string{runListRow(r)})
+	}
+	tw.Flush()
+	return flush(w, &buf)
+}
+
+func runListRow(r *bench.Run) []string {
+	targets := r.Spec.Targets
+	if len(targets) == 0 {
+		for _, t := range r.Targets {
+			targets = append(targets, t.Target)
+		}
+	}
+	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), orDash(r.Name),
+		orDash(strings.Join(targets, ",")), profileName(r.Spec.Profile), orDash(headline(r))}
+}
+
+// headline is each target's throughput and p99 over the whole attack, or
+// its status when it has no total.
+func headline(r *bench.Run) string {
+	parts := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		if t.Total == nil {
+			parts[i] = fmt.Sprintf("%s %s", t.Target, t.Status)
+			continue
+		}
+		parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Target, num(t.Total.Throughput), num(t.Total.Latency.P99))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// WriteSecondLine writes one compact line about one second of an attack, for
+// the CLI's live view: elapsed seconds, target, stage, throughput, p99 and
+// failed requests.
+func WriteSecondLine(w io.Writer, target string, b bench.Bucket, stageName string) error {
+	_, err := fmt.Fprintf(w, "%5ds  %-13s  %-12s  %9s req/s  p99 %9s ms  errors %d\n",
+		b.Second, target, orDash(stageName), num(b.Stats.Throughput), num(b.Stats.Latency.P99),
+		b.Stats.Requests-b.Stats.Successes)
+	if err != nil {
+		return fmt.Errorf("write progress: %w", err)
+	}
+	return nil
+}
