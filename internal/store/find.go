@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Page sizes of FindRuns.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 1000
+)
+
+// FindRuns returns the runs that match filter, newest first by (created
+// time, ID), without per-second buckets, and a cursor for the next page,
+// "" when there is none. Filters combine with AND:
+//   - Status: any of the listed statuses;
+//   - Target: runs with that target in their spec or their results;
+//   - Name: runs whose name contains it, ignoring ASCII case;
+//   - Since, Until: created at or after Since, and before Until.
+//
+// Limit is DefaultLimit when 0; above MaxLimit, below 0, or with a cursor
+// this store did not issue, the error is EINVALID.
+func (db *DB) FindRuns(ctx context.Context, filter bench.RunFilter) ([]*bench.Run, string, error) {
+	q, err := newRunQuery(filter)
+	if err != nil {
+		return nil, "", err
+	}
+	var runs []*bench.Run
+	err = db.read(ctx, func(tx *sql.Tx) (err error) {
+		runs, err = queryRuns(ctx, tx, q.sql(), q.args...)
+		if err != nil {
+			return err
+		}
+		return loadTargets(ctx, tx, runs, false)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return q.page(runs)
+}
+
+// runQuery is a FindRuns filter turned into SQL.
+type runQuery struct {
+	where []string
+	args  []any
+	limit int
+}
+
+func newRunQuery(f bench.RunFilter) (*runQuery, error) {
+	q := &runQuery{limit: f.Limit}
+	if q.limit == 0 {
+		q.limit = DefaultLimit
+	} else if q.limit < 0 || q.limit > MaxLimit {
+		return nil, bench.FieldErrorf("limit", "limit must be between 1 and %d, got %d", MaxLimit, f.Limit)
+	}
+	if err := q.status(f.Status); err != nil {
+		return nil, err
+	}
+	if f.Target != "" {
+		q.add(`(EXISTS (SELECT 1 FROM run_targets t WHERE t.run_id = runs.id AND t.target = ?)
+			OR EXISTS (SELECT 1 FROM json_each(runs.spec, '$.targets') WHERE value = ?))`, f.Target, f.Target)
+	}
+	if f.Name != "" {
+		q.add(`instr(lower(name), lower(?)) > 0`, f.Name)
+	}
+	if f.Since != nil {
+		q.add(`created_at >= ?`, f.Since.UnixNano())
+	}
+	if f.Until != nil {
+		q.add(`created_at < ?`, f.Until.UnixNano())
+	}
+	return q, q.cursor(f.Cursor)
+}
+
+func (q *runQuery) status(statuses []bench.RunStatus) error {
+	if len(statuses) == 0 {
+		return nil
+	}
+	args := make([]any, len(statuses))
+	for i, s := range statuses {
+		if !knownStatus(s) {
+			return bench.FieldErrorf("status", "unknown run status %q", s)
+		}
+		args[i] = string(s)
+	}
+	q.add(`status IN (`+placeholders(len(args))+`)`, args...)
+	return nil
+}
+
+// cursor restricts the query to rows after the last row of the previous
+// page in (created_at, id) descending order.
+func (q *runQuery) cursor(cursor string) error {
+	if cursor == "" {
+		return nil
+	}
+	created, id, err := decodeCursor(cursor)
+	if err != nil {
+		return err
+	}
+	q.add(`(created_at < ? OR (created_at = ? AND id < ?))`, created, created, id)
+	return nil
+}
+
+// add appends a condition and the args of its placeholders, in order.
+func (q *runQuery) add(cond string, args ...any) {
+	q.where = append(q.where, cond)
+	q.args = append(q.args, args...)
+}
+
+// sql returns the query, asking for one row more than the page so that
+// page knows whether there is a next one.
+func (q *runQuery) sql() string {
+	where := ""
+	if len(q.where) > 0 {
+		where = "WHERE " + strings.Join(q.where, " AND ")
+	}
+	return fmt.Sprintf(`SELECT %s FROM runs %s ORDER BY created_at DESC, id DESC LIMIT %d`,
+		runColumns, where, q.limit+1)
+}
+
+func (q *runQuery) page(runs []*bench.Run) ([]*bench.Run, string, error) {
+	if len(runs) <= q.limit {
+		return runs, "", nil
+	}
+	runs = runs[:q.limit]
+	last := runs[len(runs)-1]
+	return runs, encodeCursor(last.CreatedAt.UnixNano(), last.ID), nil
+}
+
+// encodeCursor returns an opaque token for the position after a run.
+func encodeCursor(created int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(created, 10) + ":" + id))
+}
+
+func decodeCursor(cursor string) (created int64, id string, err error) {
+	malformed := bench.FieldErrorf("cursor", "malformed cursor; use the one a previous page returned")
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return 0, "", malformed
+	}
+	nanos, id, ok := strings.Cut(string(b), ":")
+	if !ok || id == "" {
+		return 0, "", malformed
+	}
+	created, err = strconv.ParseInt(nanos, 10, 64)
+	if err != nil {
+		return 0, "", malformed
+	}
+	return created, id, nil
+}
