@@ -134,6 +134,10 @@ type Bucket struct {
 	Second int   `json:"second"` // seconds since t=0
 	Stage  int   `json:"stage"`  // index of the stage it fell in
 	Stats  Stats `json:"stats"`
+	// Scheduled is, in the open model, how many requests the schedule asked
+	// for in this second: Stats.Requests well below it means the load
+	// generator fell behind (offered < scheduled). 0 in the closed model.
+	Scheduled float64 `json:"scheduled,omitempty"`
 }
 
 // Stats summarises a set of requests. Histogram, when present, is the
