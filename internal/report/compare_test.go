@@ -428,3 +428,18 @@ func TestRegressions_FromCompare(t *testing.T) {
 		t.Errorf("regressions = %q; go got faster", found)
 	}
 }
+
+func TestCompare_FromZeroBase(t *testing.T) {
+	// Neither Java run's platform target recorded virtual threads; head now does.
+	head := headRun(t)
+	head.Targets[1].Resources[2].PeakVirtualThreads = 50
+	c := report.Compare(baseRun(t), head, report.CompareOptions{NoiseThreshold: 1000})
+	d := metric(t, target(t, c, bench.TargetJavaPlatform).Resources, "peakVirtualThreads")
+	// A relative change from zero is infinite: beyond any threshold, reported as the absolute difference.
+	if d.Verdict != bench.VerdictWorse || d.Change != 50 {
+		t.Errorf("peakVirtualThreads = %+v, want worse by an absolute 50", d)
+	}
+	if got, want := report.Regressions(c, 1000), "java-platform peakVirtualThreads +50 threads (0 threads -> 50 threads)"; !slices.Contains(got, want) {
+		t.Errorf("regressions = %q, want %q", got, want)
+	}
+}

@@ -61,10 +61,10 @@ func valueWithUnit(v float64, unit string) string {
 // figure's unit (percentage points for percentages).
 func change(d bench.MetricDelta) string {
 	if d.Base != 0 {
-		return fmt.Sprintf("%+.1f%%", d.Change)
+		return positiveZero(fmt.Sprintf("%+.1f%%", d.Change))
 	}
 	if d.Unit == unitPercent {
-		return fmt.Sprintf("%+.2f pp", d.Change)
+		return positiveZero(fmt.Sprintf("%+.2f pp", d.Change))
 	}
 	sign := "+"
 	if d.Change < 0 {
@@ -73,11 +73,24 @@ func change(d bench.MetricDelta) string {
 	return sign + valueWithUnit(math.Abs(d.Change), d.Unit)
 }
 
+// positiveZero turns a change that rounds to nothing from below ("-0.0%")
+// into "+0.0%", which is what a reader expects of no change.
+func positiveZero(s string) string {
+	if strings.HasPrefix(s, "-") && strings.Trim(s[1:], "0.% p") == "" {
+		return "+" + s[1:]
+	}
+	return s
+}
+
 // figureLabel names a figure for humans, with its unit: "p99 (ms)".
 func figureLabel(d bench.MetricDelta) string {
 	label, ok := figureLabels[d.Name]
 	if !ok {
 		label = d.Name
+	}
+	switch d.Unit {
+	case unitThreads, unitGoroutines, unitPauses:
+		return label // a count: the label says of what
 	}
 	return label + " (" + d.Unit + ")"
 }

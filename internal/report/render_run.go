@@ -57,12 +57,19 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	if hasJava(r.Spec) {
 		row("java", describeJava(r.Spec.Java))
 	}
-	env := r.Environment
+	writeEnvironment(row, r.Environment)
+	tw.Flush()
+}
+
+func writeEnvironment(row func(key, value string), env bench.Environment) {
+	if env == (bench.Environment{}) {
+		row("environment", "not recorded")
+		return
+	}
 	row("host", fmt.Sprintf("%s, %s, kernel %s", orDash(env.Host), orDash(env.OS), orDash(env.Kernel)))
-	row("cpu", fmt.Sprintf("%s x %d, memory %s", orDash(env.CPUModel), env.CPUs, gib(env.MemoryBytes)))
+	row("cpu", fmt.Sprintf("%s x %s, memory %s", orDash(env.CPUModel), orDash(countString(env.CPUs)), gib(env.MemoryBytes)))
 	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", orDash(env.DockerVersion), orDash(env.CgroupVersion), orDash(env.OrchestratorGo)))
 	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", orDash(env.LoadCPUSet), orDash(env.TargetCPUSet), splitString(env.CPUSplitApplied)))
-	tw.Flush()
 }
 
 func runTimes(r *bench.Run) string {

@@ -1,0 +1,181 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites the file with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/report -update rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestWriteComparison_Golden(t *testing.T) {
+	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	for _, format := range []string{"table", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := report.WriteComparison(&buf, c, format); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "comparison."+format+".golden", buf.Bytes())
+		})
+	}
+}
+
+func TestWriteComparison_JSON(t *testing.T) {
+	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	var buf bytes.Buffer
+	if err := report.WriteComparison(&buf, c, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back bench.Comparison
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatalf("output is not a comparison: %v", err)
+	}
+	if got, want := len(back.Targets), len(c.Targets); got != want {
+		t.Errorf("%d targets read back, want %d", got, want)
+	}
+	if !strings.HasPrefix(buf.String(), "{\n  \"base\"") {
+		t.Errorf("output not indented: %.40q", buf.String())
+	}
+}
+
+func TestWriteRun_Golden(t *testing.T) {
+	tests := []struct {
+		name string
+		run  *bench.Run
+	}{
+		{"run.table.golden", baseRun(t)},
+		{"run_closed.table.golden", closedRun(t)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := report.WriteRun(&buf, tt.run, "table"); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, buf.Bytes())
+		})
+	}
+}
+
+// closedRun is a closed-model run whose Java target failed part-way.
+func closedRun(t *testing.T) *bench.Run {
+	t.Helper()
+	spec := openSpec()
+	spec.Targets = []string{bench.TargetJavaVirtual}
+	spec.Profile = bench.Profile{Name: "clients", Model: bench.ModelClosed, Stages: []bench.Stage{
+		{Duration: bench.Duration(15 * time.Second), Concurrency: 50},
+		{Duration: bench.Duration(15 * time.Second), Concurrency: 400},
+	}}
+	spec.Warmup.Disabled = true
+	tr := bench.TargetResult{Target: bench.TargetJavaVirtual, Status: bench.TargetFailed,
+		Error: "target stopped answering during stage 2", Image: bench.ImageInfo{Ref: "threadbench/java:dev"}}
+	tr.Stages = []bench.StageResult{
+		{Index: 0, Model: bench.ModelClosed, Concurrency: 50, Stats: statsOf(t, spread{requests: 6000, seconds: 15, low: 100, high: 140})},
+		{Index: 1, Model: bench.ModelClosed, Concurrency: 400, Stats: statsOf(t, spread{requests: 9000, failures: 900, seconds: 15, low: 120, high: 900})},
+	}
+	tr.Total = totalOf(t, tr.Stages)
+	return &bench.Run{ID: "run-closed", Status: bench.RunFailed, Error: "1 of 1 targets failed", Spec: spec,
+		CreatedAt: created, Targets: []bench.TargetResult{tr}}
+}
+
+func TestWriteRun_JSON(t *testing.T) {
+	r := baseRun(t)
+	var buf bytes.Buffer
+	if err := report.WriteRun(&buf, r, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back bench.Run
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatalf("output is not a run: %v", err)
+	}
+	if got, want := back.Targets[1].Total.Histogram, r.Targets[1].Total.Histogram; got != want {
+		t.Errorf("histogram not kept through JSON")
+	}
+}
+
+func TestWriteRunList_Golden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteRunList(&buf, []*bench.Run{headRun(t), baseRun(t), closedRun(t)}, "table"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "runlist.table.golden", buf.Bytes())
+}
+
+func TestWriteSecondLine(t *testing.T) {
+	b := bench.Bucket{Second: 12, Stage: 1, Stats: bench.Stats{Requests: 200, Successes: 197, Throughput: 197,
+		Latency: bench.Latency{P99: 105.25}}}
+	var buf bytes.Buffer
+	if err := report.WriteSecondLine(&buf, "java-platform", b, "plateau"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "secondline.golden", buf.Bytes())
+}
+
+func TestWrite_UnknownFormat(t *testing.T) {
+	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	tests := []struct {
+		name  string
+		write func(*bytes.Buffer) error
+		valid string
+	}{
+		{"comparison", func(w *bytes.Buffer) error { return report.WriteComparison(w, c, "xml") }, "table, markdown, json"},
+		{"run", func(w *bytes.Buffer) error { return report.WriteRun(w, baseRun(t), "markdown") }, "table, json"},
+		{"run list", func(w *bytes.Buffer) error { return report.WriteRunList(w, nil, "yaml") }, "table, json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			err := tt.write(&buf)
+			if got, want := bench.ErrorCode(err), bench.EINVALID; got != want {
+				t.Fatalf("code = %q, want %q (err %v)", got, want, err)
+			}
+			if !strings.Contains(err.Error(), "(valid: "+tt.valid+")") {
+				t.Errorf("error %q does not name the valid formats %q", err, tt.valid)
+			}
+			if buf.Len() != 0 {
+				t.Errorf("wrote %d bytes before failing", buf.Len())
+			}
+		})
+	}
+}
+
+func TestWrite_WriterError(t *testing.T) {
+	err := report.WriteRun(failingWriter{}, baseRun(t), "table")
+	if !errors.Is(err, errBrokenPipe) {
+		t.Errorf("err = %v, want the writer's error wrapped", err)
+	}
+}
+
+var errBrokenPipe = errors.New("broken pipe")
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errBrokenPipe }
