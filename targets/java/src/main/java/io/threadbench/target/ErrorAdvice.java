@@ -1,5 +1,6 @@
 package io.threadbench.target;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
@@ -30,15 +31,15 @@ public class ErrorAdvice {
     /** notFound answers paths outside the contract. */
     @ExceptionHandler(NoResourceFoundException.class)
     public ResponseEntity<ErrorBody> notFound(NoResourceFoundException e) {
-        return body(HttpStatus.NOT_FOUND, "no endpoint " + e.getHttpMethod() + " /" + e.getResourcePath());
+        return body(HttpStatus.NOT_FOUND, "no endpoint at " + ErrorBody.quote("/" + e.getResourcePath()));
     }
 
     /** methodNotAllowed answers anything but GET on the contract's paths. */
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
     public ResponseEntity<ErrorBody> methodNotAllowed(HttpRequestMethodNotSupportedException e) {
         return ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED)
-                .headers(e.getHeaders())
-                .body(new ErrorBody(HttpStatus.METHOD_NOT_ALLOWED.value(), "method " + e.getMethod() + " not allowed"));
+                .header(HttpHeaders.ALLOW, "GET, HEAD") // every route is GET, which serves HEAD too
+                .body(new ErrorBody(HttpStatus.METHOD_NOT_ALLOWED.value(), "method " + e.getMethod() + " not allowed, use GET"));
     }
 
     private static ResponseEntity<ErrorBody> body(HttpStatus status, String message) {

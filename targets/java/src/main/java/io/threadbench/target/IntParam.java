@@ -1,9 +1,14 @@
 package io.threadbench.target;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+
 /**
  * IntParam is an integer query parameter of the contract with its default and
- * inclusive range. Parsing is explicit so every bad value gets the contract's
- * 400 body, not Spring's conversion error.
+ * inclusive range. It reads the raw query string itself, like the Go target:
+ * Tomcat's own parameter parsing throws on a bad escape anywhere in the
+ * query, and the 400 body and message must match the Go target's word for
+ * word.
  */
 public record IntParam(String name, int defaultValue, int min, int max) {
 
@@ -14,32 +19,56 @@ public record IntParam(String name, int defaultValue, int min, int max) {
     public static final IntParam WORK = new IntParam("work", 1000, 0, 100_000);
 
     /**
-     * parse reads the parameter's values as the servlet API gives them (null
-     * when absent). Absent means the default; a repeated parameter is
-     * ambiguous and rejected like any other bad value.
+     * parse returns the parameter's value in {@code rawQuery} (undecoded, as
+     * HttpServletRequest.getQueryString gives it, null when there is none),
+     * its default when absent, or throws BadParameterException. A repeated
+     * parameter is ambiguous and rejected.
      */
-    public int parse(String[] values) {
-        if (values == null) {
+    public int parse(String rawQuery) {
+        String raw = null;
+        int count = 0;
+        for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&", -1)) {
+            int eq = pair.indexOf('=');
+            String key = eq < 0 ? pair : pair.substring(0, eq);
+            if (name.equals(unescapeOrNull(key))) {
+                raw = eq < 0 ? "" : pair.substring(eq + 1);
+                count++;
+            }
+        }
+        if (count == 0) {
             return defaultValue;
         }
-        String raw = String.join(",", values);
-        if (values.length != 1) {
-            throw invalid(raw);
+        if (count > 1) {
+            throw invalid("got " + count + " values");
         }
-        int value;
+        String value = unescapeOrNull(raw);
+        if (value == null) {
+            throw invalid("got " + ErrorBody.quote(raw));
+        }
         try {
-            value = Integer.parseInt(raw);
+            int n = Integer.parseInt(value);
+            if (n >= min && n <= max) {
+                return n;
+            }
         } catch (NumberFormatException e) {
-            throw invalid(raw);
+            // falls through to the contract's message
         }
-        if (value < min || value > max) {
-            throw invalid(raw);
-        }
-        return value;
+        throw invalid("got " + ErrorBody.quote(value));
     }
 
-    private BadParameterException invalid(String raw) {
-        return new BadParameterException(
-                name + " must be an integer from " + min + " to " + max + ", got \"" + raw + "\"");
+    private BadParameterException invalid(String given) {
+        return new BadParameterException(name + " must be an integer from " + min + " to " + max + ", " + given);
+    }
+
+    /** unescapeOrNull decodes a query component, or returns null when its escapes are malformed. */
+    private static String unescapeOrNull(String s) {
+        if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
+            return s;
+        }
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 }

@@ -40,9 +40,14 @@ public final class NativeSleep {
             sleep.sleep(0); // prove the downcall works now rather than on the first request
             return sleep;
         } catch (Throwable e) {
-            return new NativeSleep(null, "nanosleep via java.lang.foreign is unavailable on Java "
+            return unavailable("nanosleep via java.lang.foreign is unavailable on Java "
                     + Runtime.version() + ": " + e);
         }
+    }
+
+    /** unavailable is a NativeSleep whose every sleep fails with {@code reason}. */
+    static NativeSleep unavailable(String reason) {
+        return new NativeSleep(null, reason);
     }
 
     /** isAvailable reports whether sleep can make the downcall. */

@@ -40,7 +40,7 @@ public class WorkController {
     /** heavy blocks with Thread.sleep: a virtual thread unmounts, a platform thread is held. */
     @GetMapping("/heavy")
     public WorkResponse heavy(HttpServletRequest request) throws InterruptedException {
-        int millis = IntParam.DURATION.parse(request.getParameterValues(IntParam.DURATION.name()));
+        int millis = IntParam.DURATION.parse(request.getQueryString());
         Thread.sleep(millis);
         return WorkResponse.of(target, "heavy", millis);
     }
@@ -48,7 +48,7 @@ public class WorkController {
     /** cpu does the contract's SHA-256 rounds. */
     @GetMapping("/cpu")
     public WorkResponse cpu(HttpServletRequest request) {
-        int rounds = IntParam.WORK.parse(request.getParameterValues(IntParam.WORK.name()));
+        int rounds = IntParam.WORK.parse(request.getQueryString());
         String checksum = CpuWork.run(rounds);
         return WorkResponse.of(target, "cpu", 0).withWork(rounds, checksum);
     }
@@ -56,7 +56,7 @@ public class WorkController {
     /** nativeSleep blocks in a nanosleep downcall, which holds (pins) the OS thread. */
     @GetMapping("/native")
     public WorkResponse nativeSleep(HttpServletRequest request) {
-        int millis = IntParam.DURATION.parse(request.getParameterValues(IntParam.DURATION.name()));
+        int millis = IntParam.DURATION.parse(request.getQueryString());
         nativeSleep.sleep(millis);
         return WorkResponse.of(target, "native", millis);
     }
@@ -68,7 +68,7 @@ public class WorkController {
      */
     @GetMapping("/synchronized")
     public WorkResponse synchronizedSleep(HttpServletRequest request) throws InterruptedException {
-        int millis = IntParam.DURATION.parse(request.getParameterValues(IntParam.DURATION.name()));
+        int millis = IntParam.DURATION.parse(request.getQueryString());
         Object monitor = new Object();
         escapedMonitor = monitor;
         synchronized (monitor) {

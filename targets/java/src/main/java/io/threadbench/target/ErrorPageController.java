@@ -1,0 +1,30 @@
+package io.threadbench.target;
+
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.boot.webmvc.error.ErrorController;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * ErrorPageController replaces Boot's error page for whatever ErrorAdvice
+ * does not see (errors raised by Tomcat, or outside any handler), so that
+ * every error body has the contract's shape. It shows the status's reason,
+ * never an exception's message.
+ */
+@RestController
+public class ErrorPageController implements ErrorController {
+
+    /** error renders the servlet container's error dispatch as an ErrorBody. */
+    @RequestMapping("${server.error.path:/error}")
+    public ResponseEntity<ErrorBody> error(HttpServletRequest request) {
+        Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
+        HttpStatus status = code instanceof Integer c && HttpStatus.resolve(c) != null
+                ? HttpStatus.valueOf(c)
+                : HttpStatus.INTERNAL_SERVER_ERROR;
+        return ResponseEntity.status(status).body(new ErrorBody(status.value(), status.getReasonPhrase()));
+    }
+}

@@ -1,0 +1,284 @@
+package io.threadbench.target;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * ContractTests checks targets/CONTRACT.md against the server booted on a
+ * random port, once per thread model (PlatformThreadsTest, VirtualThreadsTest).
+ */
+abstract class ContractTests {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final List<String> WORK_FIELDS = List.of("target", "endpoint", "durationMs", "thread", "virtual");
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    NativeSleep nativeSleep;
+
+    /** virtual is whether this class's server runs handlers on virtual threads. */
+    abstract boolean virtual();
+
+    /** threadPrefix is how Thread.toString() starts for a handler thread of this model. */
+    abstract String threadPrefix();
+
+    /** threadName is a part of the handler thread's name Tomcat or Spring gives it. */
+    abstract String threadName();
+
+    record Response(int status, String contentType, String body, long tookMs) {
+        JsonNode json() {
+            return JSON.readTree(body);
+        }
+    }
+
+    Response get(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path)).GET());
+    }
+
+    /**
+     * rawGet sends path byte for byte, for queries java.net.URI refuses (a bad
+     * escape). HTTP/1.0, so the answer is not chunked and ends with the connection.
+     */
+    Response rawGet(String path) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int split = answer.indexOf("\r\n\r\n");
+            String head = answer.substring(0, split);
+            String contentType = head.lines()
+                    .filter(l -> l.toLowerCase(Locale.ROOT).startsWith("content-type:"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("");
+            return new Response(Integer.parseInt(head.split(" ")[1]), contentType, answer.substring(split + 4), 0);
+        }
+    }
+
+    Response send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        HttpResponse<String> resp = CLIENT.send(request.timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        return new Response(resp.statusCode(), resp.headers().firstValue("Content-Type").orElse(""), resp.body(), tookMs);
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /** work requests a work endpoint and checks the fields every work response has. */
+    JsonNode work(String path, String endpoint, long durationMs) throws IOException, InterruptedException {
+        Response resp = get(path);
+        assertEquals(200, resp.status(), path + ": " + resp.body());
+        assertEquals("application/json", resp.contentType(), path);
+        JsonNode body = resp.json();
+        assertEquals(WORK_FIELDS, List.copyOf(body.propertyNames()).subList(0, WORK_FIELDS.size()), path + " field order");
+        assertEquals(virtual() ? "java-virtual" : "java-platform", body.get("target").asString(), path);
+        assertEquals(endpoint, body.get("endpoint").asString(), path);
+        assertEquals(durationMs, body.get("durationMs").asLong(), path);
+        assertEquals(virtual(), body.get("virtual").asBoolean(), path);
+        String thread = body.get("thread").asString();
+        assertTrue(thread.startsWith(threadPrefix()) && thread.contains(threadName()), path + ": thread " + thread);
+        return body;
+    }
+
+    @Test
+    void health() throws Exception {
+        Response resp = get("/health");
+        assertEquals(200, resp.status());
+        assertEquals("application/json", resp.contentType());
+        assertEquals("{\"status\":\"UP\"}", resp.body());
+    }
+
+    @Test
+    void light() throws Exception {
+        JsonNode body = work("/api/light", "light", 0);
+        assertEquals(WORK_FIELDS, List.copyOf(body.propertyNames()), "light has no cpu fields");
+    }
+
+    @Test
+    void heavySleepsTheDuration() throws Exception {
+        long start = System.nanoTime();
+        work("/api/heavy?duration=120", "heavy", 120);
+        assertTookAtLeast(120, start);
+    }
+
+    @Test
+    void heavyDefaultsTo100ms() throws Exception {
+        work("/api/heavy", "heavy", 100);
+    }
+
+    @Test
+    void nativeSleepsTheDuration() throws Exception {
+        if (!nativeSleep.isAvailable()) {
+            Response resp = get("/api/native?duration=10");
+            assertEquals(501, resp.status(), resp.body());
+            assertEquals(501, resp.json().get("status").asInt());
+            return;
+        }
+        long start = System.nanoTime();
+        work("/api/native?duration=120", "native", 120);
+        assertTookAtLeast(120, start);
+    }
+
+    @Test
+    void synchronizedSleepsTheDuration() throws Exception {
+        long start = System.nanoTime();
+        work("/api/synchronized?duration=120", "synchronized", 120);
+        assertTookAtLeast(120, start);
+    }
+
+    @Test
+    void cpuKnownResults() throws Exception {
+        JsonNode one = work("/api/cpu?work=1", "cpu", 0);
+        assertEquals(1, one.get("work").asInt());
+        assertEquals("785b0751fc2c53dc14a4ce3d800e69ef9ce1009eb327ccf458afe09c242c26c9", one.get("result").asString());
+        JsonNode byDefault = work("/api/cpu", "cpu", 0);
+        assertEquals(1000, byDefault.get("work").asInt());
+        assertEquals("ac0d7e5eb10992f9d5ee99e21e5784f0a236676f7d585ae2dfbe91639a7730c8", byDefault.get("result").asString());
+        assertEquals(List.of("target", "endpoint", "durationMs", "thread", "virtual", "work", "result"),
+                List.copyOf(byDefault.propertyNames()));
+    }
+
+    static Stream<Arguments> badParameters() {
+        String duration = "duration must be an integer from 0 to 60000, ";
+        String work = "work must be an integer from 0 to 100000, ";
+        return Stream.of(
+                Arguments.of("/api/heavy?duration=abc", duration + "got \"abc\""),
+                Arguments.of("/api/heavy?duration=-1", duration + "got \"-1\""),
+                Arguments.of("/api/heavy?duration=60001", duration + "got \"60001\""),
+                Arguments.of("/api/heavy?duration=1.5", duration + "got \"1.5\""),
+                Arguments.of("/api/heavy?duration=", duration + "got \"\""),
+                Arguments.of("/api/heavy?duration=%zz", duration + "got \"%zz\""),   // Tomcat's parser would throw
+                Arguments.of("/api/heavy?duration=99999999999", duration + "got \"99999999999\""),
+                Arguments.of("/api/heavy?duration=1&duration=2", duration + "got 2 values"),
+                Arguments.of("/api/native?duration=60001", duration + "got \"60001\""),
+                Arguments.of("/api/native?duration=abc", duration + "got \"abc\""),
+                Arguments.of("/api/synchronized?duration=-1", duration + "got \"-1\""),
+                Arguments.of("/api/cpu?work=100001", work + "got \"100001\""),
+                Arguments.of("/api/cpu?work=-1", work + "got \"-1\""),
+                Arguments.of("/api/cpu?work=x", work + "got \"x\""));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.threadbench.target.ContractTests#badParameters")
+    void badParameter(String path, String error) throws Exception {
+        Response resp = rawGet(path);
+        assertEquals(400, resp.status(), resp.body());
+        assertEquals("application/json", resp.contentType());
+        assertEquals(400, resp.json().get("status").asInt());
+        assertEquals(error, resp.json().get("error").asString());
+        assertEquals(List.of("status", "error"), List.copyOf(resp.json().propertyNames()));
+    }
+
+    @Test
+    void unknownPathIsJson404() throws Exception {
+        Response resp = get("/api/nope");
+        assertEquals(404, resp.status());
+        assertEquals("no endpoint at \"/api/nope\"", resp.json().get("error").asString());
+    }
+
+    @Test
+    void otherMethodsAreJson405() throws Exception {
+        Response resp = send(HttpRequest.newBuilder(uri("/api/light")).POST(HttpRequest.BodyPublishers.noBody()));
+        assertEquals(405, resp.status());
+        assertEquals("method POST not allowed, use GET", resp.json().get("error").asString());
+    }
+
+    @Test
+    void info() throws Exception {
+        Response resp = get("/info");
+        assertEquals(200, resp.status());
+        JsonNode body = resp.json();
+        assertEquals(List.of("target", "threadModel", "jdk", "vendor", "gc", "maxHeapBytes", "availableProcessors",
+                "tomcatMaxThreads", "virtualParallelism"), List.copyOf(body.propertyNames()));
+        assertEquals(virtual() ? "virtual" : "platform", body.get("threadModel").asString());
+        assertEquals(Runtime.version().toString(), body.get("jdk").asString());
+        assertFalse(body.get("gc").isEmpty(), "gc names");
+        assertTrue(body.get("maxHeapBytes").asLong() > 0);
+    }
+
+    @Test
+    void metricsHaveTheRequestHistogram() throws Exception {
+        get("/api/light");
+        String metrics = prometheus();
+        assertTrue(metrics.lines().anyMatch(l -> l.startsWith("http_server_requests_seconds_bucket{")
+                        && l.contains("method=\"GET\"") && l.contains("uri=\"/api/light\"") && l.contains("status=\"200\"")),
+                "no http_server_requests_seconds_bucket for GET /api/light 200");
+        // Micrometer's VirtualThreadMetrics, registered in both models (its JFR events cost nothing without virtual threads).
+        assertHasFamily(metrics, "jvm_threads_virtual_pinned_seconds_count");
+        assertHasFamily(metrics, "jvm_threads_virtual_submit_failed_total");
+    }
+
+    @Test
+    void metricsHaveVirtualSchedulerGaugesFromJdk24() throws Exception {
+        // micrometer-java21 reads jdk.management.VirtualThreadSchedulerMXBean, new in JDK 24.
+        assumeTrue(Runtime.version().feature() >= 24, "no VirtualThreadSchedulerMXBean before JDK 24");
+        String metrics = prometheus();
+        assertHasFamily(metrics, "jvm_threads_virtual_parallelism");
+        assertHasFamily(metrics, "jvm_threads_virtual_pool_size_threads");
+        assertHasFamily(metrics, "jvm_threads_virtual_live_threads{scheduling_status=\"mounted\"}");
+    }
+
+    @Test
+    void metricsHaveNmtGaugesWhenTracking() throws Exception {
+        assumeTrue(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                        .anyMatch(a -> a.matches("-XX:NativeMemoryTracking=(summary|detail)")),
+                "the JVM runs without -XX:NativeMemoryTracking");
+        String metrics = prometheus();
+        for (String family : List.of("jvm_nmt_total_reserved_bytes", "jvm_nmt_total_committed_bytes",
+                "jvm_nmt_thread_reserved_bytes", "jvm_nmt_thread_committed_bytes",
+                "jvm_nmt_thread_stack_reserved_bytes", "jvm_nmt_thread_stack_committed_bytes")) {
+            assertHasFamily(metrics, family);
+        }
+    }
+
+    String prometheus() throws IOException, InterruptedException {
+        Response resp = send(HttpRequest.newBuilder(uri("/actuator/prometheus"))
+                .header("Accept", "application/json, text/plain").GET()); // what the Go contract test sends
+        assertEquals(200, resp.status());
+        assertTrue(resp.contentType().startsWith("text/plain"), resp.contentType());
+        return resp.body();
+    }
+
+    static void assertHasFamily(String metrics, String prefix) {
+        assertTrue(metrics.lines().anyMatch(l -> l.startsWith(prefix)), "no metric " + prefix);
+    }
+
+    static void assertTookAtLeast(long ms, long startNanos) {
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+        assertTrue(took >= ms, "took " + took + " ms, want at least " + ms);
+    }
+}

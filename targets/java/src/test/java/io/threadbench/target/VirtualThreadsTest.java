@@ -1,0 +1,24 @@
+package io.threadbench.target;
+
+import org.springframework.boot.test.context.SpringBootTest;
+
+/** VirtualThreadsTest runs the contract with one virtual thread per request. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "spring.threads.virtual.enabled=true")
+class VirtualThreadsTest extends ContractTests {
+
+    @Override
+    boolean virtual() {
+        return true;
+    }
+
+    @Override
+    String threadPrefix() {
+        return "VirtualThread[";
+    }
+
+    @Override
+    String threadName() {
+        return "tomcat-handler-";
+    }
+}
