@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,7 +115,8 @@ func jlink(ctx context.Context, j jdk.JDK, modules []string, output string, log 
 
 // withStderr adds a failed command's stderr to its error.
 func withStderr(err error) error {
-	if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
 		return fmt.Errorf("%w: %q", err, strings.TrimSpace(string(ee.Stderr)))
 	}
 	return err

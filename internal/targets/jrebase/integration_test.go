@@ -34,7 +34,7 @@ func TestEnsure_Engine(t *testing.T) {
 	defer cli.Close()
 
 	start := time.Now()
-	ref, err := jrebase.Ensure(ctx, cli, j, testLog{t})
+	ref, err := jrebase.Ensure(ctx, cli, j, testLog{t, start})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,10 +123,13 @@ func runJava(t *testing.T, image, user string, args ...string) string {
 	return string(out)
 }
 
-// testLog writes Ensure's progress to the test log.
-type testLog struct{ t *testing.T }
+// testLog writes Ensure's progress to the test log, with the time since start.
+type testLog struct {
+	t     *testing.T
+	start time.Time
+}
 
 func (l testLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimRight(string(p), "\n"))
+	l.t.Logf("%6.1fs %s", time.Since(l.start).Seconds(), strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }

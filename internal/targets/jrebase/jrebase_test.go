@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -111,14 +113,48 @@ func TestEnsure_ErrInspect(t *testing.T) {
 	}
 }
 
-func TestEnsure_ErrJlink(t *testing.T) {
-	j := jdk.JDK{Home: t.TempDir(), Version: "25.0.3", Major: 25}
-	cli := &fakeClient{inspect: func(string) (client.ImageInspectResult, error) {
-		return client.ImageInspectResult{}, cerrdefs.ErrNotFound
-	}}
-	_, err := jrebase.Ensure(context.Background(), cli, j, nil)
-	if err == nil || !strings.Contains(err.Error(), "list modules") {
-		t.Errorf("Ensure with a JDK that has no java = %v, want a 'list modules' error", err)
+func TestEnsure_ErrSteps(t *testing.T) {
+	tests := []struct {
+		name    string
+		java    string // script standing in for bin/java; "" for none
+		jlink   string // script standing in for bin/jlink
+		wantErr []string
+	}{
+		{"no java", "", "", []string{"list modules"}},
+		{"jlink fails", "#!/bin/sh\necho java.base@25\n",
+			"#!/bin/sh\necho 'Error: cannot write to output' >&2\nexit 1\n",
+			[]string{"jlink", "Error: cannot write to output"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := jdk.JDK{Home: t.TempDir(), Version: "25.0.3", Major: 25}
+			writeScript(t, j.Tool("java"), tt.java)
+			writeScript(t, j.Tool("jlink"), tt.jlink)
+			cli := &fakeClient{inspect: func(string) (client.ImageInspectResult, error) {
+				return client.ImageInspectResult{}, cerrdefs.ErrNotFound
+			}}
+			_, err := jrebase.Ensure(context.Background(), cli, j, nil)
+			t.Log(err)
+			for _, want := range tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("Ensure error = %v, want one containing %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// writeScript writes an executable script at path, unless script is "".
+func writeScript(t *testing.T, path, script string) {
+	t.Helper()
+	if script == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
 
