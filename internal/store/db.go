@@ -135,7 +135,8 @@ func (db *DB) dsn() string {
 	return db.path + "?" + strings.Join(params, "&")
 }
 
-// Close closes the database. It is safe to call on a DB that never opened.
+// Close closes the database once every call in flight has returned; call
+// it after the last use. It is safe to call on a DB that never opened.
 func (db *DB) Close() error {
 	if db.sql == nil {
 		return nil
