@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+func newCompareCmd(g *globalState) *cobra.Command {
+	var (
+		output    string
+		threshold float64
+		failOnPct float64
+	)
+	cmd := &cobra.Command{
+		Use:   "compare BASE HEAD",
+		Short: "Compare two runs target by target: throughput, latency percentiles, errors, resources",
+		Long: "Compare two runs target by target. Percentiles are recomputed from the stored histograms.\n" +
+			"With --fail-on-regression PCT the command exits with code 3 when any figure is worse by more than PCT percent.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if failOnPct < 0 || threshold < 0 {
+				return bench.Errorf(bench.EINVALID, "--threshold and --fail-on-regression must not be negative")
+			}
+			cfg, err := loadConfig(g, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			h, err := openHistory(cfg)
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			cmp, err := compareRuns(cmd.Context(), h, args[0], args[1], threshold)
+			if err != nil {
+				return err
+			}
+			if err := report.WriteComparison(g.stdout, cmp, output); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("fail-on-regression") {
+				return nil
+			}
+			if regressions := report.Regressions(cmp, failOnPct); len(regressions) > 0 {
+				return &exitError{code: exitRegression, err: fmt.Errorf("%d regression(s) beyond %.1f%%:\n  %s",
+					len(regressions), failOnPct, strings.Join(regressions, "\n  "))}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&output, "output", "o", report.FormatTable, "table, markdown or json")
+	f.Float64Var(&threshold, "threshold", report.DefaultNoiseThreshold, "changes smaller than this percentage are within noise")
+	f.Float64Var(&failOnPct, "fail-on-regression", 0, "exit with code 3 when a figure is worse by more than this percentage")
+	return cmd
+}

@@ -1,0 +1,166 @@
+// Package client talks to a threadbench daemon's REST API (api/openapi.yaml)
+// in the domain's words, so that the CLI works the same against a daemon as
+// against the local history.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Client is a daemon's API client.
+type Client struct {
+	base string
+	hc   *http.Client
+}
+
+// New returns a client for the daemon at baseURL (e.g. http://127.0.0.1:8080).
+func New(baseURL string) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/"), hc: &http.Client{}}
+}
+
+// Close releases nothing; it lets a Client stand where a store does.
+func (c *Client) Close() error { return nil }
+
+// Submit posts a run spec and returns the queued run.
+func (c *Client) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error) {
+	var run bench.Run
+	return &run, c.do(ctx, http.MethodPost, "/runs", spec, &run)
+}
+
+// FindRunByID returns a run document.
+func (c *Client) FindRunByID(ctx context.Context, id string) (*bench.Run, error) {
+	var run bench.Run
+	return &run, c.do(ctx, http.MethodGet, "/runs/"+url.PathEscape(id), nil, &run)
+}
+
+// FindRuns lists runs newest first with the filter's paging.
+func (c *Client) FindRuns(ctx context.Context, f bench.RunFilter) ([]*bench.Run, string, error) {
+	q := url.Values{}
+	for _, s := range f.Status {
+		q.Add("status", string(s))
+	}
+	setIf(q, "target", f.Target)
+	setIf(q, "name", f.Name)
+	setIf(q, "cursor", f.Cursor)
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	if f.Since != nil {
+		q.Set("since", f.Since.Format(time.RFC3339))
+	}
+	if f.Until != nil {
+		q.Set("until", f.Until.Format(time.RFC3339))
+	}
+	var page struct {
+		Runs       []*bench.Run `json:"runs"`
+		NextCursor string       `json:"nextCursor"`
+	}
+	err := c.do(ctx, http.MethodGet, "/runs?"+q.Encode(), nil, &page)
+	return page.Runs, page.NextCursor, err
+}
+
+// DeleteRun deletes a finished run.
+func (c *Client) DeleteRun(ctx context.Context, id string) error {
+	return c.do(ctx, http.MethodDelete, "/runs/"+url.PathEscape(id), nil, nil)
+}
+
+// Cancel cancels a queued or running run.
+func (c *Client) Cancel(ctx context.Context, id string) (*bench.Run, error) {
+	var run bench.Run
+	return &run, c.do(ctx, http.MethodPost, "/runs/"+url.PathEscape(id)+"/cancel", nil, &run)
+}
+
+// Compare returns the daemon's comparison of two runs.
+func (c *Client) Compare(ctx context.Context, base, head string, threshold float64) (bench.Comparison, error) {
+	q := url.Values{"base": {base}, "head": {head}}
+	if threshold > 0 {
+		q.Set("threshold", strconv.FormatFloat(threshold, 'f', -1, 64))
+	}
+	var cmp bench.Comparison
+	return cmp, c.do(ctx, http.MethodGet, "/compare?"+q.Encode(), nil, &cmp)
+}
+
+func setIf(q url.Values, key, value string) {
+	if value != "" {
+		q.Set(key, value)
+	}
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return bench.Errorf(bench.EINVALID, "bad daemon URL %q: %v", c.base, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return bench.Errorf(bench.EUNAVAILABLE, "daemon at %s does not answer: %v", c.base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		return problemError(resp)
+	}
+	if out == nil || resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("decode %s %s response: %w", method, path, err)
+	}
+	return nil
+}
+
+// problem is an RFC 9457 problem document.
+type problem struct {
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Field  string `json:"field"`
+}
+
+// problemError turns a daemon's problem+json answer back into a domain error
+// with the code its status stands for.
+func problemError(resp *http.Response) error {
+	var p problem
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if json.Unmarshal(b, &p) != nil || p.Detail == "" {
+		p.Detail = fmt.Sprintf("daemon answered %s", resp.Status)
+	}
+	return &bench.Error{Code: codeForStatus(resp.StatusCode), Field: p.Field, Message: p.Detail}
+}
+
+func codeForStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return bench.EINVALID
+	case http.StatusNotFound:
+		return bench.ENOTFOUND
+	case http.StatusConflict:
+		return bench.ECONFLICT
+	case http.StatusRequestEntityTooLarge:
+		return bench.ETOOLARGE
+	case http.StatusServiceUnavailable:
+		return bench.EUNAVAILABLE
+	}
+	return bench.EINTERNAL
+}
