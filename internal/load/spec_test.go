@@ -1,0 +1,192 @@
+package load_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
+)
+
+var knownTargets = []string{bench.TargetGo, bench.TargetJavaPlatform, bench.TargetJavaVirtual}
+
+// validSpec is a spec that passes; each test row breaks one thing.
+func validSpec() bench.RunSpec {
+	return bench.RunSpec{
+		Targets: []string{bench.TargetGo, bench.TargetJavaVirtual},
+		Profile: bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{hold(10, 100), ramp(10, 0)}},
+		Workload: bench.Workload{Requests: []bench.Request{
+			{Endpoint: "heavy", Params: map[string]string{"duration": "200"}},
+			{Endpoint: "cpu", Params: map[string]string{"work": "1000"}, Weight: 3},
+		}},
+	}
+}
+
+func closedSpec(stages ...bench.Stage) bench.RunSpec {
+	s := validSpec()
+	s.Profile = bench.Profile{Model: bench.ModelClosed, Stages: stages}
+	return s
+}
+
+func TestPrepareSpecValid(t *testing.T) {
+	spec := validSpec()
+	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := spec.Workload.Requests[0].Weight, 1; got != want {
+		t.Errorf("defaults not applied: weight %d, want %d", got, want)
+	}
+	if got, want := spec.Warmup.Duration, bench.DefaultWarmupDuration; got != want {
+		t.Errorf("warm-up %s, want %s", got, want)
+	}
+	// a closed ramp down to 0 is fine
+	spec = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Ramp: true})
+	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+		t.Errorf("closed ramp to 0: %v", err)
+	}
+}
+
+func TestPrepareSpecBuiltin(t *testing.T) {
+	spec := bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "seed-k6", Scale: 0.5}}
+	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := spec.Profile.Model, bench.ModelClosed; got != want {
+		t.Errorf("model %s, want %s", got, want)
+	}
+	if got, want := spec.Profile.Duration().D(), 270*time.Second; got != want {
+		t.Errorf("seed-k6 at scale 0.5 lasts %s, want %s", got, want)
+	}
+	if got, want := len(spec.Workload.Requests), 2; got != want {
+		t.Fatalf("workload has %d requests, want the built-in's %d", got, want)
+	}
+	if got, want := spec.Workload.Requests[0].Path(), "/api/heavy?duration=500"; got != want {
+		t.Errorf("first request %s, want %s", got, want)
+	}
+
+	// the spec's own workload wins over the built-in's
+	spec = bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "smoke"},
+		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "cpu"}}}}
+	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := spec.Workload.Requests[0].Endpoint, "cpu"; len(spec.Workload.Requests) != 1 || got != want {
+		t.Errorf("workload %+v, want the spec's own", spec.Workload.Requests)
+	}
+}
+
+func TestPrepareSpecErrors(t *testing.T) {
+	g := bench.Guardrails{MaxRate: 1000, MaxConcurrency: 500, MaxDuration: bench.Duration(10 * time.Minute), MaxTimeout: bench.Duration(time.Minute)}
+	tests := []struct {
+		name   string
+		change func(*bench.RunSpec)
+		field  string
+		says   string // part of the message
+	}{
+		// no target at all
+		{"no targets", func(s *bench.RunSpec) { s.Targets = nil }, "targets", "at least one"},
+		// a target the catalog does not have
+		{"unknown target", func(s *bench.RunSpec) { s.Targets = []string{"go", "rust"} }, "targets[1]", "java-platform"},
+		// the same target twice
+		{"duplicate target", func(s *bench.RunSpec) { s.Targets = []string{"go", "go"} }, "targets[1]", "twice"},
+		// a name that is no built-in
+		{"unknown profile name", func(s *bench.RunSpec) { s.Profile = bench.Profile{Name: "spike"} }, "profile.name", "seed-k6"},
+		// a negative scale for a built-in
+		{"negative scale", func(s *bench.RunSpec) { s.Profile = bench.Profile{Name: "smoke", Scale: -2} }, "profile.scale", "positive"},
+		// neither a name nor stages
+		{"no stages", func(s *bench.RunSpec) { s.Profile = bench.Profile{} }, "profile.stages", "at least one stage"},
+		// a model that does not exist
+		{"bad model", func(s *bench.RunSpec) { s.Profile.Model = "hybrid" }, "profile.model", "open"},
+		// a zero-length stage
+		{"zero duration", func(s *bench.RunSpec) { s.Profile.Stages[1].Duration = 0 }, "profile.stages[1].duration", "positive"},
+		// a negative-length stage, the third one
+		{"negative duration", func(s *bench.RunSpec) { s.Profile.Stages = append(s.Profile.Stages, hold(-1, 5)) }, "profile.stages[2].duration", "positive"},
+		// a negative rate
+		{"negative rate", func(s *bench.RunSpec) { s.Profile.Stages[0].Rate = -1 }, "profile.stages[0].rate", "1000"},
+		// above the configured maximum, which the message states
+		{"rate above max", func(s *bench.RunSpec) { s.Profile.Stages[0].Rate = 1001 }, "profile.stages[0].rate", "maximum"},
+		// an open stage with a concurrency
+		{"open with concurrency", func(s *bench.RunSpec) { s.Profile.Stages[1].Concurrency = 5 }, "profile.stages[1].concurrency", "rate"},
+		// an open profile that sends nothing
+		{"all rates zero", func(s *bench.RunSpec) { s.Profile.Stages = []bench.Stage{hold(5, 0)} }, "profile.stages", "no stage"},
+		// a closed stage with a rate
+		{"closed with rate", func(s *bench.RunSpec) { *s = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 4, Rate: 10}) }, "profile.stages[0].rate", "concurrency"},
+		// a negative concurrency
+		{"negative concurrency", func(s *bench.RunSpec) { *s = closedSpec(bench.Stage{Duration: sec(5), Concurrency: -4}) }, "profile.stages[0].concurrency", "500"},
+		// above the configured maximum
+		{"concurrency above max", func(s *bench.RunSpec) {
+			*s = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 4}, bench.Stage{Duration: sec(5), Concurrency: 501})
+		}, "profile.stages[1].concurrency", "maximum"},
+		// a closed hold at 0 is no ramp target
+		{"closed hold at zero", func(s *bench.RunSpec) { *s = closedSpec(bench.Stage{Duration: sec(5)}) }, "profile.stages[0].concurrency", "ramp"},
+		// no requests, and a profile without a workload of its own
+		{"no requests", func(s *bench.RunSpec) { s.Workload.Requests = nil }, "workload.requests", "light"},
+		// an endpoint outside the contract
+		{"unknown endpoint", func(s *bench.RunSpec) { s.Workload.Requests[1].Endpoint = "sleep" }, "workload.requests[1].endpoint", "synchronized"},
+		// a parameter the endpoint does not take
+		{"unknown param", func(s *bench.RunSpec) { s.Workload.Requests[1].Params["duration"] = "5" }, "workload.requests[1].params.duration", "work"},
+		// not an integer
+		{"param not integer", func(s *bench.RunSpec) { s.Workload.Requests[0].Params["duration"] = "2s" }, "workload.requests[0].params.duration", "integer"},
+		// above the contract's range
+		{"duration out of range", func(s *bench.RunSpec) { s.Workload.Requests[0].Params["duration"] = "60001" }, "workload.requests[0].params.duration", "60000"},
+		// below the contract's range
+		{"work negative", func(s *bench.RunSpec) { s.Workload.Requests[1].Params["work"] = "-1" }, "workload.requests[1].params.work", "100000"},
+		// above the contract's range
+		{"work out of range", func(s *bench.RunSpec) { s.Workload.Requests[1].Params["work"] = "100001" }, "workload.requests[1].params.work", "100000"},
+		// a negative weight
+		{"negative weight", func(s *bench.RunSpec) { s.Workload.Requests[1].Weight = -1 }, "workload.requests[1].weight", "negative"},
+		// a negative timeout
+		{"negative timeout", func(s *bench.RunSpec) { s.Workload.Timeout = -1 }, "workload.timeout", "above 0"},
+		// a timeout above the maximum
+		{"timeout above max", func(s *bench.RunSpec) { s.Workload.Timeout = bench.Duration(2 * time.Minute) }, "workload.timeout", "1m0s"},
+		// a negative warm-up
+		{"negative warm-up", func(s *bench.RunSpec) { s.Warmup.Duration = -1 }, "warmup.duration", "from 0"},
+		// a warm-up longer than a run may be
+		{"warm-up above max", func(s *bench.RunSpec) { s.Warmup.Duration = bench.Duration(11 * time.Minute) }, "warmup.duration", "10m0s"},
+		// a warm-up rate above the maximum
+		{"warm-up rate above max", func(s *bench.RunSpec) { s.Warmup.Rate = 5000 }, "warmup.rate", "1000"},
+		// warm-up plus profile over the maximum
+		{"too long", func(s *bench.RunSpec) {
+			s.Warmup.Duration = bench.Duration(time.Minute)
+			s.Profile.Stages[0].Duration = bench.Duration(9 * time.Minute)
+		}, "profile", "10m0s"},
+		// no CPU
+		{"negative cpus", func(s *bench.RunSpec) { s.Limits.CPUs = -0.5 }, "limits.cpus", "above 0"},
+		// too little memory for a JVM
+		{"too little memory", func(s *bench.RunSpec) { s.Limits.MemoryMiB = 32 }, "limits.memoryMiB", "64"},
+		// the first problem wins: an unknown target before a bad stage
+		{"first problem", func(s *bench.RunSpec) { s.Targets = []string{"x"}; s.Profile.Stages[0].Rate = -1 }, "targets[0]", "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := validSpec()
+			tt.change(&spec)
+			err := load.PrepareSpec(&spec, knownTargets, g)
+			var e *bench.Error
+			if !asError(err, &e) {
+				t.Fatalf("PrepareSpec = %v, want a *bench.Error", err)
+			}
+			t.Log(err)
+			if e.Code != bench.EINVALID || e.Field != tt.field {
+				t.Errorf("error %s %q, want %s %q (%v)", e.Code, e.Field, bench.EINVALID, tt.field, err)
+			}
+			if !strings.Contains(e.Message, tt.says) {
+				t.Errorf("message %q does not say %q", e.Message, tt.says)
+			}
+		})
+	}
+}
+
+func TestPrepareSpecDefaultGuardrails(t *testing.T) {
+	// zero guardrails mean the defaults, not "nothing allowed"
+	spec := validSpec()
+	if err := load.PrepareSpec(&spec, knownTargets, bench.Guardrails{}); err != nil {
+		t.Errorf("zero guardrails: %v", err)
+	}
+	spec = validSpec()
+	spec.Profile.Stages[0].Rate = bench.DefaultGuardrails.MaxRate + 1
+	if err := load.PrepareSpec(&spec, knownTargets, bench.Guardrails{}); err == nil {
+		t.Error("zero guardrails allow a rate above the default maximum")
+	}
+}
