@@ -96,7 +96,7 @@ func buildTarget(g *globalState, rt *targets.Runtime, name, javaBase string) err
 	if img.Cached {
 		state = "cached"
 	}
-	fmt.Fprintf(g.stderr, "%s: %s in %s\n", name, state, time.Since(start).Round(10*time.Millisecond))
+	fmt.Fprintf(g.stderr, "%s: %s in %s\n", name, state, time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(g.stdout, "%-13s  %s  %s (%s)\n", name, img.Ref, state, img.BaseImage)
 	return nil
 }

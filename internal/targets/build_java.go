@@ -56,12 +56,13 @@ func (r *Runtime) buildJava(ctx context.Context, root string, opts BuildOptions)
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
-	dir := filepath.Join(root, "targets", "java")
-	if err := mavenPackage(ctx, dir, j, opts.log()); err != nil {
-		return bench.ImageInfo{}, err
-	}
+	// The base first: a missing one fails in seconds, Maven takes longer.
 	baseRef, err := r.resolveJavaBase(ctx, base, opts.JavaBaseImage != "", j, opts.log())
 	if err != nil {
+		return bench.ImageInfo{}, err
+	}
+	dir := filepath.Join(root, "targets", "java")
+	if err := mavenPackage(ctx, dir, j, opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	labels := map[string]string{labelInputs: hash, labelBase: baseRef, labelRuntime: r.javaRuntime(ctx, baseRef, j)}
