@@ -39,7 +39,8 @@ public class ErrorAdvice {
     public ResponseEntity<ErrorBody> methodNotAllowed(HttpRequestMethodNotSupportedException e) {
         return ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED)
                 .header(HttpHeaders.ALLOW, "GET, HEAD") // every route is GET, which serves HEAD too
-                .body(new ErrorBody(HttpStatus.METHOD_NOT_ALLOWED.value(), "method " + e.getMethod() + " not allowed, use GET"));
+                .body(new ErrorBody(HttpStatus.METHOD_NOT_ALLOWED.value(),
+                        "method " + e.getMethod() + " not allowed, use GET"));
     }
 
     private static ResponseEntity<ErrorBody> body(HttpStatus status, String message) {

@@ -25,6 +25,10 @@ public record ErrorBody(int status, String error) {
                 case '\n' -> b.append("\\n");
                 case '\r' -> b.append("\\r");
                 case '\t' -> b.append("\\t");
+                case '\u0007' -> b.append("\\a");
+                case '\b' -> b.append("\\b");
+                case '\f' -> b.append("\\f");
+                case '\u000b' -> b.append("\\v");
                 default -> {
                     if (c < 0x20 || c == 0x7f) {
                         b.append(String.format("\\x%02x", (int) c));

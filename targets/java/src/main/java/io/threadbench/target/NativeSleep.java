@@ -78,7 +78,8 @@ public final class NativeSleep {
                 do {
                     handles.setLong.invokeExact(timespec, 0L, left / NANOS_PER_SECOND);
                     handles.setLong.invokeExact(timespec, 8L, left % NANOS_PER_SECOND);
-                    int unused = (int) handles.nanosleep.invokeExact(timespec, handles.nullSegment);
+                    // -1 with EINTR when a signal cut it short: the loop sleeps what is left.
+                    int ignored = (int) handles.nanosleep.invokeExact(timespec, handles.nullSegment);
                     left = deadline - System.nanoTime();
                 } while (left > 0);
             } finally {

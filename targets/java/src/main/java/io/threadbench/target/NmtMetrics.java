@@ -50,12 +50,18 @@ public final class NmtMetrics implements MeterBinder {
         if (summary().isEmpty()) {
             return; // tracking off: no gauges rather than gauges that lie
         }
-        gauge(registry, "jvm.nmt.total.reserved", NmtSummary::totalReserved, "Memory the JVM has reserved, all categories");
-        gauge(registry, "jvm.nmt.total.committed", NmtSummary::totalCommitted, "Memory the JVM has committed, all categories");
-        gauge(registry, "jvm.nmt.thread.reserved", NmtSummary::threadReserved, "Memory reserved for threads: stacks, malloc and arenas");
-        gauge(registry, "jvm.nmt.thread.committed", NmtSummary::threadCommitted, "Memory committed for threads: stacks, malloc and arenas");
-        gauge(registry, "jvm.nmt.thread.stack.reserved", NmtSummary::threadStackReserved, "Memory reserved for platform thread stacks");
-        gauge(registry, "jvm.nmt.thread.stack.committed", NmtSummary::threadStackCommitted, "Memory committed for platform thread stacks");
+        gauge(registry, "jvm.nmt.total.reserved", NmtSummary::totalReserved,
+                "Memory the JVM has reserved, all categories");
+        gauge(registry, "jvm.nmt.total.committed", NmtSummary::totalCommitted,
+                "Memory the JVM has committed, all categories");
+        gauge(registry, "jvm.nmt.thread.reserved", NmtSummary::threadReserved,
+                "Memory reserved for threads: stacks, malloc and arenas");
+        gauge(registry, "jvm.nmt.thread.committed", NmtSummary::threadCommitted,
+                "Memory committed for threads: stacks, malloc and arenas");
+        gauge(registry, "jvm.nmt.thread.stack.reserved", NmtSummary::threadStackReserved,
+                "Memory reserved for platform thread stacks");
+        gauge(registry, "jvm.nmt.thread.stack.committed", NmtSummary::threadStackCommitted,
+                "Memory committed for platform thread stacks");
     }
 
     /** summary is the latest parsed summary, at most MAX_AGE_NANOS old; empty when tracking is off. */

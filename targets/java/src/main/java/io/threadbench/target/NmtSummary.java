@@ -23,7 +23,8 @@ public record NmtSummary(
             "^Total: reserved=" + SIZE + ", committed=" + SIZE, Pattern.MULTILINE);
     // The Thread category header and its indented "(...)" detail lines, up to the next category.
     private static final Pattern THREAD = Pattern.compile(
-            "^-\\s+Thread \\(reserved=" + SIZE + ", committed=" + SIZE + "\\)[^\\n]*\\n((?:[ \\t]+\\(.*\\)[^\\n]*\\n?)*)",
+            "^-\\s+Thread \\(reserved=" + SIZE + ", committed=" + SIZE + "\\)[^\\n]*\\n"
+                    + "((?:[ \\t]+\\(.*\\)[^\\n]*\\n?)*)",
             Pattern.MULTILINE);
     private static final Pattern STACK = Pattern.compile("stack: reserved=" + SIZE + ", committed=" + SIZE);
 

@@ -29,7 +29,8 @@ class PlatformThreadsTest extends ContractTests {
     void metricsHaveTomcatPool() throws Exception {
         String metrics = prometheus();
         assertHasFamily(metrics, "tomcat_threads_busy_threads");
-        assertTrue(metrics.lines().anyMatch(l -> l.startsWith("tomcat_threads_config_max_threads{") && l.endsWith(" 200.0")),
+        assertTrue(metrics.lines()
+                        .anyMatch(l -> l.startsWith("tomcat_threads_config_max_threads{") && l.endsWith(" 200.0")),
                 "tomcat_threads_config_max_threads is not 200");
     }
 }
