@@ -1,0 +1,129 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/httpapi"
+)
+
+// errNotFaked is what a fake returns for a method the test did not set:
+// an untyped error, hence a 500, which no test expects by accident.
+var errNotFaked = errors.New("fake: method not set by the test")
+
+// fakeRuns is a hand-written httpapi.Runs whose methods are fields.
+type fakeRuns struct {
+	SubmitFn      func(ctx context.Context, spec bench.RunSpec) (*bench.Run, error)
+	CancelFn      func(ctx context.Context, id string) (*bench.Run, error)
+	SubscribeFn   func(ctx context.Context, id string) (<-chan bench.Event, error)
+	QueueLengthFn func() int
+}
+
+var _ httpapi.Runs = (*fakeRuns)(nil)
+
+func (f *fakeRuns) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error) {
+	if f.SubmitFn == nil {
+		return nil, errNotFaked
+	}
+	return f.SubmitFn(ctx, spec)
+}
+
+func (f *fakeRuns) Cancel(ctx context.Context, id string) (*bench.Run, error) {
+	if f.CancelFn == nil {
+		return nil, errNotFaked
+	}
+	return f.CancelFn(ctx, id)
+}
+
+func (f *fakeRuns) Subscribe(ctx context.Context, id string) (<-chan bench.Event, error) {
+	if f.SubscribeFn == nil {
+		return nil, errNotFaked
+	}
+	return f.SubscribeFn(ctx, id)
+}
+
+func (f *fakeRuns) QueueLength() int {
+	if f.QueueLengthFn == nil {
+		return 0
+	}
+	return f.QueueLengthFn()
+}
+
+// fakeStore is a hand-written httpapi.Store whose methods are fields.
+type fakeStore struct {
+	CreateRunFn       func(ctx context.Context, run *bench.Run) error
+	UpdateRunFn       func(ctx context.Context, run *bench.Run) error
+	FindRunByIDFn     func(ctx context.Context, id string) (*bench.Run, error)
+	FindRunsFn        func(ctx context.Context, filter bench.RunFilter) ([]*bench.Run, string, error)
+	DeleteRunFn       func(ctx context.Context, id string) error
+	SaveSeriesFn      func(ctx context.Context, runID, target string, series []bench.Series) error
+	FindSeriesFn      func(ctx context.Context, runID, target string, names []string) ([]bench.Series, error)
+	SaveExpositionFn  func(ctx context.Context, runID, target string, e bench.Exposition) error
+	FindExpositionsFn func(ctx context.Context, runID, target string) ([]bench.Exposition, error)
+}
+
+var _ httpapi.Store = (*fakeStore)(nil)
+
+func (f *fakeStore) CreateRun(ctx context.Context, run *bench.Run) error {
+	if f.CreateRunFn == nil {
+		return errNotFaked
+	}
+	return f.CreateRunFn(ctx, run)
+}
+
+func (f *fakeStore) UpdateRun(ctx context.Context, run *bench.Run) error {
+	if f.UpdateRunFn == nil {
+		return errNotFaked
+	}
+	return f.UpdateRunFn(ctx, run)
+}
+
+func (f *fakeStore) FindRunByID(ctx context.Context, id string) (*bench.Run, error) {
+	if f.FindRunByIDFn == nil {
+		return nil, errNotFaked
+	}
+	return f.FindRunByIDFn(ctx, id)
+}
+
+func (f *fakeStore) FindRuns(ctx context.Context, filter bench.RunFilter) ([]*bench.Run, string, error) {
+	if f.FindRunsFn == nil {
+		return nil, "", errNotFaked
+	}
+	return f.FindRunsFn(ctx, filter)
+}
+
+func (f *fakeStore) DeleteRun(ctx context.Context, id string) error {
+	if f.DeleteRunFn == nil {
+		return errNotFaked
+	}
+	return f.DeleteRunFn(ctx, id)
+}
+
+func (f *fakeStore) SaveSeries(ctx context.Context, runID, target string, series []bench.Series) error {
+	if f.SaveSeriesFn == nil {
+		return errNotFaked
+	}
+	return f.SaveSeriesFn(ctx, runID, target, series)
+}
+
+func (f *fakeStore) FindSeries(ctx context.Context, runID, target string, names []string) ([]bench.Series, error) {
+	if f.FindSeriesFn == nil {
+		return nil, errNotFaked
+	}
+	return f.FindSeriesFn(ctx, runID, target, names)
+}
+
+func (f *fakeStore) SaveExposition(ctx context.Context, runID, target string, e bench.Exposition) error {
+	if f.SaveExpositionFn == nil {
+		return errNotFaked
+	}
+	return f.SaveExpositionFn(ctx, runID, target, e)
+}
+
+func (f *fakeStore) FindExpositions(ctx context.Context, runID, target string) ([]bench.Exposition, error) {
+	if f.FindExpositionsFn == nil {
+		return nil, errNotFaked
+	}
+	return f.FindExpositionsFn(ctx, runID, target)
+}

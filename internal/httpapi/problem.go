@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// ProblemContentType is the media type of error responses (RFC 9457).
+const ProblemContentType = "application/problem+json"
+
+// Problem is an RFC 9457 problem document, the body of every error response.
+// Field names the one input field at fault, when there is one; RequestID is
+// the request's X-Request-Id, under which the daemon logged it.
+type Problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	Instance  string `json:"instance,omitempty"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// statusByCode is the one table from error codes to HTTP statuses. Codes
+// not in it, and errors without a code, are 500s.
+var statusByCode = map[string]int{
+	bench.EINVALID:     http.StatusBadRequest,
+	bench.ENOTFOUND:    http.StatusNotFound,
+	bench.ECONFLICT:    http.StatusConflict,
+	bench.ETOOLARGE:    http.StatusRequestEntityTooLarge,
+	bench.EUNAVAILABLE: http.StatusServiceUnavailable,
+}
+
+// Err turns a problem received from the daemon back into the *bench.Error
+// it was made from, using the same table (EINTERNAL for other statuses).
+func (p Problem) Err() *bench.Error {
+	code := bench.EINTERNAL
+	for c, status := range statusByCode {
+		if status == p.Status {
+			code = c
+		}
+	}
+	return &bench.Error{Code: code, Field: p.Field, Message: p.Detail}
+}
+
+// writeError answers err as a problem. Errors that map to 500 are logged
+// with the request ID and answered "internal error", never their text.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, ok := statusByCode[bench.ErrorCode(err)]
+	if !ok {
+		s.log.ErrorContext(r.Context(), "request failed", "requestId", requestIDFrom(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "error", err)
+		s.writeProblem(w, r, http.StatusInternalServerError, "internal error", "")
+		return
+	}
+	var field string
+	var be *bench.Error
+	if errors.As(err, &be) {
+		field = be.Field
+	}
+	s.writeProblem(w, r, status, bench.ErrorMessage(err), field)
+}
+
+// writeProblem writes a problem document with the given status.
+func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, status int, detail, field string) {
+	p := Problem{
+		Type:      "about:blank",
+		Title:     http.StatusText(status),
+		Status:    status,
+		Detail:    detail,
+		Instance:  r.URL.Path,
+		Field:     field,
+		RequestID: requestIDFrom(r.Context()),
+	}
+	w.Header().Set("Content-Type", ProblemContentType)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(p); err != nil {
+		s.log.DebugContext(r.Context(), "writing problem", "error", err)
+	}
+}
+
+// writeJSON writes v as a JSON response.
+func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		// The status is out already; all that is left is to say so in the log.
+		s.log.WarnContext(r.Context(), "writing response", "requestId", requestIDFrom(r.Context()), "error", err)
+	}
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeProblem(w, r, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path, "")
+}
+
+// methodNotAllowed answers 405 with the Allow header chi leaves out when the
+// handler is replaced.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.mux.Match(chi.NewRouteContext(), m, r.URL.Path) {
+			allowed = append(allowed, m)
+		}
+	}
+	for _, m := range allowed {
+		w.Header().Add("Allow", m)
+	}
+	s.writeProblem(w, r, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path, "")
+}

@@ -1,0 +1,150 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// submitRun queues a run and answers 202 with its document and its URL.
+func (s *Server) submitRun(w http.ResponseWriter, r *http.Request) {
+	var spec bench.RunSpec
+	if err := decodeJSON(r, &spec); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	run, err := s.cfg.Runs.Submit(r.Context(), spec)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/runs/"+url.PathEscape(run.ID))
+	s.writeJSON(w, r, http.StatusAccepted, run)
+}
+
+// listRuns answers one page of the history.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	filter, err := runFilter(r.URL.Query())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	runs, next, err := s.cfg.Store.FindRuns(r.Context(), filter)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if runs == nil {
+		runs = []*bench.Run{}
+	}
+	s.writeJSON(w, r, http.StatusOK, RunList{Runs: runs, NextCursor: next})
+}
+
+// runFilter reads GET /runs's query. The spec has checked it already; the
+// checks here keep the handler correct on its own.
+func runFilter(q url.Values) (bench.RunFilter, error) {
+	f := bench.RunFilter{Target: q.Get("target"), Name: q.Get("name"), Cursor: q.Get("cursor")}
+	var err error
+	if f.Status, err = parseStatuses(q["status"]); err != nil {
+		return f, err
+	}
+	if f.Since, err = parseTime(q, "since"); err != nil {
+		return f, err
+	}
+	if f.Until, err = parseTime(q, "until"); err != nil {
+		return f, err
+	}
+	if f.Since != nil && f.Until != nil && f.Until.Before(*f.Since) {
+		return f, bench.FieldErrorf("until", "is before since")
+	}
+	if v := q.Get("limit"); v != "" {
+		if f.Limit, err = strconv.Atoi(v); err != nil || f.Limit < 1 {
+			return f, bench.FieldErrorf("limit", "must be a positive integer, got %q", v)
+		}
+	}
+	return f, nil
+}
+
+// parseStatuses accepts repeated parameters and comma-separated lists.
+func parseStatuses(values []string) ([]bench.RunStatus, error) {
+	var out []bench.RunStatus
+	for _, v := range values {
+		for name := range strings.SplitSeq(v, ",") {
+			status := bench.RunStatus(strings.TrimSpace(name))
+			if !slices.Contains(bench.RunStatuses, status) {
+				return nil, bench.FieldErrorf("status", "unknown status %q", name)
+			}
+			out = append(out, status)
+		}
+	}
+	return out, nil
+}
+
+func parseTime(q url.Values, name string) (*time.Time, error) {
+	v := q.Get(name)
+	if v == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, bench.FieldErrorf(name, "must be an RFC 3339 time such as 2026-05-01T12:00:00Z")
+	}
+	return &t, nil
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	run, err := s.cfg.Store.FindRunByID(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, run)
+}
+
+// deleteRun removes a finished run; the store refuses others with ECONFLICT.
+func (s *Server) deleteRun(w http.ResponseWriter, r *http.Request) {
+	if err := s.cfg.Store.DeleteRun(r.Context(), chi.URLParam(r, "id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
+	run, err := s.cfg.Runs.Cancel(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, run)
+}
+
+// getSeries answers a target's series; 404 when the run did not have the target.
+func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
+	id, target := chi.URLParam(r, "id"), chi.URLParam(r, "target")
+	run, err := s.cfg.Store.FindRunByID(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if run.Target(target) == nil {
+		s.writeError(w, r, bench.Errorf(bench.ENOTFOUND, "run %s has no target %q", id, target))
+		return
+	}
+	series, err := s.cfg.Store.FindSeries(r.Context(), id, target, r.URL.Query()["name"])
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if series == nil {
+		series = []bench.Series{}
+	}
+	s.writeJSON(w, r, http.StatusOK, SeriesList{Series: series})
+}

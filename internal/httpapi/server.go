@@ -1,0 +1,169 @@
+// Package httpapi is the daemon's HTTP layer: the routes of api/openapi.yaml
+// on a chi router, requests validated against that document, domain errors
+// turned into RFC 9457 problem documents, and run progress as Server-Sent
+// Events. It speaks to the run queue and the store through the interfaces
+// below, so that it can be tested with fakes and wired to anything.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/threadbench/threadbench/api"
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Runs is the run queue (implemented by internal/runner).
+type Runs interface {
+	// Submit validates the spec (EINVALID with Field) and stores the run
+	// queued; EUNAVAILABLE when the queue is full.
+	Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error)
+	// Cancel stops a queued or running run; ENOTFOUND, or ECONFLICT if it
+	// has already finished.
+	Cancel(ctx context.Context, id string) (*bench.Run, error)
+	// Subscribe returns the run's progress events; ENOTFOUND for unknown runs.
+	// The channel is closed when the run ends or ctx is done.
+	Subscribe(ctx context.Context, id string) (<-chan bench.Event, error)
+	// QueueLength returns the number of runs waiting.
+	QueueLength() int
+}
+
+// Store is the run history the API reads.
+type Store interface {
+	bench.RunStore
+	bench.SeriesStore
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultKeepAlive    = 15 * time.Second
+	DefaultThreshold    = 5.0
+)
+
+// Config is what a Server needs. Runs, Store and Compare are required.
+type Config struct {
+	Runs     Runs
+	Store    Store
+	Targets  []bench.TargetInfo
+	Profiles []bench.Profile
+	Compare  func(base, head *bench.Run, noiseThreshold float64) bench.Comparison
+	// Gatherer is the daemon's own metrics for GET /metrics;
+	// prometheus.DefaultGatherer when nil.
+	Gatherer prometheus.Gatherer
+	// Logger receives the access log and the causes of 500s; slog.Default() when nil.
+	Logger *slog.Logger
+	// MaxBodyBytes limits request bodies; DefaultMaxBodyBytes when 0.
+	MaxBodyBytes int64
+	// KeepAlive is the interval of comments on an idle event stream;
+	// DefaultKeepAlive when 0.
+	KeepAlive time.Duration
+}
+
+// Server is the daemon's HTTP API. It holds no goroutines of its own; event
+// streams live as long as the requests that opened them.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	specRoute routers.Router
+	mux       *chi.Mux
+}
+
+// NewServer loads the embedded spec and builds the router.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	specRouter, err := loadSpecRouter()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, specRoute: specRouter, mux: chi.NewRouter()}
+	s.routes()
+	return s, nil
+}
+
+func (c *Config) setDefaults() error {
+	if c.Runs == nil || c.Store == nil || c.Compare == nil {
+		return errors.New("httpapi: Config needs Runs, Store and Compare")
+	}
+	if c.Gatherer == nil {
+		c.Gatherer = prometheus.DefaultGatherer
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.KeepAlive <= 0 {
+		c.KeepAlive = DefaultKeepAlive
+	}
+	return nil
+}
+
+// loadSpecRouter parses api/openapi.yaml and builds kin-openapi's router
+// over it. Servers are dropped so that routes match whatever address the
+// daemon listens on.
+func loadSpecRouter() (routers.Router, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: loading openapi.yaml: %w", err)
+	}
+	doc.Servers = nil
+	r, err := legacy.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: openapi.yaml: %w", err)
+	}
+	return r, nil
+}
+
+// Handler returns the root handler, middleware included.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Routes returns the mounted routes as "METHOD /path/{param}", sorted.
+func (s *Server) Routes() []string {
+	var out []string
+	_ = chi.Walk(s.mux, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		out = append(out, method+" "+route)
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// routes mounts every operation of api/openapi.yaml; a test checks that the
+// two lists agree.
+func (s *Server) routes() {
+	r := s.mux
+	r.Use(s.requestID, s.accessLog, s.recoverPanic, s.limitBody, s.validate)
+	r.NotFound(s.notFound)
+	r.MethodNotAllowed(s.methodNotAllowed)
+
+	r.Get("/openapi.yaml", s.getOpenAPI)
+	r.Get("/healthz", s.getHealth)
+	r.Get("/metrics", s.getMetrics().ServeHTTP)
+	r.Get("/targets", s.listTargets)
+	r.Get("/profiles", s.listProfiles)
+
+	r.Post("/runs", s.submitRun)
+	r.Get("/runs", s.listRuns)
+	r.Get("/runs/{id}", s.getRun)
+	r.Delete("/runs/{id}", s.deleteRun)
+	r.Post("/runs/{id}/cancel", s.cancelRun)
+	r.Get("/runs/{id}/events", s.followRun)
+	r.Get("/runs/{id}/targets/{target}/series", s.getSeries)
+
+	r.Get("/compare", s.compareRuns)
+}

@@ -1,0 +1,34 @@
+package httpapi
+
+import "github.com/threadbench/threadbench/internal/bench"
+
+// Response documents of api/openapi.yaml that are not domain types, exported
+// so that a client can decode them.
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status      string `json:"status"`
+	QueueLength int    `json:"queueLength"`
+}
+
+// TargetList is the body of GET /targets.
+type TargetList struct {
+	Targets []bench.TargetInfo `json:"targets"`
+}
+
+// ProfileList is the body of GET /profiles.
+type ProfileList struct {
+	Profiles []bench.Profile `json:"profiles"`
+}
+
+// RunList is the body of GET /runs: one page, and the cursor of the next
+// ("" on the last page).
+type RunList struct {
+	Runs       []*bench.Run `json:"runs"`
+	NextCursor string       `json:"nextCursor,omitempty"`
+}
+
+// SeriesList is the body of GET /runs/{id}/targets/{target}/series.
+type SeriesList struct {
+	Series []bench.Series `json:"series"`
+}
