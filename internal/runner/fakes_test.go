@@ -1,0 +1,101 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/store"
+	"github.com/threadbench/threadbench/targets/go/server"
+)
+
+// fakeRuntime "starts" targets as in-process Go target servers, so the
+// runner, the real load engine and the real store are tested without Docker.
+type fakeRuntime struct {
+	mu       sync.Mutex
+	startErr map[string]error                 // per target: Start fails with this
+	state    map[string]runner.ContainerState // per target: State after the attack
+	started  []string
+	stopped  []string
+	cleanups int
+}
+
+var _ runner.TargetRuntime = (*fakeRuntime)(nil)
+
+func (f *fakeRuntime) Build(_ context.Context, target string, _ bench.RunSpec, _ io.Writer) (bench.ImageInfo, error) {
+	return bench.ImageInfo{Ref: "fake/" + target + ":1", Runtime: "fake"}, nil
+}
+
+func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo, _ runner.StartRequest) (runner.Target, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.startErr[target]; err != nil {
+		return nil, err
+	}
+	f.started = append(f.started, target)
+	st, ok := f.state[target]
+	if !ok {
+		st = runner.ContainerState{Running: true}
+	}
+	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(server.NewHandler(target)), state: st}, nil
+}
+
+func (f *fakeRuntime) Cleanup(context.Context) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cleanups++
+	return 0, nil
+}
+
+func (f *fakeRuntime) Engine(context.Context) (runner.EngineInfo, error) {
+	return runner.EngineInfo{Version: "fake", CgroupVersion: "2"}, nil
+}
+
+func (f *fakeRuntime) stoppedTargets() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.stopped...)
+}
+
+type fakeTarget struct {
+	rt    *fakeRuntime
+	name  string
+	srv   *httptest.Server
+	state runner.ContainerState
+}
+
+func (t *fakeTarget) BaseURL() string                           { return t.srv.URL }
+func (t *fakeTarget) MetricsURL() string                        { return t.srv.URL + "/metrics" }
+func (t *fakeTarget) ContainerID() string                       { return "fake-" + t.name }
+func (t *fakeTarget) Startup() time.Duration                    { return 42 * time.Millisecond }
+func (t *fakeTarget) Settings() map[string]string               { return map[string]string{"cpus": "1"} }
+func (t *fakeTarget) Logs(context.Context, int) (string, error) { return "fatal: out of memory", nil }
+func (t *fakeTarget) State(context.Context) (runner.ContainerState, error) {
+	return t.state, nil
+}
+func (t *fakeTarget) Stop(context.Context) error {
+	t.srv.Close()
+	t.rt.mu.Lock()
+	t.rt.stopped = append(t.rt.stopped, t.name)
+	t.rt.mu.Unlock()
+	return nil
+}
+
+var errNoImage = errors.New("no such image")
+
+// newStore opens a real SQLite store in a temporary directory.
+func newStore(t *testing.T) *store.DB {
+	t.Helper()
+	db := store.NewDB(t.TempDir() + "/history.db")
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}

@@ -1,0 +1,234 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// QueueStore is the history a queue needs: the run store plus the two
+// queries that make restarts safe.
+type QueueStore interface {
+	bench.RunStore
+	// InterruptRunning marks runs a previous process left running as
+	// interrupted and returns their IDs.
+	InterruptRunning(ctx context.Context, reason string) ([]string, error)
+	// QueuedRuns returns queued runs, oldest first.
+	QueuedRuns(ctx context.Context) ([]*bench.Run, error)
+}
+
+// Preparer validates a spec and fills its defaults (load.PrepareSpec bound
+// to the catalog and guardrails), returning an EINVALID error naming the field.
+type Preparer func(spec *bench.RunSpec) error
+
+// interruptedReason is recorded on runs a dead process left running.
+const interruptedReason = "the orchestrator stopped while this run was running (crash or kill); its containers were removed"
+
+// Queue runs submitted runs one at a time, first in, first out.
+type Queue struct {
+	runner   *Runner
+	store    QueueStore
+	prepare  Preparer
+	maxQueue int
+
+	mu        sync.Mutex
+	pending   []string
+	current   string
+	cancelRun context.CancelFunc
+	wake      chan struct{}
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewQueue returns a queue; Open starts it.
+func NewQueue(r *Runner, store QueueStore, prepare Preparer, maxQueue int) *Queue {
+	return &Queue{runner: r, store: store, prepare: prepare, maxQueue: maxQueue, wake: make(chan struct{}, 1)}
+}
+
+// Open recovers from a previous process (runs it left running are marked
+// interrupted and every container of ours is removed), puts the runs it left
+// queued back in line, and starts executing.
+func (q *Queue) Open(ctx context.Context) error {
+	ids, err := q.store.InterruptRunning(ctx, interruptedReason)
+	if err != nil {
+		return fmt.Errorf("mark interrupted runs: %w", err)
+	}
+	if n, err := q.runner.cfg.Targets.Cleanup(ctx); err != nil {
+		q.runner.log.Warn("remove leftover containers", "err", err)
+	} else if n > 0 || len(ids) > 0 {
+		q.runner.log.Info("recovered from previous process", "interrupted", ids, "containersRemoved", n)
+	}
+	queued, err := q.store.QueuedRuns(ctx)
+	if err != nil {
+		return fmt.Errorf("load queued runs: %w", err)
+	}
+	for _, run := range queued {
+		q.pending = append(q.pending, run.ID)
+	}
+	loopCtx, cancel := context.WithCancel(context.Background())
+	q.cancel, q.done = cancel, make(chan struct{})
+	go q.loop(loopCtx)
+	q.signal()
+	return nil
+}
+
+// Close cancels the running run (it is recorded as canceled and its
+// container removed) and waits for it; queued runs stay queued for the next
+// Open.
+func (q *Queue) Close(ctx context.Context) error {
+	if q.cancel == nil {
+		return nil
+	}
+	q.cancel()
+	select {
+	case <-q.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("queue did not stop in time: %w", ctx.Err())
+	}
+}
+
+// Submit validates a spec, stores it as a queued run and puts it in line.
+func (q *Queue) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error) {
+	if err := q.prepare(&spec); err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.maxQueue > 0 && len(q.pending) >= q.maxQueue {
+		return nil, bench.Errorf(bench.EUNAVAILABLE, "the run queue is full (%d runs waiting); try again later", len(q.pending))
+	}
+	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
+	if err := q.store.CreateRun(ctx, run); err != nil {
+		return nil, err
+	}
+	q.pending = append(q.pending, run.ID)
+	q.signal()
+	return run, nil
+}
+
+// Cancel cancels a queued or running run. A running run is stopped within a
+// second and its container removed; the returned document may still say
+// running until the runner has recorded the cancellation.
+func (q *Queue) Cancel(ctx context.Context, id string) (*bench.Run, error) {
+	run, err := q.store.FindRunByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if run.Status.Finished() {
+		return nil, bench.Errorf(bench.ECONFLICT, "run %s already %s", id, run.Status)
+	}
+	if q.current == id {
+		q.cancelRun()
+		return run, nil
+	}
+	q.removePending(id)
+	now := time.Now().UTC()
+	run.Status, run.Error, run.FinishedAt = bench.RunCanceled, "canceled before it started", &now
+	if err := q.store.UpdateRun(ctx, run); err != nil {
+		return nil, err
+	}
+	q.runner.publishRun(run)
+	q.runner.hub.Finish(id)
+	return run, nil
+}
+
+// Subscribe returns the run's progress events; the channel is closed when
+// the run ends or ctx is done. A finished run yields a closed channel.
+func (q *Queue) Subscribe(ctx context.Context, id string) (<-chan bench.Event, error) {
+	ch, unsubscribe := q.runner.hub.Subscribe(id)
+	run, err := q.store.FindRunByID(ctx, id)
+	if err != nil || run.Status.Finished() {
+		unsubscribe()
+		if err != nil {
+			return nil, err
+		}
+		return ch, nil
+	}
+	go func() {
+		<-ctx.Done()
+		unsubscribe()
+	}()
+	return ch, nil
+}
+
+// QueueLength returns how many runs wait, not counting the running one.
+func (q *Queue) QueueLength() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending)
+}
+
+// Current returns the ID of the running run, or "".
+func (q *Queue) Current() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.current
+}
+
+func (q *Queue) loop(ctx context.Context) {
+	defer close(q.done)
+	for {
+		id, runCtx, ok := q.next(ctx)
+		if !ok {
+			return
+		}
+		q.execute(runCtx, id)
+		q.mu.Lock()
+		q.current, q.cancelRun = "", nil
+		q.mu.Unlock()
+	}
+}
+
+// next waits for the first pending run and makes it current.
+func (q *Queue) next(ctx context.Context) (string, context.Context, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.pending) > 0 {
+			id := q.pending[0]
+			q.pending = q.pending[1:]
+			runCtx, cancel := context.WithCancel(ctx)
+			q.current, q.cancelRun = id, cancel
+			q.mu.Unlock()
+			return id, runCtx, true
+		}
+		q.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return "", nil, false
+		case <-q.wake:
+		}
+	}
+}
+
+func (q *Queue) execute(ctx context.Context, id string) {
+	run, err := q.store.FindRunByID(ctx, id)
+	if err != nil || run.Status != bench.RunQueued {
+		return // cancelled or deleted while waiting
+	}
+	if err := q.runner.Execute(ctx, run); err != nil {
+		q.runner.log.Error("run could not be recorded", "run", id, "err", err)
+	}
+}
+
+func (q *Queue) removePending(id string) {
+	for i, p := range q.pending {
+		if p == id {
+			q.pending = append(q.pending[:i], q.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+func (q *Queue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,166 @@
+// Package runner executes run specs: target by target, in the given order,
+// it builds, starts under identical limits, checks, warms up, attacks and
+// stops each one, records results and publishes progress. Queue puts runs in
+// line for the daemon; only one run attacks at a time on a host.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// stopTimeout bounds stopping a target once its attack is over or cancelled.
+const stopTimeout = 30 * time.Second
+
+// Config is what a Runner needs. Targets, Store and Attacker are required.
+type Config struct {
+	Targets  TargetRuntime
+	Store    bench.RunStore
+	Series   bench.SeriesStore // optional: where recorded series go
+	Attacker Attacker
+	Check    Checker  // optional quick contract check
+	Recorder Recorder // optional metrics scraping
+	Hub      *Hub     // optional; one is made when nil
+	LockPath string   // host-wide attack lock; DefaultLockPath() when empty
+	CPUs     int      // host CPUs; runtime.NumCPU() when 0
+	BuildLog io.Writer
+	Logger   *slog.Logger
+}
+
+// Runner executes runs.
+type Runner struct {
+	cfg Config
+	hub *Hub
+	log *slog.Logger
+}
+
+// New returns a Runner.
+func New(cfg Config) *Runner {
+	if cfg.Hub == nil {
+		cfg.Hub = NewHub()
+	}
+	if cfg.LockPath == "" {
+		cfg.LockPath = DefaultLockPath()
+	}
+	if cfg.CPUs == 0 {
+		cfg.CPUs = runtime.NumCPU()
+	}
+	if cfg.BuildLog == nil {
+		cfg.BuildLog = io.Discard
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Runner{cfg: cfg, hub: cfg.Hub, log: cfg.Logger}
+}
+
+// Hub returns the hub progress is published on.
+func (r *Runner) Hub() *Hub { return r.hub }
+
+// Execute runs a stored, queued run to its end and stores the outcome. It
+// returns an error only when the run could not be recorded; a target failing
+// is part of the outcome, not an error. Cancelling ctx cancels the run.
+func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
+	defer r.hub.Finish(run.ID)
+	lock := hostLock{path: r.cfg.LockPath}
+	err := lock.acquire(ctx, func() {
+		r.publish(bench.Event{Type: bench.EventRun, RunID: run.ID, RunStatus: run.Status,
+			Message: "waiting for another run on this host to finish"})
+	})
+	if err != nil {
+		return r.finish(run, bench.RunCanceled, "canceled while waiting for another run on this host")
+	}
+	defer lock.release()
+
+	now := time.Now().UTC()
+	run.Status, run.StartedAt = bench.RunRunning, &now
+	run.Environment = hostEnvironment(ctx, r.cfg.Targets, r.cfg.CPUs)
+	run.Targets = pendingTargets(run.Spec)
+	if err := r.save(run); err != nil {
+		return err
+	}
+	r.publishRun(run)
+
+	for i := range run.Targets {
+		if ctx.Err() != nil {
+			run.Targets[i].Status = bench.TargetSkipped
+			continue
+		}
+		r.executeTarget(ctx, run, &run.Targets[i])
+		if err := r.save(run); err != nil {
+			return err
+		}
+	}
+	status, msg := outcome(ctx, run)
+	return r.finish(run, status, msg)
+}
+
+func pendingTargets(spec bench.RunSpec) []bench.TargetResult {
+	results := make([]bench.TargetResult, len(spec.Targets))
+	for i, name := range spec.Targets {
+		results[i] = bench.TargetResult{Target: name, Status: bench.TargetPending, Limits: spec.Limits}
+	}
+	return results
+}
+
+// outcome derives the run's final status from its targets.
+func outcome(ctx context.Context, run *bench.Run) (bench.RunStatus, string) {
+	if ctx.Err() != nil {
+		return bench.RunCanceled, "canceled"
+	}
+	var failed []string
+	for _, t := range run.Targets {
+		if t.Status != bench.TargetSucceeded {
+			failed = append(failed, t.Target)
+		}
+	}
+	if len(failed) > 0 {
+		return bench.RunFailed, fmt.Sprintf("target(s) failed: %v", failed)
+	}
+	return bench.RunSucceeded, ""
+}
+
+func (r *Runner) finish(run *bench.Run, status bench.RunStatus, msg string) error {
+	now := time.Now().UTC()
+	run.Status, run.Error, run.FinishedAt = status, msg, &now
+	err := r.save(run)
+	r.publishRun(run)
+	return err
+}
+
+// save stores the run with a context of its own: a cancelled run must still
+// be recorded as cancelled.
+func (r *Runner) save(run *bench.Run) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.cfg.Store.UpdateRun(ctx, run); err != nil {
+		return fmt.Errorf("store run %s: %w", run.ID, err)
+	}
+	return nil
+}
+
+func (r *Runner) publish(ev bench.Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	r.hub.Publish(ev)
+}
+
+func (r *Runner) publishRun(run *bench.Run) {
+	r.publish(bench.Event{Type: bench.EventRun, RunID: run.ID, RunStatus: run.Status, Message: run.Error})
+}
+
+func (r *Runner) phase(run *bench.Run, tr *bench.TargetResult, phase string) {
+	r.publish(bench.Event{Type: bench.EventTarget, RunID: run.ID, Target: tr.Target,
+		TargetStatus: tr.Status, Phase: phase})
+}
+
+// errCanceled marks a target stopped by cancellation rather than failure.
+var errCanceled = errors.New("canceled")

@@ -1,0 +1,212 @@
+package runner_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/runner"
+)
+
+var catalog = []string{"go", "java-platform", "java-virtual"}
+
+// shortSpec is a small open-model run: 1 s warm-up, then 2 s at 50 req/s.
+func shortSpec(t *testing.T, targets ...string) bench.RunSpec {
+	t.Helper()
+	spec := bench.RunSpec{
+		Targets:  targets,
+		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(2 * time.Second), Rate: 50}}},
+		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}},
+		Warmup:   bench.Warmup{Duration: bench.Duration(time.Second), Rate: 20},
+	}
+	if err := load.PrepareSpec(&spec, catalog, bench.Guardrails{}); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func newRunner(t *testing.T, rt *fakeRuntime, st bench.RunStore) *runner.Runner {
+	return runner.New(runner.Config{
+		Targets:  rt,
+		Store:    st,
+		Attacker: load.NewEngine(),
+		LockPath: t.TempDir() + "/attack.lock",
+		CPUs:     1, // never pin the test process
+	})
+}
+
+func createRun(t *testing.T, st bench.RunStore, spec bench.RunSpec) *bench.Run {
+	t.Helper()
+	run := &bench.Run{Status: bench.RunQueued, Spec: spec}
+	if err := st.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func TestExecute_OneTargetFailsTheNextGoesOn(t *testing.T) {
+	st := newStore(t)
+	rt := &fakeRuntime{startErr: map[string]error{"java-platform": errNoImage}}
+	run := createRun(t, st, shortSpec(t, "java-platform", "go"))
+
+	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.FindRunByID(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != bench.RunFailed {
+		t.Errorf("run status = %s, want failed", got.Status)
+	}
+	failed, ok := got.Target("java-platform"), got.Target("go")
+	if failed.Status != bench.TargetFailed || !strings.Contains(failed.Error, "no such image") {
+		t.Errorf("java-platform = %s %q, want failed with the start error", failed.Status, failed.Error)
+	}
+	if ok.Status != bench.TargetSucceeded {
+		t.Fatalf("go = %s %q, want succeeded", ok.Status, ok.Error)
+	}
+	if ok.Warmup == nil || !ok.Warmup.Warmup {
+		t.Error("go has no warm-up result kept apart")
+	}
+	if ok.Total == nil || ok.Total.Requests < 95 || ok.Total.Requests > 105 {
+		t.Errorf("go total requests = %v, want about 100 (2 s at 50 req/s, warm-up excluded)", ok.Total)
+	}
+	if ok.Total.Successes != ok.Total.Requests {
+		t.Errorf("go successes %d of %d", ok.Total.Successes, ok.Total.Requests)
+	}
+	if len(got.Target("go").Seconds) < 2 {
+		t.Errorf("go has %d per-second buckets stored, want 2", len(got.Target("go").Seconds))
+	}
+	if ok.StartupMs != 42 || ok.Image.Ref != "fake/go:1" {
+		t.Errorf("go startup %v image %q not recorded", ok.StartupMs, ok.Image.Ref)
+	}
+	if got.Environment.CPUs != 1 || got.Environment.DockerVersion != "fake" || got.Environment.Kernel == "" {
+		t.Errorf("environment not recorded: %+v", got.Environment)
+	}
+	if stopped := rt.stoppedTargets(); len(stopped) != 1 || stopped[0] != "go" {
+		t.Errorf("stopped %v, want [go]", stopped)
+	}
+}
+
+func TestExecute_TargetDyingUnderLoadFailsWithReason(t *testing.T) {
+	st := newStore(t)
+	rt := &fakeRuntime{state: map[string]runner.ContainerState{"go": {OOMKilled: true, ExitCode: 137}}}
+	run := createRun(t, st, shortSpec(t, "go"))
+	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	tr := run.Target("go")
+	if tr.Status != bench.TargetFailed || !strings.Contains(tr.Error, "out of memory") || !strings.Contains(tr.Error, "fatal: out of memory") {
+		t.Errorf("go = %s %q, want failed naming OOM and quoting the log", tr.Status, tr.Error)
+	}
+}
+
+func TestExecute_CancelStopsWithinASecond(t *testing.T) {
+	st := newStore(t)
+	rt := &fakeRuntime{}
+	spec := shortSpec(t, "go", "java-virtual")
+	spec.Profile.Stages[0].Duration = bench.Duration(time.Minute)
+	run := createRun(t, st, spec)
+	r := newRunner(t, rt, st)
+	events, unsubscribe := r.Hub().Subscribe(run.ID)
+	defer unsubscribe()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Execute(ctx, run) }()
+	waitForStage(t, events, false)
+	canceledAt := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Execute did not return after cancel")
+	}
+	if took := time.Since(canceledAt); took > 1500*time.Millisecond {
+		t.Errorf("cancel took %s, want about a second at most", took)
+	}
+	got, _ := st.FindRunByID(context.Background(), run.ID)
+	if got.Status != bench.RunCanceled {
+		t.Errorf("run status = %s, want canceled", got.Status)
+	}
+	if s := got.Target("go").Status; s != bench.TargetCanceled {
+		t.Errorf("go status = %s, want canceled", s)
+	}
+	if s := got.Target("java-virtual").Status; s != bench.TargetSkipped {
+		t.Errorf("java-virtual status = %s, want skipped", s)
+	}
+	if stopped := rt.stoppedTargets(); len(stopped) != 1 {
+		t.Errorf("stopped %v, want the cancelled target stopped", stopped)
+	}
+}
+
+// waitForStage waits for the first measured (or warm-up) stage event.
+func waitForStage(t *testing.T, events <-chan bench.Event, warmup bool) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("events ended before the stage started")
+			}
+			if ev.Type == bench.EventStage && ev.Stage.Warmup == warmup {
+				return
+			}
+		case <-timeout:
+			t.Fatal("no stage event within 10 s")
+		}
+	}
+}
+
+func TestExecute_PublishesProgress(t *testing.T) {
+	st := newStore(t)
+	run := createRun(t, st, shortSpec(t, "go"))
+	r := newRunner(t, &fakeRuntime{}, st)
+	events, _ := r.Hub().Subscribe(run.ID)
+	go r.Execute(context.Background(), run)
+
+	counts := map[bench.EventType]int{}
+	var last bench.Event
+	for ev := range events { // closed when the run ends
+		counts[ev.Type]++
+		last = ev
+	}
+	if counts[bench.EventStage] != 2 || counts[bench.EventSecond] < 2 || counts[bench.EventTarget] < 4 {
+		t.Errorf("event counts %v, want 2 stages (warm-up and one), >=2 seconds, the target's phases", counts)
+	}
+	if last.Type != bench.EventRun || last.RunStatus != bench.RunSucceeded {
+		t.Errorf("last event %+v, want the run succeeding", last)
+	}
+}
+
+func TestExecute_WaitsForTheHostLock(t *testing.T) {
+	st := newStore(t)
+	lockPath := t.TempDir() + "/attack.lock"
+	cfg := func() runner.Config {
+		return runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: load.NewEngine(), LockPath: lockPath, CPUs: 1}
+	}
+	first, second := createRun(t, st, shortSpec(t, "go")), createRun(t, st, shortSpec(t, "go"))
+	r1, r2 := runner.New(cfg()), runner.New(cfg())
+	done1 := make(chan error, 1)
+	ev1, _ := r1.Hub().Subscribe(first.ID)
+	go func() { done1 <- r1.Execute(context.Background(), first) }()
+	waitForStage(t, ev1, true)
+	if err := r2.Execute(context.Background(), second); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done1; err != nil {
+		t.Fatal(err)
+	}
+	// The second only started attacking once the first had finished.
+	if !second.StartedAt.After(*first.FinishedAt) && !second.StartedAt.Equal(*first.FinishedAt) {
+		t.Errorf("second started %s before first finished %s", second.StartedAt, first.FinishedAt)
+	}
+}

@@ -1,0 +1,172 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
+)
+
+// logTail is how many container log lines a target failure quotes.
+const logTail = 30
+
+// executeTarget takes one target through its whole life and records how it
+// ended. It never fails the run: the next target goes on regardless.
+func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult) {
+	started := time.Now().UTC()
+	tr.StartedAt, tr.Status = &started, bench.TargetRunning
+	err := r.runTarget(ctx, run, tr)
+	finished := time.Now().UTC()
+	tr.FinishedAt = &finished
+	switch {
+	case err == nil:
+		tr.Status = bench.TargetSucceeded
+	case ctx.Err() != nil:
+		tr.Status, tr.Error = bench.TargetCanceled, "canceled"
+	default:
+		tr.Status, tr.Error = bench.TargetFailed, err.Error()
+		r.log.Warn("target failed", "run", run.ID, "target", tr.Target, "err", err)
+	}
+	r.phase(run, tr, "done")
+}
+
+func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult) error {
+	r.phase(run, tr, "building")
+	img, err := r.cfg.Targets.Build(ctx, tr.Target, run.Spec, r.cfg.BuildLog)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	tr.Image = img
+
+	r.phase(run, tr, "starting")
+	req := StartRequest{RunID: run.ID, Limits: run.Spec.Limits, CPUSet: run.Environment.TargetCPUSet, Java: run.Spec.Java}
+	t, err := r.cfg.Targets.Start(ctx, tr.Target, img, req)
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	defer r.stop(run, tr, t)
+	tr.CPUSet, tr.StartupMs, tr.Settings = req.CPUSet, millis(t.Startup()), t.Settings()
+
+	if r.cfg.Check != nil {
+		r.phase(run, tr, "checking")
+		if err := r.cfg.Check(ctx, tr.Target, t.BaseURL()); err != nil {
+			return fmt.Errorf("contract check: %w", err)
+		}
+	}
+	return r.attack(ctx, run, tr, t)
+}
+
+// attack runs the warm-up and the profile against a started target, with the
+// load generator pinned off the target's CPU and the metrics recorder on.
+func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetResult, t Target) error {
+	var rec Recording
+	if r.cfg.Recorder != nil {
+		rec = r.cfg.Recorder.Record(ctx, tr.Target, t)
+	}
+	if run.Environment.CPUSplitApplied {
+		restore, err := pinProcess(run.Environment.LoadCPUSet)
+		if err != nil {
+			return fmt.Errorf("pin load generator to CPUs %s: %w", run.Environment.LoadCPUSet, err)
+		}
+		defer restore()
+	}
+	plan := load.Plan{Workload: run.Spec.Workload, Profile: run.Spec.Profile, Warmup: run.Spec.Warmup}
+	res, err := r.cfg.Attacker.Run(ctx, t.BaseURL(), plan, r.observer(run, tr, rec))
+	if res != nil {
+		tr.Warmup, tr.Stages, tr.Total, tr.Seconds = res.Warmup, res.Stages, &res.Total, res.Seconds
+	}
+	if rec != nil {
+		r.keepRecording(run, tr, rec.Stop(context.Background(), tr.Warmup, tr.Stages))
+	}
+	if err != nil {
+		return fmt.Errorf("attack: %w", err)
+	}
+	return r.checkAlive(ctx, t)
+}
+
+func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec Recording) load.Observer {
+	return load.Observer{
+		Start: func(t0 time.Time) {
+			if rec != nil {
+				rec.SetT0(t0)
+			}
+		},
+		Stage: func(s bench.StageResult) {
+			phase := "attack"
+			if s.Warmup {
+				phase = "warmup"
+			}
+			r.publish(bench.Event{Type: bench.EventStage, RunID: run.ID, Target: tr.Target,
+				TargetStatus: tr.Status, Phase: phase, Stage: &s})
+		},
+		Second: func(b bench.Bucket) {
+			r.publish(bench.Event{Type: bench.EventSecond, RunID: run.ID, Target: tr.Target, Second: &b})
+		},
+	}
+}
+
+// keepRecording files what the metrics recorder kept: resource summaries in
+// the run document, series and raw expositions in the series store.
+func (r *Runner) keepRecording(run *bench.Run, tr *bench.TargetResult, rr RecordingResult) {
+	tr.Resources = rr.Resources
+	tr.Series = seriesNames(rr.Series)
+	if r.cfg.Series == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.cfg.Series.SaveSeries(ctx, run.ID, tr.Target, rr.Series); err != nil {
+		r.log.Error("store series", "run", run.ID, "target", tr.Target, "err", err)
+	}
+	for _, e := range rr.Expositions {
+		if err := r.cfg.Series.SaveExposition(ctx, run.ID, tr.Target, e); err != nil {
+			r.log.Error("store exposition", "run", run.ID, "target", tr.Target, "err", err)
+		}
+	}
+}
+
+func seriesNames(series []bench.Series) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, s := range series {
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			names = append(names, s.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// checkAlive fails a target whose container died under load (crash, OOM),
+// quoting its log: its numbers would otherwise look like a slow server.
+func (r *Runner) checkAlive(ctx context.Context, t Target) error {
+	st, err := t.State(ctx)
+	if err != nil || st.Running {
+		return nil
+	}
+	reason := fmt.Sprintf("container exited with code %d during the attack", st.ExitCode)
+	if st.OOMKilled {
+		reason = "container was killed for running out of memory (OOM) during the attack"
+	}
+	logs, _ := t.Logs(ctx, logTail)
+	if logs = strings.TrimSpace(logs); logs != "" {
+		reason += "; last log lines:\n" + logs
+	}
+	return fmt.Errorf("%s", reason)
+}
+
+func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t Target) {
+	r.phase(run, tr, "stopping")
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := t.Stop(ctx); err != nil {
+		r.log.Error("stop target", "run", run.ID, "target", tr.Target, "err", err)
+	}
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
