@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"sync/atomic"
@@ -109,6 +110,8 @@ func (e *Engine) Run(ctx context.Context, baseURL string, plan Plan, obs Observe
 	return c.result(), ctx.Err()
 }
 
+// checkPlan refuses a plan the engine cannot run. PrepareSpec checks far
+// more; this only keeps a plan built by hand from dividing by zero.
 func checkPlan(p Plan) error {
 	switch {
 	case len(p.Profile.Stages) == 0:
@@ -117,6 +120,11 @@ func checkPlan(p Plan) error {
 		return bench.FieldErrorf("workload.requests", "a workload needs at least one request")
 	case p.Profile.Model != bench.ModelOpen && p.Profile.Model != bench.ModelClosed:
 		return bench.FieldErrorf("profile.model", "must be %q or %q, got %q", bench.ModelOpen, bench.ModelClosed, p.Profile.Model)
+	}
+	for i, st := range p.Profile.Stages {
+		if st.Duration <= 0 {
+			return bench.FieldErrorf(fmt.Sprintf("profile.stages[%d].duration", i), "must be positive, got %s", st.Duration)
+		}
 	}
 	return nil
 }
