@@ -14,8 +14,8 @@ import (
 
 // SSE event names besides the bench.EventType of each progress event.
 const (
-	sseRun = "run" // the state: the full run document, first on every stream
-	sseEnd = "end" // the final run document, last on every stream
+	sseState = "state" // the state: the full run document, first on every stream
+	sseEnd   = "end"   // the final run document, last on every stream
 )
 
 // followRun streams a run's progress as Server-Sent Events: the stored state
@@ -37,7 +37,7 @@ func (s *Server) followRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	stream := newEventStream(w)
-	if err := stream.send(sseRun, run); err != nil {
+	if err := stream.send(sseState, run); err != nil {
 		return
 	}
 	// The queue forgets finished runs, so "not found" there with a stored

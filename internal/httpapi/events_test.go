@@ -117,7 +117,7 @@ func TestEventsLateJoiner(t *testing.T) {
 	e.runs.SubscribeFn = func(_ ctxT, id string) (<-chan bench.Event, error) { return events, nil }
 
 	br := openStream(t, t.Context(), e, "r1")
-	if run := runOf(t, mustRead(t, br, "1", "run")); run.ID != "r1" || run.Status != bench.RunRunning || len(run.Targets) != 1 {
+	if run := runOf(t, mustRead(t, br, "1", "state")); run.ID != "r1" || run.Status != bench.RunRunning || len(run.Targets) != 1 {
 		t.Fatalf("state = %s %s with %d targets, want r1 running with 1", run.ID, run.Status, len(run.Targets))
 	}
 
@@ -169,7 +169,7 @@ func TestEventsFinishedRun(t *testing.T) {
 			e.store.FindRunByIDFn = holder.find
 			e.runs.SubscribeFn = tt.subscribe
 			br := openStream(t, t.Context(), e, "r1")
-			if run := runOf(t, mustRead(t, br, "1", "run")); run.Status != bench.RunFailed {
+			if run := runOf(t, mustRead(t, br, "1", "state")); run.Status != bench.RunFailed {
 				t.Errorf("state = %s, want failed", run.Status)
 			}
 			if run := runOf(t, mustRead(t, br, "2", "end")); run.Status != bench.RunFailed {
@@ -210,7 +210,7 @@ func TestEventsClientLeaves(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	br := openStream(t, ctx, e, "r1")
-	mustRead(t, br, "1", "run")
+	mustRead(t, br, "1", "state")
 	cancel()
 	select {
 	case <-(<-subscribed).Done():
@@ -227,7 +227,7 @@ func TestEventsKeepAlive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	br := openStream(t, ctx, e, "r1")
-	mustRead(t, br, "1", "run")
+	mustRead(t, br, "1", "state")
 	ev, err := readEvent(br)
 	if err != nil {
 		t.Fatalf("reading: %v", err)

@@ -32,6 +32,9 @@ type Config struct {
 	CPUs     int      // host CPUs; runtime.NumCPU() when 0
 	BuildLog io.Writer
 	Logger   *slog.Logger
+	// Observe, when set, sees every event of every run (the daemon's own
+	// metrics). It must not block.
+	Observe func(bench.Event)
 }
 
 // Runner executes runs.
@@ -149,6 +152,9 @@ func (r *Runner) save(run *bench.Run) error {
 func (r *Runner) publish(ev bench.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
+	}
+	if r.cfg.Observe != nil {
+		r.cfg.Observe(ev)
 	}
 	r.hub.Publish(ev)
 }
