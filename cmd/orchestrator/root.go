@@ -51,6 +51,9 @@ func newRootCmd(g *globalState) *cobra.Command {
 		newTargetsCmd(g),
 		newRunsCmd(g),
 		newCompareCmd(g),
+		newRunCmd(g),
+		newServeCmd(g),
+		newProfilesCmd(g),
 	)
 	return root
 }

@@ -170,3 +170,10 @@ func (r *Runner) phase(run *bench.Run, tr *bench.TargetResult, phase string) {
 
 // errCanceled marks a target stopped by cancellation rather than failure.
 var errCanceled = errors.New("canceled")
+
+// SetObserver sets the function that sees every event (see Config.Observe).
+// Call it before the first run.
+func (r *Runner) SetObserver(observe func(bench.Event)) { r.cfg.Observe = observe }
+
+// SetLogger sets the runner's logger. Call it before the first run.
+func (r *Runner) SetLogger(l *slog.Logger) { r.log = l }

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/client"
+)
+
+// runRemote submits the spec to a daemon and follows the run until it ends.
+// Ctrl-C asks whether to cancel the run on the daemon (without a terminal
+// to ask on, it cancels); answering no detaches and leaves the run going.
+func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool) error {
+	c := client.New(cfg.Server)
+	run, err := c.Submit(context.WithoutCancel(g.ctx), spec)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stderr, "run %s queued on %s\n", run.ID, cfg.Server)
+
+	follow, stopFollowing := context.WithCancel(context.Background())
+	defer stopFollowing()
+	detached := make(chan struct{})
+	go func() {
+		select {
+		case <-g.ctx.Done():
+		case <-follow.Done():
+			return
+		}
+		if !confirmCancel(g, run.ID) {
+			close(detached)
+			stopFollowing()
+			return
+		}
+		if _, err := c.Cancel(context.Background(), run.ID); err != nil {
+			fmt.Fprintf(g.stderr, "cancel run %s: %s\n", run.ID, errorText(err))
+		}
+	}()
+
+	final, err := followRemote(follow, c, run.ID, g, quiet)
+	select {
+	case <-detached:
+		fmt.Fprintf(g.stderr, "detached; run %s goes on. Follow it with: orchestrator runs show %s --server %s\n", run.ID, run.ID, cfg.Server)
+		return nil
+	default:
+	}
+	if err != nil {
+		return err
+	}
+	return finishRun(g, final, output, cfg.Server)
+}
+
+// followRemote relays a run's events to the progress view and returns the
+// final run document from the stream's end event.
+func followRemote(ctx context.Context, c *client.Client, id string, g *globalState, quiet bool) (*bench.Run, error) {
+	events := make(chan bench.Event, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		showProgress(g.stderr, events, quiet)
+	}()
+	var final *bench.Run
+	err := c.Events(ctx, id, func(m client.Message) error {
+		switch m.Event {
+		case "state":
+		case "end":
+			run, err := m.AsRun()
+			if err != nil {
+				return fmt.Errorf("decode final run: %w", err)
+			}
+			final = run
+		default:
+			if ev, err := m.AsEvent(); err == nil {
+				events <- ev
+			}
+		}
+		return nil
+	})
+	close(events)
+	<-done
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	if final == nil {
+		// The stream broke off (daemon restarted?): read what is stored.
+		return c.FindRunByID(context.Background(), id)
+	}
+	return final, nil
+}
+
+// confirmCancel asks on the terminal whether to cancel the run; without a
+// terminal there is nobody to ask, and Ctrl-C means cancel.
+func confirmCancel(g *globalState, id string) bool {
+	f, ok := g.stdin.(*os.File)
+	if !ok || !isTerminal(f) {
+		return true
+	}
+	fmt.Fprintf(g.stderr, "\ncancel run %s on the daemon? [y/N] ", id)
+	answer, _ := bufio.NewReader(f).ReadString('\n')
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "y")
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

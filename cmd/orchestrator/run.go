@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/store"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+func newRunCmd(g *globalState) *cobra.Command {
+	var (
+		flags  specFlags
+		output string
+		quiet  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run targets one at a time under the same staged load, and store the results",
+		Long: "Build, start and attack each target in turn under identical limits, print a results table per\n" +
+			"target and stage, and store the run in the history. With --server (or THREADBENCH_SERVER) the\n" +
+			"run is submitted to a daemon and followed until it ends.",
+		Example: "  orchestrator run --targets go --profile smoke --endpoint heavy --param duration=500\n" +
+			"  orchestrator run --profile seed-k6 --scale 0.05\n" +
+			"  orchestrator run --profile steps --request heavy?duration=200@1 --request light@1 -o json",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(output, report.FormatTable, report.FormatJSON); err != nil {
+				return err
+			}
+			cfg, err := loadConfig(g, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			spec, err := flags.spec(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if cfg.Server != "" {
+				return runRemote(g, cfg, spec, output, quiet)
+			}
+			// Everything is checked before anything starts.
+			if err := load.PrepareSpec(&spec, targets.Names(), cfg.Guardrails); err != nil {
+				return err
+			}
+			return runLocal(g, cfg, spec, output, quiet)
+		},
+	}
+	flags.register(cmd.Flags())
+	cmd.Flags().String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
+	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress")
+	return cmd
+}
+
+func checkFormat(format string, valid ...string) error {
+	for _, v := range valid {
+		if format == v {
+			return nil
+		}
+	}
+	return bench.FieldErrorf("output", "unknown format %q (valid: %v)", format, valid)
+}
+
+// runLocal executes the run in this process and stores it in the local history.
+func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool) error {
+	db := store.NewDB(cfg.DB)
+	if err := db.Open(); err != nil {
+		return bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
+	}
+	defer db.Close()
+	deps, err := newRunDeps(g, cfg, db, quiet)
+	if err != nil {
+		return err
+	}
+	defer deps.Close()
+
+	ctx := g.ctx
+	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
+	if err := db.CreateRun(context.WithoutCancel(ctx), run); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stderr, "run %s: %d target(s), profile %s, history %s\n", run.ID, len(spec.Targets), profileLabel(spec.Profile), cfg.DB)
+	events, unsubscribe := deps.runner.Hub().Subscribe(run.ID)
+	defer unsubscribe()
+	progress := make(chan struct{})
+	go func() {
+		defer close(progress)
+		showProgress(g.stderr, events, quiet)
+	}()
+	err = deps.runner.Execute(ctx, run)
+	<-progress
+	if err != nil {
+		return err
+	}
+	return finishRun(g, run, output, cfg.DB)
+}
+
+// runDeps are the parts a local run needs, closed together.
+type runDeps struct {
+	runner *runner.Runner
+	rt     *targets.Runtime
+	close  []func()
+}
+
+func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps, error) {
+	buildLog := g.stderr
+	if quiet {
+		buildLog = io.Discard
+	}
+	rt, err := targets.NewRuntime(targets.RuntimeOptions{RepoRoot: firstNonEmpty(cfg.Repo, g.getenv(targets.RepoEnv))})
+	if err != nil {
+		return nil, err
+	}
+	d := &runDeps{rt: rt, close: []func(){func() { rt.Close() }}}
+	rec, closeRec := newRecorder(rt)
+	d.close = append(d.close, closeRec)
+	d.runner = runner.New(runner.Config{
+		Targets:  &targetRuntime{rt: rt, javaBaseImage: cfg.JavaBaseImage},
+		Store:    db,
+		Series:   db,
+		Attacker: load.NewEngine(),
+		Check:    contractCheck,
+		Recorder: rec,
+		BuildLog: buildLog,
+		Logger:   slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	return d, nil
+}
+
+// Close releases the runtime and recorder.
+func (d *runDeps) Close() {
+	for i := len(d.close) - 1; i >= 0; i-- {
+		d.close[i]()
+	}
+}
+
+// finishRun prints the stored run and turns a failed run into an exit code.
+func finishRun(g *globalState, run *bench.Run, output, where string) error {
+	if err := report.WriteRun(g.stdout, run, output); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stderr, "stored run %s (%s) in %s\n", run.ID, run.Status, where)
+	if run.Status != bench.RunSucceeded {
+		return fmt.Errorf("run %s %s: %s", run.ID, run.Status, run.Error)
+	}
+	return nil
+}
+
+func profileLabel(p bench.Profile) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprintf("custom %s (%d stages)", p.Model, len(p.Stages))
+}
+
+// showProgress prints the run's progress until its events end: phases,
+// stages, and one line a second (stage, rate, p99, errors).
+func showProgress(w io.Writer, events <-chan bench.Event, quiet bool) {
+	stageNames := map[string]string{}
+	for ev := range events {
+		if quiet {
+			continue
+		}
+		switch ev.Type {
+		case bench.EventTarget:
+			if ev.Phase != "" && ev.Phase != "done" {
+				fmt.Fprintf(w, "[%s] %s\n", ev.Target, ev.Phase)
+			} else if ev.Phase == "done" {
+				fmt.Fprintf(w, "[%s] %s\n", ev.Target, ev.TargetStatus)
+			}
+		case bench.EventStage:
+			stageNames[ev.Target] = stageLabel(ev.Stage)
+			fmt.Fprintf(w, "[%s] stage %s\n", ev.Target, stageNames[ev.Target])
+		case bench.EventSecond:
+			_ = report.WriteSecondLine(w, ev.Target, *ev.Second, stageNames[ev.Target])
+		case bench.EventRun:
+			if ev.Message != "" {
+				fmt.Fprintf(w, "run %s: %s\n", ev.RunStatus, ev.Message)
+			}
+		}
+	}
+}
+
+func stageLabel(s *bench.StageResult) string {
+	if s.Warmup {
+		return "warm-up"
+	}
+	label := fmt.Sprintf("%d", s.Index+1)
+	if s.Name != "" {
+		label += " (" + s.Name + ")"
+	}
+	if s.Model == bench.ModelClosed {
+		return fmt.Sprintf("%s: closed, %d clients for %s", label, s.Concurrency, s.Duration)
+	}
+	return fmt.Sprintf("%s: open, %.0f req/s for %s", label, s.Rate, s.Duration)
+}

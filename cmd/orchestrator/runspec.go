@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// specFlags are the run command's flags that make up a run spec.
+type specFlags struct {
+	file        string
+	name        string
+	targets     []string
+	profile     string
+	scale       float64
+	endpoint    string
+	params      []string
+	requests    []string
+	timeout     time.Duration
+	warmup      time.Duration
+	warmupRate  float64
+	cpus        float64
+	memoryMiB   int64
+	tomcatMax   int
+	parallelism int
+	heapPercent float64
+	gc          string
+	javaBase    string
+}
+
+func (f *specFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.file, "spec", "f", "", "a run spec file (YAML or JSON); flags given as well override its fields")
+	fs.StringVar(&f.name, "name", "", "a name for the run, to find it later")
+	fs.StringSliceVarP(&f.targets, "targets", "t", targets.Names(), "targets to run, in this order")
+	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(load.BuiltinNames(), ", ")+") or a profile file (YAML/JSON)")
+	fs.Float64Var(&f.scale, "scale", 0, "multiply a built-in profile's stage durations (default: the profile's own)")
+	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "endpoint every request asks ("+strings.Join(bench.EndpointNames(), ", ")+")")
+	fs.StringSliceVar(&f.params, "param", nil, "query parameter of --endpoint, NAME=VALUE (repeatable)")
+	fs.StringSliceVar(&f.requests, "request", nil, "a request of a weighted mix, ENDPOINT[?NAME=VALUE...][@WEIGHT], e.g. heavy?duration=500@1 (repeatable)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 30s)")
+	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up length, excluded from results (default 10s; 0s with --no-warmup)")
+	fs.Bool("no-warmup", false, "skip the warm-up")
+	fs.Float64Var(&f.warmupRate, "warmup-rate", 0, "warm-up rate in requests/s (default 50)")
+	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs each target may use (default 1)")
+	fs.Int64Var(&f.memoryMiB, "memory", 0, "memory limit of each target in MiB (default 1024)")
+	fs.IntVar(&f.tomcatMax, "tomcat-max-threads", 0, "Java: Tomcat's max worker threads (default 200)")
+	fs.IntVar(&f.parallelism, "virtual-parallelism", 0, "Java: virtual thread scheduler parallelism (default: CPUs)")
+	fs.Float64Var(&f.heapPercent, "heap-percent", 0, "Java: max heap as a percentage of the memory limit (default 50)")
+	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
+}
+
+// spec builds the run spec: the file first, then the flags the user gave.
+func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
+	var spec bench.RunSpec
+	if f.file != "" {
+		if err := readSpecFile(f.file, &spec); err != nil {
+			return spec, err
+		}
+	}
+	set := func(name string, apply func()) {
+		if fs.Changed(name) || (f.file == "" && name == "targets") {
+			apply()
+		}
+	}
+	set("name", func() { spec.Name = f.name })
+	set("targets", func() { spec.Targets = f.targets })
+	if fs.Changed("profile") || spec.Profile.Name == "" && len(spec.Profile.Stages) == 0 {
+		p, err := profileArg(f.profile)
+		if err != nil {
+			return spec, err
+		}
+		spec.Profile = p
+	}
+	set("scale", func() { spec.Profile.Scale = f.scale })
+	if err := f.workload(fs, &spec); err != nil {
+		return spec, err
+	}
+	set("timeout", func() { spec.Workload.Timeout = bench.Duration(f.timeout) })
+	set("warmup", func() { spec.Warmup.Duration = bench.Duration(f.warmup) })
+	set("warmup-rate", func() { spec.Warmup.Rate = f.warmupRate })
+	set("no-warmup", func() { spec.Warmup.Disabled = true })
+	set("cpus", func() { spec.Limits.CPUs = f.cpus })
+	set("memory", func() { spec.Limits.MemoryMiB = f.memoryMiB })
+	set("tomcat-max-threads", func() { spec.Java.TomcatMaxThreads = f.tomcatMax })
+	set("virtual-parallelism", func() { spec.Java.VirtualParallelism = f.parallelism })
+	set("heap-percent", func() { spec.Java.HeapPercent = f.heapPercent })
+	set("gc", func() { spec.Java.GC = f.gc })
+	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
+	return spec, nil
+}
+
+// profileArg reads a profile file when the argument names one, else takes
+// it as a built-in name (resolved when the spec is prepared).
+func profileArg(arg string) (bench.Profile, error) {
+	if strings.ContainsAny(arg, "/.") {
+		if _, err := os.Stat(arg); err == nil {
+			return load.ReadProfileFile(arg)
+		}
+		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(load.BuiltinNames(), ", "))
+	}
+	return bench.Profile{Name: arg}, nil
+}
+
+func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
+	if f.endpoint != "" && len(f.requests) > 0 {
+		return bench.FieldErrorf("workload", "give either --endpoint (with --param) or --request, not both")
+	}
+	if len(f.params) > 0 && f.endpoint == "" {
+		return bench.FieldErrorf("workload", "--param needs --endpoint")
+	}
+	if f.endpoint != "" {
+		params, err := parseParams(f.params)
+		if err != nil {
+			return err
+		}
+		spec.Workload.Requests = []bench.Request{{Endpoint: f.endpoint, Params: params, Weight: 1}}
+	}
+	for i, s := range f.requests {
+		req, err := parseRequest(s)
+		if err != nil {
+			return bench.FieldErrorf("workload.requests["+strconv.Itoa(i)+"]", "%v", err)
+		}
+		spec.Workload.Requests = append(spec.Workload.Requests, req)
+	}
+	return nil
+}
+
+func parseParams(pairs []string) (map[string]string, error) {
+	params := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, bench.FieldErrorf("workload.requests[0].params", "--param must be NAME=VALUE, got %q", p)
+		}
+		params[k] = v
+	}
+	return params, nil
+}
+
+// parseRequest reads ENDPOINT[?NAME=VALUE&...][@WEIGHT].
+func parseRequest(s string) (bench.Request, error) {
+	req := bench.Request{Weight: 1}
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		w, err := strconv.Atoi(s[at+1:])
+		if err != nil || w < 1 {
+			return req, bench.Errorf(bench.EINVALID, "weight in %q must be a positive integer", s)
+		}
+		req.Weight, s = w, s[:at]
+	}
+	endpoint, query, _ := strings.Cut(s, "?")
+	req.Endpoint = endpoint
+	if query != "" {
+		params, err := parseParams(strings.Split(query, "&"))
+		if err != nil {
+			return req, err
+		}
+		req.Params = params
+	}
+	return req, nil
+}
+
+// readSpecFile reads a YAML or JSON run spec, refusing unknown fields.
+func readSpecFile(path string, spec *bench.RunSpec) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return bench.FieldErrorf("spec", "read spec file: %v", err)
+	}
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".json" || bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(spec); err != nil {
+			return bench.FieldErrorf("spec", "%s: %v", path, err)
+		}
+		return nil
+	}
+	// YAML goes through JSON so that one set of rules (durations as strings,
+	// a profile given by name) applies to both.
+	var doc any
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return bench.FieldErrorf("spec", "%s: %v", path, err)
+	}
+	j, err := json.Marshal(doc)
+	if err != nil {
+		return bench.FieldErrorf("spec", "%s: %v", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(spec); err != nil {
+		return bench.FieldErrorf("spec", "%s: %v", path, err)
+	}
+	return nil
+}

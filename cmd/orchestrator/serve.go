@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/httpapi"
+	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/store"
+	"github.com/threadbench/threadbench/internal/targets"
+	"github.com/threadbench/threadbench/internal/telemetry"
+)
+
+// shutdownTimeout bounds a graceful shutdown: the running run is cancelled
+// and its container removed within it.
+const shutdownTimeout = 60 * time.Second
+
+func newServeCmd(g *globalState) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the daemon: the REST API of api/openapi.yaml in front of a run queue",
+		Long: "Serve the REST API (GET /openapi.yaml describes it). Runs execute one at a time, first in first out.\n" +
+			"On SIGINT/SIGTERM the running run is cancelled and its container removed; queued runs stay queued\n" +
+			"for the next start. On start, runs a killed daemon left running are marked interrupted.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(g, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			return serve(g, cfg)
+		},
+	}
+	cmd.Flags().String("addr", defaultAddr, "address to listen on (env "+envAddr+")")
+	cmd.Flags().String("java-base-image", "", "Java: default JRE base image")
+	return cmd
+}
+
+// serve runs the daemon until g.ctx is done. It prints the address it
+// listens on (useful with port 0) before serving.
+func serve(g *globalState, cfg config) error {
+	logger := slog.New(slog.NewJSONHandler(g.stderr, nil))
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return bench.Errorf(bench.EINVALID, "listen on %s: %v", cfg.Addr, err)
+	}
+	d, err := openDaemon(g, cfg, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: d.api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(g.stderr, "threadbench daemon listening on http://%s (history %s)\n", ln.Addr(), cfg.DB)
+	logger.Info("listening", "addr", ln.Addr().String(), "db", cfg.DB)
+
+	select {
+	case err = <-served:
+	case <-g.ctx.Done():
+		logger.Info("shutting down")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if shutErr := srv.Shutdown(ctx); shutErr != nil {
+		logger.Warn("http shutdown", "err", shutErr)
+	}
+	if closeErr := d.Close(ctx); closeErr != nil {
+		logger.Error("daemon shutdown", "err", closeErr)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// daemon is the daemon's long-lived parts, closed in reverse order.
+type daemon struct {
+	db    *store.DB
+	deps  *runDeps
+	queue *runner.Queue
+	api   *httpapi.Server
+}
+
+func openDaemon(g *globalState, cfg config, logger *slog.Logger) (*daemon, error) {
+	db := store.NewDB(cfg.DB)
+	if err := db.Open(); err != nil {
+		return nil, bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
+	}
+	d := &daemon{db: db}
+	deps, err := newRunDeps(g, cfg, db, true)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	d.deps = deps
+	prepare := func(spec *bench.RunSpec) error { return load.PrepareSpec(spec, targets.Names(), cfg.Guardrails) }
+	d.queue = runner.NewQueue(deps.runner, db, prepare, cfg.Guardrails.MaxQueue)
+
+	reg := prometheus.NewRegistry()
+	metrics := telemetry.New(reg, d.queue.QueueLength, func() bool { return d.queue.Current() != "" })
+	deps.runner.SetObserver(metrics.Observe)
+	deps.runner.SetLogger(logger)
+
+	d.api, err = httpapi.NewServer(httpapi.Config{
+		Runs:     d.queue,
+		Store:    db,
+		Targets:  targetInfos(),
+		Profiles: load.Builtins(),
+		Compare: func(base, head *bench.Run, threshold float64) bench.Comparison {
+			return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
+		},
+		Gatherer: reg,
+		Logger:   logger,
+	})
+	if err == nil {
+		err = d.queue.Open(g.ctx)
+	}
+	if err != nil {
+		deps.Close()
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close cancels the running run and waits for it to be recorded, then
+// releases the runtime and the database.
+func (d *daemon) Close(ctx context.Context) error {
+	err := d.queue.Close(ctx)
+	d.deps.Close()
+	if dbErr := d.db.Close(); err == nil {
+		err = dbErr
+	}
+	return err
+}
+
+func targetInfos() []bench.TargetInfo {
+	var infos []bench.TargetInfo
+	for _, e := range targets.Entries() {
+		infos = append(infos, e.Info())
+	}
+	return infos
+}
