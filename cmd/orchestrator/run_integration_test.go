@@ -1,0 +1,70 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/store"
+)
+
+// runCLI runs the orchestrator in-process and returns its exit code and output.
+func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	t.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
+	var stdout, stderr bytes.Buffer
+	g := newGlobalState(context.Background(), nil, &stdout, &stderr, func(k string) string { return env[k] })
+	code := execute(g, args)
+	return code, stdout.String(), stderr.String()
+}
+
+// The smoke profile against the Go target in a container: 100% success, the
+// request count the profile asks for, and heavy?duration=100 answering in
+// 100-110 ms at the median.
+func TestRunSmokeAgainstGo(t *testing.T) {
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json",
+		"--targets", "go", "--profile", "smoke", "--endpoint", "heavy", "--param", "duration=100")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	var printed bench.Run
+	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
+		t.Fatalf("stdout is not a run document: %v\n%s", err, stdout)
+	}
+	h := store.NewDB(db)
+	if err := h.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	run, err := h.FindRunByID(context.Background(), printed.ID)
+	if err != nil {
+		t.Fatalf("printed run is not stored: %v", err)
+	}
+	if run.Status != bench.RunSucceeded {
+		t.Fatalf("run %s: %s", run.Status, run.Error)
+	}
+	total := run.Target("go").Total
+	wantRequests := run.Spec.Profile.Stages[0].Rate * run.Spec.Profile.Duration().D().Seconds() // 50 req/s x 10 s
+	if got := float64(total.Requests); math.Abs(got-wantRequests)/wantRequests > 0.02 {
+		t.Errorf("requests = %v, want %v within 2%%", got, wantRequests)
+	}
+	if total.Successes != total.Requests {
+		t.Errorf("successes %d of %d, want all", total.Successes, total.Requests)
+	}
+	if p50 := total.Latency.P50; p50 < 100 || p50 > 110 {
+		t.Errorf("p50 = %.1f ms, want 100-110 ms for heavy?duration=100", p50)
+	}
+	if len(run.Target("go").Seconds) < 10 {
+		t.Errorf("%d per-second buckets stored, want 10", len(run.Target("go").Seconds))
+	}
+	if env := run.Environment; env.DockerVersion == "" || env.CPUs == 0 || run.Target("go").Image.Runtime == "" {
+		t.Errorf("environment not recorded: %+v, image %+v", env, run.Target("go").Image)
+	}
+}
