@@ -1,0 +1,173 @@
+package metrics
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Sample is one value of a curated series: a name as exposed (a summary's
+// _count and _sum are two names), the labels kept, and the value.
+type Sample struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
+}
+
+// key identifies the series a sample belongs to: its name and its labels,
+// sorted.
+func (s Sample) key() string {
+	var b strings.Builder
+	b.WriteString(s.Name)
+	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
+		fmt.Fprintf(&b, "\x00%s=%s", k, s.Labels[k])
+	}
+	return b.String()
+}
+
+// String writes the sample the way an exposition would, labels sorted.
+func (s Sample) String() string {
+	var labels []string
+	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
+		labels = append(labels, fmt.Sprintf("%s=%q", k, s.Labels[k]))
+	}
+	value := fmt.Sprint(s.Value)
+	if len(labels) == 0 {
+		return s.Name + " " + value
+	}
+	return s.Name + "{" + strings.Join(labels, ",") + "} " + value
+}
+
+// curated lists the exposed names kept and, for each, the labels that tell
+// its series apart; samples that differ only in other labels are summed
+// (GC pauses over gc, action and cause; memory pools into their area).
+var curated = map[string][]string{
+	// Threads. With Micrometer, jvm_threads_live_threads counts platform
+	// threads only (carriers included); jvm_threads_virtual_live_threads
+	// counts virtual threads mounted on or queued for a carrier, not the
+	// parked ones.
+	"jvm_threads_live_threads":                 nil,
+	"jvm_threads_states_threads":               {"state"},
+	"tomcat_threads_busy_threads":              nil,
+	"tomcat_threads_current_threads":           nil,
+	"tomcat_connections_current_connections":   nil,
+	"jvm_threads_virtual_live_threads":         {"scheduling_status"},
+	"jvm_threads_virtual_parallelism":          nil,
+	"jvm_threads_virtual_pool_size_threads":    nil,
+	"jvm_threads_virtual_pinned_seconds_count": nil,
+	"jvm_threads_virtual_pinned_seconds_sum":   nil,
+	"jvm_threads_virtual_submit_failed_total":  nil,
+	"go_goroutines":                            nil,
+	"go_threads":                               nil,
+	// Memory.
+	"jvm_memory_used_bytes":                {"area"},
+	"jvm_memory_committed_bytes":           {"area"},
+	"go_memstats_heap_inuse_bytes":         nil,
+	"go_memstats_stack_inuse_bytes":        nil,
+	"process_resident_memory_bytes":        nil,
+	"jvm_nmt_thread_reserved_bytes":        nil,
+	"jvm_nmt_thread_committed_bytes":       nil,
+	"jvm_nmt_thread_stack_reserved_bytes":  nil,
+	"jvm_nmt_thread_stack_committed_bytes": nil,
+	"jvm_nmt_total_reserved_bytes":         nil,
+	"jvm_nmt_total_committed_bytes":        nil,
+	// GC.
+	"jvm_gc_pause_seconds_count":   nil,
+	"jvm_gc_pause_seconds_sum":     nil,
+	"go_gc_duration_seconds_count": nil,
+	"go_gc_duration_seconds_sum":   nil,
+	// CPU: Go's counter is in seconds, Micrometer's in nanoseconds;
+	// process_cpu_usage is the JVM's recent share of all CPUs.
+	"process_cpu_seconds_total": nil,
+	"process_cpu_time_ns_total": nil,
+	"process_cpu_usage":         nil,
+}
+
+// maxExposition bounds what a scrape reads; the targets expose under 100 KiB.
+const maxExposition = 16 << 20
+
+// Extract parses a Prometheus text exposition (format 0.0.4) and returns its
+// curated samples, sorted by name and labels. Values that are NaN, infinite
+// or negative are left out: Micrometer reports -1 for what it cannot measure
+// (Tomcat's busy threads when requests run on virtual threads) and NaN for a
+// gauge whose source is gone.
+func Extract(r io.Reader) ([]Sample, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(io.LimitReader(r, maxExposition))
+	if err != nil {
+		return nil, fmt.Errorf("parse exposition: %w", err)
+	}
+	sums := map[string]*Sample{}
+	for _, mf := range families {
+		for _, m := range mf.GetMetric() {
+			for name, value := range values(mf, m) {
+				add(sums, name, m.GetLabel(), value)
+			}
+		}
+	}
+	out := make([]Sample, 0, len(sums))
+	for _, s := range sums {
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b Sample) int { return cmp.Compare(a.key(), b.key()) })
+	return out, nil
+}
+
+// values returns the exposed name and value of each number a metric carries:
+// one for a counter, gauge or untyped metric, _count and _sum for a summary
+// or a histogram.
+func values(mf *dto.MetricFamily, m *dto.Metric) map[string]float64 {
+	name := mf.GetName()
+	switch mf.GetType() {
+	case dto.MetricType_COUNTER:
+		return map[string]float64{name: m.GetCounter().GetValue()}
+	case dto.MetricType_GAUGE:
+		return map[string]float64{name: m.GetGauge().GetValue()}
+	case dto.MetricType_UNTYPED:
+		return map[string]float64{name: m.GetUntyped().GetValue()}
+	case dto.MetricType_SUMMARY:
+		s := m.GetSummary()
+		return map[string]float64{name + "_count": float64(s.GetSampleCount()), name + "_sum": s.GetSampleSum()}
+	case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
+		h := m.GetHistogram()
+		return map[string]float64{name + "_count": float64(h.GetSampleCount()), name + "_sum": h.GetSampleSum()}
+	}
+	return nil
+}
+
+// add sums a value into its curated series, if the name is curated and the
+// value is a measurement.
+func add(sums map[string]*Sample, name string, labels []*dto.LabelPair, value float64) {
+	keep, ok := curated[name]
+	if !ok || math.IsNaN(value) || math.IsInf(value, 0) || value < 0 {
+		return
+	}
+	s := Sample{Name: name, Labels: keptLabels(labels, keep)}
+	if prev, ok := sums[s.key()]; ok {
+		prev.Value += value
+		return
+	}
+	s.Value = value
+	sums[s.key()] = &s
+}
+
+func keptLabels(labels []*dto.LabelPair, keep []string) map[string]string {
+	var kept map[string]string
+	for _, l := range labels {
+		if slices.Contains(keep, l.GetName()) {
+			if kept == nil {
+				kept = map[string]string{}
+			}
+			kept[l.GetName()] = l.GetValue()
+		}
+	}
+	return kept
+}

@@ -1,0 +1,82 @@
+package metrics
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// DefaultInterval is how often a recording samples unless told otherwise.
+const DefaultInterval = time.Second
+
+// Target is what a recording watches.
+type Target struct {
+	Name             string  // the target's name, for error messages
+	MetricsURL       string  // Prometheus endpoint on 127.0.0.1; empty skips scraping
+	ContainerID      string  // the container whose stats are read; empty skips them
+	CPULimit         float64 // CPUs the container may use; 0 means all online CPUs
+	MemoryLimitBytes int64   // the container's memory limit; 0 when unlimited
+}
+
+// Sampler starts recordings. It is safe for concurrent use; each recording
+// owns its goroutine.
+type Sampler struct {
+	stats    StatsSource
+	interval time.Duration
+	http     *http.Client
+}
+
+// Option configures a Sampler.
+type Option func(*Sampler)
+
+// WithInterval sets how often a recording samples; non-positive values keep
+// DefaultInterval. A scrape may take at most one interval.
+func WithInterval(d time.Duration) Option {
+	return func(s *Sampler) {
+		if d > 0 {
+			s.interval = d
+		}
+	}
+}
+
+// WithHTTPClient sets the client that scrapes metrics endpoints.
+func WithHTTPClient(c *http.Client) Option {
+	return func(s *Sampler) {
+		if c != nil {
+			s.http = c
+		}
+	}
+}
+
+// NewSampler returns a Sampler that reads container stats from stats (nil
+// records no container series).
+func NewSampler(stats StatsSource, opts ...Option) *Sampler {
+	s := &Sampler{stats: stats, interval: DefaultInterval, http: &http.Client{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Start starts recording t now, warm-up included, until Stop or until ctx
+// ends. The attack's clock reads zero at Start until SetT0 says otherwise.
+func (s *Sampler) Start(ctx context.Context, t Target) *Recording {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &Recording{
+		target:   t,
+		interval: s.interval,
+		started:  time.Now(),
+		timeline: newTimeline(),
+		cancel:   cancel,
+		done:     make(chan struct{}),
+	}
+	r.t0 = r.started
+	if t.MetricsURL != "" {
+		r.scraper = &scraper{client: s.http, url: t.MetricsURL}
+	}
+	if s.stats != nil && t.ContainerID != "" {
+		r.stats = &statsReader{source: s.stats, id: t.ContainerID, cpuLimit: t.CPULimit}
+	}
+	go r.run(ctx)
+	return r
+}

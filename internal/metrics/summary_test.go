@@ -1,0 +1,136 @@
+package metrics_test
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/metrics"
+)
+
+// stage is a measured stage from start to start+length seconds.
+func stage(index int, start, length float64, successes int64) bench.StageResult {
+	return bench.StageResult{
+		Index:       index,
+		StartOffset: bench.Duration(start * float64(time.Second)),
+		Duration:    bench.Duration(length * float64(time.Second)),
+		Stats:       bench.Stats{Requests: successes, Successes: successes},
+	}
+}
+
+// series samples f once a second from t = from to t = to.
+func series(name string, labels map[string]string, from, to int, f func(t float64) float64) bench.Series {
+	s := bench.Series{Name: name, Labels: labels}
+	for t := from; t <= to; t++ {
+		s.Points = append(s.Points, bench.Point{T: float64(t), V: f(float64(t))})
+	}
+	return s
+}
+
+func constant(v float64) func(float64) float64 { return func(float64) float64 { return v } }
+
+func TestSummarize(t *testing.T) {
+	warm := stage(-1, -4, 4, 400)
+	warm.Warmup = true
+	stages := []bench.StageResult{stage(0, 0, 5, 1000), stage(1, 5, 5, 4000)}
+	tests := []struct {
+		name     string
+		series   []bench.Series
+		failures []float64
+		warmup   *bench.StageResult
+		want     []bench.StageResources
+	}{
+		{
+			// Threads ramp from 10 by 2 a second: stage 0 sees t=0..4,
+			// stage 1 sees t=5..9; the warm-up t=-4..-1.
+			name:   "Go: peaks and means of gauges inside each window",
+			series: []bench.Series{series("go_threads", nil, -5, 10, func(t float64) float64 { return 10 + 2*t })},
+			warmup: &warm,
+			want: []bench.StageResources{
+				{Stage: -1, Warmup: true, PeakPlatformThreads: 8, MeanPlatformThreads: 5},
+				{Stage: 0, PeakPlatformThreads: 18, MeanPlatformThreads: 14},
+				{Stage: 1, PeakPlatformThreads: 28, MeanPlatformThreads: 24},
+			},
+		},
+		{
+			// The JVM's live threads win over go_threads (a JVM has none,
+			// but the order is what decides); virtual threads sum their
+			// scheduling statuses.
+			name: "Java: platform and virtual threads",
+			series: []bench.Series{
+				series("jvm_threads_live_threads", nil, 0, 9, constant(20)),
+				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(2)),
+				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "queued"}, 0, 9, func(t float64) float64 { return t }),
+			},
+			want: []bench.StageResources{
+				{Stage: 0, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 6, MeanVirtualThreads: 4},
+				{Stage: 1, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 11, MeanVirtualThreads: 9},
+			},
+		},
+		{
+			// 0.5 CPU-seconds a second: 2.5 s per stage over 1,000 and
+			// 4,000 successes.
+			name: "CPU per 1k successes from the process counter",
+			series: []bench.Series{
+				series("process_cpu_seconds_total", nil, -1, 11, func(t float64) float64 { return 100 + 0.5*t }),
+				series(metrics.ContainerCPUSeconds, nil, -1, 11, func(t float64) float64 { return 7 * t }), // ignored
+			},
+			want: []bench.StageResources{{Stage: 0, CPUSecondsPer1k: 2.5}, {Stage: 1, CPUSecondsPer1k: 0.625}},
+		},
+		{
+			name:   "CPU per 1k from Micrometer's nanoseconds",
+			series: []bench.Series{series("process_cpu_time_ns_total", nil, 0, 10, func(t float64) float64 { return 1e9 * t })},
+			want:   []bench.StageResources{{Stage: 0, CPUSecondsPer1k: 5}, {Stage: 1, CPUSecondsPer1k: 1.25}},
+		},
+		{
+			name:   "CPU per 1k from the container without a process counter",
+			series: []bench.Series{series(metrics.ContainerCPUSeconds, nil, 0, 10, func(t float64) float64 { return 2 * t })},
+			want:   []bench.StageResources{{Stage: 0, CPUSecondsPer1k: 10}, {Stage: 1, CPUSecondsPer1k: 2.5}},
+		},
+		{
+			// Samples at t=-0.6, 0.4, ... : the counter is interpolated at
+			// the edges, so each stage still gets exactly 5 seconds' worth.
+			name: "counters interpolated at window edges",
+			series: []bench.Series{{Name: "go_gc_duration_seconds_count", Points: []bench.Point{
+				{T: -0.6, V: 0}, {T: 0.4, V: 10}, {T: 4.4, V: 50}, {T: 5.4, V: 60}, {T: 10.4, V: 110},
+			}}},
+			want: []bench.StageResources{{Stage: 0, GCPauses: 50}, {Stage: 1, GCPauses: 50}},
+		},
+		{
+			name: "GC pauses and seconds, working set peak, scrape failures",
+			series: []bench.Series{
+				series("jvm_gc_pause_seconds_count", nil, 0, 10, func(t float64) float64 { return math.Floor(t / 2) }),
+				series("jvm_gc_pause_seconds_sum", nil, 0, 10, func(t float64) float64 { return 0.25 * t }),
+				series(metrics.ContainerMemoryWorkingSet, nil, 0, 10, func(t float64) float64 { return 1e6 * (10 - t) }),
+			},
+			failures: []float64{0.5, 4.99, 5, 12},
+			want: []bench.StageResources{
+				{Stage: 0, GCPauses: 2, GCPauseSeconds: 1.25, PeakWorkingSetBytes: 10e6, ScrapeFailures: 2},
+				{Stage: 1, GCPauses: 3, GCPauseSeconds: 1.25, PeakWorkingSetBytes: 5e6, ScrapeFailures: 1},
+			},
+		},
+		{
+			name:   "no samples: zeros",
+			series: []bench.Series{series("go_goroutines", nil, 20, 30, constant(5))},
+			want:   []bench.StageResources{{Stage: 0}, {Stage: 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := metrics.Summarize(tt.series, tt.failures, tt.warmup, stages)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got\n%+v\nwant\n%+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSummarize_NoSuccesses(t *testing.T) {
+	s := []bench.Series{series("process_cpu_seconds_total", nil, 0, 10, func(t float64) float64 { return t })}
+	got := metrics.Summarize(s, nil, nil, []bench.StageResult{stage(0, 0, 5, 0)})
+	if got[0].CPUSecondsPer1k != 0 {
+		t.Errorf("CPU per 1k with no successes = %v, want 0", got[0].CPUSecondsPer1k)
+	}
+}

@@ -1,0 +1,61 @@
+package metrics
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// timeline keeps samples by series with the instant they were taken, so that
+// they can be placed on the attack's clock whenever its zero becomes known.
+type timeline struct {
+	tracks map[string]*track
+}
+
+// track is one series' samples in the order they were taken.
+type track struct {
+	name   string
+	labels map[string]string
+	at     []time.Time
+	values []float64
+}
+
+func newTimeline() *timeline {
+	return &timeline{tracks: map[string]*track{}}
+}
+
+// add records samples taken at one instant.
+func (tl *timeline) add(at time.Time, samples []Sample) {
+	for _, s := range samples {
+		k := s.key()
+		tr, ok := tl.tracks[k]
+		if !ok {
+			tr = &track{name: s.Name, labels: s.Labels}
+			tl.tracks[k] = tr
+		}
+		tr.at = append(tr.at, at)
+		tr.values = append(tr.values, s.Value)
+	}
+}
+
+// series returns every series, sorted by name and labels, with T in seconds
+// since t0.
+func (tl *timeline) series(t0 time.Time) []bench.Series {
+	out := make([]bench.Series, 0, len(tl.tracks))
+	for _, k := range slices.Sorted(maps.Keys(tl.tracks)) {
+		tr := tl.tracks[k]
+		points := make([]bench.Point, len(tr.at))
+		for i, at := range tr.at {
+			points[i] = bench.Point{T: offset(at, t0), V: tr.values[i]}
+		}
+		out = append(out, bench.Series{Name: tr.name, Labels: tr.labels, Points: points})
+	}
+	return out
+}
+
+// offset is at on the clock whose zero is t0, in seconds.
+func offset(at, t0 time.Time) float64 {
+	return at.Sub(t0).Seconds()
+}
