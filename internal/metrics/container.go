@@ -3,7 +3,9 @@ package metrics
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -30,64 +32,85 @@ const (
 	ContainerNetworkSendBytes    = "container_network_tx_bytes"
 )
 
-// statsReader reads one container's stats each tick and turns them into
-// samples. It remembers the previous CPU reading for the usage ratio, so it
-// is used by one goroutine at a time.
-type statsReader struct {
+// statsStream follows one container's stats stream. Engine 20.10 samples
+// every container it reports on once a second and answers even a one-shot
+// request at its next sample, up to a second later; a stream delivers each
+// sample as it is taken, with the previous one's CPU figures alongside.
+type statsStream struct {
 	source   StatsSource
 	id       string
-	cpuLimit float64 // CPUs; 0 means the CPUs the engine reports online
-	prev     *cpuReading
+	cpuLimit float64       // CPUs; 0 means the CPUs the engine reports online
+	interval time.Duration // samples closer than this to the last one kept are skipped
+	file     func(at time.Time, samples []Sample, err error)
 }
 
-// cpuReading is the container's CPU time at an instant.
-type cpuReading struct {
-	at    time.Time
-	usage uint64 // ns
+// run follows the stream until ctx ends, reopening it one interval after it
+// fails; each failure is filed.
+func (s *statsStream) run(ctx context.Context) {
+	for {
+		err := s.follow(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		s.file(time.Now(), nil, err)
+		timer := time.NewTimer(s.interval)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+	}
 }
 
-// read takes a one-shot sample: no previous sample is collected, so the
-// engine answers at once instead of after a second.
-func (r *statsReader) read(ctx context.Context, at time.Time) ([]Sample, error) {
-	res, err := r.source.ContainerStats(ctx, r.id, client.ContainerStatsOptions{})
+// follow files the stream's samples, at most one per interval, until the
+// stream fails or ctx ends.
+func (s *statsStream) follow(ctx context.Context) error {
+	res, err := s.source.ContainerStats(ctx, s.id, client.ContainerStatsOptions{Stream: true})
 	if err != nil {
-		return nil, fmt.Errorf("container stats: %w", err)
+		return fmt.Errorf("container stats: %w", err)
 	}
 	defer res.Body.Close()
-	var st container.StatsResponse
-	if err := json.NewDecoder(res.Body).Decode(&st); err != nil {
-		return nil, fmt.Errorf("decode container stats: %w", err)
+	dec := json.NewDecoder(res.Body)
+	var last time.Time
+	for {
+		var st container.StatsResponse
+		if err := dec.Decode(&st); errors.Is(err, io.EOF) {
+			return errors.New("container stats: the engine ended the stream")
+		} else if err != nil {
+			return fmt.Errorf("container stats: %w", err)
+		}
+		at := st.Read
+		if at.IsZero() {
+			at = time.Now()
+		}
+		// 10% slack: the engine's one-second ticks drift by milliseconds.
+		if !last.IsZero() && at.Sub(last) < s.interval*9/10 {
+			continue
+		}
+		last = at
+		s.file(at, containerSamples(st, s.cpuLimit), nil)
 	}
-	if st.Read.IsZero() {
-		st.Read = at
-	}
-	samples := containerSamples(st)
-	if ratio, ok := r.cpuRatio(st); ok {
-		samples = append(samples, Sample{Name: ContainerCPURatio, Value: ratio})
-	}
-	return samples, nil
 }
 
-// cpuRatio is the CPU used since the previous reading as a share of the
-// container's CPU limit: 1 means the container used all it may.
-func (r *statsReader) cpuRatio(st container.StatsResponse) (float64, bool) {
-	cur := &cpuReading{at: st.Read, usage: st.CPUStats.CPUUsage.TotalUsage}
-	prev := r.prev
-	r.prev = cur
-	if prev == nil || cur.usage < prev.usage || !cur.at.After(prev.at) {
+// cpuRatio is the CPU used between the previous sample and this one as a
+// share of the container's CPU limit: 1 means it used all it may. The first
+// sample of a stream has no previous one.
+func cpuRatio(st container.StatsResponse, cpuLimit float64) (float64, bool) {
+	cur, prev := st.CPUStats.CPUUsage.TotalUsage, st.PreCPUStats.CPUUsage.TotalUsage
+	elapsed := st.Read.Sub(st.PreRead).Seconds()
+	if st.PreRead.IsZero() || prev == 0 || cur < prev || elapsed <= 0 {
 		return 0, false
 	}
-	limit := r.cpuLimit
-	if limit <= 0 {
-		limit = max(float64(st.CPUStats.OnlineCPUs), 1)
+	if cpuLimit <= 0 {
+		cpuLimit = max(float64(st.CPUStats.OnlineCPUs), 1)
 	}
-	used := float64(cur.usage-prev.usage) / 1e9
-	return used / (cur.at.Sub(prev.at).Seconds() * limit), true
+	return float64(cur-prev) / 1e9 / (elapsed * cpuLimit), true
 }
 
 // containerSamples turns one stats payload into samples. Networks are absent
 // with host networking; their series are then absent too.
-func containerSamples(st container.StatsResponse) []Sample {
+func containerSamples(st container.StatsResponse, cpuLimit float64) []Sample {
 	cpu, mem := st.CPUStats, st.MemoryStats
 	samples := []Sample{
 		{Name: ContainerCPUSeconds, Value: float64(cpu.CPUUsage.TotalUsage) / 1e9},
@@ -96,6 +119,9 @@ func containerSamples(st container.StatsResponse) []Sample {
 		{Name: ContainerMemoryUsage, Value: float64(mem.Usage)},
 		{Name: ContainerMemoryWorkingSet, Value: float64(WorkingSet(mem))},
 		{Name: ContainerPids, Value: float64(st.PidsStats.Current)},
+	}
+	if ratio, ok := cpuRatio(st, cpuLimit); ok {
+		samples = append(samples, Sample{Name: ContainerCPURatio, Value: ratio})
 	}
 	if len(st.Networks) > 0 {
 		var rx, tx uint64

@@ -1,14 +1,14 @@
 package metrics_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,40 +58,23 @@ func TestWorkingSet_Edges(t *testing.T) {
 	}
 }
 
-// TestRecording_ContainerSeries feeds the captured v1 payload through a
+// TestRecording_ContainerSeries streams the captured v1 payload through a
 // recording and checks the container series it files.
 func TestRecording_ContainerSeries(t *testing.T) {
 	payload, err := os.ReadFile(filepath.Join("testdata", "stats-cgroupv1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var ids []string
-	var opts []client.ContainerStatsOptions
-	stats := &StatsSource{ContainerStatsFn: func(ctx context.Context, id string, o client.ContainerStatsOptions) (client.ContainerStatsResult, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		ids, opts = append(ids, id), append(opts, o)
-		if len(ids) > 1 {
-			return client.ContainerStatsResult{}, errors.New("engine gone")
-		}
-		return body(string(payload)), nil
-	}}
-	rec := metrics.NewSampler(stats, metrics.WithInterval(time.Millisecond)).Start(t.Context(), metrics.Target{Name: "go", ContainerID: "abc"})
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(ids) > 2 })
+	engine := newStream(string(payload))
+	rec := metrics.NewSampler(engine.source(nil)).Start(t.Context(), metrics.Target{Name: "go", ContainerID: "abc", CPULimit: 0.5})
+	<-engine.drained
 	res := rec.Stop(t.Context(), nil, nil)
 
-	if got, want := ids[0], "abc"; got != want {
-		t.Errorf("stats of %q, want %q", got, want)
+	if got, want := engine.calls[0], (call{"abc", client.ContainerStatsOptions{Stream: true}}); got != want {
+		t.Errorf("stats call %+v, want %+v", got, want)
 	}
-	if opts[0].Stream || opts[0].IncludePreviousSample {
-		t.Errorf("stats options %+v, want one-shot", opts[0])
-	}
-	if res.StatsFailures < 1 || res.ScrapeFailures != 0 {
-		t.Errorf("stats failures %d, scrape failures %d; want some and none", res.StatsFailures, res.ScrapeFailures)
-	}
-	if res.LastError == "" {
-		t.Error("no last error")
+	if res.StatsFailures != 0 || res.ScrapeFailures != 0 {
+		t.Errorf("stats failures %d, scrape failures %d; want none (%s)", res.StatsFailures, res.ScrapeFailures, res.LastError)
 	}
 	want := map[string]float64{
 		metrics.ContainerCPUSeconds:       0.937306055,
@@ -107,8 +90,8 @@ func TestRecording_ContainerSeries(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got[name], v)
 		}
 	}
-	// Host networking: no interfaces, so no network series; one sample,
-	// so no CPU ratio yet.
+	// Host networking: no interfaces, so no network series; a one-shot
+	// capture has no previous sample, so no CPU ratio.
 	for _, name := range []string{metrics.ContainerNetworkReceiveBytes, metrics.ContainerCPURatio} {
 		if _, ok := got[name]; ok {
 			t.Errorf("series %s present", name)
@@ -116,8 +99,8 @@ func TestRecording_ContainerSeries(t *testing.T) {
 	}
 }
 
-// TestRecording_CPURatio checks the CPU share of the limit between two
-// samples, from the engine's read times.
+// TestRecording_CPURatio checks the CPU share of the limit between a
+// frame's previous sample and its own.
 func TestRecording_CPURatio(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -133,12 +116,9 @@ func TestRecording_CPURatio(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			read := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			stats, calls := servePayloads(
-				statsJSON(read, 5e9, nil),
-				statsJSON(read.Add(2*time.Second), 5e9+tt.usedNs, map[string][2]uint64{"eth0": {100, 200}, "eth1": {1, 2}}))
-			rec := metrics.NewSampler(stats, metrics.WithInterval(time.Millisecond)).
-				Start(t.Context(), metrics.Target{Name: "go", ContainerID: "abc", CPULimit: tt.cpuLimit})
-			waitFor(t, func() bool { return calls() > 2 })
+			engine := newStream(statsJSON(read, 5e9, read.Add(-2*time.Second), 5e9-tt.usedNs, map[string][2]uint64{"eth0": {100, 200}, "eth1": {1, 2}}))
+			rec := metrics.NewSampler(engine.source(nil)).Start(t.Context(), metrics.Target{Name: "go", ContainerID: "abc", CPULimit: tt.cpuLimit})
+			<-engine.drained
 			got := lastValues(rec.Stop(t.Context(), nil, nil).Series)
 			if math.Abs(got[metrics.ContainerCPURatio]-tt.want) > 1e-9 {
 				t.Errorf("%s = %v, want %v", metrics.ContainerCPURatio, got[metrics.ContainerCPURatio], tt.want)
@@ -151,11 +131,58 @@ func TestRecording_CPURatio(t *testing.T) {
 	}
 }
 
-// statsJSON is a minimal stats payload; networks map interface -> {rx, tx}.
-func statsJSON(read time.Time, usageNs uint64, networks map[string][2]uint64) string {
-	st := container.StatsResponse{Read: read}
+// TestRecording_StatsInterval streams a frame every 250ms of engine time: a
+// 1s interval keeps every fourth, on the frames' own clock.
+func TestRecording_StatsInterval(t *testing.T) {
+	read := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var frames []string
+	for i := range 9 {
+		at := read.Add(time.Duration(i) * 250 * time.Millisecond)
+		frames = append(frames, statsJSON(at, uint64(i+1)*1e8, at.Add(-250*time.Millisecond), uint64(i)*1e8+1, nil))
+	}
+	engine := newStream(frames...)
+	rec := metrics.NewSampler(engine.source(nil), metrics.WithInterval(time.Second)).Start(t.Context(), metrics.Target{Name: "go", ContainerID: "abc", CPULimit: 1})
+	<-engine.drained
+	rec.SetT0(read)
+	res := rec.Stop(t.Context(), nil, nil)
+	var got []bench.Point
+	for _, s := range res.Series {
+		if s.Name == metrics.ContainerCPUSeconds {
+			got = s.Points
+		}
+	}
+	want := []bench.Point{{T: 0, V: 0.1}, {T: 1, V: 0.5}, {T: 2, V: 0.9}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %v, want %v", metrics.ContainerCPUSeconds, got, want)
+	}
+}
+
+// TestRecording_StatsFailures: a stream that breaks is reopened one interval
+// later; each failure is counted.
+func TestRecording_StatsFailures(t *testing.T) {
+	engine := newStream("{not json")
+	rec := metrics.NewSampler(engine.source(errors.New("no such container")), metrics.WithInterval(time.Millisecond)).
+		Start(t.Context(), metrics.Target{Name: "go", ContainerID: "abc"})
+	waitFor(t, func() bool { engine.mu.Lock(); defer engine.mu.Unlock(); return len(engine.calls) > 3 })
+	res := rec.Stop(t.Context(), nil, nil)
+	if res.StatsFailures < 3 {
+		t.Errorf("stats failures = %d after %d calls, want at least 3", res.StatsFailures, len(engine.calls))
+	}
+	if !strings.Contains(res.LastError, "no such container") {
+		t.Errorf("last error %q", res.LastError)
+	}
+	if len(res.Series) != 0 {
+		t.Errorf("series %v, want none", res.Series)
+	}
+}
+
+// statsJSON is a minimal stream frame: its read time and CPU usage, the
+// previous frame's, and networks as interface -> {rx, tx}.
+func statsJSON(read time.Time, usageNs uint64, preRead time.Time, preUsageNs uint64, networks map[string][2]uint64) string {
+	st := container.StatsResponse{Read: read, PreRead: preRead}
 	st.CPUStats.CPUUsage.TotalUsage = usageNs
 	st.CPUStats.OnlineCPUs = 2
+	st.PreCPUStats.CPUUsage.TotalUsage = preUsageNs
 	for name, n := range networks {
 		if st.Networks == nil {
 			st.Networks = map[string]container.NetworkStats{}

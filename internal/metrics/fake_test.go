@@ -18,36 +18,60 @@ type StatsSource struct {
 
 var _ metrics.StatsSource = (*StatsSource)(nil)
 
+// *client.Client is what the runtime passes.
+var _ metrics.StatsSource = (*client.Client)(nil)
+
 // ContainerStats calls ContainerStatsFn.
 func (s *StatsSource) ContainerStats(ctx context.Context, id string, opts client.ContainerStatsOptions) (client.ContainerStatsResult, error) {
 	return s.ContainerStatsFn(ctx, id, opts)
 }
 
-// servePayloads returns a fake that answers with the payloads in turn, then
-// blocks until the sample is abandoned, and a count of the calls. A
-// recording files a sample before it asks for the next, so once the fake has
-// been called n+1 times, n samples are filed.
-func servePayloads(payloads ...string) (*StatsSource, func() int) {
-	var mu sync.Mutex
-	calls := 0
-	fake := &StatsSource{ContainerStatsFn: func(ctx context.Context, _ string, _ client.ContainerStatsOptions) (client.ContainerStatsResult, error) {
-		mu.Lock()
-		i := calls
-		calls++
-		mu.Unlock()
-		if i < len(payloads) {
-			return body(payloads[i]), nil
+// stream is a fake engine streaming stats frames. Once the recording asks
+// for more than the frames, every frame has been filed (a frame is filed
+// before the next one is read), and drained is closed; the stream then
+// stays open until the recording stops.
+type stream struct {
+	mu      sync.Mutex
+	calls   []call
+	drained chan struct{}
+	once    sync.Once
+	frames  string
+}
+
+// call is one ContainerStats call.
+type call struct {
+	id   string
+	opts client.ContainerStatsOptions
+}
+
+func newStream(frames ...string) *stream {
+	return &stream{drained: make(chan struct{}), frames: strings.Join(frames, "\n")}
+}
+
+// source returns the fake engine; only its first call streams the frames,
+// later ones fail with err.
+func (s *stream) source(err error) *StatsSource {
+	return &StatsSource{ContainerStatsFn: func(ctx context.Context, id string, opts client.ContainerStatsOptions) (client.ContainerStatsResult, error) {
+		s.mu.Lock()
+		s.calls = append(s.calls, call{id, opts})
+		n := len(s.calls)
+		s.mu.Unlock()
+		if n > 1 {
+			return client.ContainerStatsResult{}, err
 		}
-		<-ctx.Done()
-		return client.ContainerStatsResult{}, ctx.Err()
+		body := io.MultiReader(strings.NewReader(s.frames), &blockingReader{ctx: ctx, drained: func() { s.once.Do(func() { close(s.drained) }) }})
+		return client.ContainerStatsResult{Body: io.NopCloser(body)}, nil
 	}}
-	return fake, func() int { mu.Lock(); defer mu.Unlock(); return calls }
 }
 
-// body wraps a JSON payload as the engine's stats response.
-func body(payload string) client.ContainerStatsResult {
-	return client.ContainerStatsResult{Body: io.NopCloser(strings.NewReader(payload))}
+// blockingReader reports that it was reached, then blocks until ctx ends.
+type blockingReader struct {
+	ctx     context.Context
+	drained func()
 }
 
-// *client.Client is what the runtime passes.
-var _ metrics.StatsSource = (*client.Client)(nil)
+func (b *blockingReader) Read([]byte) (int, error) {
+	b.drained()
+	<-b.ctx.Done()
+	return 0, b.ctx.Err()
+}

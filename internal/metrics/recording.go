@@ -9,16 +9,14 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Recording is one target's sampling in progress. Its methods are safe for
-// concurrent use.
+// Recording is one target's sampling in progress: a goroutine scraping its
+// metrics endpoint every interval and one following its container's stats.
+// Its methods are safe for concurrent use.
 type Recording struct {
 	target   Target
 	interval time.Duration
-	started  time.Time
-	scraper  *scraper     // nil without a metrics URL
-	stats    *statsReader // nil without a container; used by run only
 	cancel   context.CancelFunc
-	done     chan struct{}
+	wg       sync.WaitGroup
 
 	mu             sync.Mutex
 	t0             time.Time
@@ -39,7 +37,7 @@ type Result struct {
 	Expositions    []bench.Exposition     // the first ("start") and last ("end") successful scrape
 	Resources      []bench.StageResources // one per stage, the warm-up first
 	ScrapeFailures int                    // scrapes that failed: refused, timed out, not 200, not parseable
-	StatsFailures  int                    // container stats reads that failed
+	StatsFailures  int                    // times the container stats stream could not be opened or broke
 	LastError      string                 // the last failure's message, for a warning; "" without failures
 }
 
@@ -51,14 +49,16 @@ func (r *Recording) SetT0(t0 time.Time) {
 	r.t0 = t0
 }
 
-// Stop ends sampling, waiting for a sample in flight to be abandoned (or for
-// ctx to end), and summarises the series over the stages as measured (the
+// Stop ends sampling, abandoning a scrape in flight (waiting at most until
+// ctx ends), and summarises the series over the stages as measured (the
 // warm-up, when not nil, first). Later calls return the first call's Result.
 func (r *Recording) Stop(ctx context.Context, warmup *bench.StageResult, stages []bench.StageResult) Result {
 	r.stopOnce.Do(func() {
 		r.cancel()
+		done := make(chan struct{})
+		go func() { r.wg.Wait(); close(done) }()
 		select {
-		case <-r.done:
+		case <-done:
 		case <-ctx.Done():
 		}
 		r.result = r.summarize(warmup, stages)
@@ -88,13 +88,12 @@ func (r *Recording) summarize(warmup *bench.StageResult, stages []bench.StageRes
 	return res
 }
 
-// run samples at once and then every interval until ctx ends.
-func (r *Recording) run(ctx context.Context) {
-	defer close(r.done)
+// scrapeEvery scrapes at once and then every interval until ctx ends.
+func (r *Recording) scrapeEvery(ctx context.Context, sc *scraper) {
 	ticker := time.NewTicker(r.interval)
 	defer ticker.Stop()
 	for {
-		r.sample(ctx)
+		r.scrape(ctx, sc)
 		select {
 		case <-ctx.Done():
 			return
@@ -103,45 +102,38 @@ func (r *Recording) run(ctx context.Context) {
 	}
 }
 
-// sample scrapes and reads stats side by side, each within one interval,
-// and files both under the instant the tick began.
-func (r *Recording) sample(loop context.Context) {
+// scrape takes one sample, within one interval, filed under the instant it
+// began.
+func (r *Recording) scrape(loop context.Context, sc *scraper) {
 	at := time.Now()
 	ctx, cancel := context.WithTimeout(loop, r.interval)
 	defer cancel()
-	var text string
-	var scraped, stats []Sample
-	var scrapeErr, statsErr error
-	var wg sync.WaitGroup
-	if r.scraper != nil {
-		wg.Go(func() { text, scraped, scrapeErr = r.scraper.scrape(ctx) })
-	}
-	if r.stats != nil {
-		wg.Go(func() { stats, statsErr = r.stats.read(ctx, at) })
-	}
-	wg.Wait()
+	text, samples, err := sc.scrape(ctx)
 	if loop.Err() != nil {
-		return // stopped mid-sample: not a failure, and not a sample
+		return // stopped mid-scrape: not a failure, and not a sample
 	}
-	r.file(at, text, append(scraped, stats...), scrapeErr, statsErr)
-}
-
-// file records one tick's samples and failures.
-func (r *Recording) file(at time.Time, text string, samples []Sample, scrapeErr, statsErr error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.timeline.add(at, samples)
-	if scrapeErr != nil {
+	if err != nil {
 		r.scrapeFailures = append(r.scrapeFailures, at)
-		r.lastErr = fmt.Errorf("target %s: %w", r.target.Name, scrapeErr)
-	} else if text != "" {
-		if r.firstText == "" {
-			r.firstText = text
-		}
-		r.lastText = text
+		r.lastErr = fmt.Errorf("target %s: %w", r.target.Name, err)
+		return
 	}
-	if statsErr != nil {
+	r.timeline.add(at, samples)
+	if r.firstText == "" {
+		r.firstText = text
+	}
+	r.lastText = text
+}
+
+// fileStats records a container stats sample or failure.
+func (r *Recording) fileStats(at time.Time, samples []Sample, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
 		r.statsFailures++
-		r.lastErr = fmt.Errorf("target %s: %w", r.target.Name, statsErr)
+		r.lastErr = fmt.Errorf("target %s: %w", r.target.Name, err)
+		return
 	}
+	r.timeline.add(at, samples)
 }

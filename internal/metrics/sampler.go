@@ -62,21 +62,15 @@ func NewSampler(stats StatsSource, opts ...Option) *Sampler {
 // ends. The attack's clock reads zero at Start until SetT0 says otherwise.
 func (s *Sampler) Start(ctx context.Context, t Target) *Recording {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Recording{
-		target:   t,
-		interval: s.interval,
-		started:  time.Now(),
-		timeline: newTimeline(),
-		cancel:   cancel,
-		done:     make(chan struct{}),
-	}
-	r.t0 = r.started
+	now := time.Now()
+	r := &Recording{target: t, interval: s.interval, cancel: cancel, t0: now, timeline: newTimeline()}
 	if t.MetricsURL != "" {
-		r.scraper = &scraper{client: s.http, url: t.MetricsURL}
+		sc := &scraper{client: s.http, url: t.MetricsURL}
+		r.wg.Go(func() { r.scrapeEvery(ctx, sc) })
 	}
 	if s.stats != nil && t.ContainerID != "" {
-		r.stats = &statsReader{source: s.stats, id: t.ContainerID, cpuLimit: t.CPULimit}
+		st := &statsStream{source: s.stats, id: t.ContainerID, cpuLimit: t.CPULimit, interval: s.interval, file: r.fileStats}
+		r.wg.Go(func() { st.run(ctx) })
 	}
-	go r.run(ctx)
 	return r
 }
