@@ -5,9 +5,9 @@
 // follows the container's stats stream from the Docker engine, which samples
 // once a second (a one-shot request waits for that sample too, up to a
 // second), keeping at most one sample per interval. It keeps a curated set
-// of series, all on the attack's clock: t = 0 at the first measured request, negative during the
-// warm-up. Samples taken before that instant is known are re-based when it
-// is. Stopping a recording summarises the series per stage
+// of series, all on the attack's clock: t = 0 at the first measured request,
+// negative during the warm-up. Samples taken before that instant is known
+// are re-based when it is. Stopping a recording summarises the series per stage
 // (bench.StageResources) and hands back the raw expositions of the first and
 // the last successful scrape for anything the curated series lack.
 //

@@ -3,7 +3,7 @@
 package metrics_test
 
 import (
-	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -198,11 +198,13 @@ func get(url string) error {
 		return err
 	}
 	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = context.DeadlineExceeded
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
 	}
-	return err
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return nil
 }
 
 func freePort(t *testing.T) int {
