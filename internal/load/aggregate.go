@@ -62,7 +62,12 @@ func (a *Aggregate) Add(r *vegeta.Result) {
 	}
 	a.bytesIn += bytesIn(r)
 	a.bytesOut += int64(r.BytesOut)
-	hdr.Record(a.hist, r.Latency)
+	if r.Code != 0 {
+		// Only requests the target answered have a latency worth the name: a
+		// refused connection or a dropped request "answers" in microseconds
+		// and would make a failing target look fast.
+		hdr.Record(a.hist, r.Latency)
+	}
 }
 
 func success(r *vegeta.Result) bool { return r.Code >= 200 && r.Code < 300 }

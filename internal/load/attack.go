@@ -44,9 +44,10 @@ type Result struct {
 // the other or at once; each Run has its own connections unless WithClient
 // shares a client.
 type Engine struct {
-	client    *http.Client
-	maxErrors int
-	bucket    time.Duration
+	client      *http.Client
+	maxErrors   int
+	maxInFlight int
+	bucket      time.Duration
 }
 
 // Option configures an Engine.
@@ -60,6 +61,11 @@ func WithClient(c *http.Client) Option { return func(e *Engine) { e.client = c }
 // WithMaxErrors caps the distinct error messages kept per stage, second and
 // total (DefaultMaxErrors); the rest are counted as OtherErrors.
 func WithMaxErrors(n int) Option { return func(e *Engine) { e.maxErrors = n } }
+
+// WithMaxInFlight caps the requests waiting for the target at once (default
+// DefaultMaxInFlight(), and never below a closed profile's concurrency).
+// Requests due beyond it are dropped and counted as failed; see DroppedPrefix.
+func WithMaxInFlight(n int) Option { return func(e *Engine) { e.maxInFlight = n } }
 
 // WithBucket sets the width of the per-second buckets (1s). Bucket.Second
 // is then the bucket's index.
@@ -142,7 +148,11 @@ func (e *Engine) httpClient(ctx context.Context, plan Plan) (*http.Client, func(
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c.Transport = &transport{base: rt, ctx: ctx}
+	limit := e.maxInFlight
+	if limit <= 0 {
+		limit = DefaultMaxInFlight()
+	}
+	c.Transport = &transport{base: rt, ctx: ctx, limit: int64(max(limit, maxConcurrency(plan.Profile)))}
 	c.Timeout = plan.Workload.Timeout.D()
 	if c.Timeout <= 0 {
 		c.Timeout = bench.DefaultTimeout.D()
