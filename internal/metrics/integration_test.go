@@ -145,7 +145,9 @@ func startJREContainer(t *testing.T, docker *testcontainers.DockerClient) (id st
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:  images.Items[0].RepoTags[0],
 			Cmd:    []string{"java", "-m", "jdk.httpserver", "-b", "127.0.0.1", "-p", strconv.Itoa(port), "-d", "/opt/java/openjdk"},
-			Labels: map[string]string{"io.threadbench.managed": "true", "io.threadbench.run": "test-metrics"},
+			// Not io.threadbench.managed: other packages' tests clean those
+			// up, and would remove this container mid-test.
+			Labels: map[string]string{"io.threadbench.test": "internal/metrics"},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				hc.NetworkMode = "host"
 				hc.NanoCPUs = 1e9
