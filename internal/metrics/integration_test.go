@@ -143,8 +143,8 @@ func startJREContainer(t *testing.T, docker *testcontainers.DockerClient) (id st
 	port = freePort(t)
 	ctr, err := testcontainers.GenericContainer(t.Context(), testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
-			Image:  images.Items[0].RepoTags[0],
-			Cmd:    []string{"java", "-m", "jdk.httpserver", "-b", "127.0.0.1", "-p", strconv.Itoa(port), "-d", "/opt/java/openjdk"},
+			Image: images.Items[0].RepoTags[0],
+			Cmd:   []string{"java", "-m", "jdk.httpserver", "-b", "127.0.0.1", "-p", strconv.Itoa(port), "-d", "/opt/java/openjdk"},
 			// Not io.threadbench.managed: other packages' tests clean those
 			// up, and would remove this container mid-test.
 			Labels: map[string]string{"io.threadbench.test": "internal/metrics"},
