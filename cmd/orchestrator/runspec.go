@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -75,7 +77,9 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	}
 	set("name", func() { spec.Name = f.name })
 	set("targets", func() { spec.Targets = f.targets })
-	if fs.Changed("profile") || spec.Profile.Name == "" && len(spec.Profile.Stages) == 0 {
+	// A profile the file gives, even an empty one, is the user's: only a
+	// file without any profile takes the flag's default.
+	if fs.Changed("profile") || reflect.ValueOf(spec.Profile).IsZero() {
 		p, err := profileArg(f.profile)
 		if err != nil {
 			return spec, err
@@ -89,7 +93,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("timeout", func() { spec.Workload.Timeout = bench.Duration(f.timeout) })
 	set("warmup", func() { spec.Warmup.Duration = bench.Duration(f.warmup) })
 	set("warmup-rate", func() { spec.Warmup.Rate = f.warmupRate })
-	set("no-warmup", func() { spec.Warmup.Disabled = true })
+	set("no-warmup", func() { spec.Warmup.Disabled, _ = fs.GetBool("no-warmup") })
 	set("cpus", func() { spec.Limits.CPUs = f.cpus })
 	set("memory", func() { spec.Limits.MemoryMiB = f.memoryMiB })
 	set("tomcat-max-threads", func() { spec.Java.TomcatMaxThreads = f.tomcatMax })
@@ -126,13 +130,19 @@ func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
 		}
 		spec.Workload.Requests = []bench.Request{{Endpoint: f.endpoint, Params: params, Weight: 1}}
 	}
+	if len(f.requests) == 0 {
+		return nil
+	}
+	// Like --endpoint, --request replaces the file's requests.
+	requests := make([]bench.Request, 0, len(f.requests))
 	for i, s := range f.requests {
 		req, err := parseRequest(s)
 		if err != nil {
 			return bench.FieldErrorf("workload.requests["+strconv.Itoa(i)+"]", "%v", err)
 		}
-		spec.Workload.Requests = append(spec.Workload.Requests, req)
+		requests = append(requests, req)
 	}
+	spec.Workload.Requests = requests
 	return nil
 }
 
@@ -176,7 +186,9 @@ func readSpecFile(path string, spec *bench.RunSpec) error {
 	if err != nil {
 		return bench.FieldErrorf("spec", "read spec file: %v", err)
 	}
-	if ext := strings.ToLower(filepath.Ext(path)); ext == ".json" || bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+	// A YAML file may be written in flow style, starting with "{" too.
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".json" || ext != ".yaml" && ext != ".yml" && bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(spec); err != nil {
@@ -190,6 +202,7 @@ func readSpecFile(path string, spec *bench.RunSpec) error {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return bench.FieldErrorf("spec", "%s: %v", path, err)
 	}
+	paramsAsStrings(doc)
 	j, err := json.Marshal(doc)
 	if err != nil {
 		return bench.FieldErrorf("spec", "%s: %v", path, err)
@@ -200,4 +213,23 @@ func readSpecFile(path string, spec *bench.RunSpec) error {
 		return bench.FieldErrorf("spec", "%s: %v", path, err)
 	}
 	return nil
+}
+
+// paramsAsStrings turns the scalar query parameters of a YAML spec's
+// requests into strings, as profile files read them: YAML reads
+// "duration: 500" as a number, and the spec holds the string "500".
+func paramsAsStrings(doc any) {
+	root, _ := doc.(map[string]any)
+	workload, _ := root["workload"].(map[string]any)
+	requests, _ := workload["requests"].([]any)
+	for _, r := range requests {
+		req, _ := r.(map[string]any)
+		params, _ := req["params"].(map[string]any)
+		for name, v := range params {
+			switch v.(type) {
+			case int, float64, bool:
+				params[name] = fmt.Sprint(v)
+			}
+		}
+	}
 }

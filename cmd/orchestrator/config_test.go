@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// configFor loads the configuration the serve command would see (it has
+// every flag loadConfig reads) with args and env.
+func configFor(t *testing.T, env map[string]string, args ...string) (config, error) {
+	t.Helper()
+	g := newGlobalState(context.Background(), strings.NewReader(""), &strings.Builder{}, &strings.Builder{},
+		func(k string) string { return env[k] })
+	cmd, _, err := newRootCmd(g).Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatalf("parse %q: %v", args, err)
+	}
+	return loadConfig(g, cmd.Flags())
+}
+
+// tempFile writes content to name in a fresh temporary directory.
+func tempFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestConfigLayers(t *testing.T) {
+	fileA := tempFile(t, "a.yaml", "db: /file-a.db\nserver: http://127.0.0.1:1001\naddr: 127.0.0.1:9001\nrepo: /repo-a\njavaBaseImage: jre:a\n")
+	fileB := tempFile(t, "b.yaml", "db: /file-b.db\n")
+	defaults := config{DB: "/home/u/.local/share/threadbench/history.db", Addr: defaultAddr, Guardrails: bench.DefaultGuardrails}
+	fromA := config{DB: "/file-a.db", Server: "http://127.0.0.1:1001", Addr: "127.0.0.1:9001", Repo: "/repo-a",
+		JavaBaseImage: "jre:a", Guardrails: bench.DefaultGuardrails}
+	edit := func(c config, f func(*config)) config { f(&c); return c }
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want config
+	}{
+		// Nothing set: the database in the user's data directory, no daemon.
+		{"Defaults", map[string]string{"HOME": "/home/u"}, nil, defaults},
+		// XDG_DATA_HOME moves the default database.
+		{"DefaultsXDG", map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/xdg"}, nil,
+			edit(defaults, func(c *config) { c.DB = "/xdg/threadbench/history.db" })},
+		// A config file given by flag overrides the defaults.
+		{"File", map[string]string{"HOME": "/home/u"}, []string{"--config", fileA}, fromA},
+		// ...and given by THREADBENCH_CONFIG.
+		{"FileFromEnv", map[string]string{"HOME": "/home/u", envConfig: fileA}, nil, fromA},
+		// --config wins over THREADBENCH_CONFIG; the file's fields only.
+		{"FileFlagOverEnv", map[string]string{"HOME": "/home/u", envConfig: fileA}, []string{"--config", fileB},
+			edit(defaults, func(c *config) { c.DB = "/file-b.db" })},
+		// The environment wins over the file.
+		{"EnvOverFile", map[string]string{envConfig: fileA, envDB: "/env.db", envServer: "http://127.0.0.1:2002",
+			envAddr: "127.0.0.1:9002", envRepo: "/repo-env", envJavaBaseImage: "jre:env"}, nil,
+			edit(fromA, func(c *config) {
+				c.DB, c.Server, c.Addr, c.Repo, c.JavaBaseImage = "/env.db", "http://127.0.0.1:2002", "127.0.0.1:9002", "/repo-env", "jre:env"
+			})},
+		// Flags win over the environment and the file.
+		{"FlagsOverEnv", map[string]string{envConfig: fileA, envDB: "/env.db", envServer: "http://127.0.0.1:2002",
+			envAddr: "127.0.0.1:9002", envJavaBaseImage: "jre:env"},
+			[]string{"--db", "/flag.db", "--server", "http://127.0.0.1:3003", "--addr", "127.0.0.1:9003", "--java-base-image", "jre:flag"},
+			edit(fromA, func(c *config) {
+				c.DB, c.Server, c.Addr, c.JavaBaseImage = "/flag.db", "http://127.0.0.1:3003", "127.0.0.1:9003", "jre:flag"
+			})},
+		// A flag set to empty clears the daemon the environment named.
+		{"FlagClearsServer", map[string]string{envDB: "/env.db", envServer: "http://127.0.0.1:2002"}, []string{"--server="},
+			edit(defaults, func(c *config) { c.DB = "/env.db" })},
+		// Guardrails the file leaves out keep their defaults.
+		{"PartialGuardrails", map[string]string{"HOME": "/home/u"}, []string{"--config", "testdata/config/maxrate-100.yaml"},
+			edit(defaults, func(c *config) { c.Guardrails.MaxRate = 100 })},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := configFor(t, tt.env, tt.args...)
+			if err != nil {
+				t.Fatalf("loadConfig: %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		field string // "" for errors about the file as a whole
+		want  string
+	}{
+		// A server without a scheme.
+		{"ServerNoScheme", nil, []string{"--server", "127.0.0.1:8080"}, "server", "must be a URL"},
+		// A scheme that is not HTTP.
+		{"ServerScheme", map[string]string{envServer: "ftp://127.0.0.1"}, nil, "server", "must be a URL"},
+		// No host.
+		{"ServerNoHost", nil, []string{"--server", "http://"}, "server", "must be a URL"},
+		// A bad server in the file, not overridden.
+		{"ServerFromFile", nil, []string{"--config", tempFile(t, "s.yaml", "server: localhost\n")}, "server", `got "localhost"`},
+		// An unknown key in the config file.
+		{"UnknownKey", nil, []string{"--config", "testdata/config/unknown-key.yaml"}, "", "field maxRate not found"},
+		// A config file that is not there.
+		{"MissingFile", map[string]string{envConfig: "testdata/config/nope.yaml"}, nil, "", "read config file"},
+		// A config file that is not YAML.
+		{"MalformedFile", nil, []string{"--config", tempFile(t, "m.yaml", "db: [\n")}, "", "config file"},
+		// A guardrail that is not positive.
+		{"Guardrail", nil, []string{"--config", tempFile(t, "g.yaml", "guardrails: {maxRate: -1}\n")}, "guardrails", "every maximum must be positive"},
+		// An empty database path.
+		{"NoDB", map[string]string{"HOME": "/home/u"}, []string{"--db", ""}, "db", "no database path"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := configFor(t, tt.env, tt.args...)
+			var be *bench.Error
+			if !errors.As(err, &be) {
+				t.Fatalf("error %v, want a *bench.Error", err)
+			}
+			if be.Code != bench.EINVALID || be.Field != tt.field {
+				t.Errorf("code %q field %q, want %q %q", be.Code, be.Field, bench.EINVALID, tt.field)
+			}
+			if !strings.Contains(be.Error(), tt.want) {
+				t.Errorf("error %q lacks %q", be.Error(), tt.want)
+			}
+		})
+	}
+}
+
+// TestConfigLayersCLI checks the layers through a real command: which
+// database file runs list creates, and which daemon it asks.
+func TestConfigLayersCLI(t *testing.T) {
+	t.Run("DB", func(t *testing.T) {
+		dir := t.TempDir()
+		path := func(name string) string { return filepath.Join(dir, name) }
+		config := tempFile(t, "c.yaml", "db: "+path("file.db")+"\n")
+		for _, tt := range []struct {
+			name    string
+			env     map[string]string
+			args    []string
+			created string
+		}{
+			// The config file names the database.
+			{"File", map[string]string{envConfig: config}, nil, "file.db"},
+			// THREADBENCH_DB wins over the file.
+			{"Env", map[string]string{envConfig: config, envDB: path("env.db")}, nil, "env.db"},
+			// --db wins over both.
+			{"Flag", map[string]string{envConfig: config, envDB: path("env.db")}, []string{"--db", path("flag.db")}, "flag.db"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				for _, name := range []string{"file.db", "env.db", "flag.db"} {
+					os.Remove(path(name))
+				}
+				code, stdout, stderr := run(t, tt.env, append([]string{"runs", "list"}, tt.args...)...)
+				mustOK(t, code, stderr)
+				if got, want := strings.TrimSpace(stdout), "ID  CREATED  STATUS  NAME  TARGETS  PROFILE  HEADLINE"; got != want {
+					t.Errorf("stdout %q, want the header of an empty list %q", got, want)
+				}
+				for _, name := range []string{"file.db", "env.db", "flag.db"} {
+					_, err := os.Stat(path(name))
+					if exists := err == nil; exists != (name == tt.created) {
+						t.Errorf("%s exists: %v, want %v", name, exists, name == tt.created)
+					}
+				}
+			})
+		}
+	})
+	t.Run("Server", func(t *testing.T) {
+		var envHits, flagHits atomic.Int32
+		daemon := func(hits *atomic.Int32) *httptest.Server {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				if r.URL.Path != "/runs" {
+					http.NotFound(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"runs": [], "nextCursor": ""}`))
+			}))
+			t.Cleanup(srv.Close)
+			return srv
+		}
+		envDaemon, flagDaemon := daemon(&envHits), daemon(&flagHits)
+		db := filepath.Join(t.TempDir(), "history.db")
+		env := map[string]string{envDB: db, envServer: envDaemon.URL}
+
+		code, _, stderr := run(t, env, "runs", "list")
+		mustOK(t, code, stderr)
+		code, _, stderr = run(t, env, "runs", "list", "--server", flagDaemon.URL)
+		mustOK(t, code, stderr)
+		if got, want := envHits.Load(), int32(1); got != want {
+			t.Errorf("daemon of THREADBENCH_SERVER asked %d times, want %d", got, want)
+		}
+		if got, want := flagHits.Load(), int32(1); got != want {
+			t.Errorf("daemon of --server asked %d times, want %d", got, want)
+		}
+		if _, err := os.Stat(db); !os.IsNotExist(err) {
+			t.Errorf("local history %s opened although a daemon was named (err %v)", db, err)
+		}
+	})
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		// A server URL that is no URL: exit 2 naming server.
+		{"ErrServer", nil, []string{"--server", "localhost:8080"}, "error: server: must be a URL"},
+		// ...also from the environment.
+		{"ErrServerEnv", map[string]string{envServer: "tcp://127.0.0.1:1"}, nil, "error: server: must be a URL"},
+		// A config file with an unknown key.
+		{"ErrUnknownKey", nil, []string{"--config", "testdata/config/unknown-key.yaml"}, "field maxRate not found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "history.db")
+			code, stdout, stderr := run(t, tt.env, append([]string{"runs", "list", "--db", db}, tt.args...)...)
+			if got, want := code, exitBadInput; got != want {
+				t.Fatalf("exit code %d, want %d; stderr %s", got, want, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if _, err := os.Stat(db); !os.IsNotExist(err) {
+				t.Errorf("history %s created despite a bad configuration", db)
+			}
+		})
+	}
+}
