@@ -21,6 +21,7 @@ type fakeRuntime struct {
 	mu       sync.Mutex
 	startErr map[string]error                 // per target: Start fails with this
 	state    map[string]runner.ContainerState // per target: State after the attack
+	stateErr map[string]error                 // per target: State fails with this
 	started  []string
 	stopped  []string
 	cleanups int
@@ -43,7 +44,7 @@ func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo,
 	if !ok {
 		st = runner.ContainerState{Running: true}
 	}
-	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(server.NewHandler(target)), state: st}, nil
+	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(server.NewHandler(target)), state: st, stateErr: f.stateErr[target]}, nil
 }
 
 func (f *fakeRuntime) Cleanup(context.Context) (int, error) {
@@ -64,10 +65,11 @@ func (f *fakeRuntime) stoppedTargets() []string {
 }
 
 type fakeTarget struct {
-	rt    *fakeRuntime
-	name  string
-	srv   *httptest.Server
-	state runner.ContainerState
+	rt       *fakeRuntime
+	name     string
+	srv      *httptest.Server
+	state    runner.ContainerState
+	stateErr error
 }
 
 func (t *fakeTarget) BaseURL() string                           { return t.srv.URL }
@@ -77,7 +79,7 @@ func (t *fakeTarget) Startup() time.Duration                    { return 42 * ti
 func (t *fakeTarget) Settings() map[string]string               { return map[string]string{"cpus": "1"} }
 func (t *fakeTarget) Logs(context.Context, int) (string, error) { return "fatal: out of memory", nil }
 func (t *fakeTarget) State(context.Context) (runner.ContainerState, error) {
-	return t.state, nil
+	return t.state, t.stateErr
 }
 func (t *fakeTarget) Stop(context.Context) error {
 	t.srv.Close()

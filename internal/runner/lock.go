@@ -52,6 +52,23 @@ func (l *hostLock) acquire(ctx context.Context, waiting func()) error {
 	}
 }
 
+// tryAcquire takes the lock if it is free and reports whether it did.
+func (l *hostLock) tryAcquire() (bool, error) {
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return false, fmt.Errorf("open host lock %s: %w", l.path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if err == unix.EWOULDBLOCK {
+			return false, nil
+		}
+		return false, fmt.Errorf("lock %s: %w", l.path, err)
+	}
+	l.f = f
+	return true, nil
+}
+
 func (l *hostLock) release() {
 	if l.f != nil {
 		_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)

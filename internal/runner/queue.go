@@ -53,14 +53,8 @@ func NewQueue(r *Runner, store QueueStore, prepare Preparer, maxQueue int) *Queu
 // interrupted and every container of ours is removed), puts the runs it left
 // queued back in line, and starts executing.
 func (q *Queue) Open(ctx context.Context) error {
-	ids, err := q.store.InterruptRunning(ctx, interruptedReason)
-	if err != nil {
-		return fmt.Errorf("mark interrupted runs: %w", err)
-	}
-	if n, err := q.runner.cfg.Targets.Cleanup(ctx); err != nil {
-		q.runner.log.Warn("remove leftover containers", "err", err)
-	} else if n > 0 || len(ids) > 0 {
-		q.runner.log.Info("recovered from previous process", "interrupted", ids, "containersRemoved", n)
+	if err := q.recover(ctx); err != nil {
+		return err
 	}
 	queued, err := q.store.QueuedRuns(ctx)
 	if err != nil {
@@ -73,6 +67,33 @@ func (q *Queue) Open(ctx context.Context) error {
 	q.cancel, q.done = cancel, make(chan struct{})
 	go q.loop(loopCtx)
 	q.signal()
+	return nil
+}
+
+// recover marks runs a dead process left running as interrupted and removes
+// every container of ours. It does so only while no run executes on this
+// host (the attack lock is free): a run another process is executing right
+// now is alive, whatever the database says, and so are its containers.
+func (q *Queue) recover(ctx context.Context) error {
+	lock := hostLock{path: q.runner.cfg.LockPath}
+	free, err := lock.tryAcquire()
+	if err != nil {
+		return err
+	}
+	if !free {
+		q.runner.log.Info("another run is executing on this host; recovery of interrupted runs is left for the next start")
+		return nil
+	}
+	defer lock.release()
+	ids, err := q.store.InterruptRunning(ctx, interruptedReason)
+	if err != nil {
+		return fmt.Errorf("mark interrupted runs: %w", err)
+	}
+	if n, err := q.runner.cfg.Targets.Cleanup(ctx); err != nil {
+		q.runner.log.Warn("remove leftover containers", "err", err)
+	} else if n > 0 || len(ids) > 0 {
+		q.runner.log.Info("recovered from previous process", "interrupted", ids, "containersRemoved", n)
+	}
 	return nil
 }
 

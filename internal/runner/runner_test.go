@@ -210,3 +210,18 @@ func TestExecute_WaitsForTheHostLock(t *testing.T) {
 		t.Errorf("second started %s before first finished %s", second.StartedAt, first.FinishedAt)
 	}
 }
+
+func TestExecute_ContainerVanishingFailsTheTarget(t *testing.T) {
+	st := newStore(t)
+	rt := &fakeRuntime{stateErr: map[string]error{"go": errNoImage}}
+	run := createRun(t, st, shortSpec(t, "go"))
+	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	if tr := run.Target("go"); tr.Status != bench.TargetFailed || !strings.Contains(tr.Error, "vanished") {
+		t.Errorf("go = %s %q, want failed: its container vanished", tr.Status, tr.Error)
+	}
+	if run.Status != bench.RunFailed {
+		t.Errorf("run = %s, want failed", run.Status)
+	}
+}

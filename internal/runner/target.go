@@ -146,7 +146,13 @@ func seriesNames(series []bench.Series) []string {
 // quoting its log: its numbers would otherwise look like a slow server.
 func (r *Runner) checkAlive(ctx context.Context, t Target) error {
 	st, err := t.State(ctx)
-	if err != nil || st.Running {
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // cancelled: the run says so already
+		}
+		return fmt.Errorf("container %s vanished during the attack (removed from outside?): %w", t.ContainerID(), err)
+	}
+	if st.Running {
 		return nil
 	}
 	reason := fmt.Sprintf("container exited with code %d during the attack", st.ExitCode)

@@ -1,0 +1,133 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/store"
+)
+
+func newQueue(t *testing.T, st *store.DB, rt *fakeRuntime, lockPath string) *runner.Queue {
+	t.Helper()
+	r := runner.New(runner.Config{Targets: rt, Store: st, Attacker: load.NewEngine(), LockPath: lockPath, CPUs: 1})
+	prepare := func(spec *bench.RunSpec) error { return load.PrepareSpec(spec, catalog, bench.Guardrails{}) }
+	return runner.NewQueue(r, st, prepare, 2)
+}
+
+func TestQueue_RefusesWhenFull(t *testing.T) {
+	st := newStore(t)
+	q := newQueue(t, st, &fakeRuntime{}, t.TempDir()+"/lock") // not opened: nothing leaves the queue
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		if _, err := q.Submit(ctx, shortSpec(t, "go")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Submit(ctx, shortSpec(t, "go")); bench.ErrorCode(err) != bench.EUNAVAILABLE {
+		t.Errorf("submit past the queue's length: %v, want unavailable", err)
+	}
+	if got := q.QueueLength(); got != 2 {
+		t.Errorf("queue length = %d, want 2", got)
+	}
+}
+
+func waitStatus(t *testing.T, st bench.RunStore, id string, want bench.RunStatus) *bench.Run {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		run, err := st.FindRunByID(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Status == want {
+			return run
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("run %s never became %s", id, want)
+	return nil
+}
+
+func TestQueue_RunsInOrderAndCancelsQueued(t *testing.T) {
+	st, rt := newStore(t), &fakeRuntime{}
+	q := newQueue(t, st, rt, t.TempDir()+"/lock")
+	if err := q.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(context.Background())
+	ctx := context.Background()
+	first, err := q.Submit(ctx, shortSpec(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := q.Submit(ctx, shortSpec(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, st, first.ID, bench.RunRunning) // the queue now holds second only
+	third, err := q.Submit(ctx, shortSpec(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Cancel(ctx, third.ID); err != nil {
+		t.Fatal(err)
+	}
+	a, b := waitStatus(t, st, first.ID, bench.RunSucceeded), waitStatus(t, st, second.ID, bench.RunSucceeded)
+	if !b.StartedAt.After(*a.FinishedAt) {
+		t.Errorf("second started %s before first finished %s", b.StartedAt, a.FinishedAt)
+	}
+	if c := waitStatus(t, st, third.ID, bench.RunCanceled); c.StartedAt != nil {
+		t.Error("cancelled queued run was started")
+	}
+	if _, err := q.Cancel(ctx, first.ID); bench.ErrorCode(err) != bench.ECONFLICT {
+		t.Errorf("cancel of a finished run: %v, want conflict", err)
+	}
+	if _, err := q.Submit(ctx, bench.RunSpec{Targets: []string{"nope"}}); bench.ErrorCode(err) != bench.EINVALID {
+		t.Errorf("submit of a bad spec: %v, want invalid", err)
+	}
+}
+
+func TestQueue_OpenInterruptsOrphanedRunsOnlyWhenNoRunExecutes(t *testing.T) {
+	st, rt := newStore(t), &fakeRuntime{}
+	lockPath := t.TempDir() + "/lock"
+	orphan := createRun(t, st, shortSpec(t, "go"))
+	orphan.Status = bench.RunRunning
+	if err := st.UpdateRun(context.Background(), orphan); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another process is executing a run: its "running" run is alive.
+	held, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(held.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	q := newQueue(t, st, rt, lockPath)
+	if err := q.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	q.Close(context.Background())
+	if run, _ := st.FindRunByID(context.Background(), orphan.ID); run.Status != bench.RunRunning || rt.cleanups != 0 {
+		t.Fatalf("with the host lock held: run %s, %d cleanups; want it left running and no containers removed", run.Status, rt.cleanups)
+	}
+	held.Close() // that process is gone
+
+	q = newQueue(t, st, rt, lockPath)
+	if err := q.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(context.Background())
+	run := waitStatus(t, st, orphan.ID, bench.RunInterrupted)
+	if run.Error == "" || rt.cleanups != 1 {
+		t.Errorf("interrupted run has reason %q and %d cleanups, want a reason and 1", run.Error, rt.cleanups)
+	}
+}
