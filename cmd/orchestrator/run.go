@@ -121,17 +121,16 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		return nil, err
 	}
 	d := &runDeps{rt: rt, close: []func(){func() { rt.Close() }}}
-	rec, closeRec := newRecorder(rt)
-	d.close = append(d.close, closeRec)
+	logger := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d.runner = runner.New(runner.Config{
 		Targets:  &targetRuntime{rt: rt, javaBaseImage: cfg.JavaBaseImage},
 		Store:    db,
 		Series:   db,
 		Attacker: load.NewEngine(),
 		Check:    contractCheck,
-		Recorder: rec,
+		Recorder: newRecorder(rt, logger),
 		BuildLog: buildLog,
-		Logger:   slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:   logger,
 	})
 	return d, nil
 }

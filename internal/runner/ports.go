@@ -66,8 +66,9 @@ type Checker func(ctx context.Context, target, baseURL string) error
 // Recorder scrapes a target's metrics and container stats while it is under
 // attack (internal/metrics). It is optional.
 type Recorder interface {
-	// Record starts sampling the target now (warm-up included).
-	Record(ctx context.Context, target string, t Target) Recording
+	// Record starts sampling the target now (warm-up included); limits are
+	// the target's, for CPU use as a share of its limit.
+	Record(ctx context.Context, target string, t Target, limits bench.Limits) Recording
 }
 
 // Recording is one target's sampling in progress.

@@ -65,7 +65,7 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetResult, t Target) error {
 	var rec Recording
 	if r.cfg.Recorder != nil {
-		rec = r.cfg.Recorder.Record(ctx, tr.Target, t)
+		rec = r.cfg.Recorder.Record(ctx, tr.Target, t, run.Spec.Limits)
 	}
 	if run.Environment.CPUSplitApplied {
 		restore, err := pinProcess(run.Environment.LoadCPUSet)

@@ -101,6 +101,9 @@ func engineUnavailable(err error) error {
 	return bench.Errorf(bench.EUNAVAILABLE, "no Docker engine answers at %s (%s); run scripts/docker-up.sh", host, why)
 }
 
+// Client returns the Docker API client, for readers of container stats.
+func (r *Runtime) Client() client.APIClient { return r.docker }
+
 // Close releases the connection to the engine. Running instances keep
 // running; stop them first.
 func (r *Runtime) Close() error {
