@@ -60,7 +60,15 @@ func serve(g *globalState, cfg config) error {
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: d.api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// Requests get a context of their own that shutdown can cut: event
+	// streams last as long as their run, longer than a shutdown may wait.
+	requests, cutRequests := context.WithCancel(context.Background())
+	defer cutRequests()
+	srv := &http.Server{
+		Handler:           d.api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return requests },
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(g.stderr, "threadbench daemon listening on http://%s (history %s)\n", ln.Addr(), cfg.DB)
@@ -71,18 +79,42 @@ func serve(g *globalState, cfg config) error {
 	case <-g.ctx.Done():
 		logger.Info("shutting down")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if shutErr := srv.Shutdown(ctx); shutErr != nil {
-		logger.Warn("http shutdown", "err", shutErr)
-	}
-	if closeErr := d.Close(ctx); closeErr != nil {
-		logger.Error("daemon shutdown", "err", closeErr)
-	}
+	shutdown(srv, d, cutRequests, logger)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// streamGrace is how long open requests get to end by themselves once the
+// running run is cancelled: its event streams send the final document.
+const streamGrace = 2 * time.Second
+
+// shutdown stops taking requests and cancels the running run at once, so
+// that the run is recorded and its followers see it end, then cuts what is
+// still open (streams of queued runs, which would otherwise hold
+// http.Server.Shutdown until its timeout), and releases the daemon.
+func shutdown(srv *http.Server, d *daemon, cutRequests context.CancelFunc, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- srv.Shutdown(ctx) }()
+	if err := d.queue.Close(ctx); err != nil {
+		logger.Error("run queue shutdown", "err", err)
+	}
+	var httpErr error
+	select {
+	case httpErr = <-httpDone:
+	case <-time.After(streamGrace):
+		cutRequests()
+		httpErr = <-httpDone
+	}
+	if httpErr != nil {
+		logger.Warn("http shutdown", "err", httpErr)
+	}
+	if err := d.Close(ctx); err != nil {
+		logger.Error("daemon shutdown", "err", err)
+	}
 }
 
 // daemon is the daemon's long-lived parts, closed in reverse order.
@@ -136,7 +168,7 @@ func openDaemon(g *globalState, cfg config, logger *slog.Logger) (*daemon, error
 }
 
 // Close cancels the running run and waits for it to be recorded, then
-// releases the runtime and the database.
+// releases the runtime and the database. Closing the queue twice is fine.
 func (d *daemon) Close(ctx context.Context) error {
 	err := d.queue.Close(ctx)
 	d.deps.Close()
