@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ type fakeRuntime struct {
 	started  []string
 	stopped  []string
 	cleanups int
+	info     string // what GET /info answers; 404 when empty
 }
 
 var _ runner.TargetRuntime = (*fakeRuntime)(nil)
@@ -44,7 +46,14 @@ func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo,
 	if !ok {
 		st = runner.ContainerState{Running: true}
 	}
-	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(server.NewHandler(target)), state: st, stateErr: f.stateErr[target]}, nil
+	handler := server.NewHandler(target)
+	if f.info != "" {
+		mux := http.NewServeMux()
+		mux.Handle("/", handler)
+		mux.HandleFunc("GET /info", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, f.info) })
+		handler = mux
+	}
+	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(handler), state: st, stateErr: f.stateErr[target]}, nil
 }
 
 func (f *fakeRuntime) Cleanup(context.Context) (int, error) {

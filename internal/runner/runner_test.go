@@ -225,3 +225,19 @@ func TestExecute_ContainerVanishingFailsTheTarget(t *testing.T) {
 		t.Errorf("run = %s, want failed", run.Status)
 	}
 }
+
+func TestExecute_RecordsWhatTheTargetSaysAboutItself(t *testing.T) {
+	st := newStore(t)
+	run := createRun(t, st, shortSpec(t, "java-virtual"))
+	rt := &fakeRuntime{info: `{"jdk":"25.0.3+9-LTS","vendor":"Eclipse Adoptium","gc":["Serial"],"availableProcessors":1}`}
+	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	tr := run.Target("java-virtual")
+	if got := tr.Settings["info.gc"]; got != "[Serial]" {
+		t.Errorf("info.gc = %q, want the GC the JVM reported", got)
+	}
+	if got, want := tr.Image.Runtime, "Eclipse Adoptium 25.0.3+9-LTS"; got != want {
+		t.Errorf("runtime = %q, want %q", got, want)
+	}
+}

@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +53,7 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	}
 	defer r.stop(run, tr, t)
 	tr.CPUSet, tr.StartupMs, tr.Settings = req.CPUSet, millis(t.Startup()), t.Settings()
+	recordInfo(ctx, t.BaseURL(), tr)
 
 	if r.cfg.Check != nil {
 		r.phase(run, tr, "checking")
@@ -172,6 +176,37 @@ func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t Target) {
 	defer cancel()
 	if err := t.Stop(ctx); err != nil {
 		r.log.Error("stop target", "run", run.ID, "target", tr.Target, "err", err)
+	}
+}
+
+// recordInfo adds what the target says about itself at GET /info (the Java
+// target: JDK, the GC the JVM chose, max heap, processors) to its settings
+// as "info.<key>", so results record what ran, not only what was asked.
+// Targets without /info are fine.
+func recordInfo(ctx context.Context, baseURL string, tr *bench.TargetResult) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/info", nil)
+	if err != nil {
+		return
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	var info map[string]any
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&info) != nil {
+		return
+	}
+	if tr.Settings == nil {
+		tr.Settings = map[string]string{}
+	}
+	for k, v := range info {
+		tr.Settings["info."+k] = fmt.Sprint(v)
+	}
+	if jdk, ok := info["jdk"].(string); ok && jdk != "" {
+		tr.Image.Runtime = strings.TrimSpace(fmt.Sprintf("%v %s", info["vendor"], jdk))
 	}
 }
 
