@@ -55,6 +55,10 @@ func TestDaemonKilledDuringRun(t *testing.T) {
 
 	d = startProcessDaemon(t, bin, db)
 	a = apiClient{t: t, base: d.url}
+	if run := a.run(killed.ID); run.Status == bench.RunRunning {
+		// Queue.Open recovers only while the host's attack lock is free.
+		t.Fatalf("killed run still running after restart; did another run hold the host lock?\n%s", d.log)
+	}
 	checkInterrupted(t, a.run(killed.ID))
 	if left := runContainers(t, killed.ID); len(left) != 0 {
 		t.Errorf("after restart run %s still has containers %v", killed.ID, left)
@@ -65,11 +69,35 @@ func TestDaemonKilledDuringRun(t *testing.T) {
 	a.waitSucceeded(waiting.ID)
 	t.Logf("queued run resumed and done %s after the start", time.Since(begin).Round(time.Millisecond))
 
+	checkTerminated(t, d, db)
+	t.Logf("whole test %s", time.Since(begin).Round(time.Millisecond))
+}
+
+// checkTerminated sends SIGTERM to the daemon in the middle of an attack:
+// it must exit 0 within the shutdown timeout, the run canceled and its
+// container removed.
+func checkTerminated(t *testing.T, d *processDaemon, db string) {
+	t.Helper()
+	a := apiClient{t: t, base: d.url}
+	last := a.submit(openSpec("kill-terminated", "60s", 20, true))
+	attacking, _ := followInBackground(t, a, last.ID)
+	select {
+	case <-attacking:
+	case <-time.After(shortRunTimeout):
+		t.Fatalf("run %s never reached its attack:\n%s", last.ID, d.log)
+	}
 	code, took := d.signal(t, syscall.SIGTERM, shutdownTimeout+5*time.Second)
+	t.Logf("SIGTERM during an attack: exit %d in %s", code, took.Round(time.Millisecond))
 	if code != exitOK {
 		t.Errorf("daemon exit code %d after SIGTERM, want 0:\n%s", code, d.log)
 	}
-	t.Logf("SIGTERM: exit %d in %s; whole test %s", code, took.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+	h := openHistoryDB(t, db)
+	if run, err := h.FindRunByID(context.Background(), last.ID); err != nil || run.Status != bench.RunCanceled {
+		t.Errorf("run after SIGTERM: %v, status %s; want canceled", err, statusOf(run))
+	}
+	if left := runContainers(t, last.ID); len(left) != 0 {
+		t.Errorf("run %s left containers %v after SIGTERM", last.ID, left)
+	}
 }
 
 // checkLeftByKill reads the history as the killed daemon left it: the run
