@@ -10,6 +10,9 @@ import (
 // MetricsPath is where the Go target serves its Prometheus exposition.
 const MetricsPath = "/metrics"
 
+// healthPath is the contract's health check.
+const healthPath = "/health"
+
 // handler serves the contract's endpoints for one target name.
 type handler struct {
 	targetJSON []byte // the target name, JSON-encoded once
@@ -26,7 +29,7 @@ func NewHandler(target string) http.Handler {
 	}
 	h := &handler{targetJSON: targetJSON, metrics: newMetrics()}
 	mux := http.NewServeMux()
-	h.route(mux, "/health", health)
+	h.route(mux, healthPath, health)
 	h.route(mux, "/api/light", h.light)
 	h.route(mux, "/api/heavy", h.sleeper("heavy", time.Sleep))
 	h.route(mux, "/api/cpu", h.cpu)
@@ -34,7 +37,7 @@ func NewHandler(target string) http.Handler {
 	h.route(mux, "/api/synchronized", h.sleeper("synchronized", lockedSleep))
 	h.route(mux, MetricsPath, h.metrics.serve())
 	mux.HandleFunc("/", h.metrics.instrument(notFoundURI, notFound))
-	return mux
+	return h.metrics.countInflight(mux)
 }
 
 // route mounts fn for GET (and so HEAD) on path, and a JSON 405 for any

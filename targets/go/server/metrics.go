@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,12 +24,17 @@ var requestBuckets = []float64{
 // scanners cannot blow up the label's cardinality (Micrometer does the same).
 const notFoundURI = "NOT_FOUND"
 
+// inflightName is the gauge of requests being handled that every target
+// exposes, labelled by what runs their handler; here always a goroutine.
+const inflightName = "threadbench_inflight_requests"
+
 // metrics is the target's own Prometheus registry: the Go runtime and
-// process collectors, and the request-duration histogram every target
-// exposes under the same name and labels.
+// process collectors, the request-duration histogram and the in-flight
+// gauge every target exposes under the same name and labels.
 type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.HistogramVec
+	inflight atomic.Int64 // requests being handled, health checks and scrapes left out
 }
 
 func newMetrics() *metrics {
@@ -40,12 +46,35 @@ func newMetrics() *metrics {
 			Buckets: requestBuckets,
 		}, []string{"method", "uri", "status"}),
 	}
+	inflight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        inflightName,
+		Help:        "Requests being handled, by the kind of thread running their handler.",
+		ConstLabels: prometheus.Labels{"thread": "goroutine"},
+	}, func() float64 { return float64(m.inflight.Load()) })
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests,
+		inflight,
 	)
 	return m
+}
+
+// countInflight counts the requests next is handling, but for health checks
+// and scrapes, so that a scrape does not count itself. Each request runs on
+// its own goroutine (its connection's), so this is also the number of
+// goroutines handling requests; go_goroutines counts the idle connections'
+// and the runtime's too.
+func (m *metrics) countInflight(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == MetricsPath || r.URL.Path == healthPath {
+			next.ServeHTTP(w, r)
+			return
+		}
+		m.inflight.Add(1)
+		defer m.inflight.Add(-1)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // routeFunc is a handler that returns the status it wrote, so that

@@ -271,6 +271,74 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestInflightGauge checks threadbench_inflight_requests: 0 when idle (the
+// scrape leaves itself out), 1 labelled thread="goroutine" while a heavy
+// request sleeps, 0 again once it has answered.
+func TestInflightGauge(t *testing.T) {
+	srv := httptest.NewServer(server.NewHandler("go"))
+	defer srv.Close()
+	if got := waitForInflight(t, srv.URL, 0); got != 0 {
+		t.Fatalf("idle: in flight = %v, want 0", got)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := srv.Client().Get(srv.URL + "/api/heavy?duration=1500")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	if got := waitForInflight(t, srv.URL, 1); got != 1 {
+		t.Errorf("heavy request sleeping: in flight = %v, want 1", got)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := waitForInflight(t, srv.URL, 0); got != 0 {
+		t.Errorf("heavy request answered: in flight = %v, want 0", got)
+	}
+}
+
+// waitForInflight scrapes baseURL until the in-flight gauge reads want, for
+// up to 5 s, and returns the last value read.
+func waitForInflight(t *testing.T, baseURL string, want float64) float64 {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := inflight(t, baseURL)
+		if got == want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// inflight scrapes baseURL and returns the in-flight gauge, failing the
+// test unless it is there once, labelled thread="goroutine" and nothing else.
+func inflight(t *testing.T, baseURL string) float64 {
+	t.Helper()
+	resp, err := http.Get(baseURL + server.MetricsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("parse exposition: %v", err)
+	}
+	metrics := families["threadbench_inflight_requests"].GetMetric()
+	if len(metrics) != 1 {
+		t.Fatalf("%d threadbench_inflight_requests series, want 1", len(metrics))
+	}
+	labels := metrics[0].GetLabel()
+	if len(labels) != 1 || labels[0].GetName() != "thread" || labels[0].GetValue() != "goroutine" {
+		t.Fatalf("threadbench_inflight_requests labels %v, want thread=\"goroutine\"", labels)
+	}
+	return metrics[0].GetGauge().GetValue()
+}
+
 // histogramCount returns the sample count of the series whose method, uri
 // and status labels, joined by spaces, are key.
 func histogramCount(metrics []*dto.Metric, key string) uint64 {

@@ -3,14 +3,19 @@ package io.threadbench.target;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
+import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
 import io.micrometer.java21.instrument.binder.jdk.VirtualThreadMetrics;
 
-/** TargetConfig wires the target's own beans: its description, the native sleep and the extra metrics. */
+/**
+ * TargetConfig wires the target's own beans: its description, the native sleep,
+ * the extra metrics and the in-flight request counter.
+ */
 @Configuration(proxyBeanMethods = false)
 public class TargetConfig {
 
@@ -42,6 +47,24 @@ public class TargetConfig {
     @Bean
     public NmtMetrics nmtMetrics() {
         return NmtMetrics.fromDiagnosticCommand();
+    }
+
+    /** inflightRequests counts requests in flight by thread kind; Boot binds its gauges as a MeterBinder. */
+    @Bean
+    public InflightRequests inflightRequests() {
+        return new InflightRequests();
+    }
+
+    /**
+     * inflightRequestsFilter runs the counter first, before the observation
+     * filter and anything else, so a request counts for as long as it holds
+     * its thread.
+     */
+    @Bean
+    public FilterRegistrationBean<InflightRequests> inflightRequestsFilter(InflightRequests inflight) {
+        FilterRegistrationBean<InflightRequests> registration = new FilterRegistrationBean<>(inflight);
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        return registration;
     }
 
     /** logStartup prints one line with what the JVM chose, so results can record it. */

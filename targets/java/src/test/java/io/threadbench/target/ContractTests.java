@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -266,6 +268,39 @@ abstract class ContractTests {
                 "jvm_nmt_thread_stack_reserved_bytes", "jvm_nmt_thread_stack_committed_bytes")) {
             assertHasFamily(metrics, family);
         }
+    }
+
+    @Test
+    void inflightGaugeCountsAHeavyRequest() throws Exception {
+        String mine = virtual() ? "virtual" : "platform";
+        String other = virtual() ? "platform" : "virtual";
+        assertEquals(Optional.of(0.0), waitForInflight(mine, 0.0), "idle, the scrape not counting itself");
+        CompletableFuture<HttpResponse<String>> heavy = CLIENT.sendAsync(
+                HttpRequest.newBuilder(uri("/api/heavy?duration=1500")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(Optional.of(1.0), waitForInflight(mine, 1.0), "a heavy request in flight");
+        assertEquals(Optional.of(0.0), inflight(prometheus(), other), "the other kind of thread");
+        assertEquals(200, heavy.get(10, TimeUnit.SECONDS).statusCode());
+        assertEquals(Optional.of(0.0), waitForInflight(mine, 0.0), "the heavy request answered");
+    }
+
+    /** waitForInflight scrapes until the in-flight gauge for thread reads want, for up to 5 s; it returns the last read. */
+    Optional<Double> waitForInflight(String thread, double want) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        Optional<Double> got = inflight(prometheus(), thread);
+        while (!got.equals(Optional.of(want)) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            got = inflight(prometheus(), thread);
+        }
+        return got;
+    }
+
+    /** inflight is the value of threadbench_inflight_requests{thread=...} in an exposition. */
+    static Optional<Double> inflight(String metrics, String thread) {
+        return metrics.lines()
+                .filter(l -> l.startsWith("threadbench_inflight_requests{") && l.contains("thread=\"" + thread + "\""))
+                .map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .findFirst();
     }
 
     String prometheus() throws IOException, InterruptedException {
