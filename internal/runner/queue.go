@@ -35,6 +35,7 @@ type Queue struct {
 	maxQueue int
 
 	mu        sync.Mutex
+	recovered bool
 	pending   []string
 	current   string
 	cancelRun context.CancelFunc
@@ -46,7 +47,9 @@ type Queue struct {
 
 // NewQueue returns a queue; Open starts it.
 func NewQueue(r *Runner, store QueueStore, prepare Preparer, maxQueue int) *Queue {
-	return &Queue{runner: r, store: store, prepare: prepare, maxQueue: maxQueue, wake: make(chan struct{}, 1)}
+	q := &Queue{runner: r, store: store, prepare: prepare, maxQueue: maxQueue, wake: make(chan struct{}, 1)}
+	r.onLocked = q.recoverLocked
+	return q
 }
 
 // Open recovers from a previous process (runs it left running are marked
@@ -73,7 +76,8 @@ func (q *Queue) Open(ctx context.Context) error {
 // recover marks runs a dead process left running as interrupted and removes
 // every container of ours. It does so only while no run executes on this
 // host (the attack lock is free): a run another process is executing right
-// now is alive, whatever the database says, and so are its containers.
+// now is alive, whatever the database says, and so are its containers. If
+// the lock is busy, recovery waits until this queue first holds it.
 func (q *Queue) recover(ctx context.Context) error {
 	lock := hostLock{path: q.runner.cfg.LockPath}
 	free, err := lock.tryAcquire()
@@ -81,20 +85,32 @@ func (q *Queue) recover(ctx context.Context) error {
 		return err
 	}
 	if !free {
-		q.runner.log.Info("another run is executing on this host; recovery of interrupted runs is left for the next start")
+		q.runner.log.Info("another run is executing on this host; recovery of interrupted runs waits until this daemon holds the host lock")
 		return nil
 	}
 	defer lock.release()
+	q.recoverLocked(ctx)
+	return nil
+}
+
+// recoverLocked does the recovery, once, with the host lock held.
+func (q *Queue) recoverLocked(ctx context.Context) {
+	q.mu.Lock()
+	done := q.recovered
+	q.recovered = true
+	q.mu.Unlock()
+	if done {
+		return
+	}
 	ids, err := q.store.InterruptRunning(ctx, interruptedReason)
 	if err != nil {
-		return fmt.Errorf("mark interrupted runs: %w", err)
+		q.runner.log.Error("mark interrupted runs", "err", err)
 	}
 	if n, err := q.runner.cfg.Targets.Cleanup(ctx); err != nil {
 		q.runner.log.Warn("remove leftover containers", "err", err)
 	} else if n > 0 || len(ids) > 0 {
 		q.runner.log.Info("recovered from previous process", "interrupted", ids, "containersRemoved", n)
 	}
-	return nil
 }
 
 // Close cancels the running run (it is recorded as canceled and its

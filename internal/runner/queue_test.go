@@ -115,17 +115,18 @@ func TestQueue_OpenInterruptsOrphanedRunsOnlyWhenNoRunExecutes(t *testing.T) {
 	if err := q.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	q.Close(context.Background())
+	defer q.Close(context.Background())
 	if run, _ := st.FindRunByID(context.Background(), orphan.ID); run.Status != bench.RunRunning || rt.cleanups != 0 {
 		t.Fatalf("with the host lock held: run %s, %d cleanups; want it left running and no containers removed", run.Status, rt.cleanups)
 	}
 	held.Close() // that process is gone
 
-	q = newQueue(t, st, rt, lockPath)
-	if err := q.Open(context.Background()); err != nil {
+	// The queue recovers as soon as it first holds the lock itself.
+	next, err := q.Submit(context.Background(), shortSpec(t, "go"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer q.Close(context.Background())
+	waitStatus(t, st, next.ID, bench.RunSucceeded)
 	run := waitStatus(t, st, orphan.ID, bench.RunInterrupted)
 	if run.Error == "" || rt.cleanups != 1 {
 		t.Errorf("interrupted run has reason %q and %d cleanups, want a reason and 1", run.Error, rt.cleanups)

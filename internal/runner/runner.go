@@ -42,6 +42,9 @@ type Runner struct {
 	cfg Config
 	hub *Hub
 	log *slog.Logger
+	// onLocked runs each time Execute has taken the host lock, before the
+	// run is marked running (the queue's deferred recovery).
+	onLocked func(ctx context.Context)
 }
 
 // New returns a Runner.
@@ -81,6 +84,9 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 		return r.finish(run, bench.RunCanceled, "canceled while waiting for another run on this host")
 	}
 	defer lock.release()
+	if r.onLocked != nil {
+		r.onLocked(ctx)
+	}
 
 	now := time.Now().UTC()
 	run.Status, run.StartedAt = bench.RunRunning, &now

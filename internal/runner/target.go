@@ -22,6 +22,11 @@ const logTail = 30
 func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult) {
 	started := time.Now().UTC()
 	tr.StartedAt, tr.Status = &started, bench.TargetRunning
+	// Recorded now, so that a process killed mid-attack leaves the target
+	// marked running, and the next start marks it failed, not skipped.
+	if err := r.save(run); err != nil {
+		r.log.Error("record target start", "run", run.ID, "target", tr.Target, "err", err)
+	}
 	err := r.runTarget(ctx, run, tr)
 	finished := time.Now().UTC()
 	tr.FinishedAt = &finished
