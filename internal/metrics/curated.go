@@ -46,6 +46,10 @@ func (s Sample) String() string {
 	return s.Name + "{" + strings.Join(labels, ",") + "} " + value
 }
 
+// InflightRequests is the targets' gauge of requests being handled,
+// labelled thread="platform", "virtual" or "goroutine" by what runs them.
+const InflightRequests = "threadbench_inflight_requests"
+
 // curated lists the exposed names kept and, for each, the labels that tell
 // its series apart; samples that differ only in other labels are summed
 // (GC pauses over gc, action and cause; memory pools into their area).
@@ -53,7 +57,10 @@ var curated = map[string][]string{
 	// Threads. With Micrometer, jvm_threads_live_threads counts platform
 	// threads only (carriers included); jvm_threads_virtual_live_threads
 	// counts virtual threads mounted on or queued for a carrier, not the
-	// parked ones.
+	// parked ones. The targets' own threadbench_inflight_requests counts
+	// requests being handled by the kind of thread running them, one thread
+	// each, parked or not (targets/CONTRACT.md).
+	InflightRequests:                           {"thread"},
 	"jvm_threads_live_threads":                 nil,
 	"jvm_threads_states_threads":               {"state"},
 	"tomcat_threads_busy_threads":              nil,

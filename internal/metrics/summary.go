@@ -28,21 +28,40 @@ var (
 
 // Summarize summarises series on the attack's clock per stage, the warm-up
 // (when not nil) first: over each stage's [StartOffset, StartOffset+Duration)
-// window, the peak and mean of the thread gauges and the peak working set
-// from the samples inside it, and from counters interpolated at the window's
+// window, the peak and mean of the thread gauges (platform threads, virtual
+// threads as requests in flight on them, goroutines) and the peak working
+// set from the samples inside it, and from counters interpolated at the window's
 // edges the CPU seconds per 1,000 successful requests and the GC pauses.
 // scrapeFailures are the instants, on the same clock, of failed scrapes. A
 // figure with no data in the window stays zero.
 func Summarize(series []bench.Series, scrapeFailures []float64, warmup *bench.StageResult, stages []bench.StageResult) []bench.StageResources {
 	byName := combine(series)
+	virtual := virtualThreads(series, byName)
 	var out []bench.StageResources
 	if warmup != nil {
-		out = append(out, summarizeStage(byName, scrapeFailures, *warmup))
+		out = append(out, summarizeStage(byName, virtual, scrapeFailures, *warmup))
 	}
 	for _, s := range stages {
-		out = append(out, summarizeStage(byName, scrapeFailures, s))
+		out = append(out, summarizeStage(byName, virtual, scrapeFailures, s))
 	}
 	return out
+}
+
+// virtualThreads is the count of virtual threads to summarise: the
+// requests in flight on virtual threads when the target says, each holding
+// one, parked or not; else the JVM's live virtual threads, which leave the
+// parked ones out and so read near zero while hundreds of requests sleep.
+func virtualThreads(series []bench.Series, byName map[string][]bench.Point) []bench.Point {
+	var inflight []bench.Series
+	for _, s := range series {
+		if s.Name == InflightRequests && s.Labels["thread"] == "virtual" && len(s.Points) > 0 {
+			inflight = append(inflight, s)
+		}
+	}
+	if len(inflight) > 0 {
+		return combine(inflight)[InflightRequests]
+	}
+	return byName["jvm_threads_virtual_live_threads"]
 }
 
 // combine sums the series of each name point by point (the labelled series
@@ -78,11 +97,11 @@ func stageWindow(s bench.StageResult) window {
 	return window{start, start + s.Duration.D().Seconds()}
 }
 
-func summarizeStage(byName map[string][]bench.Point, scrapeFailures []float64, s bench.StageResult) bench.StageResources {
+func summarizeStage(byName map[string][]bench.Point, virtual []bench.Point, scrapeFailures []float64, s bench.StageResult) bench.StageResources {
 	w := stageWindow(s)
 	r := bench.StageResources{Stage: s.Index, Warmup: s.Warmup}
 	r.PeakPlatformThreads, r.MeanPlatformThreads = peakMean(first(byName, platformThreadGauges), w)
-	r.PeakVirtualThreads, r.MeanVirtualThreads = peakMean(byName["jvm_threads_virtual_live_threads"], w)
+	r.PeakVirtualThreads, r.MeanVirtualThreads = peakMean(virtual, w)
 	r.PeakGoroutines, r.MeanGoroutines = peakMean(byName["go_goroutines"], w)
 	r.PeakWorkingSetBytes, _ = peakMean(byName[ContainerMemoryWorkingSet], w)
 	r.CPUSecondsPer1k = perThousand(cpuSeconds(byName, w), s.Stats.Successes)

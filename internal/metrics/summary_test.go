@@ -55,10 +55,56 @@ func TestSummarize(t *testing.T) {
 			},
 		},
 		{
-			// The JVM's live threads win over go_threads (a JVM has none,
-			// but the order is what decides); virtual threads sum their
-			// scheduling statuses.
-			name: "Java: platform and virtual threads",
+			// Virtual threads are the requests in flight on them; the
+			// platform label and Micrometer's live virtual threads (which
+			// leave parked ones out) are not read.
+			name: "Java virtual: in-flight requests on virtual threads",
+			series: []bench.Series{
+				series("jvm_threads_live_threads", nil, 0, 9, constant(20)),
+				series(metrics.InflightRequests, map[string]string{"thread": "platform"}, 0, 9, constant(3)),
+				series(metrics.InflightRequests, map[string]string{"thread": "virtual"}, 0, 9, func(t float64) float64 { return 100 * t }),
+				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(1)),
+			},
+			want: []bench.StageResources{
+				{Stage: 0, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 400, MeanVirtualThreads: 200},
+				{Stage: 1, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 900, MeanVirtualThreads: 700},
+			},
+		},
+		{
+			// A Tomcat pool: the virtual label says 0 throughout, which
+			// is the answer, not a reason to fall back.
+			name: "Java platform: no requests on virtual threads",
+			series: []bench.Series{
+				series("jvm_threads_live_threads", nil, 0, 9, constant(220)),
+				series(metrics.InflightRequests, map[string]string{"thread": "platform"}, 0, 9, constant(200)),
+				series(metrics.InflightRequests, map[string]string{"thread": "virtual"}, 0, 9, constant(0)),
+				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(1)),
+			},
+			want: []bench.StageResources{
+				{Stage: 0, PeakPlatformThreads: 220, MeanPlatformThreads: 220},
+				{Stage: 1, PeakPlatformThreads: 220, MeanPlatformThreads: 220},
+			},
+		},
+		{
+			// Goroutines in flight are not virtual threads; go_goroutines
+			// stays the goroutine count.
+			name: "Go: in-flight goroutines leave virtual threads alone",
+			series: []bench.Series{
+				series("go_threads", nil, 0, 9, constant(6)),
+				series("go_goroutines", nil, 0, 9, constant(310)),
+				series(metrics.InflightRequests, map[string]string{"thread": "goroutine"}, 0, 9, constant(300)),
+			},
+			want: []bench.StageResources{
+				{Stage: 0, PeakPlatformThreads: 6, MeanPlatformThreads: 6, PeakGoroutines: 310, MeanGoroutines: 310},
+				{Stage: 1, PeakPlatformThreads: 6, MeanPlatformThreads: 6, PeakGoroutines: 310, MeanGoroutines: 310},
+			},
+		},
+		{
+			// A target without the in-flight gauge: the JVM's live threads
+			// win over go_threads (a JVM has none, but the order is what
+			// decides); virtual threads fall back to Micrometer's live
+			// virtual threads, their scheduling statuses summed.
+			name: "Java without the in-flight gauge: platform and live virtual threads",
 			series: []bench.Series{
 				series("jvm_threads_live_threads", nil, 0, 9, constant(20)),
 				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(2)),
