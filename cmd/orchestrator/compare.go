@@ -26,20 +26,15 @@ func newCompareCmd(g *globalState) *cobra.Command {
 			if failOnPct < 0 || threshold < 0 {
 				return bench.Errorf(bench.EINVALID, "--threshold and --fail-on-regression must not be negative")
 			}
-			cfg, err := loadConfig(g, cmd.Flags())
+			var cmp bench.Comparison
+			err := withHistory(g, cmd, func(h history) error {
+				var err error
+				if cmp, err = compareRuns(cmd.Context(), h, args[0], args[1], threshold); err != nil {
+					return err
+				}
+				return report.WriteComparison(g.stdout, cmp, output)
+			})
 			if err != nil {
-				return err
-			}
-			h, err := openHistory(cfg)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			cmp, err := compareRuns(cmd.Context(), h, args[0], args[1], threshold)
-			if err != nil {
-				return err
-			}
-			if err := report.WriteComparison(g.stdout, cmp, output); err != nil {
 				return err
 			}
 			if !cmd.Flags().Changed("fail-on-regression") {

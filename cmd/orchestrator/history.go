@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 
+	"github.com/spf13/cobra"
+
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/client"
 	"github.com/threadbench/threadbench/internal/report"
@@ -33,6 +35,21 @@ func openHistory(cfg config) (history, error) {
 		return nil, bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
 	}
 	return db, nil
+}
+
+// withHistory loads the command's config, opens the history it names, runs
+// fn with it and closes it.
+func withHistory(g *globalState, cmd *cobra.Command, fn func(h history) error) error {
+	cfg, err := loadConfig(g, cmd.Flags())
+	if err != nil {
+		return err
+	}
+	h, err := openHistory(cfg)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return fn(h)
 }
 
 // compareRuns compares two runs: on the daemon when there is one (it reads

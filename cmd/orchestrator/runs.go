@@ -37,26 +37,19 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 			if err := parseFilter(&filter, statuses, since, until); err != nil {
 				return err
 			}
-			cfg, err := loadConfig(g, cmd.Flags())
-			if err != nil {
-				return err
-			}
-			h, err := openHistory(cfg)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			runs, next, err := h.FindRuns(cmd.Context(), filter)
-			if err != nil {
-				return err
-			}
-			if err := report.WriteRunList(g.stdout, runs, output); err != nil {
-				return err
-			}
-			if next != "" && output != report.FormatJSON {
-				fmt.Fprintf(g.stderr, "more runs: --cursor %s\n", next)
-			}
-			return nil
+			return withHistory(g, cmd, func(h history) error {
+				runs, next, err := h.FindRuns(cmd.Context(), filter)
+				if err != nil {
+					return err
+				}
+				if err := report.WriteRunList(g.stdout, runs, output); err != nil {
+					return err
+				}
+				if next != "" && output != report.FormatJSON {
+					fmt.Fprintf(g.stderr, "more runs: --cursor %s\n", next)
+				}
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -115,20 +108,13 @@ func newRunsShowCmd(g *globalState) *cobra.Command {
 		Short: "Show one run: environment, per-target, per-stage results and resources",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(g, cmd.Flags())
-			if err != nil {
-				return err
-			}
-			h, err := openHistory(cfg)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			run, err := h.FindRunByID(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			return report.WriteRun(g.stdout, run, output)
+			return withHistory(g, cmd, func(h history) error {
+				run, err := h.FindRunByID(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return report.WriteRun(g.stdout, run, output)
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table or json")
@@ -141,22 +127,15 @@ func newRunsDeleteCmd(g *globalState) *cobra.Command {
 		Short: "Delete finished runs from the history",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(g, cmd.Flags())
-			if err != nil {
-				return err
-			}
-			h, err := openHistory(cfg)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			for _, id := range args {
-				if err := h.DeleteRun(cmd.Context(), id); err != nil {
-					return err
+			return withHistory(g, cmd, func(h history) error {
+				for _, id := range args {
+					if err := h.DeleteRun(cmd.Context(), id); err != nil {
+						return err
+					}
+					fmt.Fprintf(g.stdout, "deleted %s\n", id)
 				}
-				fmt.Fprintf(g.stdout, "deleted %s\n", id)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }
