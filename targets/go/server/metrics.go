@@ -63,8 +63,9 @@ func newMetrics() *metrics {
 // countInflight counts the requests next is handling, but for health checks
 // and scrapes, so that a scrape does not count itself. Each request runs on
 // its own goroutine (its connection's), so this is also the number of
-// goroutines handling requests; go_goroutines counts the idle connections'
-// and the runtime's too.
+// goroutines handling requests; go_goroutines counts more: net/http's
+// background reader of each busy connection, idle connections and the
+// runtime's own.
 func (m *metrics) countInflight(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == MetricsPath || r.URL.Path == healthPath {
