@@ -29,7 +29,7 @@ unit:
 	$(GO) test -count=1 ./...
 
 java-test:
-	cd targets/java && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q test
+	cd targets/java && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -ntp test
 
 integration: docker-up
 	$(GO) test -count=1 -p 1 -tags integration -timeout $(INTEGRATION_TIMEOUT) ./...
