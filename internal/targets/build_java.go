@@ -44,7 +44,16 @@ func (r *Runtime) buildJava(ctx context.Context, root string, opts BuildOptions)
 	if base == "" {
 		base = DefaultJavaBaseImage
 	}
-	hash, err := InputsHash(root, javaInputs, "BASE_IMAGE="+base)
+	// The JDK builds the jar and, without a pullable base, the base too.
+	j, jdkErr := jdk.Find()
+	// The base is resolved before the cache is consulted, and the image is
+	// tagged by the base it resolved to: a new host JDK (a new assembled
+	// base) means a new image, never a stale one.
+	baseRef, err := r.resolveJavaBase(ctx, base, opts.JavaBaseImage != "", j, jdkErr, opts.log())
+	if err != nil {
+		return bench.ImageInfo{}, err
+	}
+	hash, err := InputsHash(root, javaInputs, "BASE_IMAGE="+baseRef)
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
@@ -52,14 +61,8 @@ func (r *Runtime) buildJava(ctx context.Context, root string, opts BuildOptions)
 	if info, ok, err := r.cachedImage(ctx, ref); ok || err != nil {
 		return info, err
 	}
-	j, err := jdk.Find()
-	if err != nil {
-		return bench.ImageInfo{}, err
-	}
-	// The base first: a missing one fails in seconds, Maven takes longer.
-	baseRef, err := r.resolveJavaBase(ctx, base, opts.JavaBaseImage != "", j, opts.log())
-	if err != nil {
-		return bench.ImageInfo{}, err
+	if jdkErr != nil {
+		return bench.ImageInfo{}, jdkErr
 	}
 	dir := filepath.Join(root, "targets", "java")
 	if err := mavenPackage(ctx, dir, j, opts.log()); err != nil {
@@ -90,11 +93,17 @@ func mavenPackage(ctx context.Context, dir string, j jdk.JDK, log io.Writer) err
 
 // resolveJavaBase returns the base image to build on: want if it is local
 // or can be pulled. Otherwise, unless the user chose want explicitly, a JRE
-// assembled from the host's JDK; a user's explicit choice is never swapped
-// for something else behind their back.
-func (r *Runtime) resolveJavaBase(ctx context.Context, want string, explicit bool, j jdk.JDK, log io.Writer) (string, error) {
+// assembled from the host's JDK (once: when it exists, the default base is
+// not pulled again on every build); a user's explicit choice is never
+// swapped for something else behind their back.
+func (r *Runtime) resolveJavaBase(ctx context.Context, want string, explicit bool, j jdk.JDK, jdkErr error, log io.Writer) (string, error) {
 	if ok, err := r.imageExists(ctx, want); err != nil || ok {
 		return want, err
+	}
+	if !explicit && jdkErr == nil {
+		if ok, _ := r.imageExists(ctx, jrebase.Ref(j)); ok {
+			return jrebase.Ref(j), nil
+		}
 	}
 	pullErr := r.pull(ctx, want, log)
 	if pullErr == nil {
@@ -103,6 +112,9 @@ func (r *Runtime) resolveJavaBase(ctx context.Context, want string, explicit boo
 	if explicit {
 		return "", bench.Errorf(bench.EUNAVAILABLE,
 			"java base image %s is not in the local image store and could not be pulled (%v); load it (docker load) or leave the base image unset to assemble a JRE from the host's JDK", want, pullErr)
+	}
+	if jdkErr != nil {
+		return "", fmt.Errorf("base image %s cannot be pulled (%v), and no JDK to assemble one from: %w", want, pullErr, jdkErr)
 	}
 	fmt.Fprintf(log, "base image %s: not local and not pullable (%v); assembling a JRE image from %s\n", want, pullErr, j)
 	ref, err := jrebase.Ensure(ctx, r.docker, j, log)
