@@ -279,16 +279,38 @@ func TestRunsList(t *testing.T) {
 	t.Run("JSON", func(t *testing.T) {
 		code, stdout, stderr := cli("runs", "list", "-o", "json", "--since", "2026-03-01T09:00:00Z", "--until", "2026-03-01T11:00:00Z")
 		mustOK(t, code, stderr)
-		var runs []bench.Run
-		if err := json.Unmarshal([]byte(stdout), &runs); err != nil {
+		var page struct {
+			Runs       []bench.Run `json:"runs"`
+			NextCursor string      `json:"nextCursor"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &page); err != nil {
 			t.Fatalf("decode %s: %v", stdout, err)
 		}
 		var names []string
-		for _, r := range runs {
+		for _, r := range page.Runs {
 			names = append(names, r.Name)
 		}
 		if got, want := names, []string{"slow", "same"}; !slices.Equal(got, want) {
 			t.Errorf("names %v, want %v", got, want)
+		}
+	})
+	t.Run("JSONPages", func(t *testing.T) {
+		code, stdout, stderr := cli("runs", "list", "-o", "json", "--limit", "1")
+		mustOK(t, code, stderr)
+		var page struct {
+			Runs       []bench.Run `json:"runs"`
+			NextCursor string      `json:"nextCursor"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &page); err != nil {
+			t.Fatalf("decode %s: %v", stdout, err)
+		}
+		if len(page.Runs) != 1 || page.NextCursor == "" {
+			t.Fatalf("got %d runs and cursor %q, want 1 run and a cursor to the next page", len(page.Runs), page.NextCursor)
+		}
+		code, stdout, stderr = cli("runs", "list", "-o", "json", "--limit", "1", "--cursor", page.NextCursor)
+		mustOK(t, code, stderr)
+		if !strings.Contains(stdout, `"runs"`) || strings.Contains(stdout, page.Runs[0].ID) {
+			t.Errorf("second page %s repeats the first page's run %s", stdout, page.Runs[0].ID)
 		}
 	})
 	for _, tt := range []struct {

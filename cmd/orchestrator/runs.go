@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -42,6 +44,9 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if output == report.FormatJSON {
+					return writeRunPage(g.stdout, runs, next)
+				}
 				if err := report.WriteRunList(g.stdout, runs, output); err != nil {
 					return err
 				}
@@ -62,6 +67,20 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 	f.StringVar(&after, "cursor", "", "continue a previous listing from its cursor")
 	f.StringVarP(&output, "output", "o", report.FormatTable, "table or json")
 	return cmd
+}
+
+// writeRunPage writes a page of runs as JSON in the daemon's shape, with
+// the cursor of the next page, so that scripts can page through.
+func writeRunPage(w io.Writer, runs []*bench.Run, next string) error {
+	if runs == nil {
+		runs = []*bench.Run{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Runs       []*bench.Run `json:"runs"`
+		NextCursor string       `json:"nextCursor,omitempty"`
+	}{runs, next})
 }
 
 // parseFilter turns the list flags into a filter, refusing bad values.
