@@ -40,6 +40,9 @@ const (
 // requestsHistogram is the request-duration histogram every target exposes.
 const requestsHistogram = "http_server_requests_seconds"
 
+// inflightGauge is the gauge of requests in flight every target exposes.
+const inflightGauge = "threadbench_inflight_requests"
+
 // Response bodies are read up to these sizes; a Micrometer exposition with
 // percentile histograms runs to a few hundred kilobytes.
 const (
@@ -266,6 +269,9 @@ func (c *checker) metrics(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("GET %s: parse the exposition: %w", path, err)
 	}
+	if err := c.inflightGauge(path, families); err != nil {
+		return err
+	}
 	family := families[requestsHistogram]
 	if family == nil || family.GetType() != dto.MetricType_HISTOGRAM {
 		return fmt.Errorf("GET %s: no histogram %s", path, requestsHistogram)
@@ -280,6 +286,28 @@ func (c *checker) metrics(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("GET %s: %s counted no request with uri /api/light", path, requestsHistogram)
+}
+
+// inflightGauge checks the gauge of requests in flight, labelled by what
+// runs their handlers: goroutine for Go, platform or virtual for Java.
+func (c *checker) inflightGauge(path string, families map[string]*dto.MetricFamily) error {
+	want := "goroutine"
+	if c.opts.Virtual != nil {
+		want = "platform"
+		if *c.opts.Virtual {
+			want = "virtual"
+		}
+	}
+	family := families[inflightGauge]
+	if family == nil || family.GetType() != dto.MetricType_GAUGE {
+		return fmt.Errorf("GET %s: no gauge %s", path, inflightGauge)
+	}
+	for _, m := range family.GetMetric() {
+		if labelMap(m)["thread"] == want {
+			return nil
+		}
+	}
+	return fmt.Errorf("GET %s: %s has no series with thread=%q", path, inflightGauge, want)
 }
 
 func labelMap(m *dto.Metric) map[string]string {

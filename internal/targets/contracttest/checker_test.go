@@ -34,7 +34,11 @@ func slowHandler(d time.Duration, handler http.Handler) http.HandlerFunc {
 	}
 }
 
-const exposition = `# TYPE http_server_requests_seconds histogram
+const inflight = `# TYPE threadbench_inflight_requests gauge
+threadbench_inflight_requests{thread="goroutine"} 1
+`
+
+const exposition = inflight + `# TYPE http_server_requests_seconds histogram
 http_server_requests_seconds_bucket{method="GET",uri="/api/light",status="200",le="+Inf"} 3
 http_server_requests_seconds_sum{method="GET",uri="/api/light",status="200"} 0.01
 http_server_requests_seconds_count{method="GET",uri="/api/light",status="200"} 3
@@ -107,7 +111,7 @@ func TestChecks(t *testing.T) {
 		{"metrics", textHandler(exposition),
 			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, ""},
 		// No histogram.
-		{"metrics without histogram", textHandler("# TYPE go_goroutines gauge\ngo_goroutines 7\n"),
+		{"metrics without histogram", textHandler(inflight + "# TYPE go_goroutines gauge\ngo_goroutines 7\n"),
 			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "no histogram http_server_requests_seconds"},
 		// The histogram without the status label.
 		{"metrics without status", textHandler(strings.ReplaceAll(exposition, `,status="200"`, "")),
@@ -115,6 +119,12 @@ func TestChecks(t *testing.T) {
 		// The histogram without a light request.
 		{"metrics without light", textHandler(strings.ReplaceAll(exposition, "/api/light", "/api/heavy")),
 			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "counted no request with uri /api/light"},
+		// No gauge of requests in flight.
+		{"metrics without inflight gauge", textHandler(strings.TrimPrefix(exposition, inflight)),
+			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "no gauge threadbench_inflight_requests"},
+		// A virtual-thread target whose requests run on goroutines, say.
+		{"inflight gauge with the wrong thread", textHandler(exposition),
+			javaVirtual, func(c *checker) error { return c.metrics(t.Context()) }, `no series with thread="virtual"`},
 		// Metrics as JSON.
 		{"metrics as JSON", jsonHandler(200, `{}`),
 			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "want 200 text/plain"},
