@@ -195,10 +195,14 @@ type StageResources struct {
 	PeakGoroutines      float64 `json:"peakGoroutines,omitempty"`
 	MeanGoroutines      float64 `json:"meanGoroutines,omitempty"`
 	PeakWorkingSetBytes float64 `json:"peakWorkingSetBytes,omitempty"`
-	CPUSecondsPer1k     float64 `json:"cpuSecondsPer1k,omitempty"`
-	GCPauses            float64 `json:"gcPauses,omitempty"`
-	GCPauseSeconds      float64 `json:"gcPauseSeconds,omitempty"`
-	ScrapeFailures      int     `json:"scrapeFailures,omitempty"`
+	// PeakThreadStackBytes is the memory committed for stacks: Java's native
+	// memory tracking of its Thread category (platform threads; virtual
+	// threads keep their stacks on the heap), Go's goroutine stacks in use.
+	PeakThreadStackBytes float64 `json:"peakThreadStackBytes,omitempty"`
+	CPUSecondsPer1k      float64 `json:"cpuSecondsPer1k,omitempty"`
+	GCPauses             float64 `json:"gcPauses,omitempty"`
+	GCPauseSeconds       float64 `json:"gcPauseSeconds,omitempty"`
+	ScrapeFailures       int     `json:"scrapeFailures,omitempty"`
 }
 
 // RunFilter selects runs from the history. Zero fields do not filter.

@@ -17,6 +17,7 @@ type counter struct {
 // What the summaries read, in order of preference where there is a choice.
 var (
 	platformThreadGauges = []string{"jvm_threads_live_threads", "go_threads"}
+	threadStackGauges    = []string{"jvm_nmt_thread_committed_bytes", "go_memstats_stack_inuse_bytes"}
 	cpuCounters          = []counter{
 		{"process_cpu_seconds_total", 1},
 		{"process_cpu_time_ns_total", 1e-9},
@@ -104,6 +105,7 @@ func summarizeStage(byName map[string][]bench.Point, virtual []bench.Point, scra
 	r.PeakVirtualThreads, r.MeanVirtualThreads = peakMean(virtual, w)
 	r.PeakGoroutines, r.MeanGoroutines = peakMean(byName["go_goroutines"], w)
 	r.PeakWorkingSetBytes, _ = peakMean(byName[ContainerMemoryWorkingSet], w)
+	r.PeakThreadStackBytes, _ = peakMean(first(byName, threadStackGauges), w)
 	r.CPUSecondsPer1k = perThousand(cpuSeconds(byName, w), s.Stats.Successes)
 	r.GCPauses = sumDeltas(byName, gcCountCounters, w)
 	r.GCPauseSeconds = sumDeltas(byName, gcSecondsCounters, w)

@@ -140,9 +140,9 @@ func javaResources(platformPeak, virtualPeak, workingSetMiB, cpuPer1k float64) [
 		{Stage: -1, Warmup: true, PeakPlatformThreads: 300, PeakVirtualThreads: virtualPeak * 3,
 			PeakWorkingSetBytes: 900 << 20, CPUSecondsPer1k: 9, GCPauses: 40},
 		{Stage: 0, PeakPlatformThreads: platformPeak / 2, PeakVirtualThreads: virtualPeak / 2,
-			PeakWorkingSetBytes: workingSetMiB / 2 * (1 << 20), CPUSecondsPer1k: cpuPer1k * 2, GCPauses: 3, GCPauseSeconds: 0.012},
+			PeakWorkingSetBytes: workingSetMiB / 2 * (1 << 20), PeakThreadStackBytes: 12 << 20, CPUSecondsPer1k: cpuPer1k * 2, GCPauses: 3, GCPauseSeconds: 0.012},
 		{Stage: 1, PeakPlatformThreads: platformPeak, PeakVirtualThreads: virtualPeak,
-			PeakWorkingSetBytes: workingSetMiB * (1 << 20), CPUSecondsPer1k: cpuPer1k, GCPauses: 7, GCPauseSeconds: 0.031},
+			PeakWorkingSetBytes: workingSetMiB * (1 << 20), PeakThreadStackBytes: 25 << 20, CPUSecondsPer1k: cpuPer1k, GCPauses: 7, GCPauseSeconds: 0.031},
 	}
 }
 
@@ -161,7 +161,7 @@ func baseRun(t *testing.T) *bench.Run {
 	jv.Resources = javaResources(24, 190, 280, 1.2)
 	gt := openTarget(t, bench.TargetGo, 199, 100.5, 120, 0)
 	gt.Resources = []bench.StageResources{{Stage: 0, PeakGoroutines: 30, PeakWorkingSetBytes: 12 << 20, CPUSecondsPer1k: 0.4},
-		{Stage: 1, PeakGoroutines: 45, PeakWorkingSetBytes: 18 << 20, CPUSecondsPer1k: 0.3, ScrapeFailures: 1}}
+		{Stage: 1, PeakGoroutines: 45, PeakWorkingSetBytes: 18 << 20, PeakThreadStackBytes: 1 << 20, CPUSecondsPer1k: 0.3, ScrapeFailures: 1}}
 	r.Targets = []bench.TargetResult{gt, jp, jv}
 	return r
 }

@@ -101,6 +101,7 @@ var figureLabels = map[string]string{
 	resVirtualThreads:  "peak virtual threads",
 	resGoroutines:      "peak goroutines",
 	resWorkingSet:      "peak working set",
+	resThreadStacks:    "peak thread stacks",
 	resCPUPer1k:        "CPU per 1k requests",
 	resGCPauses:        "GC pauses",
 	resGCPauseSeconds:  "GC pause time",

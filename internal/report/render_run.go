@@ -17,7 +17,7 @@ var (
 	stageHeader = []string{"STAGE", "MODEL", "REQUESTS", "SUCCESS", "OFFERED req/s", "THROUGHPUT req/s",
 		"P50 ms", "P90 ms", "P99 ms", "MAX ms", "ERRORS"}
 	resourceHeader = []string{"STAGE", "PEAK PLATFORM THREADS", "PEAK VIRTUAL THREADS", "PEAK GOROUTINES",
-		"PEAK WORKING SET MiB", "CPU s / 1k req", "GC PAUSES (TIME)"}
+		"PEAK WORKING SET MiB", "PEAK STACKS MiB", "CPU s / 1k req", "GC PAUSES (TIME)"}
 )
 
 // WriteRun writes one run as "table" (a header, then per target its stages,
@@ -220,7 +220,8 @@ func writeResourceTable(buf *bytes.Buffer, t *bench.TargetResult) {
 		rows = append(rows, resourceRow(label, resourceSummary{
 			platformThreads: r.PeakPlatformThreads, virtualThreads: r.PeakVirtualThreads,
 			goroutines: r.PeakGoroutines, workingSetMiB: r.PeakWorkingSetBytes / bytesPerMiB,
-			cpuPer1k: r.CPUSecondsPer1k, gcPauses: r.GCPauses, gcPauseSeconds: r.GCPauseSeconds,
+			stacksMiB: r.PeakThreadStackBytes / bytesPerMiB,
+			cpuPer1k:  r.CPUSecondsPer1k, gcPauses: r.GCPauses, gcPauseSeconds: r.GCPauseSeconds,
 		}))
 	}
 	if s, ok := summarizeResources(t); ok {
@@ -242,7 +243,7 @@ func resourceRow(label string, s resourceSummary) []string {
 	}
 	return []string{label,
 		cell(s.platformThreads, unitThreads), cell(s.virtualThreads, unitThreads),
-		cell(s.goroutines, unitGoroutines), cell(s.workingSetMiB, unitMiB),
+		cell(s.goroutines, unitGoroutines), cell(s.workingSetMiB, unitMiB), cell(s.stacksMiB, unitMiB),
 		cell(s.cpuPer1k, unitSeconds), gcCell(s),
 	}
 }

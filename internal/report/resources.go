@@ -12,6 +12,7 @@ const (
 	resVirtualThreads  = "peakVirtualThreads"
 	resGoroutines      = "peakGoroutines"
 	resWorkingSet      = "peakWorkingSet"
+	resThreadStacks    = "peakThreadStacks"
 	resCPUPer1k        = "cpuSecondsPer1k"
 	resGCPauses        = "gcPauses"
 	resGCPauseSeconds  = "gcPauseSeconds"
@@ -27,6 +28,7 @@ type resourceSummary struct {
 	virtualThreads  float64
 	goroutines      float64
 	workingSetMiB   float64
+	stacksMiB       float64
 	cpuPer1k        float64
 	gcPauses        float64
 	gcPauseSeconds  float64
@@ -51,6 +53,7 @@ func summarizeResources(t *bench.TargetResult) (resourceSummary, bool) {
 		s.virtualThreads = max(s.virtualThreads, r.PeakVirtualThreads)
 		s.goroutines = max(s.goroutines, r.PeakGoroutines)
 		s.workingSetMiB = max(s.workingSetMiB, r.PeakWorkingSetBytes/bytesPerMiB)
+		s.stacksMiB = max(s.stacksMiB, r.PeakThreadStackBytes/bytesPerMiB)
 		s.gcPauses += r.GCPauses
 		s.gcPauseSeconds += r.GCPauseSeconds
 		// A stage whose CPU could not be scraped would pull the mean to zero.
@@ -107,6 +110,7 @@ func (tc targetComparer) resources(base, head *bench.TargetResult) []bench.Metri
 		{resVirtualThreads, unitThreads, bs.virtualThreads, hs.virtualThreads},
 		{resGoroutines, unitGoroutines, bs.goroutines, hs.goroutines},
 		{resWorkingSet, unitMiB, bs.workingSetMiB, hs.workingSetMiB},
+		{resThreadStacks, unitMiB, bs.stacksMiB, hs.stacksMiB},
 		{resCPUPer1k, unitSeconds, bs.cpuPer1k, hs.cpuPer1k},
 		{resGCPauses, unitPauses, bs.gcPauses, hs.gcPauses},
 		{resGCPauseSeconds, unitSeconds, bs.gcPauseSeconds, hs.gcPauseSeconds},
