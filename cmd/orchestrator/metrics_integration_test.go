@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,22 +49,7 @@ func TestMetricsUnderLoad(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
-	var printed bench.Run
-	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
-		t.Fatalf("stdout is not a run document: %v\n%s", err, stdout)
-	}
-	h := store.NewDB(db)
-	if err := h.Open(); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	run, err := h.FindRunByID(context.Background(), printed.ID)
-	if err != nil {
-		t.Fatalf("printed run is not stored: %v", err)
-	}
-	if run.Status != bench.RunSucceeded {
-		t.Fatalf("run %s: %s", run.Status, run.Error)
-	}
+	run, h := storedRun(t, db, stdout)
 	for _, name := range []string{"go", "java-platform", "java-virtual"} {
 		t.Run(name, func(t *testing.T) {
 			u := loadUnder(t, h, run, name)

@@ -24,6 +24,30 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, s
 	return code, stdout.String(), stderr.String()
 }
 
+// storedRun reads the run a `run -o json` printed back from the history,
+// and fails the test unless it is stored and succeeded. The history stays
+// open until the test ends.
+func storedRun(t *testing.T, db, stdout string) (*bench.Run, *store.DB) {
+	t.Helper()
+	var printed bench.Run
+	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
+		t.Fatalf("stdout is not a run document: %v\n%s", err, stdout)
+	}
+	h := store.NewDB(db)
+	if err := h.Open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	run, err := h.FindRunByID(context.Background(), printed.ID)
+	if err != nil {
+		t.Fatalf("printed run is not stored: %v", err)
+	}
+	if run.Status != bench.RunSucceeded {
+		t.Fatalf("run %s: %s", run.Status, run.Error)
+	}
+	return run, h
+}
+
 // The smoke profile against the Go target in a container: 100% success, the
 // request count the profile asks for, and heavy?duration=100 answering in
 // 100-110 ms at the median.
@@ -34,22 +58,7 @@ func TestRunSmokeAgainstGo(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
-	var printed bench.Run
-	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
-		t.Fatalf("stdout is not a run document: %v\n%s", err, stdout)
-	}
-	h := store.NewDB(db)
-	if err := h.Open(); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	run, err := h.FindRunByID(context.Background(), printed.ID)
-	if err != nil {
-		t.Fatalf("printed run is not stored: %v", err)
-	}
-	if run.Status != bench.RunSucceeded {
-		t.Fatalf("run %s: %s", run.Status, run.Error)
-	}
+	run, _ := storedRun(t, db, stdout)
 	total := run.Target("go").Total
 	wantRequests := run.Spec.Profile.Stages[0].Rate * run.Spec.Profile.Duration().D().Seconds() // 50 req/s x 10 s
 	if got := float64(total.Requests); math.Abs(got-wantRequests)/wantRequests > 0.02 {

@@ -12,9 +12,11 @@ func TestSplitCPUs(t *testing.T) {
 		target, load string
 		applied      bool
 	}{
-		{1, "", "", false},    // nothing to split: target and load share the CPU
-		{2, "1", "0", true},   // this project's CI machine
-		{4, "3", "0-2", true}, // the target gets one CPU, load the rest
+		{0, "", "", false},       // unknown CPU count: leave both unpinned
+		{1, "", "", false},       // nothing to split: target and load share the CPU
+		{2, "1", "0", true},      // this project's CI machine
+		{4, "3", "0-2", true},    // the target gets one CPU, load the rest
+		{16, "15", "0-14", true}, // still one CPU for the target: all targets get the same
 	}
 	for _, tt := range tests {
 		target, load, applied := splitCPUs(tt.cpus)

@@ -65,22 +65,3 @@ func TestEntryInfo(t *testing.T) {
 		t.Fatalf("Info() = %+v, want %+v", got, want)
 	}
 }
-
-func TestSplitCPUs(t *testing.T) {
-	for _, tc := range []struct {
-		n            int
-		target, load string
-		applied      bool
-	}{
-		{0, "", "", false},    // unknown CPU count: leave both unpinned
-		{1, "", "", false},    // one CPU: nothing to split
-		{2, "1", "0", true},   // this host: target on CPU 1, load on CPU 0
-		{4, "3", "0-2", true}, // the target gets one CPU, load the rest
-		{16, "15", "0-14", true},
-	} {
-		target, load, applied := targets.SplitCPUs(tc.n)
-		if target != tc.target || load != tc.load || applied != tc.applied {
-			t.Errorf("SplitCPUs(%d) = (%q, %q, %t), want (%q, %q, %t)", tc.n, target, load, applied, tc.target, tc.load, tc.applied)
-		}
-	}
-}
