@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 

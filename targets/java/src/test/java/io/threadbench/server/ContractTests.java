@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -196,7 +196,7 @@ abstract class ContractTests {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.threadbench.target.ContractTests#badParameters")
+    @MethodSource("io.threadbench.server.ContractTests#badParameters")
     void badParameter(String path, String error) throws Exception {
         Response resp = rawGet(path);
         assertEquals(400, resp.status(), resp.body());

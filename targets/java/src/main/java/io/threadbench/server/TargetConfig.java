@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 /** BadParameterException is a query parameter outside the contract; it becomes a 400. */
 public class BadParameterException extends RuntimeException {

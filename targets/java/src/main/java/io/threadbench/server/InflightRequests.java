@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;

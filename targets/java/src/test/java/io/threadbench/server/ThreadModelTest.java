@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

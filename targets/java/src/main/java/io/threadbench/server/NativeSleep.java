@@ -1,4 +1,4 @@
-package io.threadbench.target;
+package io.threadbench.server;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
