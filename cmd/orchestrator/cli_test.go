@@ -74,15 +74,7 @@ func TestRunBadSpec(t *testing.T) {
 			dbDir := filepath.Join(t.TempDir(), "history")
 			args := append([]string{"run", "--db", filepath.Join(dbDir, "history.db")}, tt.args...)
 			code, stdout, stderr := runContext(t, ctx, map[string]string{"HOME": t.TempDir()}, args...)
-			if got, want := code, exitBadInput; got != want {
-				t.Fatalf("exit code %d, want %d; stderr %s", got, want, stderr)
-			}
-			if !strings.Contains(stderr, tt.want) {
-				t.Errorf("stderr %q lacks %q", stderr, tt.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout %q, want nothing", stdout)
-			}
+			wantBadInput(t, code, stdout, stderr, tt.want)
 			if _, err := os.Stat(dbDir); !os.IsNotExist(err) {
 				t.Errorf("history directory %s exists (err %v): the database was opened before the spec was checked", dbDir, err)
 			}
@@ -333,15 +325,7 @@ func TestRunsList(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := cli(append([]string{"runs", "list"}, tt.args...)...)
-			if got, want := code, exitBadInput; got != want {
-				t.Fatalf("exit code %d, want %d; stderr %s", got, want, stderr)
-			}
-			if !strings.Contains(stderr, tt.want) {
-				t.Errorf("stderr %q lacks %q", stderr, tt.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout %q, want nothing", stdout)
-			}
+			wantBadInput(t, code, stdout, stderr, tt.want)
 		})
 	}
 }
@@ -393,15 +377,7 @@ func TestRunsShow(t *testing.T) {
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		code, stdout, stderr := cli("runs", "show", "nope")
-		if got, want := code, exitBadInput; got != want {
-			t.Fatalf("exit code %d, want %d; stderr %s", got, want, stderr)
-		}
-		if want := `run "nope" not found`; !strings.Contains(stderr, want) {
-			t.Errorf("stderr %q lacks %q", stderr, want)
-		}
-		if stdout != "" {
-			t.Errorf("stdout %q, want nothing", stdout)
-		}
+		wantBadInput(t, code, stdout, stderr, `run "nope" not found`)
 	})
 	t.Run("ErrArgs", func(t *testing.T) {
 		if code, _, stderr := cli("runs", "show"); code != exitBadInput {
@@ -554,15 +530,7 @@ func TestCompare(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := cli(append([]string{"compare"}, tt.args...)...)
-			if got, want := code, exitBadInput; got != want {
-				t.Fatalf("exit code %d, want %d; stderr %s", got, want, stderr)
-			}
-			if !strings.Contains(stderr, tt.want) {
-				t.Errorf("stderr %q lacks %q", stderr, tt.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout %q, want nothing", stdout)
-			}
+			wantBadInput(t, code, stdout, stderr, tt.want)
 		})
 	}
 }
@@ -625,4 +593,19 @@ func TestProfilesList(t *testing.T) {
 			t.Errorf("stderr %q does not name output", stderr)
 		}
 	})
+}
+
+// wantBadInput checks a command refused its input: exit code 2, stderr
+// naming the problem, nothing on stdout.
+func wantBadInput(t *testing.T, code int, stdout, stderr, want string) {
+	t.Helper()
+	if got, wantCode := code, exitBadInput; got != wantCode {
+		t.Fatalf("exit code %d, want %d; stderr %s", got, wantCode, stderr)
+	}
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
+	}
+	if stdout != "" {
+		t.Errorf("stdout %q, want nothing", stdout)
+	}
 }

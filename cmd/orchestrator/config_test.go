@@ -227,15 +227,7 @@ func TestConfigLayersCLI(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "history.db")
 			code, stdout, stderr := run(t, tt.env, append([]string{"runs", "list", "--db", db}, tt.args...)...)
-			if got, want := code, exitBadInput; got != want {
-				t.Fatalf("exit code %d, want %d; stderr %s", got, want, stderr)
-			}
-			if !strings.Contains(stderr, tt.want) {
-				t.Errorf("stderr %q lacks %q", stderr, tt.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout %q, want nothing", stdout)
-			}
+			wantBadInput(t, code, stdout, stderr, tt.want)
 			if _, err := os.Stat(db); !os.IsNotExist(err) {
 				t.Errorf("history %s created despite a bad configuration", db)
 			}
