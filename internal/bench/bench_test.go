@@ -109,7 +109,7 @@ func TestEndpointPath(t *testing.T) {
 	if got := bench.EndpointPath("light", nil); got != "/api/light" {
 		t.Errorf("path = %q", got)
 	}
-	if got := strings.Join(bench.EndpointNames(), ","); got != "cpu,heavy,light,native,synchronized" {
+	if got := strings.Join(bench.EndpointNames(), ","); got != "light,heavy,cpu,native,synchronized,fanout,downstream" {
 		t.Errorf("endpoints = %s", got)
 	}
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -181,7 +182,7 @@ func (p Profile) Duration() Duration {
 }
 
 func strictUnmarshal(b []byte, v any) error {
-	dec := json.NewDecoder(bytesReader(b))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("profile: %w", err)
