@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 )
@@ -13,28 +15,68 @@ const MetricsPath = "/metrics"
 // healthPath is the contract's health check.
 const healthPath = "/health"
 
+// infoPath is where the target describes itself and its runtime settings.
+const infoPath = "/info"
+
+// Handler serves the contract's endpoints. Close releases the connections
+// it keeps to the downstream service.
+type Handler struct {
+	http.Handler
+	downstream *downstream
+}
+
+// Close closes the idle downstream connections. Call it once the server
+// has stopped serving.
+func (h *Handler) Close() { h.downstream.close() }
+
+// Option configures a Handler.
+type Option func(*handler)
+
+// WithDownstream sets the base URL of the downstream service that
+// /api/fanout and /api/downstream call (DOWNSTREAM_URL); without it they
+// answer 503.
+func WithDownstream(baseURL string) Option {
+	return func(h *handler) { h.downstream = newDownstream(baseURL) }
+}
+
 // handler serves the contract's endpoints for one target name.
 type handler struct {
+	target     string
 	targetJSON []byte // the target name, JSON-encoded once
 	metrics    *metrics
+	root       fs.FS // where /info reads the cgroup's memory limit
+	downstream *downstream
+	bulkheads  bulkheads
 }
 
 // NewHandler returns the contract's endpoints for the target name reported
-// in every work response. Each handler has its own metrics registry, so
-// tests can mount several.
-func NewHandler(target string) http.Handler {
+// in every response. Each handler has its own metrics registry and its own
+// downstream client, so tests can mount several.
+func NewHandler(target string, opts ...Option) *Handler {
 	targetJSON, err := json.Marshal(target)
 	if err != nil {
 		panic(err) // a string always marshals
 	}
-	h := &handler{targetJSON: targetJSON, metrics: newMetrics()}
+	h := &handler{target: target, targetJSON: targetJSON, metrics: newMetrics(),
+		root: os.DirFS("/"), downstream: newDownstream("")}
+	for _, opt := range opts {
+		opt(h)
+	}
+	return &Handler{Handler: h.routes(), downstream: h.downstream}
+}
+
+// routes mounts every endpoint, counting the requests in flight.
+func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	h.route(mux, healthPath, health)
+	h.route(mux, infoPath, h.serveInfo)
 	h.route(mux, "/api/light", h.light)
 	h.route(mux, "/api/heavy", h.sleeper("heavy", time.Sleep))
 	h.route(mux, "/api/cpu", h.cpu)
 	h.route(mux, "/api/native", h.sleeper("native", nativeSleep))
 	h.route(mux, "/api/synchronized", h.sleeper("synchronized", lockedSleep))
+	h.route(mux, "/api/fanout", h.serveFanout)
+	h.route(mux, "/api/downstream", h.serveDownstream)
 	h.route(mux, MetricsPath, h.metrics.serve())
 	mux.HandleFunc("/", h.metrics.instrument(notFoundURI, notFound))
 	return h.metrics.countInflight(mux)

@@ -3,22 +3,36 @@ package server
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // param is one integer query parameter of the contract, with its default
-// and its inclusive range 0..max.
+// and its inclusive range min..max.
 type param struct {
 	name string
 	def  int
+	min  int
 	max  int
 }
 
-// The contract's parameters.
+// Limits shared by several parameters, as in internal/bench/endpoint.go.
+const (
+	maxDurationMs = 60000 // heavy, native, synchronized and the downstream calls
+	maxCalls      = 10000 // fan-out calls per request, and bulkhead permits
+)
+
+// The contract's parameters, per endpoint where they differ.
 var (
-	durationParam = param{name: "duration", def: 100, max: 60000}
+	durationParam = param{name: "duration", def: 100, max: maxDurationMs}
 	workParam     = param{name: "work", def: 1000, max: 100000}
+
+	fanoutCallsParam    = param{name: "calls", def: 100, min: 1, max: maxCalls}
+	fanoutLimitParam    = param{name: "limit", def: 100, min: 1, max: maxCalls}
+	fanoutDurationParam = param{name: "duration", def: 3000, max: maxDurationMs}
+	timeoutParam        = param{name: "timeout", def: 5000, min: 1, max: maxDurationMs}
+	bulkheadLimitParam  = param{name: "limit", def: 0, max: maxCalls}
 )
 
 // parse returns the parameter's value in rawQuery, its default when absent,
@@ -38,7 +52,7 @@ func (p param) parse(rawQuery string) (int, error) {
 		return 0, p.errorf("got %s", quote(raw))
 	}
 	n, err := strconv.Atoi(value)
-	if err != nil || n < 0 || n > p.max {
+	if err != nil || n < p.min || n > p.max {
 		return 0, p.errorf("got %s", quote(value))
 	}
 	return n, nil
@@ -47,7 +61,41 @@ func (p param) parse(rawQuery string) (int, error) {
 // errorf returns the contract's error message for p: it names the
 // parameter and its range, then says what was given.
 func (p param) errorf(format string, args ...any) error {
-	return fmt.Errorf("%s must be an integer from 0 to %d, %s", p.name, p.max, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s must be an integer from %d to %d, %s", p.name, p.min, p.max, fmt.Sprintf(format, args...))
+}
+
+// wordParam is a query parameter of the contract that takes one of a few
+// words, with its default.
+type wordParam struct {
+	name   string
+	def    string
+	values []string
+}
+
+// parse returns the parameter's value in rawQuery, its default when absent,
+// or an error whose message names the parameter and its words.
+func (p wordParam) parse(rawQuery string) (string, error) {
+	raw, count := lookup(rawQuery, p.name)
+	switch {
+	case count == 0:
+		return p.def, nil
+	case count > 1:
+		return "", p.errorf("got %d values", count)
+	}
+	value, err := unescape(raw)
+	if err != nil {
+		return "", p.errorf("got %s", quote(raw))
+	}
+	if !slices.Contains(p.values, value) {
+		return "", p.errorf("got %s", quote(value))
+	}
+	return value, nil
+}
+
+// errorf returns the contract's error message for p, worded as
+// internal/bench's Param.Check words it.
+func (p wordParam) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s must be one of %s, %s", p.name, strings.Join(p.values, ", "), fmt.Sprintf(format, args...))
 }
 
 // lookup returns the raw (still escaped) value of the last occurrence of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -30,13 +31,14 @@ const (
 // Config is how the server is set up. ConfigFromEnv reads it from the
 // contract's environment variables.
 type Config struct {
-	BindAddr string // BIND_ADDR
-	Port     int    // PORT; 0 picks a free port
-	Target   string // TARGET_NAME, reported in every work response
+	BindAddr   string // BIND_ADDR
+	Port       int    // PORT; 0 picks a free port
+	Target     string // TARGET_NAME, reported in every work response
+	Downstream string // DOWNSTREAM_URL, the base URL fan-outs call; "" for none
 }
 
-// ConfigFromEnv reads BIND_ADDR, PORT and TARGET_NAME through getenv,
-// falling back to the defaults for unset or empty variables.
+// ConfigFromEnv reads BIND_ADDR, PORT, TARGET_NAME and DOWNSTREAM_URL
+// through getenv, falling back to the defaults for unset or empty variables.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{BindAddr: DefaultBindAddr, Port: DefaultPort, Target: DefaultTarget}
 	if v := getenv("BIND_ADDR"); v != "" {
@@ -44,6 +46,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if v := getenv("TARGET_NAME"); v != "" {
 		cfg.Target = v
+	}
+	if v := getenv("DOWNSTREAM_URL"); v != "" {
+		if err := checkDownstreamURL(v); err != nil {
+			return Config{}, err
+		}
+		cfg.Downstream = v
 	}
 	if v := getenv("PORT"); v != "" {
 		port, err := strconv.Atoi(v)
@@ -55,6 +63,16 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return cfg, nil
 }
 
+// checkDownstreamURL refuses a DOWNSTREAM_URL that could not be called, so
+// that a typo stops the target at start rather than failing every call.
+func checkDownstreamURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("DOWNSTREAM_URL must be an http:// or https:// base URL, got %q", v)
+	}
+	return nil
+}
+
 // Addr returns the host:port to listen on.
 func (c Config) Addr() string {
 	return net.JoinHostPort(c.BindAddr, strconv.Itoa(c.Port))
@@ -62,11 +80,12 @@ func (c Config) Addr() string {
 
 // Server is the Go target: the contract's handler on an HTTP server.
 type Server struct {
-	cfg  Config
-	http *http.Server
-	ln   net.Listener
-	done chan struct{}
-	err  error // why serving stopped, if not Close; set before done closes
+	cfg     Config
+	handler *Handler
+	http    *http.Server
+	ln      net.Listener
+	done    chan struct{}
+	err     error // why serving stopped, if not Close; set before done closes
 }
 
 // New returns a server for cfg; Open starts it.
@@ -76,10 +95,12 @@ func New(cfg Config) *Server {
 	// would not speak HTTP/2 anyway; this says so.
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
+	handler := NewHandler(cfg.Target, WithDownstream(cfg.Downstream))
 	return &Server{
-		cfg: cfg,
+		cfg:     cfg,
+		handler: handler,
 		http: &http.Server{
-			Handler:           NewHandler(cfg.Target),
+			Handler:           handler,
 			ConnContext:       ConnContext,
 			Protocols:         &protocols,
 			ReadHeaderTimeout: readHeaderTimeout,
@@ -133,5 +154,6 @@ func (s *Server) Close(ctx context.Context) error {
 		err = fmt.Errorf("shutdown with requests in flight: %w", err)
 	}
 	<-s.done
+	s.handler.Close()
 	return err
 }

@@ -177,6 +177,24 @@ func TestBadParameters(t *testing.T) {
 		{"/api/cpu?work=100001", `work must be an integer from 0 to 100000, got "100001"`},
 		{"/api/cpu?work=-1", `work must be an integer from 0 to 100000, got "-1"`},
 		{"/api/cpu?work=x", `work must be an integer from 0 to 100000, got "x"`},
+		// The fan-out's parameters, with their own ranges.
+		{"/api/fanout?calls=0", `calls must be an integer from 1 to 10000, got "0"`},
+		{"/api/fanout?calls=10001", `calls must be an integer from 1 to 10000, got "10001"`},
+		{"/api/fanout?limit=0", `limit must be an integer from 1 to 10000, got "0"`},
+		{"/api/fanout?timeout=0", `timeout must be an integer from 1 to 60000, got "0"`},
+		{"/api/fanout?duration=60001", `duration must be an integer from 0 to 60000, got "60001"`},
+		{"/api/fanout?mode=threads", `mode must be one of pool, unbounded, semaphore, virtual, goroutines, got "threads"`},
+		{"/api/fanout?mode=pool&mode=semaphore", `mode must be one of pool, unbounded, semaphore, virtual, goroutines, got 2 values`},
+		{"/api/fanout?mode=%zz", `mode must be one of pool, unbounded, semaphore, virtual, goroutines, got "%zz"`},
+		// Words are case-sensitive, as in the contract's table.
+		{"/api/fanout?mode=Pool", `mode must be one of pool, unbounded, semaphore, virtual, goroutines, got "Pool"`},
+		// The first bad parameter in the table's order is the one reported.
+		{"/api/fanout?duration=-1&calls=0", `calls must be an integer from 1 to 10000, got "0"`},
+		// The downstream's: limit 0 is allowed (no bulkhead), timeout 0 is not.
+		{"/api/downstream?limit=-1", `limit must be an integer from 0 to 10000, got "-1"`},
+		{"/api/downstream?limit=10001", `limit must be an integer from 0 to 10000, got "10001"`},
+		{"/api/downstream?timeout=0", `timeout must be an integer from 1 to 60000, got "0"`},
+		{"/api/downstream?duration=abc", `duration must be an integer from 0 to 60000, got "abc"`},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			status, body := get(t, h, tt.path)
@@ -363,7 +381,11 @@ func TestConfigFromEnv(t *testing.T) {
 		// Nothing set: the contract's defaults.
 		{map[string]string{}, server.Config{BindAddr: "127.0.0.1", Port: 8080, Target: "go"}, false},
 		// Everything set.
-		{map[string]string{"BIND_ADDR": "::1", "PORT": "18080", "TARGET_NAME": "go-x"}, server.Config{BindAddr: "::1", Port: 18080, Target: "go-x"}, false},
+		{map[string]string{"BIND_ADDR": "::1", "PORT": "18080", "TARGET_NAME": "go-x", "DOWNSTREAM_URL": "http://127.0.0.1:9000"},
+			server.Config{BindAddr: "::1", Port: 18080, Target: "go-x", Downstream: "http://127.0.0.1:9000"}, false},
+		// A downstream that is no URL to call.
+		{map[string]string{"DOWNSTREAM_URL": "127.0.0.1:9000"}, server.Config{}, true},
+		{map[string]string{"DOWNSTREAM_URL": "ftp://127.0.0.1"}, server.Config{}, true},
 		// A port that is not a number.
 		{map[string]string{"PORT": "http"}, server.Config{}, true},
 		// A port out of range.
