@@ -2,11 +2,14 @@ package api_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/threadbench/threadbench/api"
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // TestSpecIsValid loads the embedded document and validates it, examples
@@ -46,4 +49,43 @@ func TestSpecProblemResponses(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSpecVocabulary checks that the document's enumerations are the
+// domain's own: one endpoint table, one list of phases.
+func TestSpecVocabulary(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	schemas := doc.Components.Schemas
+	var phases []string
+	for _, p := range bench.Phases {
+		phases = append(phases, string(p))
+	}
+	for _, tc := range []struct {
+		name string
+		enum []any
+		want []string
+	}{
+		{"Request.endpoint", schemas["Request"].Value.Properties["endpoint"].Value.Enum, bench.EndpointNames()},
+		{"Event.phase", schemas["Event"].Value.Properties["phase"].Value.Enum, phases},
+		{"RunStatus", schemas["RunStatus"].Value.Enum, statuses()},
+	} {
+		got := make([]string, len(tc.enum))
+		for i, v := range tc.enum {
+			got[i] = fmt.Sprint(v)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s enumerates %v, the domain %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func statuses() []string {
+	var out []string
+	for _, s := range bench.RunStatuses {
+		out = append(out, string(s))
+	}
+	return out
 }

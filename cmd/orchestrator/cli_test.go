@@ -13,7 +13,6 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/hdr"
-	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/store"
 )
 
@@ -35,12 +34,12 @@ func TestRunBadSpec(t *testing.T) {
 		// An unknown target, named by its index in --targets.
 		{"UnknownTarget", []string{"--targets", "go,nope"}, `targets[1]: unknown target "nope"`},
 		// A stage with a negative duration in a spec file.
-		{"NegativeDuration", []string{"-f", "testdata/spec/negative-duration.yaml"}, "profile.stages[1].duration: must be positive"},
+		{"NegativeDuration", []string{"-f", "testdata/spec/negative-duration.yaml"}, "profile.stages[1].duration: must be from 1s to 1h0m0s"},
 		// A spec file's profile with no stages (not silently replaced by smoke).
 		{"ProfileWithoutStages", []string{"-f", "testdata/spec/empty-stages.yaml"}, "profile.stages: a profile needs at least one stage"},
 		// A stage above the config file's maxRate; the message states the maximum.
 		{"RateAboveMaximum", []string{"--config", "testdata/config/maxrate-100.yaml", "-f", "testdata/spec/rate-500.yaml"},
-			"profile.stages[1].rate: must be from 0 to 100 requests/s (the configured maximum), got 500"},
+			"profile.stages[1].rate: must be 0 or from 0.1 to 100 requests/s (the configured maximum), got 500"},
 		// An endpoint outside the contract.
 		{"UnknownEndpoint", []string{"--endpoint", "nope"}, `workload.requests[0].endpoint: unknown endpoint "nope"`},
 		// A parameter that is not an integer.
@@ -60,13 +59,13 @@ func TestRunBadSpec(t *testing.T) {
 		// A profile file that does not exist.
 		{"ProfileFileMissing", []string{"--profile", "testdata/profile/nope.yaml"}, `profile: no profile file "testdata/profile/nope.yaml"`},
 		// A spec file field the spec does not have.
-		{"SpecUnknownField", []string{"-f", "testdata/spec/unknown-field.yaml"}, `spec: testdata/spec/unknown-field.yaml: json: unknown field "threads"`},
+		{"SpecUnknownField", []string{"-f", "testdata/spec/unknown-field.yaml"}, `threads: unknown field; known fields: java, limits, name, profile, targets, warmup, workload (testdata/spec/unknown-field.yaml line 3)`},
 		// A spec file that is not YAML.
-		{"SpecMalformed", []string{"-f", "testdata/spec/malformed.yaml"}, "spec: testdata/spec/malformed.yaml: yaml:"},
+		{"SpecMalformed", []string{"-f", "testdata/spec/malformed.yaml"}, "testdata/spec/malformed.yaml: not valid YAML: line 1"},
 		// A timeout above the guardrail.
 		{"TimeoutAboveMaximum", []string{"--timeout", "10m"}, "workload.timeout: must be above 0 and at most 2m0s"},
 		// Limits too small for a JVM.
-		{"MemoryTooSmall", []string{"--memory", "10"}, "limits.memoryMiB: must be at least 64 MiB"},
+		{"MemoryTooSmall", []string{"--memory", "10"}, "limits.memoryMiB: must be from 64 to"},
 		// A negative scale.
 		{"NegativeScale", []string{"--profile", "ramp", "--scale", "-1"}, "profile.scale: must be a positive number"},
 	} {
@@ -545,7 +544,7 @@ func metric(ms []bench.MetricDelta, name string) *bench.MetricDelta {
 }
 
 func TestProfilesList(t *testing.T) {
-	names := load.BuiltinNames()
+	names := bench.BuiltinNames()
 	if got, want := len(names), 5; got != want {
 		t.Fatalf("%d built-in profiles, want %d: %v", got, want, names)
 	}

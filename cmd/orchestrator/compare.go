@@ -49,7 +49,7 @@ func newCompareCmd(g *globalState) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", report.FormatTable, "table, markdown or json")
-	f.Float64Var(&threshold, "threshold", report.DefaultNoiseThreshold, "changes smaller than this percentage are within noise")
+	f.Float64Var(&threshold, "threshold", bench.DefaultNoiseThreshold, "changes smaller than this percentage are within noise")
 	f.Float64Var(&failOnPct, "fail-on-regression", 0, "exit with code 3 when a figure is worse by more than this percentage")
 	return cmd
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/store"
+	"github.com/threadbench/threadbench/internal/targets"
 )
 
 // config is the orchestrator's configuration, built in layers: defaults,
@@ -106,10 +106,7 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// describeStore says where history is kept, for users who wonder.
-func describeStore(cfg config) string {
-	if cfg.Server != "" {
-		return fmt.Sprintf("daemon %s", cfg.Server)
-	}
-	return cfg.DB
+// runtimeOptions are the Docker runtime's options the configuration sets.
+func (c config) runtimeOptions(g *globalState) targets.RuntimeOptions {
+	return targets.RuntimeOptions{RepoRoot: c.Repo, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage}
 }

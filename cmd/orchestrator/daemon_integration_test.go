@@ -104,7 +104,7 @@ func checkEvents(t *testing.T, id string, events []sseEvent, whole bool) {
 			t.Errorf("event %d: name %s, data type %s run %s", i+1, ev.Event, p.Type, p.RunID)
 		}
 		if ev.Event != "second" {
-			steps = append(steps, ev.Event+":"+p.Phase+string(p.RunStatus))
+			steps = append(steps, ev.Event+":"+string(p.Phase)+string(p.RunStatus))
 			continue
 		}
 		seconds++

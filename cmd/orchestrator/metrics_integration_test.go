@@ -141,7 +141,7 @@ func (u underLoad) check(t *testing.T) {
 	case "java-virtual":
 		u.below(t, "jvm_threads_live_threads", nil, 50)
 		u.atLeast(t, metrics.InflightRequests, inflight("virtual"), 250)
-		if got := u.resources.PeakVirtualThreads; got <= 250 {
+		if got := u.resources.Thread(bench.ThreadVirtual).Peak; got <= 250 {
 			t.Errorf("resources: peak virtual threads %v, want > 250 (the in-flight virtual gauge)", got)
 		}
 	case "go":
@@ -202,7 +202,7 @@ func (u underLoad) checkDocument(t *testing.T) {
 			t.Errorf("run document lists series %v, without %s", u.result.Series, name)
 		}
 	}
-	if r := u.resources; r.PeakWorkingSetBytes <= 0 || r.CPUSecondsPer1k <= 0 {
+	if r := u.resources; r.MemoryGauge(bench.MemoryWorkingSet).Peak <= 0 || r.CPUSecondsPer1k <= 0 {
 		t.Errorf("measured stage resources %+v: want a peak working set and CPU seconds per 1k", r)
 	}
 	var at []string
@@ -230,7 +230,7 @@ func (u underLoad) log(t *testing.T) {
 	t.Logf("%s: peak platform threads %.0f (%s), peak virtual threads %.0f (in flight; Micrometer's live count %.0f), "+
 		"peak goroutines %.0f, peak working set %.1f MiB, CPU %.3f s per 1k requests, throughput %.1f req/s, "+
 		"p50 %.1f ms, p99 %.1f ms, successes %d of %d",
-		u.target, platform, platformGauge, virtual, liveVirtual, goroutines, r.PeakWorkingSetBytes/(1<<20),
+		u.target, platform, platformGauge, virtual, liveVirtual, goroutines, r.MemoryGauge(bench.MemoryWorkingSet).Peak/(1<<20),
 		r.CPUSecondsPer1k, u.stage.Stats.Throughput, u.stage.Stats.Latency.P50, u.stage.Stats.Latency.P99,
 		u.stage.Stats.Successes, u.stage.Stats.Requests)
 }

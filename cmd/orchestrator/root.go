@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/targets"
 )
 
 // Exit codes, distinct so that scripts and CI can tell them apart.
@@ -19,18 +21,26 @@ const (
 	exitRegression = 3 // compare --fail-on-regression found a regression
 )
 
-// globalState is what every command may use: injected streams and
-// environment, so that tests run the real CLI in-process.
+// globalState is what every command may use: injected streams,
+// environment and target catalog, so that tests run the real CLI in-process.
 type globalState struct {
-	ctx    context.Context
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	getenv func(string) string
+	ctx     context.Context
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	getenv  func(string) string
+	catalog *targets.Catalog
 }
 
 func newGlobalState(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *globalState {
-	return &globalState{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return &globalState{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, catalog: targets.DefaultCatalog()}
+}
+
+// specCatalog is what this command checks specs against: its targets, the
+// configuration's guardrails and this host's CPUs and memory.
+func (g *globalState) specCatalog(cfg config) bench.Catalog {
+	cpus, memory := runner.HostResources()
+	return bench.Catalog{Targets: g.catalog.Infos(), Guardrails: cfg.Guardrails, HostCPUs: cpus, HostMemoryBytes: memory}
 }
 
 func newRootCmd(g *globalState) *cobra.Command {

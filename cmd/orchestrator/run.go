@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/store"
@@ -33,7 +34,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 			"  orchestrator run --profile steps --request heavy?duration=200@1 --request light@1 -o json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(output, report.FormatTable, report.FormatJSON); err != nil {
+			if err := report.CheckFormat(output, report.FormatTable, report.FormatJSON); err != nil {
 				return err
 			}
 			cfg, err := loadConfig(g, cmd.Flags())
@@ -48,26 +49,17 @@ func newRunCmd(g *globalState) *cobra.Command {
 				return runRemote(g, cfg, spec, output, quiet)
 			}
 			// Everything is checked before anything starts.
-			if err := load.PrepareSpec(&spec, targets.Names(), cfg.Guardrails); err != nil {
+			if err := bench.Prepare(&spec, g.specCatalog(cfg)); err != nil {
 				return err
 			}
 			return runLocal(g, cfg, spec, output, quiet)
 		},
 	}
-	flags.register(cmd.Flags())
+	flags.register(cmd.Flags(), g.catalog.Names())
 	cmd.Flags().String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress")
 	return cmd
-}
-
-func checkFormat(format string, valid ...string) error {
-	for _, v := range valid {
-		if format == v {
-			return nil
-		}
-	}
-	return bench.FieldErrorf("output", "unknown format %q (valid: %v)", format, valid)
 }
 
 // runLocal executes the run in this process and stores it in the local history.
@@ -89,14 +81,15 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 		return err
 	}
 	fmt.Fprintf(g.stderr, "run %s: %d target(s), profile %s, history %s\n", run.ID, len(spec.Targets), profileLabel(spec.Profile), cfg.DB)
-	events, unsubscribe := deps.runner.Hub().Subscribe(run.ID)
+	r := runner.New(deps.config)
+	events, unsubscribe := r.Hub().Subscribe(run.ID)
 	defer unsubscribe()
 	progress := make(chan struct{})
 	go func() {
 		defer close(progress)
 		showProgress(g.stderr, events, quiet)
 	}()
-	err = deps.runner.Execute(ctx, run)
+	err = r.Execute(ctx, run)
 	<-progress
 	if err != nil {
 		return err
@@ -104,9 +97,10 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 	return finishRun(g, run, output, cfg.DB)
 }
 
-// runDeps are the parts a local run needs, closed together.
+// runDeps are the parts a run needs, closed together: the runner's
+// configuration with the Docker runtime, the load engine and the sampler.
 type runDeps struct {
-	runner *runner.Runner
+	config runner.Config
 	rt     *targets.Runtime
 	close  []func()
 }
@@ -116,23 +110,20 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 	if quiet {
 		buildLog = io.Discard
 	}
-	rt, err := targets.NewRuntime(targets.RuntimeOptions{RepoRoot: firstNonEmpty(cfg.Repo, g.getenv(targets.RepoEnv))})
+	rt, err := targets.NewRuntime(cfg.runtimeOptions(g))
 	if err != nil {
 		return nil, err
 	}
-	d := &runDeps{rt: rt, close: []func(){func() { rt.Close() }}}
 	logger := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	d.runner = runner.New(runner.Config{
-		Targets:  &targetRuntime{rt: rt, javaBaseImage: cfg.JavaBaseImage},
+	return &runDeps{rt: rt, close: []func(){func() { rt.Close() }}, config: runner.Config{
+		Targets:  rt,
 		Store:    db,
 		Series:   db,
 		Attacker: load.NewEngine(),
-		Check:    contractCheck,
-		Recorder: newRecorder(rt, logger),
+		Recorder: metrics.NewSampler(rt.Client()),
 		BuildLog: buildLog,
 		Logger:   logger,
-	})
-	return d, nil
+	}}, nil
 }
 
 // Close releases the runtime and recorder.
@@ -171,9 +162,9 @@ func showProgress(w io.Writer, events <-chan bench.Event, quiet bool) {
 		}
 		switch ev.Type {
 		case bench.EventTarget:
-			if ev.Phase != "" && ev.Phase != "done" {
+			if ev.Phase != "" && ev.Phase != bench.PhaseDone {
 				fmt.Fprintf(w, "[%s] %s\n", ev.Target, ev.Phase)
-			} else if ev.Phase == "done" {
+			} else if ev.Phase == bench.PhaseDone {
 				fmt.Fprintf(w, "[%s] %s\n", ev.Target, ev.TargetStatus)
 			}
 		case bench.EventStage:

@@ -11,15 +11,23 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/store"
+	"github.com/threadbench/threadbench/internal/targets"
 )
 
 // runCLI runs the orchestrator in-process and returns its exit code and output.
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIWith(t, targets.DefaultCatalog(), env, args...)
+}
+
+// runCLIWith runs the orchestrator in-process with a catalog of its own.
+func runCLIWith(t *testing.T, catalog *targets.Catalog, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
 	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	t.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
 	var stdout, stderr bytes.Buffer
 	g := newGlobalState(context.Background(), nil, &stdout, &stderr, func(k string) string { return env[k] })
+	g.catalog = catalog
 	code := execute(g, args)
 	return code, stdout.String(), stderr.String()
 }
@@ -75,5 +83,37 @@ func TestRunSmokeAgainstGo(t *testing.T) {
 	}
 	if env := run.Environment; env.DockerVersion == "" || env.CPUs == 0 || run.Target("go").Image.Runtime == "" {
 		t.Errorf("environment not recorded: %+v, image %+v", env, run.Target("go").Image)
+	}
+}
+
+// A target is a catalog entry: the Go server registered under a second name
+// with another environment (its collector off) goes through everything a
+// built-in does, spec checks, build, start, contract check and attack,
+// without a line of code anywhere else.
+func TestRunExtraCatalogEntry(t *testing.T) {
+	extra := targets.GoEntry()
+	extra.Name, extra.Description = "go-gogc-off", "the Go server with its garbage collector off"
+	extra.Env = map[string]string{"GOGC": "off"}
+	catalog := targets.DefaultCatalog().With(extra)
+
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLIWith(t, catalog, nil, "--db", db, "run", "-q", "-o", "json",
+		"--targets", "go-gogc-off", "--profile", "smoke", "--scale", "0.3", "--warmup", "1s", "--endpoint", "light")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	tr := run.Target("go-gogc-off")
+	if tr == nil || tr.Total == nil || tr.Total.Successes == 0 || tr.Total.Successes != tr.Total.Requests {
+		t.Fatalf("target result %+v, want every request answered", tr)
+	}
+	if got := tr.Settings["env.GOGC"]; got != "off" {
+		t.Errorf("settings env.GOGC = %q, want the entry's environment", got)
+	}
+	if got := tr.Settings["info.knobs.GOGC"]; got != "off" {
+		t.Errorf("the target reports GOGC %q at /info, want off: the entry's environment did not reach it", got)
+	}
+	if got := tr.Settings["info.target"]; got != "go-gogc-off" {
+		t.Errorf("the target answers as %q, want its catalog name", got)
 	}
 }

@@ -1,22 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/load"
-	"github.com/threadbench/threadbench/internal/targets"
 )
 
 // specFlags are the run command's flags that make up a run spec.
@@ -38,14 +31,13 @@ type specFlags struct {
 	parallelism int
 	heapPercent float64
 	gc          string
-	javaBase    string
 }
 
-func (f *specFlags) register(fs *pflag.FlagSet) {
+func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVarP(&f.file, "spec", "f", "", "a run spec file (YAML or JSON); flags given as well override its fields")
 	fs.StringVar(&f.name, "name", "", "a name for the run, to find it later")
-	fs.StringSliceVarP(&f.targets, "targets", "t", targets.Names(), "targets to run, in this order")
-	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(load.BuiltinNames(), ", ")+") or a profile file (YAML/JSON)")
+	fs.StringSliceVarP(&f.targets, "targets", "t", targetNames, "targets to run, in this order (NAME or NAME@VARIANT, e.g. java-virtual@21)")
+	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(bench.BuiltinNames(), ", ")+") or a profile file (YAML/JSON)")
 	fs.Float64Var(&f.scale, "scale", 0, "multiply a built-in profile's stage durations (default: the profile's own)")
 	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "endpoint every request asks ("+strings.Join(bench.EndpointNames(), ", ")+")")
 	fs.StringSliceVar(&f.params, "param", nil, "query parameter of --endpoint, NAME=VALUE (repeatable)")
@@ -109,9 +101,9 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 func profileArg(arg string) (bench.Profile, error) {
 	if strings.ContainsAny(arg, "/.") {
 		if _, err := os.Stat(arg); err == nil {
-			return load.ReadProfileFile(arg)
+			return bench.ReadProfileFile(arg)
 		}
-		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(load.BuiltinNames(), ", "))
+		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(bench.BuiltinNames(), ", "))
 	}
 	return bench.Profile{Name: arg}, nil
 }
@@ -180,56 +172,17 @@ func parseRequest(s string) (bench.Request, error) {
 	return req, nil
 }
 
-// readSpecFile reads a YAML or JSON run spec, refusing unknown fields.
+// readSpecFile reads a YAML or JSON run spec with the domain's strict
+// decoder, the one the daemon reads request bodies with.
 func readSpecFile(path string, spec *bench.RunSpec) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return bench.FieldErrorf("spec", "read spec file: %v", err)
 	}
-	// A YAML file may be written in flow style, starting with "{" too.
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext == ".json" || ext != ".yaml" && ext != ".yml" && bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(spec); err != nil {
-			return bench.FieldErrorf("spec", "%s: %v", path, err)
-		}
-		return nil
-	}
-	// YAML goes through JSON so that one set of rules (durations as strings,
-	// a profile given by name) applies to both.
-	var doc any
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return bench.FieldErrorf("spec", "%s: %v", path, err)
-	}
-	paramsAsStrings(doc)
-	j, err := json.Marshal(doc)
+	read, err := bench.DecodeSpec(b, path)
 	if err != nil {
-		return bench.FieldErrorf("spec", "%s: %v", path, err)
+		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(spec); err != nil {
-		return bench.FieldErrorf("spec", "%s: %v", path, err)
-	}
+	*spec = read
 	return nil
-}
-
-// paramsAsStrings turns the scalar query parameters of a YAML spec's
-// requests into strings, as profile files read them: YAML reads
-// "duration: 500" as a number, and the spec holds the string "500".
-func paramsAsStrings(doc any) {
-	root, _ := doc.(map[string]any)
-	workload, _ := root["workload"].(map[string]any)
-	requests, _ := workload["requests"].([]any)
-	for _, r := range requests {
-		req, _ := r.(map[string]any)
-		params, _ := req["params"].(map[string]any)
-		for name, v := range params {
-			switch v.(type) {
-			case int, float64, bool:
-				params[name] = fmt.Sprint(v)
-			}
-		}
-	}
 }

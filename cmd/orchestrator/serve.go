@@ -14,11 +14,9 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/httpapi"
-	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/store"
-	"github.com/threadbench/threadbench/internal/targets"
 	"github.com/threadbench/threadbench/internal/telemetry"
 )
 
@@ -137,19 +135,20 @@ func openDaemon(g *globalState, cfg config, logger *slog.Logger) (*daemon, error
 		return nil, err
 	}
 	d.deps = deps
-	prepare := func(spec *bench.RunSpec) error { return load.PrepareSpec(spec, targets.Names(), cfg.Guardrails) }
-	d.queue = runner.NewQueue(deps.runner, db, prepare, cfg.Guardrails.MaxQueue)
-
+	catalog := g.specCatalog(cfg)
+	prepare := func(spec *bench.RunSpec) error { return bench.Prepare(spec, catalog) }
+	// The daemon's own metrics read the queue, which does not exist yet
+	// when they are made: they ask it through d at scrape time.
 	reg := prometheus.NewRegistry()
-	metrics := telemetry.New(reg, d.queue.QueueLength, func() bool { return d.queue.Current() != "" })
-	deps.runner.SetObserver(metrics.Observe)
-	deps.runner.SetLogger(logger)
+	metrics := telemetry.New(reg, func() int { return d.queue.QueueLength() }, func() bool { return d.queue.Current() != "" })
+	deps.config.Observe, deps.config.Logger = metrics.Observe, logger
+	d.queue = runner.NewQueue(deps.config, db, prepare, cfg.Guardrails.MaxQueue)
 
 	d.api, err = httpapi.NewServer(httpapi.Config{
 		Runs:     d.queue,
 		Store:    db,
-		Targets:  targetInfos(),
-		Profiles: load.Builtins(),
+		Targets:  catalog.Targets,
+		Profiles: bench.Builtins(),
 		Compare: func(base, head *bench.Run, threshold float64) bench.Comparison {
 			return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
 		},
@@ -176,12 +175,4 @@ func (d *daemon) Close(ctx context.Context) error {
 		err = dbErr
 	}
 	return err
-}
-
-func targetInfos() []bench.TargetInfo {
-	var infos []bench.TargetInfo
-	for _, e := range targets.Entries() {
-		infos = append(infos, e.Info())
-	}
-	return infos
 }

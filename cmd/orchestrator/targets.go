@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -21,60 +21,61 @@ func newTargetsCmd(g *globalState) *cobra.Command {
 }
 
 func newTargetsListCmd(g *globalState) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the targets a run can compare",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tKIND\tTHREAD MODEL\tMETRICS\tDESCRIPTION")
-			for _, e := range targets.Entries() {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.Name, e.Kind, e.ThreadModel, e.MetricsPath, e.Description)
-			}
-			return w.Flush()
+			return report.WriteTargets(g.stdout, g.catalog.Infos(), output)
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table or json")
+	return cmd
 }
 
 func newTargetsBuildCmd(g *globalState) *cobra.Command {
-	var javaBase string
 	cmd := &cobra.Command{
-		Use:   "build [NAME...]",
+		Use:   "build [NAME[@VARIANT]...]",
 		Short: "Build the targets' images (all of them when no name is given); unchanged sources reuse the cached image",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := targetNames(args)
+			names, err := targetNames(g, args)
 			if err != nil {
 				return err
 			}
-			rt, err := targets.NewRuntime(targets.RuntimeOptions{RepoRoot: g.getenv(targets.RepoEnv)})
+			cfg, err := loadConfig(g, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			rt, err := targets.NewRuntime(cfg.runtimeOptions(g))
 			if err != nil {
 				return err
 			}
 			defer rt.Close()
 			for _, name := range names {
-				if err := buildTarget(g, rt, name, javaBase); err != nil {
+				if err := buildTarget(g, rt, name); err != nil {
 					return err
 				}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&javaBase, "java-base-image", "",
-		"JRE image the Java targets run on (default "+targets.DefaultJavaBaseImage+", or a JRE assembled from the host's JDK when that cannot be pulled)")
+	cmd.Flags().String("java-base-image", "",
+		"JRE image the Java targets run on (default "+targets.DefaultJavaBaseImage+", or a JRE assembled from the host's JDK when that cannot be pulled; config javaBaseImage, env "+envJavaBaseImage+")")
 	return cmd
 }
 
 // targetNames checks names against the catalog before anything runs, drops
 // repeats, and defaults to the whole catalog.
-func targetNames(args []string) ([]string, error) {
+func targetNames(g *globalState, args []string) ([]string, error) {
 	if len(args) == 0 {
-		return targets.Names(), nil
+		return g.catalog.Names(), nil
 	}
 	var names []string
 	seen := map[string]bool{}
-	for _, name := range args {
-		if _, err := targets.Lookup(name); err != nil {
-			return nil, bench.Errorf(bench.EINVALID, "%s", bench.ErrorMessage(err))
+	for i, name := range args {
+		if err := bench.CheckTargetRef(name, g.catalog.Infos(), fmt.Sprintf("targets[%d]", i)); err != nil {
+			return nil, err
 		}
 		if !seen[name] {
 			seen[name] = true
@@ -85,10 +86,10 @@ func targetNames(args []string) ([]string, error) {
 }
 
 // buildTarget builds one target, progress to stderr, result line to stdout.
-func buildTarget(g *globalState, rt *targets.Runtime, name, javaBase string) error {
+func buildTarget(g *globalState, rt *targets.Runtime, name string) error {
 	fmt.Fprintf(g.stderr, "building %s...\n", name)
 	start := time.Now()
-	img, err := rt.Build(g.ctx, name, targets.BuildOptions{JavaBaseImage: javaBase, Log: g.stderr})
+	img, err := rt.BuildTarget(g.ctx, name, targets.BuildOptions{Log: g.stderr})
 	if err != nil {
 		return fmt.Errorf("build %s: %w", name, err)
 	}

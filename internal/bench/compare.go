@@ -2,6 +2,10 @@ package bench
 
 import "time"
 
+// DefaultNoiseThreshold is the relative change, in percent, under which a
+// compared figure is "within noise" unless the user sets another.
+const DefaultNoiseThreshold = 5.0
+
 // Verdicts of a compared figure.
 const (
 	VerdictBetter = "better"
@@ -56,13 +60,4 @@ type MetricDelta struct {
 	Change         float64 `json:"change"`
 	HigherIsBetter bool    `json:"higherIsBetter"`
 	Verdict        string  `json:"verdict"`
-}
-
-// TargetInfo describes a catalog entry to API and CLI users.
-type TargetInfo struct {
-	Name        string `json:"name"`
-	Kind        string `json:"kind"`        // go or java
-	ThreadModel string `json:"threadModel"` // goroutines, platform or virtual
-	MetricsPath string `json:"metricsPath"`
-	Description string `json:"description"`
 }

@@ -49,3 +49,6 @@ func (d *Duration) parse(s string) error {
 	*d = Duration(v)
 	return nil
 }
+
+// decodeText reads a duration string for the strict decoder.
+func (d *Duration) decodeText(s string) error { return d.parse(s) }

@@ -22,8 +22,25 @@ type Event struct {
 	RunStatus    RunStatus    `json:"runStatus,omitempty"`
 	Target       string       `json:"target,omitempty"`
 	TargetStatus TargetStatus `json:"targetStatus,omitempty"`
-	Phase        string       `json:"phase,omitempty"` // building, starting, checking, warmup, attack, stopping
+	Phase        Phase        `json:"phase,omitempty"`
 	Message      string       `json:"message,omitempty"`
 	Stage        *StageResult `json:"stage,omitempty"`
 	Second       *Bucket      `json:"second,omitempty"`
 }
+
+// Phase is where one target of a run is in its life.
+type Phase string
+
+// Phases of a target, in order.
+const (
+	PhaseBuilding Phase = "building"
+	PhaseStarting Phase = "starting"
+	PhaseChecking Phase = "checking"
+	PhaseWarmup   Phase = "warmup"
+	PhaseAttack   Phase = "attack"
+	PhaseStopping Phase = "stopping"
+	PhaseDone     Phase = "done"
+)
+
+// Phases lists the phases in order.
+var Phases = []Phase{PhaseBuilding, PhaseStarting, PhaseChecking, PhaseWarmup, PhaseAttack, PhaseStopping, PhaseDone}

@@ -183,28 +183,6 @@ type Latency struct {
 	Max  float64 `json:"max"`
 }
 
-// StageResources summarises a target's resource use during one stage
-// (filled by the metrics scraper).
-type StageResources struct {
-	Stage               int     `json:"stage"`
-	Warmup              bool    `json:"warmup,omitempty"`
-	PeakPlatformThreads float64 `json:"peakPlatformThreads,omitempty"`
-	MeanPlatformThreads float64 `json:"meanPlatformThreads,omitempty"`
-	PeakVirtualThreads  float64 `json:"peakVirtualThreads,omitempty"`
-	MeanVirtualThreads  float64 `json:"meanVirtualThreads,omitempty"`
-	PeakGoroutines      float64 `json:"peakGoroutines,omitempty"`
-	MeanGoroutines      float64 `json:"meanGoroutines,omitempty"`
-	PeakWorkingSetBytes float64 `json:"peakWorkingSetBytes,omitempty"`
-	// PeakThreadStackBytes is the memory committed for stacks: Java's native
-	// memory tracking of its Thread category (platform threads; virtual
-	// threads keep their stacks on the heap), Go's goroutine stacks in use.
-	PeakThreadStackBytes float64 `json:"peakThreadStackBytes,omitempty"`
-	CPUSecondsPer1k      float64 `json:"cpuSecondsPer1k,omitempty"`
-	GCPauses             float64 `json:"gcPauses,omitempty"`
-	GCPauseSeconds       float64 `json:"gcPauseSeconds,omitempty"`
-	ScrapeFailures       int     `json:"scrapeFailures,omitempty"`
-}
-
 // RunFilter selects runs from the history. Zero fields do not filter.
 type RunFilter struct {
 	Status []RunStatus

@@ -6,13 +6,6 @@ import (
 	"fmt"
 )
 
-// Target names in the catalog.
-const (
-	TargetGo           = "go"
-	TargetJavaPlatform = "java-platform"
-	TargetJavaVirtual  = "java-virtual"
-)
-
 // Model is how load is offered.
 type Model string
 

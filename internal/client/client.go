@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/httpapi"
 )
 
 // Client is a daemon's API client.
@@ -62,10 +63,7 @@ func (c *Client) FindRuns(ctx context.Context, f bench.RunFilter) ([]*bench.Run,
 	if f.Until != nil {
 		q.Set("until", f.Until.Format(time.RFC3339))
 	}
-	var page struct {
-		Runs       []*bench.Run `json:"runs"`
-		NextCursor string       `json:"nextCursor"`
-	}
+	var page httpapi.RunList
 	err := c.do(ctx, http.MethodGet, "/runs?"+q.Encode(), nil, &page)
 	return page.Runs, page.NextCursor, err
 }
@@ -130,37 +128,14 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	return nil
 }
 
-// problem is an RFC 9457 problem document.
-type problem struct {
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-	Field  string `json:"field"`
-}
-
 // problemError turns a daemon's problem+json answer back into a domain error
-// with the code its status stands for.
+// with the code its status stands for (the server's own table).
 func problemError(resp *http.Response) error {
-	var p problem
+	var p httpapi.Problem
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if json.Unmarshal(b, &p) != nil || p.Detail == "" {
 		p.Detail = fmt.Sprintf("daemon answered %s", resp.Status)
 	}
-	return &bench.Error{Code: codeForStatus(resp.StatusCode), Field: p.Field, Message: p.Detail}
-}
-
-func codeForStatus(status int) string {
-	switch status {
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return bench.EINVALID
-	case http.StatusNotFound:
-		return bench.ENOTFOUND
-	case http.StatusConflict:
-		return bench.ECONFLICT
-	case http.StatusRequestEntityTooLarge:
-		return bench.ETOOLARGE
-	case http.StatusServiceUnavailable:
-		return bench.EUNAVAILABLE
-	}
-	return bench.EINTERNAL
+	p.Status = resp.StatusCode
+	return p.Err()
 }

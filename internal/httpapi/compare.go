@@ -31,7 +31,7 @@ func (s *Server) compareRuns(w http.ResponseWriter, r *http.Request) {
 
 func parseThreshold(v string) (float64, error) {
 	if v == "" {
-		return DefaultThreshold, nil
+		return bench.DefaultNoiseThreshold, nil
 	}
 	t, err := strconv.ParseFloat(v, 64)
 	if err != nil || t < 0 {

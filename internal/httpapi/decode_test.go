@@ -9,8 +9,9 @@ import (
 	"github.com/threadbench/threadbench/internal/httpapi"
 )
 
-// TestDecodeJSON checks the strict decoder behind the spec's validation.
-func TestDecodeJSON(t *testing.T) {
+// TestDecodeSpec checks that request bodies go through the domain's strict
+// decoder: every fault names its field, whatever its kind.
+func TestDecodeSpec(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		body   string
@@ -20,19 +21,26 @@ func TestDecodeJSON(t *testing.T) {
 	}{
 		{name: "OK", body: `{"targets":["go"],"profile":"smoke"}`},
 		{name: "UnknownField", body: `{"targets":["go"],"colour":"red"}`, code: bench.EINVALID, field: "colour", detail: "unknown field"},
-		{name: "UnknownFieldInProfile", body: `{"profile":{"colour":"red"}}`, code: bench.EINVALID, field: "colour", detail: "unknown field"},
+		{name: "UnknownFieldInProfile", body: `{"profile":{"colour":"red"}}`, code: bench.EINVALID, field: "profile.colour", detail: "unknown field"},
 		{name: "Malformed", body: `{"targets":[}`, code: bench.EINVALID, detail: "offset 13"},
-		{name: "Truncated", body: `{"targets":[`, code: bench.EINVALID, detail: "malformed JSON"},
-		{name: "Trailing", body: `{} []`, code: bench.EINVALID, detail: "offset 2"},
+		{name: "Truncated", body: `{"targets":[`, code: bench.EINVALID, detail: "not valid JSON"},
+		{name: "Trailing", body: `{} []`, code: bench.EINVALID, detail: "offset 4"},
 		{name: "Empty", body: ``, code: bench.EINVALID, detail: "empty"},
 		{name: "WrongType", body: `{"limits":{"cpus":"two"}}`, code: bench.EINVALID, field: "limits.cpus", detail: "must be a number"},
 		{name: "NotAnObject", body: `[1]`, code: bench.EINVALID, detail: "must be an object"},
-		{name: "BadDuration", body: `{"workload":{"timeout":"soon"}}`, code: bench.EINVALID, detail: `invalid duration "soon"`},
-		{name: "NumericDuration", body: `{"workload":{"timeout":30}}`, code: bench.EINVALID, detail: "duration must be a string"},
+		{name: "BadDuration", body: `{"workload":{"timeout":"soon"}}`, code: bench.EINVALID, field: "workload.timeout", detail: `invalid duration "soon"`},
+		{name: "NumericDuration", body: `{"workload":{"timeout":30}}`, code: bench.EINVALID, field: "workload.timeout", detail: "must be a string"},
+		// numbers beyond what the field can hold name the field, never overflow
+		{name: "HugeConcurrency", body: `{"profile":{"stages":[{"duration":"1s","concurrency":9223372036854775808}]}}`, code: bench.EINVALID, field: "profile.stages[0].concurrency", detail: "must be an integer from"},
+		{name: "InfiniteRate", body: `{"profile":{"stages":[{"duration":"1s","rate":1e400}]}}`, code: bench.EINVALID, field: "profile.stages[0].rate", detail: "finite"},
+		{name: "HugeDuration", body: `{"profile":{"stages":[{"duration":"9999999999h"}]}}`, code: bench.EINVALID, field: "profile.stages[0].duration", detail: "invalid duration"},
+		{name: "DuplicateKey", body: `{"name":"a","name":"b"}`, code: bench.EINVALID, detail: "appears twice"},
+		{name: "TabsAndEscapes", body: "{\n\t\"name\": \"caf\\u00e9 \\/ bar\",\n\t\"targets\": [\"go\"]\n}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var spec bench.RunSpec
-			err := httpapi.DecodeJSON(httptest.NewRequest("POST", "/runs", strings.NewReader(tt.body)), &spec)
+			req := httptest.NewRequest("POST", "/runs", strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			_, err := httpapi.DecodeSpec(req)
 			if got, want := bench.ErrorCode(err), tt.code; got != want {
 				t.Fatalf("code = %q, want %q (err %v)", got, want, err)
 			}

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/httpapi"
@@ -22,12 +23,24 @@ type fakeRuns struct {
 
 var _ httpapi.Runs = (*fakeRuns)(nil)
 
+// Submit checks a copy of the spec as the real queue does, so that invalid
+// specs get their 400s, then hands SubmitFn the spec as received.
 func (f *fakeRuns) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error) {
+	prepared := spec
+	prepared.Workload.Requests = slices.Clone(spec.Workload.Requests)
+	if err := bench.Prepare(&prepared, testCatalog); err != nil {
+		return nil, err
+	}
 	if f.SubmitFn == nil {
 		return nil, errNotFaked
 	}
 	return f.SubmitFn(ctx, spec)
 }
+
+// testCatalog is the built-in targets, as the daemon's queue checks specs.
+var testCatalog = bench.Catalog{Targets: []bench.TargetInfo{
+	{Name: bench.TargetGo, Kind: "go"}, {Name: bench.TargetJavaPlatform, Kind: "java"}, {Name: bench.TargetJavaVirtual, Kind: "java"},
+}}
 
 func (f *fakeRuns) Cancel(ctx context.Context, id string) (*bench.Run, error) {
 	if f.CancelFn == nil {

@@ -26,8 +26,9 @@ type Problem struct {
 	RequestID string `json:"requestId,omitempty"`
 }
 
-// statusByCode is the one table from error codes to HTTP statuses. Codes
-// not in it, and errors without a code, are 500s.
+// statusByCode is the one table from error codes to HTTP statuses, read
+// both ways: by the server (StatusForCode) and by the API client
+// (CodeForStatus). Codes not in it, and errors without a code, are 500s.
 var statusByCode = map[string]int{
 	bench.EINVALID:     http.StatusBadRequest,
 	bench.ENOTFOUND:    http.StatusNotFound,
@@ -36,16 +37,33 @@ var statusByCode = map[string]int{
 	bench.EUNAVAILABLE: http.StatusServiceUnavailable,
 }
 
-// Err turns a problem received from the daemon back into the *bench.Error
-// it was made from, using the same table (EINTERNAL for other statuses).
-func (p Problem) Err() *bench.Error {
-	code := bench.EINTERNAL
-	for c, status := range statusByCode {
-		if status == p.Status {
-			code = c
+// StatusForCode returns the HTTP status of an error code, 500 for codes
+// not in the table.
+func StatusForCode(code string) int {
+	if status, ok := statusByCode[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
+// CodeForStatus returns the error code an HTTP error status stands for:
+// the table read backwards, plus 422 as invalid input; EINTERNAL otherwise.
+func CodeForStatus(status int) string {
+	if status == http.StatusUnprocessableEntity {
+		return bench.EINVALID
+	}
+	for code, s := range statusByCode {
+		if s == status {
+			return code
 		}
 	}
-	return &bench.Error{Code: code, Field: p.Field, Message: p.Detail}
+	return bench.EINTERNAL
+}
+
+// Err turns a problem received from the daemon back into the *bench.Error
+// it was made from, using the same table.
+func (p Problem) Err() *bench.Error {
+	return &bench.Error{Code: CodeForStatus(p.Status), Field: p.Field, Message: p.Detail}
 }
 
 // writeError answers err as a problem. Errors that map to 500 are logged

@@ -15,8 +15,8 @@ import (
 
 // submitRun queues a run and answers 202 with its document and its URL.
 func (s *Server) submitRun(w http.ResponseWriter, r *http.Request) {
-	var spec bench.RunSpec
-	if err := decodeJSON(r, &spec); err != nil {
+	spec, err := decodeSpec(r)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}

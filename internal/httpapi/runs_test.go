@@ -55,7 +55,7 @@ func TestSubmitRun(t *testing.T) {
 			return sampleRun("r43", bench.RunQueued), nil
 		}
 		resp := e.do(t, "POST", "/runs", `{"targets":["go"],"profile":{"model":"closed","stages":[
-			{"name":"ramp","duration":"30s","concurrency":200,"ramp":true},{"duration":"1m30s","concurrency":200}]}}`)
+			{"name":"ramp","duration":"30s","concurrency":200,"ramp":true},{"duration":"1m30s","concurrency":200}]},"workload":{"requests":[{"endpoint":"light"}]}}`)
 		if got, want := resp.StatusCode, http.StatusAccepted; got != want {
 			t.Fatalf("status = %d, want %d: %s", got, want, resp.body)
 		}

@@ -49,7 +49,6 @@ type Store interface {
 const (
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultKeepAlive    = 15 * time.Second
-	DefaultThreshold    = 5.0
 )
 
 // Config is what a Server needs. Runs, Store and Compare are required.

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -102,7 +103,7 @@ func TestCatalog(t *testing.T) {
 		resp := e.send(t, req)
 		conforms(t, req, resp)
 		got := decode[httpapi.TargetList](t, resp)
-		if len(got.Targets) != 1 || got.Targets[0] != e.cfg.Targets[0] {
+		if len(got.Targets) != 1 || !reflect.DeepEqual(got.Targets[0], e.cfg.Targets[0]) {
 			t.Errorf("targets = %+v, want %+v", got.Targets, e.cfg.Targets)
 		}
 	})

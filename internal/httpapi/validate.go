@@ -1,12 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"sort"
@@ -20,10 +16,11 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// validate checks each request against the operation api/openapi.yaml
-// declares for it, parameters and body, and answers 400 naming the field at
-// fault. Requests the document does not know go on to chi, which answers
-// 404 or 405.
+// validate checks each request's parameters against the operation
+// api/openapi.yaml declares for it, and answers 400 naming the parameter at
+// fault. Bodies are left to the domain's strict decoder (decodeSpec), the
+// one place that reads run specs. Requests the document does not know go
+// on to chi, which answers 404 or 405.
 func (s *Server) validate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		route, pathParams, err := s.specRoute.FindRoute(r)
@@ -31,49 +28,12 @@ func (s *Server) validate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := s.readBody(r, route)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
 		if err := validateRequest(r, route, pathParams); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		if body != nil {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// readBody reads the body of an operation that takes one, so that it can be
-// validated and then decoded, and refuses malformed JSON with its offset
-// (kin-openapi's own message has none).
-func (s *Server) readBody(r *http.Request, route *routers.Route) ([]byte, error) {
-	if route.Operation.RequestBody == nil || r.Body == nil {
-		return nil, nil
-	}
-	body, err := io.ReadAll(r.Body)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, s.tooLarge()
-	} else if err != nil {
-		return nil, bench.Errorf(bench.EINVALID, "reading request body: %v", err)
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if len(body) > 0 && isJSON(r.Header.Get("Content-Type")) {
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			return nil, jsonError(err)
-		}
-	}
-	return body, nil
-}
-
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // validateRequest runs kin-openapi's validation, stopping at the first fault.
@@ -84,6 +44,7 @@ func validateRequest(r *http.Request, route *routers.Route, pathParams map[strin
 		PathParams: pathParams,
 		Route:      route,
 		Options: &openapi3filter.Options{
+			ExcludeRequestBody:  true,
 			SkipSettingDefaults: true,
 			AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
 		},

@@ -13,33 +13,6 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Plan is what one attack sends: the workload, under the profile, after the
-// warm-up. The runner builds it from a prepared bench.RunSpec.
-type Plan struct {
-	Workload bench.Workload
-	Profile  bench.Profile
-	Warmup   bench.Warmup
-}
-
-// Observer receives an attack's progress. Every field is optional. The
-// functions are called from the goroutine running Engine.Run and must not
-// block for long: results wait while they run.
-type Observer struct {
-	Stage  func(bench.StageResult) // a stage (or the warm-up, Warmup=true) starts; Stats empty
-	Second func(bench.Bucket)      // one second finished (measured seconds only)
-	Start  func(t0 time.Time)      // t = 0: the first measured request is due now
-}
-
-// Result is what an attack measured. Warm-up results are kept apart and
-// excluded from Total and Seconds.
-type Result struct {
-	T0      time.Time
-	Warmup  *bench.StageResult
-	Stages  []bench.StageResult // with Stats incl. encoded Histogram
-	Total   bench.Stats         // measured stages merged (warm-up excluded), incl. Histogram
-	Seconds []bench.Bucket      // Stats without Histogram
-}
-
 // Engine runs attacks. One Engine may run any number of attacks, one after
 // the other or at once; each Run has its own connections unless WithClient
 // shares a client.
@@ -91,7 +64,7 @@ func NewEngine(opts ...Option) *Engine {
 // workers carry over from stage to stage without gaps. It returns when the
 // profile is over, or within a second of ctx being cancelled, with what was
 // measured so far and ctx's error.
-func (e *Engine) Run(ctx context.Context, baseURL string, plan Plan, obs Observer) (*Result, error) {
+func (e *Engine) Run(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*bench.AttackResult, error) {
 	if err := checkPlan(plan); err != nil {
 		return nil, err
 	}
@@ -116,9 +89,9 @@ func (e *Engine) Run(ctx context.Context, baseURL string, plan Plan, obs Observe
 	return c.result(), ctx.Err()
 }
 
-// checkPlan refuses a plan the engine cannot run. PrepareSpec checks far
+// checkPlan refuses a plan the engine cannot run. bench.Prepare checks far
 // more; this only keeps a plan built by hand from dividing by zero.
-func checkPlan(p Plan) error {
+func checkPlan(p bench.Plan) error {
 	switch {
 	case len(p.Profile.Stages) == 0:
 		return bench.FieldErrorf("profile.stages", "a profile needs at least one stage")
@@ -137,7 +110,7 @@ func checkPlan(p Plan) error {
 
 // httpClient returns the client all requests of a run share, and a function
 // that closes its idle connections when the run is over.
-func (e *Engine) httpClient(ctx context.Context, plan Plan) (*http.Client, func()) {
+func (e *Engine) httpClient(ctx context.Context, plan bench.Plan) (*http.Client, func()) {
 	base, closeIdle := e.client, func() {}
 	if base == nil {
 		own := newTransport(max(vegeta.DefaultConnections, maxConcurrency(plan.Profile)))

@@ -76,8 +76,8 @@ type recorder struct {
 	t0      time.Time
 }
 
-func (r *recorder) observer() load.Observer {
-	return load.Observer{
+func (r *recorder) observer() bench.Observer {
+	return bench.Observer{
 		Stage:  func(s bench.StageResult) { r.stages = append(r.stages, s) },
 		Second: func(b bench.Bucket) { r.seconds, r.at = append(r.seconds, b), append(r.at, time.Now()) },
 		Start:  func(t0 time.Time) { r.t0 = t0 },
@@ -86,7 +86,7 @@ func (r *recorder) observer() load.Observer {
 
 func TestEngineOpen(t *testing.T) {
 	srv := newServer(t, 5*time.Millisecond)
-	plan := load.Plan{
+	plan := bench.Plan{
 		Workload: workload(heavy5, bench.Request{Endpoint: "light", Weight: 1}),
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Name: "a", Duration: sec(1), Rate: 100}, {Name: "b", Duration: sec(1), Rate: 100}}},
 		Warmup:   bench.Warmup{Duration: sec(0.5), Rate: 40},
@@ -150,7 +150,7 @@ func TestEngineOpen(t *testing.T) {
 }
 
 // checkMerge checks the stages' histograms add up to the total's.
-func checkMerge(t *testing.T, res *load.Result) {
+func checkMerge(t *testing.T, res *bench.AttackResult) {
 	t.Helper()
 	var encoded []string
 	var requests int64
@@ -168,7 +168,7 @@ func checkMerge(t *testing.T, res *load.Result) {
 }
 
 // checkSeconds checks the buckets cover the profile and add up to the total.
-func checkSeconds(t *testing.T, res *load.Result, want int) {
+func checkSeconds(t *testing.T, res *bench.AttackResult, want int) {
 	t.Helper()
 	if got := len(res.Seconds); got != want {
 		t.Fatalf("%d seconds, want %d", got, want)
@@ -206,7 +206,7 @@ func checkStageEvents(t *testing.T, events []bench.StageResult, warmup bool, sta
 
 func TestEngineClosed(t *testing.T) {
 	srv := newServer(t, 20*time.Millisecond)
-	plan := load.Plan{
+	plan := bench.Plan{
 		Workload: workload(heavy5),
 		Profile:  bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: sec(1), Concurrency: 10}}},
 		Warmup:   bench.Warmup{Duration: sec(0.3), Rate: 20},
@@ -237,7 +237,7 @@ func TestEngineClosed(t *testing.T) {
 
 func TestEngineClosedRamp(t *testing.T) {
 	srv := newServer(t, 10*time.Millisecond)
-	plan := load.Plan{
+	plan := bench.Plan{
 		Workload: workload(heavy5),
 		Profile: bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{
 			{Duration: sec(1), Concurrency: 2},
@@ -245,7 +245,7 @@ func TestEngineClosedRamp(t *testing.T) {
 		}},
 		Warmup: bench.Warmup{Disabled: true},
 	}
-	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, load.Observer{})
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,12 +264,12 @@ func TestEngineClosedRamp(t *testing.T) {
 
 func TestEngineErrors(t *testing.T) {
 	srv := newServer(t, time.Millisecond)
-	plan := load.Plan{
+	plan := bench.Plan{
 		Workload: workload(bench.Request{Endpoint: "cpu", Weight: 1}),
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 40}}},
 		Warmup:   bench.Warmup{Disabled: true},
 	}
-	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, load.Observer{})
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestEngineErrors(t *testing.T) {
 
 	// nothing listens: every request fails fast, the attack still runs its course
 	srv.Close()
-	res, err = load.NewEngine().Run(context.Background(), srv.URL, plan, load.Observer{})
+	res, err = load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestEngineCancel(t *testing.T) {
 			if model == bench.ModelClosed {
 				stage = bench.Stage{Duration: sec(60), Concurrency: 20}
 			}
-			plan := load.Plan{
+			plan := bench.Plan{
 				Workload: bench.Workload{Requests: []bench.Request{heavy5}, Timeout: bench.Duration(30 * time.Second)},
 				Profile:  bench.Profile{Model: model, Stages: []bench.Stage{stage}},
 				Warmup:   bench.Warmup{Duration: sec(0.2), Rate: 10},
@@ -308,7 +308,7 @@ func TestEngineCancel(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(700*time.Millisecond, cancel)
 			begin := time.Now()
-			res, err := load.NewEngine().Run(ctx, srv.URL, plan, load.Observer{})
+			res, err := load.NewEngine().Run(ctx, srv.URL, plan, bench.Observer{})
 			took := time.Since(begin) - 700*time.Millisecond
 			t.Logf("returned %s after the cancellation", took)
 			if !errors.Is(err, context.Canceled) {
@@ -328,12 +328,12 @@ func TestEngineCancel(t *testing.T) {
 }
 
 func TestEngineRejectsBadPlan(t *testing.T) {
-	zeroStage := load.Plan{
+	zeroStage := bench.Plan{
 		Workload: workload(heavy5),
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Rate: 5}}},
 	}
-	for name, plan := range map[string]load.Plan{"empty": {}, "zero-length stage": zeroStage} {
-		_, err := load.NewEngine().Run(context.Background(), "http://127.0.0.1:1", plan, load.Observer{})
+	for name, plan := range map[string]bench.Plan{"empty": {}, "zero-length stage": zeroStage} {
+		_, err := load.NewEngine().Run(context.Background(), "http://127.0.0.1:1", plan, bench.Observer{})
 		if got, want := bench.ErrorCode(err), bench.EINVALID; got != want {
 			t.Errorf("%s plan: code %q, want %q", name, got, want)
 		}
@@ -342,12 +342,12 @@ func TestEngineRejectsBadPlan(t *testing.T) {
 
 func TestEngineBucketWidth(t *testing.T) {
 	srv := newServer(t, time.Millisecond)
-	plan := load.Plan{
+	plan := bench.Plan{
 		Workload: workload(heavy5),
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(1), Rate: 50}}},
 		Warmup:   bench.Warmup{Disabled: true},
 	}
-	res, err := load.NewEngine(load.WithBucket(250*time.Millisecond)).Run(context.Background(), srv.URL, plan, load.Observer{})
+	res, err := load.NewEngine(load.WithBucket(250*time.Millisecond)).Run(context.Background(), srv.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}

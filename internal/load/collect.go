@@ -15,9 +15,9 @@ import (
 // the Observer on time, and builds the Result. Nothing it keeps grows with
 // the number of requests, only with the number of seconds.
 type collector struct {
-	plan      Plan
+	plan      bench.Plan
 	sched     *schedule
-	obs       Observer
+	obs       bench.Observer
 	began, t0 time.Time
 	maxErrors int
 	tgt       *targeter
@@ -40,7 +40,7 @@ type event struct {
 	fire func()
 }
 
-func newCollector(plan Plan, sched *schedule, obs Observer, began time.Time, e *Engine, tgt *targeter) *collector {
+func newCollector(plan bench.Plan, sched *schedule, obs bench.Observer, began time.Time, e *Engine, tgt *targeter) *collector {
 	c := &collector{
 		plan: plan, sched: sched, obs: obs, began: began, t0: began.Add(sched.warm),
 		maxErrors: e.maxErrors, tgt: tgt, wake: make(chan struct{}, 1),
@@ -210,8 +210,8 @@ func (c *collector) stageResult(i int) bench.StageResult {
 }
 
 // result builds the Result from what was collected.
-func (c *collector) result() *Result {
-	res := &Result{T0: c.t0, Seconds: c.seconds.done}
+func (c *collector) result() *bench.AttackResult {
+	res := &bench.AttackResult{T0: c.t0, Seconds: c.seconds.done}
 	if c.warm != nil {
 		w := c.warmupResult()
 		elapsed := min(c.stopped.Sub(c.began), c.sched.warm)

@@ -13,7 +13,7 @@ import (
 // BenchmarkCollect measures filing one result the way a run does: slot
 // accounting, its stage, its second and the total.
 func BenchmarkCollect(b *testing.B) {
-	plan := Plan{
+	plan := bench.Plan{
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}},
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(time.Hour), Rate: 1000}}},
 		Warmup:   bench.Warmup{Disabled: true},
@@ -21,7 +21,7 @@ func BenchmarkCollect(b *testing.B) {
 	e := NewEngine()
 	sched := newSchedule(plan.Profile, plan.Warmup)
 	began := time.Now().Add(-time.Minute)
-	c := newCollector(plan, sched, Observer{}, began, e, newTargeter("http://127.0.0.1", plan.Workload, began, e.bucket))
+	c := newCollector(plan, sched, bench.Observer{}, began, e, newTargeter("http://127.0.0.1", plan.Workload, began, e.bucket))
 	results := make([]*vegeta.Result, 1000)
 	for i := range results {
 		results[i] = &vegeta.Result{Code: 200, Latency: time.Duration(500+i) * time.Microsecond, Headers: http.Header{bytesInHeader: {"90"}}}
@@ -39,7 +39,7 @@ func BenchmarkCollect(b *testing.B) {
 // TestLateResultPatchesReportedSecond covers a result stamped in a second
 // that was already reported: it is added to that second's counts.
 func TestLateResultPatchesReportedSecond(t *testing.T) {
-	plan := Plan{
+	plan := bench.Plan{
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}},
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(3 * time.Second), Rate: 10}}},
 		Warmup:   bench.Warmup{Disabled: true},
@@ -47,7 +47,7 @@ func TestLateResultPatchesReportedSecond(t *testing.T) {
 	e := NewEngine()
 	began := time.Now().Add(-10 * time.Second)
 	var reported []bench.Bucket
-	c := newCollector(plan, newSchedule(plan.Profile, plan.Warmup), Observer{Second: func(b bench.Bucket) { reported = append(reported, b) }},
+	c := newCollector(plan, newSchedule(plan.Profile, plan.Warmup), bench.Observer{Second: func(b bench.Bucket) { reported = append(reported, b) }},
 		began, e, newTargeter("http://127.0.0.1", plan.Workload, began, e.bucket))
 	c.add(&vegeta.Result{Code: 200, Timestamp: began.Add(100 * time.Millisecond), Latency: time.Millisecond})
 	c.seconds.close(began.Add(1500*time.Millisecond), false)

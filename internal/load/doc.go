@@ -8,7 +8,4 @@
 // have answered, so a slow target cannot slow the generator down
 // (no coordinated omission). The closed model keeps a fixed number of
 // requests in flight, the way k6 virtual users do.
-//
-// Built-in profiles, spec validation and profile files live here too, so
-// that the CLI, the daemon and the runner agree on what a valid run is.
 package load

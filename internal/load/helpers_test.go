@@ -1,9 +1,9 @@
 package load_test
 
 import (
-	"errors"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-func asError(err error, e **bench.Error) bool { return errors.As(err, e) }
+func sec(s float64) bench.Duration { return bench.Duration(s * float64(time.Second)) }

@@ -15,12 +15,12 @@ import (
 // and kept out of the latency figures.
 func TestEngineDropsBeyondMaxInFlight(t *testing.T) {
 	srv := newServer(t, 2*time.Second) // far slower than the offered rate
-	plan := load.Plan{
+	plan := bench.Plan{
 		Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(1), Rate: 200}}},
 		Warmup:   bench.Warmup{Disabled: true},
 	}
-	res, err := load.NewEngine(load.WithMaxInFlight(50)).Run(context.Background(), srv.URL, plan, load.Observer{})
+	res, err := load.NewEngine(load.WithMaxInFlight(50)).Run(context.Background(), srv.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}

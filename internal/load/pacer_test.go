@@ -1,17 +1,33 @@
-package load_test
+package load
 
 import (
 	"math"
 	"testing"
 	"time"
 
-	vegeta "github.com/tsenart/vegeta/v12/lib"
-
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/load"
 )
 
-var _ vegeta.Pacer = (*load.RatePacer)(nil)
+// ratePacer drives a schedule the way a pacer would: request k goes out
+// when the integral of the rate reaches k, at once when running late.
+type ratePacer struct{ s *schedule }
+
+func newRatePacer(profile bench.Profile, warmup bench.Warmup) *ratePacer {
+	profile.Model = bench.ModelOpen
+	return &ratePacer{s: newSchedule(profile, warmup)}
+}
+
+func (p *ratePacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	due, ok := p.s.due(hits)
+	if !ok || due >= p.s.end {
+		return 0, true
+	}
+	return max(due-elapsed, 0), false
+}
+
+func (p *ratePacer) Rate(elapsed time.Duration) float64 { return p.s.rate(elapsed) }
+func (p *ratePacer) Hits(elapsed time.Duration) float64 { return p.s.hitsBy(elapsed) }
+func (p *ratePacer) Duration() time.Duration            { return p.s.end }
 
 func sec(s float64) bench.Duration { return bench.Duration(s * float64(time.Second)) }
 
@@ -21,7 +37,7 @@ func ramp(s, rate float64) bench.Stage { return bench.Stage{Duration: sec(s), Ra
 
 // simulate runs the pacer the way vegeta does, with a perfect clock: wait,
 // send, ask again. It returns the send times.
-func simulate(t *testing.T, p *load.RatePacer) []time.Duration {
+func simulate(t *testing.T, p *ratePacer) []time.Duration {
 	t.Helper()
 	var sends []time.Duration
 	var elapsed time.Duration
@@ -80,7 +96,7 @@ func TestRatePacerHitCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := load.NewRatePacer(bench.Profile{Stages: tt.stages}, tt.warmup)
+			p := newRatePacer(bench.Profile{Stages: tt.stages}, tt.warmup)
 			sends := simulate(t, p)
 			bounds := []time.Duration{0}
 			if !tt.warmup.Disabled {
@@ -105,7 +121,7 @@ func TestRatePacerHitCounts(t *testing.T) {
 }
 
 func TestRatePacerRate(t *testing.T) {
-	p := load.NewRatePacer(bench.Profile{Stages: []bench.Stage{ramp(10, 100), hold(5, 100), hold(5, 0), ramp(10, 300), ramp(10, 0)}},
+	p := newRatePacer(bench.Profile{Stages: []bench.Stage{ramp(10, 100), hold(5, 100), hold(5, 0), ramp(10, 300), ramp(10, 0)}},
 		bench.Warmup{Duration: sec(5), Rate: 20})
 	tests := []struct {
 		at   float64 // seconds since the attack began
@@ -131,7 +147,7 @@ func TestRatePacerRate(t *testing.T) {
 }
 
 func TestRatePacerRunningLate(t *testing.T) {
-	p := load.NewRatePacer(bench.Profile{Stages: []bench.Stage{hold(10, 100)}}, bench.Warmup{Disabled: true})
+	p := newRatePacer(bench.Profile{Stages: []bench.Stage{hold(10, 100)}}, bench.Warmup{Disabled: true})
 	// 3 s in with only 10 requests sent: the generator owes 290, so no wait.
 	if wait, stop := p.Pace(3*time.Second, 10); wait != 0 || stop {
 		t.Errorf("Pace when late = (%s, %t), want (0, false)", wait, stop)

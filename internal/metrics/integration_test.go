@@ -21,6 +21,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/metrics"
+	"github.com/threadbench/threadbench/internal/targets"
 )
 
 // TestSampler_Integration records the Go target running on the host (the
@@ -45,7 +46,9 @@ func TestSampler_Integration(t *testing.T) {
 
 	const interval = 200 * time.Millisecond
 	sampler := metrics.NewSampler(docker, metrics.WithInterval(interval))
-	rec := sampler.Start(ctx, metrics.Target{Name: "go", MetricsURL: metricsURL, ContainerID: ctr, CPULimit: 1, MemoryLimitBytes: 256 << 20})
+	entry := targets.GoEntry()
+	rec := sampler.Start(ctx, metrics.Target{Name: "go", MetricsURL: metricsURL, ContainerID: ctr, CPULimit: 1, MemoryLimitBytes: 256 << 20,
+		Threads: entry.Threads, Memory: entry.Memory})
 	// The "warm-up" spans at least two of the engine's one-second stats
 	// samples (the first comes up to a second after subscribing), so that a
 	// CPU ratio, which needs a previous sample, falls before t0.
@@ -83,10 +86,11 @@ func TestSampler_Integration(t *testing.T) {
 	}
 	r := res.Resources[1]
 	t.Logf("stage 0: %d successes; goroutines peak %.0f mean %.1f; threads peak %.0f; working set peak %.1f MiB; CPU %.4f s/1k; GC %.0f pauses",
-		successes, r.PeakGoroutines, r.MeanGoroutines, r.PeakPlatformThreads, r.PeakWorkingSetBytes/(1<<20), r.CPUSecondsPer1k, r.GCPauses)
+		successes, r.Thread(bench.ThreadGoroutine).Peak, r.Thread(bench.ThreadGoroutine).Mean, r.Thread(bench.ThreadPlatform).Peak,
+		r.MemoryGauge(bench.MemoryWorkingSet).Peak/(1<<20), r.CPUSecondsPer1k, r.GCPauses)
 	ratio := byName[metrics.ContainerCPURatio].Points
 	t.Logf("container CPU ratio (limit 1 CPU): %v", ratio)
-	if r.PeakGoroutines < 10 || r.PeakPlatformThreads == 0 || r.PeakWorkingSetBytes == 0 {
+	if r.Thread(bench.ThreadGoroutine).Peak < 10 || r.Thread(bench.ThreadPlatform).Peak == 0 || r.MemoryGauge(bench.MemoryWorkingSet).Peak == 0 {
 		t.Errorf("stage resources %+v: want goroutines from the load, threads and a working set", r)
 	}
 }

@@ -28,18 +28,10 @@ type Recording struct {
 	lastText       string
 
 	stopOnce sync.Once
-	result   Result
+	result   bench.RecordingResult
 }
 
-// Result is what a recording kept.
-type Result struct {
-	Series         []bench.Series         // curated series on the attack's clock, sorted by name and labels
-	Expositions    []bench.Exposition     // the first ("start") and last ("end") successful scrape
-	Resources      []bench.StageResources // one per stage, the warm-up first
-	ScrapeFailures int                    // scrapes that failed: refused, timed out, not 200, not parseable
-	StatsFailures  int                    // times the container stats stream could not be opened or broke
-	LastError      string                 // the last failure's message, for a warning; "" without failures
-}
+var _ bench.Recording = (*Recording)(nil)
 
 // SetT0 sets the attack clock's zero, the first measured request. Samples
 // already taken are re-based to it.
@@ -51,8 +43,11 @@ func (r *Recording) SetT0(t0 time.Time) {
 
 // Stop ends sampling, abandoning a scrape in flight (waiting at most until
 // ctx ends), and summarises the series over the stages as measured (the
-// warm-up, when not nil, first). Later calls return the first call's Result.
-func (r *Recording) Stop(ctx context.Context, warmup *bench.StageResult, stages []bench.StageResult) Result {
+// warm-up, when not nil, first): curated series on the attack's clock sorted
+// by name and labels, the first ("start") and last ("end") successful
+// scrape, resources per stage, and the failures. Later calls return the
+// first call's result.
+func (r *Recording) Stop(ctx context.Context, warmup *bench.StageResult, stages []bench.StageResult) bench.RecordingResult {
 	r.stopOnce.Do(func() {
 		r.cancel()
 		done := make(chan struct{})
@@ -66,10 +61,10 @@ func (r *Recording) Stop(ctx context.Context, warmup *bench.StageResult, stages 
 	return r.result
 }
 
-func (r *Recording) summarize(warmup *bench.StageResult, stages []bench.StageResult) Result {
+func (r *Recording) summarize(warmup *bench.StageResult, stages []bench.StageResult) bench.RecordingResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := Result{
+	res := bench.RecordingResult{
 		Series:         r.timeline.series(r.t0),
 		ScrapeFailures: len(r.scrapeFailures),
 		StatsFailures:  r.statsFailures,
@@ -84,7 +79,7 @@ func (r *Recording) summarize(warmup *bench.StageResult, stages []bench.StageRes
 	for i, at := range r.scrapeFailures {
 		failures[i] = offset(at, r.t0)
 	}
-	res.Resources = Summarize(res.Series, failures, warmup, stages)
+	res.Resources = Summarize(res.Series, Sources{Threads: r.target.Threads, Memory: r.target.Memory}, failures, warmup, stages)
 	return res
 }
 

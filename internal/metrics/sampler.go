@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // DefaultInterval is how often a recording samples unless told otherwise.
@@ -16,6 +18,10 @@ type Target struct {
 	ContainerID      string  // the container whose stats are read; empty skips them
 	CPULimit         float64 // CPUs the container may use; 0 means all online CPUs
 	MemoryLimitBytes int64   // the container's memory limit; 0 when unlimited
+	// Threads and Memory say which of its series give the generic figures
+	// (the catalog entry's mapping).
+	Threads []bench.FigureSource
+	Memory  []bench.FigureSource
 }
 
 // Sampler starts recordings. It is safe for concurrent use; each recording
@@ -57,6 +63,18 @@ func NewSampler(stats StatsSource, opts ...Option) *Sampler {
 	}
 	return s
 }
+
+// Record implements bench.Recorder: it starts recording a started target.
+func (s *Sampler) Record(ctx context.Context, t bench.Target, limits bench.Limits) bench.Recording {
+	entry := t.Entry()
+	return s.Start(ctx, Target{
+		Name: entry.Name, MetricsURL: t.MetricsURL(), ContainerID: t.ContainerID(),
+		CPULimit: limits.CPUs, MemoryLimitBytes: limits.MemoryMiB << 20,
+		Threads: entry.Threads, Memory: entry.Memory,
+	})
+}
+
+var _ bench.Recorder = (*Sampler)(nil)
 
 // Start starts recording t now, warm-up included, until Stop or until ctx
 // ends. The attack's clock reads zero at Start until SetT0 says otherwise.

@@ -14,11 +14,10 @@ type counter struct {
 	scale float64
 }
 
-// What the summaries read, in order of preference where there is a choice.
+// What the summaries read that every runtime has under one name or
+// another; the runtime-specific figures come from Sources.
 var (
-	platformThreadGauges = []string{"jvm_threads_live_threads", "go_threads"}
-	threadStackGauges    = []string{"jvm_nmt_thread_committed_bytes", "go_memstats_stack_inuse_bytes"}
-	cpuCounters          = []counter{
+	cpuCounters = []counter{
 		{"process_cpu_seconds_total", 1},
 		{"process_cpu_time_ns_total", 1e-9},
 		{ContainerCPUSeconds, 1}, // when the process does not say
@@ -27,42 +26,79 @@ var (
 	gcSecondsCounters = []counter{{"jvm_gc_pause_seconds_sum", 1}, {"go_gc_duration_seconds_sum", 1}}
 )
 
+// Sources map a target's series onto the generic thread and memory
+// figures: its catalog entry's Threads and Memory.
+type Sources struct {
+	Threads []bench.FigureSource
+	Memory  []bench.FigureSource
+}
+
 // Summarize summarises series on the attack's clock per stage, the warm-up
 // (when not nil) first: over each stage's [StartOffset, StartOffset+Duration)
-// window, the peak and mean of the thread gauges (platform threads, virtual
-// threads as requests in flight on them, goroutines) and the peak working
-// set from the samples inside it, and from counters interpolated at the window's
-// edges the CPU seconds per 1,000 successful requests and the GC pauses.
-// scrapeFailures are the instants, on the same clock, of failed scrapes. A
-// figure with no data in the window stays zero.
-func Summarize(series []bench.Series, scrapeFailures []float64, warmup *bench.StageResult, stages []bench.StageResult) []bench.StageResources {
+// window, the peak and mean of every thread kind and memory figure sources
+// map (plus the container's working set), from the samples inside it, and
+// from counters interpolated at the window's edges the CPU seconds per 1,000
+// successful requests and the GC pauses. scrapeFailures are the instants, on
+// the same clock, of failed scrapes. A figure with no data is left out.
+func Summarize(series []bench.Series, sources Sources, scrapeFailures []float64, warmup *bench.StageResult, stages []bench.StageResult) []bench.StageResources {
 	byName := combine(series)
-	virtual := virtualThreads(series, byName)
-	var out []bench.StageResources
+	threads := pickAll(series, sources.Threads)
+	memory := pickAll(series, sources.Memory)
+	memory[bench.MemoryWorkingSet] = byName[ContainerMemoryWorkingSet]
+	all := stages
 	if warmup != nil {
-		out = append(out, summarizeStage(byName, virtual, scrapeFailures, *warmup))
+		all = append([]bench.StageResult{*warmup}, stages...)
 	}
-	for _, s := range stages {
-		out = append(out, summarizeStage(byName, virtual, scrapeFailures, s))
+	out := make([]bench.StageResources, 0, len(all))
+	for _, s := range all {
+		r := summarizeStage(byName, scrapeFailures, s)
+		r.Threads = gauges(threads, stageWindow(s))
+		r.Memory = gauges(memory, stageWindow(s))
+		out = append(out, r)
 	}
 	return out
 }
 
-// virtualThreads is the count of virtual threads to summarise: the
-// requests in flight on virtual threads when the target says, each holding
-// one, parked or not; else the JVM's live virtual threads, which leave the
-// parked ones out and so read near zero while hundreds of requests sleep.
-func virtualThreads(series []bench.Series, byName map[string][]bench.Point) []bench.Point {
-	var inflight []bench.Series
-	for _, s := range series {
-		if s.Name == InflightRequests && s.Labels["thread"] == "virtual" && len(s.Points) > 0 {
-			inflight = append(inflight, s)
+// pickAll returns, per figure, the points of its first source with data.
+func pickAll(series []bench.Series, sources []bench.FigureSource) map[string][]bench.Point {
+	out := map[string][]bench.Point{}
+	for _, src := range sources {
+		for _, ref := range src.Series {
+			if points := matching(series, ref); len(points) > 0 {
+				out[src.Figure] = points
+				break
+			}
 		}
 	}
-	if len(inflight) > 0 {
-		return combine(inflight)[InflightRequests]
+	return out
+}
+
+// matching sums, point by point, the series a reference picks.
+func matching(series []bench.Series, ref bench.SeriesRef) []bench.Point {
+	var picked []bench.Series
+	for _, s := range series {
+		if s.Name == ref.Name && (ref.Label == "" || s.Labels[ref.Label] == ref.Value) && len(s.Points) > 0 {
+			picked = append(picked, s)
+		}
 	}
-	return byName["jvm_threads_virtual_live_threads"]
+	return combine(picked)[ref.Name]
+}
+
+// gauges summarises each figure over w; figures without samples in w are
+// left out, so that a runtime's table shows only what it has.
+func gauges(figures map[string][]bench.Point, w window) map[string]bench.Gauge {
+	var out map[string]bench.Gauge
+	for name, points := range figures {
+		peak, mean, ok := peakMean(points, w)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = map[string]bench.Gauge{}
+		}
+		out[name] = bench.Gauge{Peak: peak, Mean: mean}
+	}
+	return out
 }
 
 // combine sums the series of each name point by point (the labelled series
@@ -98,14 +134,9 @@ func stageWindow(s bench.StageResult) window {
 	return window{start, start + s.Duration.D().Seconds()}
 }
 
-func summarizeStage(byName map[string][]bench.Point, virtual []bench.Point, scrapeFailures []float64, s bench.StageResult) bench.StageResources {
+func summarizeStage(byName map[string][]bench.Point, scrapeFailures []float64, s bench.StageResult) bench.StageResources {
 	w := stageWindow(s)
 	r := bench.StageResources{Stage: s.Index, Warmup: s.Warmup}
-	r.PeakPlatformThreads, r.MeanPlatformThreads = peakMean(first(byName, platformThreadGauges), w)
-	r.PeakVirtualThreads, r.MeanVirtualThreads = peakMean(virtual, w)
-	r.PeakGoroutines, r.MeanGoroutines = peakMean(byName["go_goroutines"], w)
-	r.PeakWorkingSetBytes, _ = peakMean(byName[ContainerMemoryWorkingSet], w)
-	r.PeakThreadStackBytes, _ = peakMean(first(byName, threadStackGauges), w)
 	r.CPUSecondsPer1k = perThousand(cpuSeconds(byName, w), s.Stats.Successes)
 	r.GCPauses = sumDeltas(byName, gcCountCounters, w)
 	r.GCPauseSeconds = sumDeltas(byName, gcSecondsCounters, w)
@@ -117,18 +148,9 @@ func summarizeStage(byName map[string][]bench.Point, virtual []bench.Point, scra
 	return r
 }
 
-// first returns the points of the first name that has any.
-func first(byName map[string][]bench.Point, names []string) []bench.Point {
-	for _, n := range names {
-		if len(byName[n]) > 0 {
-			return byName[n]
-		}
-	}
-	return nil
-}
-
-// peakMean is the largest and the mean value of the points inside w.
-func peakMean(points []bench.Point, w window) (peak, mean float64) {
+// peakMean is the largest and the mean value of the points inside w, not
+// ok when there are none.
+func peakMean(points []bench.Point, w window) (peak, mean float64, ok bool) {
 	var sum float64
 	var n int
 	for _, p := range points {
@@ -139,9 +161,9 @@ func peakMean(points []bench.Point, w window) (peak, mean float64) {
 		}
 	}
 	if n == 0 {
-		return 0, 0
+		return 0, 0, false
 	}
-	return peak, sum / float64(n)
+	return peak, sum / float64(n), true
 }
 
 // cpuSeconds is the CPU time used in w by the first counter that covers it.

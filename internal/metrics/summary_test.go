@@ -31,6 +31,19 @@ func series(name string, labels map[string]string, from, to int, f func(t float6
 
 func constant(v float64) func(float64) float64 { return func(float64) float64 { return v } }
 
+// testSources map series as the built-in catalog does (TestCatalogSources
+// checks the catalog's own against real expositions).
+var testSources = metrics.Sources{
+	Threads: []bench.FigureSource{
+		{Figure: bench.ThreadPlatform, Series: []bench.SeriesRef{{Name: "jvm_threads_live_threads"}, {Name: "go_threads"}}},
+		{Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{
+			{Name: metrics.InflightRequests, Label: "thread", Value: "virtual"},
+			{Name: "jvm_threads_virtual_live_threads"},
+		}},
+		{Figure: bench.ThreadGoroutine, Series: []bench.SeriesRef{{Name: "go_goroutines"}}},
+	},
+}
+
 func TestSummarize(t *testing.T) {
 	warm := stage(-1, -4, 4, 400)
 	warm.Warmup = true
@@ -49,9 +62,9 @@ func TestSummarize(t *testing.T) {
 			series: []bench.Series{series("go_threads", nil, -5, 10, func(t float64) float64 { return 10 + 2*t })},
 			warmup: &warm,
 			want: []bench.StageResources{
-				{Stage: -1, Warmup: true, PeakPlatformThreads: 8, MeanPlatformThreads: 5},
-				{Stage: 0, PeakPlatformThreads: 18, MeanPlatformThreads: 14},
-				{Stage: 1, PeakPlatformThreads: 28, MeanPlatformThreads: 24},
+				{Stage: -1, Warmup: true, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 8, Mean: 5}}},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 18, Mean: 14}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 28, Mean: 24}}},
 			},
 		},
 		{
@@ -66,8 +79,8 @@ func TestSummarize(t *testing.T) {
 				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(1)),
 			},
 			want: []bench.StageResources{
-				{Stage: 0, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 400, MeanVirtualThreads: 200},
-				{Stage: 1, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 900, MeanVirtualThreads: 700},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 400, Mean: 200}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 900, Mean: 700}}},
 			},
 		},
 		{
@@ -81,8 +94,8 @@ func TestSummarize(t *testing.T) {
 				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(1)),
 			},
 			want: []bench.StageResources{
-				{Stage: 0, PeakPlatformThreads: 220, MeanPlatformThreads: 220},
-				{Stage: 1, PeakPlatformThreads: 220, MeanPlatformThreads: 220},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 220, Mean: 220}, bench.ThreadVirtual: {}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 220, Mean: 220}, bench.ThreadVirtual: {}}},
 			},
 		},
 		{
@@ -95,8 +108,8 @@ func TestSummarize(t *testing.T) {
 				series(metrics.InflightRequests, map[string]string{"thread": "goroutine"}, 0, 9, constant(300)),
 			},
 			want: []bench.StageResources{
-				{Stage: 0, PeakPlatformThreads: 6, MeanPlatformThreads: 6, PeakGoroutines: 310, MeanGoroutines: 310},
-				{Stage: 1, PeakPlatformThreads: 6, MeanPlatformThreads: 6, PeakGoroutines: 310, MeanGoroutines: 310},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 6, Mean: 6}, bench.ThreadGoroutine: {Peak: 310, Mean: 310}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 6, Mean: 6}, bench.ThreadGoroutine: {Peak: 310, Mean: 310}}},
 			},
 		},
 		{
@@ -111,8 +124,8 @@ func TestSummarize(t *testing.T) {
 				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "queued"}, 0, 9, func(t float64) float64 { return t }),
 			},
 			want: []bench.StageResources{
-				{Stage: 0, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 6, MeanVirtualThreads: 4},
-				{Stage: 1, PeakPlatformThreads: 20, MeanPlatformThreads: 20, PeakVirtualThreads: 11, MeanVirtualThreads: 9},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 6, Mean: 4}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 11, Mean: 9}}},
 			},
 		},
 		{
@@ -153,8 +166,8 @@ func TestSummarize(t *testing.T) {
 			},
 			failures: []float64{0.5, 4.99, 5, 12},
 			want: []bench.StageResources{
-				{Stage: 0, GCPauses: 2, GCPauseSeconds: 1.25, PeakWorkingSetBytes: 10e6, ScrapeFailures: 2},
-				{Stage: 1, GCPauses: 3, GCPauseSeconds: 1.25, PeakWorkingSetBytes: 5e6, ScrapeFailures: 1},
+				{Stage: 0, Memory: map[string]bench.Gauge{bench.MemoryWorkingSet: {Peak: 10e6, Mean: 8e6}}, GCPauses: 2, GCPauseSeconds: 1.25, ScrapeFailures: 2},
+				{Stage: 1, Memory: map[string]bench.Gauge{bench.MemoryWorkingSet: {Peak: 5e6, Mean: 3e6}}, GCPauses: 3, GCPauseSeconds: 1.25, ScrapeFailures: 1},
 			},
 		},
 		{
@@ -165,7 +178,7 @@ func TestSummarize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := metrics.Summarize(tt.series, tt.failures, tt.warmup, stages)
+			got := metrics.Summarize(tt.series, testSources, tt.failures, tt.warmup, stages)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got\n%+v\nwant\n%+v", got, tt.want)
 			}
@@ -175,7 +188,7 @@ func TestSummarize(t *testing.T) {
 
 func TestSummarize_NoSuccesses(t *testing.T) {
 	s := []bench.Series{series("process_cpu_seconds_total", nil, 0, 10, func(t float64) float64 { return t })}
-	got := metrics.Summarize(s, nil, nil, []bench.StageResult{stage(0, 0, 5, 0)})
+	got := metrics.Summarize(s, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 0)})
 	if got[0].CPUSecondsPer1k != 0 {
 		t.Errorf("CPU per 1k with no successes = %v, want 0", got[0].CPUSecondsPer1k)
 	}

@@ -7,10 +7,6 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// DefaultNoiseThreshold is the relative change, in percent, under which
-// Compare calls a figure "within noise" when CompareOptions leave it unset.
-const DefaultNoiseThreshold = 5.0
-
 // Figure names and units of the MetricDeltas Compare produces.
 const (
 	metricThroughput = "throughput"
@@ -34,7 +30,7 @@ const (
 // CompareOptions tune Compare.
 type CompareOptions struct {
 	// NoiseThreshold is the change, in percent, under which a figure is
-	// "within noise". Zero or less means DefaultNoiseThreshold.
+	// "within noise". Zero or less means bench.DefaultNoiseThreshold.
 	NoiseThreshold float64
 }
 
@@ -46,7 +42,7 @@ type CompareOptions struct {
 func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 	threshold := opts.NoiseThreshold
 	if threshold <= 0 {
-		threshold = DefaultNoiseThreshold
+		threshold = bench.DefaultNoiseThreshold
 	}
 	c := bench.Comparison{
 		Base:           refOf(base),

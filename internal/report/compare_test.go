@@ -98,7 +98,7 @@ func TestCompare_Verdicts(t *testing.T) {
 
 func TestCompare_DefaultThreshold(t *testing.T) {
 	c := report.Compare(totalsRun("a", totals(1000, 1)), totalsRun("b", totals(1000, 1)), report.CompareOptions{})
-	if got, want := c.NoiseThreshold, report.DefaultNoiseThreshold; got != want {
+	if got, want := c.NoiseThreshold, bench.DefaultNoiseThreshold; got != want {
 		t.Errorf("NoiseThreshold = %v, want %v", got, want)
 	}
 }
@@ -432,7 +432,7 @@ func TestRegressions_FromCompare(t *testing.T) {
 func TestCompare_FromZeroBase(t *testing.T) {
 	// Neither Java run's platform target recorded virtual threads; head now does.
 	head := headRun(t)
-	head.Targets[1].Resources[2].PeakVirtualThreads = 50
+	head.Targets[1].Resources[2].Threads[bench.ThreadVirtual] = bench.Gauge{Peak: 50, Mean: 50}
 	c := report.Compare(baseRun(t), head, report.CompareOptions{NoiseThreshold: 1000})
 	d := metric(t, target(t, c, bench.TargetJavaPlatform).Resources, "peakVirtualThreads")
 	// A relative change from zero is infinite: beyond any threshold, reported as the absolute difference.

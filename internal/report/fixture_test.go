@@ -136,14 +136,51 @@ var (
 
 // javaResources are per-stage resource summaries of a Java target.
 func javaResources(platformPeak, virtualPeak, workingSetMiB, cpuPer1k float64) []bench.StageResources {
-	return []bench.StageResources{
-		{Stage: -1, Warmup: true, PeakPlatformThreads: 300, PeakVirtualThreads: virtualPeak * 3,
-			PeakWorkingSetBytes: 900 << 20, CPUSecondsPer1k: 9, GCPauses: 40},
-		{Stage: 0, PeakPlatformThreads: platformPeak / 2, PeakVirtualThreads: virtualPeak / 2,
-			PeakWorkingSetBytes: workingSetMiB / 2 * (1 << 20), PeakThreadStackBytes: 12 << 20, CPUSecondsPer1k: cpuPer1k * 2, GCPauses: 3, GCPauseSeconds: 0.012},
-		{Stage: 1, PeakPlatformThreads: platformPeak, PeakVirtualThreads: virtualPeak,
-			PeakWorkingSetBytes: workingSetMiB * (1 << 20), PeakThreadStackBytes: 25 << 20, CPUSecondsPer1k: cpuPer1k, GCPauses: 7, GCPauseSeconds: 0.031},
+	warm := resources(-1, map[string]float64{bench.ThreadPlatform: 300, bench.ThreadVirtual: virtualPeak * 3},
+		map[string]float64{bench.MemoryWorkingSet: 900 << 20})
+	warm.Warmup, warm.CPUSecondsPer1k, warm.GCPauses = true, 9, 40
+	first := resources(0, map[string]float64{bench.ThreadPlatform: platformPeak / 2, bench.ThreadVirtual: virtualPeak / 2},
+		map[string]float64{bench.MemoryWorkingSet: workingSetMiB / 2 * (1 << 20), bench.MemoryThreadStacks: 12 << 20})
+	first.CPUSecondsPer1k, first.GCPauses, first.GCPauseSeconds = cpuPer1k*2, 3, 0.012
+	second := resources(1, map[string]float64{bench.ThreadPlatform: platformPeak, bench.ThreadVirtual: virtualPeak},
+		map[string]float64{bench.MemoryWorkingSet: workingSetMiB * (1 << 20), bench.MemoryThreadStacks: 25 << 20})
+	second.CPUSecondsPer1k, second.GCPauses, second.GCPauseSeconds = cpuPer1k, 7, 0.031
+	return []bench.StageResources{warm, first, second}
+}
+
+// resources is a stage's resources with the given peaks (means equal);
+// zero peaks are left out, as a target that does not report them would.
+func resources(stage int, threads, memory map[string]float64) bench.StageResources {
+	r := bench.StageResources{Stage: stage}
+	for kind, v := range threads {
+		if v != 0 {
+			r.Threads = setGauge(r.Threads, kind, v)
+		}
 	}
+	for kind, v := range memory {
+		if v != 0 {
+			r.Memory = setGauge(r.Memory, kind, v)
+		}
+	}
+	return r
+}
+
+func setGauge(m map[string]bench.Gauge, kind string, v float64) map[string]bench.Gauge {
+	if m == nil {
+		m = map[string]bench.Gauge{}
+	}
+	m[kind] = bench.Gauge{Peak: v, Mean: v}
+	return m
+}
+
+// goResources are per-stage resource summaries of the Go target.
+func goResources(goroutines1, workingSet1MiB float64, stacks1 float64, failures int) []bench.StageResources {
+	first := resources(0, map[string]float64{bench.ThreadGoroutine: 30}, map[string]float64{bench.MemoryWorkingSet: 12 << 20})
+	first.CPUSecondsPer1k = 0.4
+	second := resources(1, map[string]float64{bench.ThreadGoroutine: goroutines1},
+		map[string]float64{bench.MemoryWorkingSet: workingSet1MiB * (1 << 20), bench.MemoryThreadStacks: stacks1})
+	second.CPUSecondsPer1k, second.ScrapeFailures = 0.3, failures
+	return []bench.StageResources{first, second}
 }
 
 // baseRun and headRun are two runs of the open spec: head has a faster Go
@@ -160,8 +197,7 @@ func baseRun(t *testing.T) *bench.Run {
 	jv := openTarget(t, bench.TargetJavaVirtual, 200, 101, 130, 0)
 	jv.Resources = javaResources(24, 190, 280, 1.2)
 	gt := openTarget(t, bench.TargetGo, 199, 100.5, 120, 0)
-	gt.Resources = []bench.StageResources{{Stage: 0, PeakGoroutines: 30, PeakWorkingSetBytes: 12 << 20, CPUSecondsPer1k: 0.4},
-		{Stage: 1, PeakGoroutines: 45, PeakWorkingSetBytes: 18 << 20, PeakThreadStackBytes: 1 << 20, CPUSecondsPer1k: 0.3, ScrapeFailures: 1}}
+	gt.Resources = goResources(45, 18, 1<<20, 1)
 	r.Targets = []bench.TargetResult{gt, jp, jv}
 	return r
 }
@@ -173,8 +209,7 @@ func headRun(t *testing.T) *bench.Run {
 	r.Spec.Targets = []string{bench.TargetGo, bench.TargetJavaPlatform}
 	r.Spec.Limits.CPUs = 2
 	gt := openTarget(t, bench.TargetGo, 200, 100.4, 110, 0)
-	gt.Resources = []bench.StageResources{{Stage: 0, PeakGoroutines: 30, PeakWorkingSetBytes: 12 << 20, CPUSecondsPer1k: 0.4},
-		{Stage: 1, PeakGoroutines: 46, PeakWorkingSetBytes: 19 << 20, CPUSecondsPer1k: 0.3}}
+	gt.Resources = goResources(46, 19, 0, 0)
 	jp := openTarget(t, bench.TargetJavaPlatform, 170, 101, 260, 60)
 	jp.Resources = javaResources(220, 0, 400, 1.8)
 	r.Targets = []bench.TargetResult{gt, jp}

@@ -15,15 +15,16 @@ const (
 	FormatJSON     = "json"
 )
 
-// checkFormat returns an EINVALID error naming the valid formats when format
-// is not one of them.
-func checkFormat(format string, valid ...string) error {
+// CheckFormat returns an EINVALID error, about the field "output", naming
+// the valid formats when format is not one of them. Every Write function
+// and the CLI's --output flags use it.
+func CheckFormat(format string, valid ...string) error {
 	for _, v := range valid {
 		if format == v {
 			return nil
 		}
 	}
-	return bench.Errorf(bench.EINVALID, "unknown format %q (valid: %s)", format, strings.Join(valid, ", "))
+	return bench.FieldErrorf("output", "unknown format %q (valid: %s)", format, strings.Join(valid, ", "))
 }
 
 // num formats a figure with enough decimals to tell small latencies apart
@@ -86,6 +87,9 @@ func positiveZero(s string) string {
 func figureLabel(d bench.MetricDelta) string {
 	label, ok := figureLabels[d.Name]
 	if !ok {
+		label = figureLabelOf(d.Name)
+	}
+	if label == "" {
 		label = d.Name
 	}
 	switch d.Unit {
@@ -96,15 +100,10 @@ func figureLabel(d bench.MetricDelta) string {
 }
 
 var figureLabels = map[string]string{
-	metricErrorRate:    "error rate",
-	resPlatformThreads: "peak platform threads",
-	resVirtualThreads:  "peak virtual threads",
-	resGoroutines:      "peak goroutines",
-	resWorkingSet:      "peak working set",
-	resThreadStacks:    "peak thread stacks",
-	resCPUPer1k:        "CPU per 1k requests",
-	resGCPauses:        "GC pauses",
-	resGCPauseSeconds:  "GC pause time",
+	metricErrorRate:   "error rate",
+	resCPUPer1k:       "CPU per 1k requests",
+	resGCPauses:       "GC pauses",
+	resGCPauseSeconds: "GC pause time",
 }
 
 // stageLabel names a stage for humans; indexes are zero-based in documents

@@ -14,7 +14,7 @@ var comparisonHeader = []string{"SCOPE", "FIGURE", "BASE", "HEAD", "CHANGE", "VE
 // WriteComparison writes c as "table" (aligned text), "markdown" (GitHub
 // tables) or "json" (indented). Any other format is an EINVALID error.
 func WriteComparison(w io.Writer, c bench.Comparison, format string) error {
-	if err := checkFormat(format, FormatTable, FormatMarkdown, FormatJSON); err != nil {
+	if err := CheckFormat(format, FormatTable, FormatMarkdown, FormatJSON); err != nil {
 		return err
 	}
 	var buf bytes.Buffer

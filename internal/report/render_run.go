@@ -16,15 +16,13 @@ const topErrors = 3
 var (
 	stageHeader = []string{"STAGE", "MODEL", "REQUESTS", "SUCCESS", "OFFERED req/s", "THROUGHPUT req/s",
 		"P50 ms", "P90 ms", "P99 ms", "MAX ms", "ERRORS"}
-	resourceHeader = []string{"STAGE", "PEAK PLATFORM THREADS", "PEAK VIRTUAL THREADS", "PEAK GOROUTINES",
-		"PEAK WORKING SET MiB", "PEAK STACKS MiB", "CPU s / 1k req", "GC PAUSES (TIME)"}
 )
 
 // WriteRun writes one run as "table" (a header, then per target its stages,
 // total and resources) or "json" (the run document, indented). Any other
 // format is an EINVALID error.
 func WriteRun(w io.Writer, r *bench.Run, format string) error {
-	if err := checkFormat(format, FormatTable, FormatJSON); err != nil {
+	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
 		return err
 	}
 	if format == FormatJSON {
@@ -204,48 +202,71 @@ func writeTopErrors(buf *bytes.Buffer, errs []bench.ErrorCount) {
 }
 
 // writeResourceTable writes each stage's resource use and the aggregate of
-// the measured stages.
+// the measured stages: a column per thread kind and memory figure (the
+// built-in targets' always, others when reported).
 func writeResourceTable(buf *bytes.Buffer, t *bench.TargetResult) {
 	names := map[int]string{}
 	for _, s := range t.Stages {
 		names[s.Index] = s.Name
 	}
-	tw := newTable(buf)
-	rows := [][]string{resourceHeader}
+	var labels []string
+	var sums []resourceSummary
 	for _, r := range t.Resources {
 		label := stageLabel(r.Stage, names[r.Stage])
 		if r.Warmup {
 			label = "warm-up*"
 		}
-		rows = append(rows, resourceRow(label, resourceSummary{
-			platformThreads: r.PeakPlatformThreads, virtualThreads: r.PeakVirtualThreads,
-			goroutines: r.PeakGoroutines, workingSetMiB: r.PeakWorkingSetBytes / bytesPerMiB,
-			stacksMiB: r.PeakThreadStackBytes / bytesPerMiB,
-			cpuPer1k:  r.CPUSecondsPer1k, gcPauses: r.GCPauses, gcPauseSeconds: r.GCPauseSeconds,
-		}))
+		labels, sums = append(labels, label), append(sums, stageSummary(r))
 	}
 	if s, ok := summarizeResources(t); ok {
-		rows = append(rows, resourceRow("measured", s))
+		labels, sums = append(labels, "measured"), append(sums, s)
+	}
+	threads := kindsOf(tableThreadKinds, bench.ThreadKinds, threadsOf, sums...)
+	memory := kindsOf(tableMemoryKinds, bench.MemoryKinds, memoryOf, sums...)
+	tw := newTable(buf)
+	rows := [][]string{resourceHeader(threads, memory)}
+	for i, s := range sums {
+		rows = append(rows, resourceRow(labels[i], s, threads, memory))
 	}
 	writeRows(tw, "  ", rows)
 	tw.Flush()
 	writeScrapeFailures(buf, t.Resources)
 }
 
+// resourceHeader names the columns: "PEAK PLATFORM THREADS", "PEAK
+// WORKING SET MiB"...
+func resourceHeader(threads, memory []string) []string {
+	header := []string{"STAGE"}
+	for _, kind := range threads {
+		header = append(header, strings.ToUpper("peak "+bench.ThreadLabel(kind)))
+	}
+	for _, kind := range memory {
+		label := memoryLabel(kind)
+		if kind == bench.MemoryThreadStacks {
+			label = "stacks" // the column's old name, kept
+		}
+		header = append(header, strings.ToUpper("peak "+label)+" MiB")
+	}
+	return append(header, "CPU s / 1k req", "GC PAUSES (TIME)")
+}
+
 // resourceRow shows figures a target did not report (a Go target has no
 // JVM threads) as "-" rather than as a misleading zero.
-func resourceRow(label string, s resourceSummary) []string {
+func resourceRow(label string, s resourceSummary, threads, memory []string) []string {
 	cell := func(v float64, unit string) string {
 		if v == 0 {
 			return "-"
 		}
 		return value(v, unit)
 	}
-	return []string{label,
-		cell(s.platformThreads, unitThreads), cell(s.virtualThreads, unitThreads),
-		cell(s.goroutines, unitGoroutines), cell(s.workingSetMiB, unitMiB), cell(s.stacksMiB, unitMiB),
-		cell(s.cpuPer1k, unitSeconds), gcCell(s),
+	row := []string{label}
+	for _, kind := range threads {
+		row = append(row, cell(s.threads[kind], threadUnit(kind)))
 	}
+	for _, kind := range memory {
+		row = append(row, cell(s.memoryMiB[kind], unitMiB))
+	}
+	return append(row, cell(s.cpuPer1k, unitSeconds), gcCell(s))
 }
 
 func gcCell(s resourceSummary) string {
@@ -272,7 +293,7 @@ func writeScrapeFailures(buf *bytes.Buffer, resources []bench.StageResources) {
 // targets, profile, and each target's throughput and p99) or "json" (the
 // runs, indented). Any other format is an EINVALID error.
 func WriteRunList(w io.Writer, runs []*bench.Run, format string) error {
-	if err := checkFormat(format, FormatTable, FormatJSON); err != nil {
+	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
 		return err
 	}
 	if format == FormatJSON {

@@ -1,37 +1,71 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Resource figure names.
+// Resource figure names of comparisons that are not keyed by kind.
 const (
-	resPlatformThreads = "peakPlatformThreads"
-	resVirtualThreads  = "peakVirtualThreads"
-	resGoroutines      = "peakGoroutines"
-	resWorkingSet      = "peakWorkingSet"
-	resThreadStacks    = "peakThreadStacks"
-	resCPUPer1k        = "cpuSecondsPer1k"
-	resGCPauses        = "gcPauses"
-	resGCPauseSeconds  = "gcPauseSeconds"
+	resCPUPer1k       = "cpuSecondsPer1k"
+	resGCPauses       = "gcPauses"
+	resGCPauseSeconds = "gcPauseSeconds"
 )
 
 const bytesPerMiB = 1 << 20
 
-// resourceSummary is a target's resource use over its measured stages: the
-// highest peaks, CPU per 1k requests weighted by each stage's requests, and
-// the GC pauses of all stages.
+// Thread kinds and memory figures every resource table shows, so that the
+// three built-in targets' tables keep one look; other kinds a run reports
+// are added after them.
+var (
+	tableThreadKinds = []string{bench.ThreadPlatform, bench.ThreadVirtual, bench.ThreadGoroutine}
+	tableMemoryKinds = []string{bench.MemoryWorkingSet, bench.MemoryThreadStacks}
+)
+
+// threadFigure names the peak of a thread kind in comparisons:
+// "peakPlatformThreads", "peakGoroutines".
+func threadFigure(kind string) string {
+	if kind == bench.ThreadGoroutine {
+		return "peakGoroutines"
+	}
+	return "peak" + titleCase(kind) + "Threads"
+}
+
+// memoryFigure names the peak of a memory figure: "peakWorkingSet".
+func memoryFigure(kind string) string { return "peak" + titleCase(kind) }
+
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// resourceSummary is a target's resource use over some stages: the highest
+// peaks of each thread kind and memory figure (MiB), CPU per 1k requests
+// weighted by each stage's requests, and the GC pauses of all of them.
 type resourceSummary struct {
-	platformThreads float64
-	virtualThreads  float64
-	goroutines      float64
-	workingSetMiB   float64
-	stacksMiB       float64
-	cpuPer1k        float64
-	gcPauses        float64
-	gcPauseSeconds  float64
+	threads        map[string]float64
+	memoryMiB      map[string]float64
+	cpuPer1k       float64
+	gcPauses       float64
+	gcPauseSeconds float64
+}
+
+// stageSummary is one stage's resources as a summary.
+func stageSummary(r bench.StageResources) resourceSummary {
+	s := resourceSummary{threads: map[string]float64{}, memoryMiB: map[string]float64{},
+		cpuPer1k: r.CPUSecondsPer1k, gcPauses: r.GCPauses, gcPauseSeconds: r.GCPauseSeconds}
+	for kind, g := range r.Threads {
+		s.threads[kind] = g.Peak
+	}
+	for kind, g := range r.Memory {
+		s.memoryMiB[kind] = g.Peak / bytesPerMiB
+	}
+	return s
 }
 
 // summarizeResources aggregates the measured stages' resources, or reports
@@ -41,7 +75,7 @@ func summarizeResources(t *bench.TargetResult) (resourceSummary, bool) {
 	for _, s := range measuredStages(t) {
 		requests[s.Index] = s.Stats.Requests
 	}
-	var s resourceSummary
+	s := resourceSummary{threads: map[string]float64{}, memoryMiB: map[string]float64{}}
 	var cpu weightedMean
 	found := false
 	for _, r := range t.Resources {
@@ -49,11 +83,13 @@ func summarizeResources(t *bench.TargetResult) (resourceSummary, bool) {
 			continue
 		}
 		found = true
-		s.platformThreads = max(s.platformThreads, r.PeakPlatformThreads)
-		s.virtualThreads = max(s.virtualThreads, r.PeakVirtualThreads)
-		s.goroutines = max(s.goroutines, r.PeakGoroutines)
-		s.workingSetMiB = max(s.workingSetMiB, r.PeakWorkingSetBytes/bytesPerMiB)
-		s.stacksMiB = max(s.stacksMiB, r.PeakThreadStackBytes/bytesPerMiB)
+		stage := stageSummary(r)
+		for kind, v := range stage.threads {
+			s.threads[kind] = max(s.threads[kind], v)
+		}
+		for kind, v := range stage.memoryMiB {
+			s.memoryMiB[kind] = max(s.memoryMiB[kind], v)
+		}
 		s.gcPauses += r.GCPauses
 		s.gcPauseSeconds += r.GCPauseSeconds
 		// A stage whose CPU could not be scraped would pull the mean to zero.
@@ -64,6 +100,38 @@ func summarizeResources(t *bench.TargetResult) (resourceSummary, bool) {
 	s.cpuPer1k = cpu.mean()
 	return s, found
 }
+
+// kindsOf returns the table's fixed kinds, then the other kinds any of the
+// summaries has, sorted in bench's order (ThreadKinds, MemoryKinds), then
+// by name.
+func kindsOf(fixed, order []string, pick func(resourceSummary) map[string]float64, sums ...resourceSummary) []string {
+	kinds := slices.Clone(fixed)
+	var extra []string
+	for _, s := range sums {
+		for k := range pick(s) {
+			if !slices.Contains(kinds, k) && !slices.Contains(extra, k) {
+				extra = append(extra, k)
+			}
+		}
+	}
+	slices.SortFunc(extra, func(a, b string) int {
+		if c := cmp.Compare(indexOr(order, a), indexOr(order, b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return append(kinds, extra...)
+}
+
+func indexOr(list []string, s string) int {
+	if i := slices.Index(list, s); i >= 0 {
+		return i
+	}
+	return len(list)
+}
+
+func threadsOf(s resourceSummary) map[string]float64 { return s.threads }
+func memoryOf(s resourceSummary) map[string]float64  { return s.memoryMiB }
 
 // weightedMean is a mean weighted by request counts that falls back to the
 // plain mean when no weights are known.
@@ -102,19 +170,21 @@ func (tc targetComparer) resources(base, head *bench.TargetResult) []bench.Metri
 		}
 		return nil
 	}
-	rows := []struct {
+	type row struct {
 		name, unit string
 		base, head float64
-	}{
-		{resPlatformThreads, unitThreads, bs.platformThreads, hs.platformThreads},
-		{resVirtualThreads, unitThreads, bs.virtualThreads, hs.virtualThreads},
-		{resGoroutines, unitGoroutines, bs.goroutines, hs.goroutines},
-		{resWorkingSet, unitMiB, bs.workingSetMiB, hs.workingSetMiB},
-		{resThreadStacks, unitMiB, bs.stacksMiB, hs.stacksMiB},
-		{resCPUPer1k, unitSeconds, bs.cpuPer1k, hs.cpuPer1k},
-		{resGCPauses, unitPauses, bs.gcPauses, hs.gcPauses},
-		{resGCPauseSeconds, unitSeconds, bs.gcPauseSeconds, hs.gcPauseSeconds},
 	}
+	var rows []row
+	for _, kind := range kindsOf(tableThreadKinds, bench.ThreadKinds, threadsOf, bs, hs) {
+		rows = append(rows, row{threadFigure(kind), threadUnit(kind), bs.threads[kind], hs.threads[kind]})
+	}
+	for _, kind := range kindsOf(tableMemoryKinds, bench.MemoryKinds, memoryOf, bs, hs) {
+		rows = append(rows, row{memoryFigure(kind), unitMiB, bs.memoryMiB[kind], hs.memoryMiB[kind]})
+	}
+	rows = append(rows,
+		row{resCPUPer1k, unitSeconds, bs.cpuPer1k, hs.cpuPer1k},
+		row{resGCPauses, unitPauses, bs.gcPauses, hs.gcPauses},
+		row{resGCPauseSeconds, unitSeconds, bs.gcPauseSeconds, hs.gcPauseSeconds})
 	var deltas []bench.MetricDelta
 	for _, r := range rows {
 		if r.base != 0 || r.head != 0 {
@@ -122,4 +192,38 @@ func (tc targetComparer) resources(base, head *bench.TargetResult) []bench.Metri
 		}
 	}
 	return deltas
+}
+
+func threadUnit(kind string) string {
+	if kind == bench.ThreadGoroutine {
+		return unitGoroutines
+	}
+	return unitThreads
+}
+
+// figureLabelOf names a resource figure for people, or "" when the name is
+// not one.
+func figureLabelOf(name string) string {
+	for _, kind := range bench.ThreadKinds {
+		if name == threadFigure(kind) {
+			return "peak " + bench.ThreadLabel(kind)
+		}
+	}
+	for _, kind := range bench.MemoryKinds {
+		if name == memoryFigure(kind) {
+			return "peak " + memoryLabel(kind)
+		}
+	}
+	return ""
+}
+
+// memoryLabel names a memory figure for people.
+func memoryLabel(kind string) string {
+	switch kind {
+	case bench.MemoryWorkingSet:
+		return "working set"
+	case bench.MemoryThreadStacks:
+		return "thread stacks"
+	}
+	return kind
 }

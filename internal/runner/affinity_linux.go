@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// canPin says whether pinProcess works here.
+const canPin = true
+
 // pinProcess restricts every thread of this process to the CPUs in cpuset
 // (a list such as "0" or "0-2,4") and returns a function that restores the
 // previous affinity. Go threads created later inherit the affinity of the

@@ -15,9 +15,9 @@ import (
 
 // splitCPUs decides who runs where: with two or more CPUs the target gets the
 // last one and the load generator the others, so they never share a CPU;
-// with one CPU nothing can be split.
+// with one CPU, or where the process cannot be pinned, nothing can be split.
 func splitCPUs(n int) (target, load string, applied bool) {
-	if n < 2 {
+	if n < 2 || !canPin {
 		return "", "", false
 	}
 	target = strconv.Itoa(n - 1)
@@ -29,7 +29,7 @@ func splitCPUs(n int) (target, load string, applied bool) {
 }
 
 // hostEnvironment records the machine a run is measured on.
-func hostEnvironment(ctx context.Context, rt TargetRuntime, cpus int) bench.Environment {
+func hostEnvironment(ctx context.Context, rt bench.TargetRuntime, cpus int) bench.Environment {
 	env := bench.Environment{
 		OS:             runtime.GOOS + "/" + runtime.GOARCH,
 		CPUs:           cpus,
@@ -47,6 +47,12 @@ func hostEnvironment(ctx context.Context, rt TargetRuntime, cpus int) bench.Envi
 	}
 	env.TargetCPUSet, env.LoadCPUSet, env.CPUSplitApplied = splitCPUs(cpus)
 	return env
+}
+
+// HostResources returns this host's CPUs and memory in bytes (0 when
+// /proc does not say), the bounds of a spec's limits.
+func HostResources() (cpus int, memoryBytes int64) {
+	return runtime.NumCPU(), memTotal()
 }
 
 func cpuModel() string {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/targets/go/server"
 )
@@ -20,22 +18,23 @@ import (
 // runner, the real load engine and the real store are tested without Docker.
 type fakeRuntime struct {
 	mu       sync.Mutex
-	startErr map[string]error                 // per target: Start fails with this
-	state    map[string]runner.ContainerState // per target: State after the attack
-	stateErr map[string]error                 // per target: State fails with this
+	startErr map[string]error                // per target: Start fails with this
+	checkErr map[string]error                // per target: the contract check fails with this
+	state    map[string]bench.ContainerState // per target: State after the attack
+	stateErr map[string]error                // per target: State fails with this
 	started  []string
 	stopped  []string
 	cleanups int
-	info     string // what GET /info answers; 404 when empty
+	info     map[string]string // what the targets say about themselves; nil: GET /info fails
 }
 
-var _ runner.TargetRuntime = (*fakeRuntime)(nil)
+var _ bench.TargetRuntime = (*fakeRuntime)(nil)
 
 func (f *fakeRuntime) Build(_ context.Context, target string, _ bench.RunSpec, _ io.Writer) (bench.ImageInfo, error) {
 	return bench.ImageInfo{Ref: "fake/" + target + ":1", Runtime: "fake"}, nil
 }
 
-func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo, _ runner.StartRequest) (runner.Target, error) {
+func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo, _ bench.StartRequest) (bench.Target, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.startErr[target]; err != nil {
@@ -44,16 +43,10 @@ func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo,
 	f.started = append(f.started, target)
 	st, ok := f.state[target]
 	if !ok {
-		st = runner.ContainerState{Running: true}
+		st = bench.ContainerState{Running: true}
 	}
-	handler := server.NewHandler(target)
-	if f.info != "" {
-		mux := http.NewServeMux()
-		mux.Handle("/", handler)
-		mux.HandleFunc("GET /info", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, f.info) })
-		handler = mux
-	}
-	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(handler), state: st, stateErr: f.stateErr[target]}, nil
+	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(server.NewHandler(target)), state: st,
+		stateErr: f.stateErr[target], checkErr: f.checkErr[target]}, nil
 }
 
 func (f *fakeRuntime) Cleanup(context.Context) (int, error) {
@@ -63,8 +56,8 @@ func (f *fakeRuntime) Cleanup(context.Context) (int, error) {
 	return 0, nil
 }
 
-func (f *fakeRuntime) Engine(context.Context) (runner.EngineInfo, error) {
-	return runner.EngineInfo{Version: "fake", CgroupVersion: "2"}, nil
+func (f *fakeRuntime) Engine(context.Context) (bench.EngineInfo, error) {
+	return bench.EngineInfo{Version: "fake", CgroupVersion: "2"}, nil
 }
 
 func (f *fakeRuntime) stoppedTargets() []string {
@@ -77,9 +70,12 @@ type fakeTarget struct {
 	rt       *fakeRuntime
 	name     string
 	srv      *httptest.Server
-	state    runner.ContainerState
+	state    bench.ContainerState
 	stateErr error
+	checkErr error
 }
+
+var _ bench.Target = (*fakeTarget)(nil)
 
 func (t *fakeTarget) BaseURL() string                           { return t.srv.URL }
 func (t *fakeTarget) MetricsURL() string                        { return t.srv.URL + "/metrics" }
@@ -87,8 +83,21 @@ func (t *fakeTarget) ContainerID() string                       { return "fake-"
 func (t *fakeTarget) Startup() time.Duration                    { return 42 * time.Millisecond }
 func (t *fakeTarget) Settings() map[string]string               { return map[string]string{"cpus": "1"} }
 func (t *fakeTarget) Logs(context.Context, int) (string, error) { return "fatal: out of memory", nil }
-func (t *fakeTarget) State(context.Context) (runner.ContainerState, error) {
+func (t *fakeTarget) Entry() bench.TargetInfo                   { return bench.TargetInfo{Name: t.name, Kind: "go"} }
+func (t *fakeTarget) Check(context.Context) error               { return t.checkErr }
+func (t *fakeTarget) State(context.Context) (bench.ContainerState, error) {
 	return t.state, t.stateErr
+}
+
+// Info answers what the runtime says, or fails as a target without /info would.
+func (t *fakeTarget) Info(context.Context) (map[string]string, error) {
+	if t.rt.info == nil {
+		return map[string]string{"runtime": "fake"}, nil
+	}
+	if _, ok := t.rt.info["fail"]; ok {
+		return nil, errors.New("GET /info: 404 Not Found")
+	}
+	return t.rt.info, nil
 }
 func (t *fakeTarget) Stop(context.Context) error {
 	t.srv.Close()

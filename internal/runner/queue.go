@@ -20,8 +20,8 @@ type QueueStore interface {
 	QueuedRuns(ctx context.Context) ([]*bench.Run, error)
 }
 
-// Preparer validates a spec and fills its defaults (load.PrepareSpec bound
-// to the catalog and guardrails), returning an EINVALID error naming the field.
+// Preparer validates a spec and fills its defaults (bench.Prepare bound to
+// the catalog and guardrails), returning an EINVALID error naming the field.
 type Preparer func(spec *bench.RunSpec) error
 
 // interruptedReason is recorded on runs a dead process left running.
@@ -45,12 +45,18 @@ type Queue struct {
 	done   chan struct{}
 }
 
-// NewQueue returns a queue; Open starts it.
-func NewQueue(r *Runner, store QueueStore, prepare Preparer, maxQueue int) *Queue {
-	q := &Queue{runner: r, store: store, prepare: prepare, maxQueue: maxQueue, wake: make(chan struct{}, 1)}
-	r.onLocked = q.recoverLocked
+// NewQueue returns a queue whose runner is made from cfg (its store is the
+// queue's, its OnLocked the queue's recovery); Open starts it.
+func NewQueue(cfg Config, store QueueStore, prepare Preparer, maxQueue int) *Queue {
+	q := &Queue{store: store, prepare: prepare, maxQueue: maxQueue, wake: make(chan struct{}, 1)}
+	cfg.Store = store
+	cfg.OnLocked = q.recoverLocked
+	q.runner = New(cfg)
 	return q
 }
+
+// Runner returns the runner that executes the queue's runs.
+func (q *Queue) Runner() *Runner { return q.runner }
 
 // Open recovers from a previous process (runs it left running are marked
 // interrupted and every container of ours is removed), puts the runs it left

@@ -16,9 +16,9 @@ import (
 
 func newQueue(t *testing.T, st *store.DB, rt *fakeRuntime, lockPath string) *runner.Queue {
 	t.Helper()
-	r := runner.New(runner.Config{Targets: rt, Store: st, Attacker: load.NewEngine(), LockPath: lockPath, CPUs: 1})
-	prepare := func(spec *bench.RunSpec) error { return load.PrepareSpec(spec, catalog, bench.Guardrails{}) }
-	return runner.NewQueue(r, st, prepare, 2)
+	cfg := runner.Config{Targets: rt, Attacker: load.NewEngine(), LockPath: lockPath, CPUs: 1}
+	prepare := func(spec *bench.RunSpec) error { return bench.Prepare(spec, catalog) }
+	return runner.NewQueue(cfg, st, prepare, 2)
 }
 
 func TestQueue_RefusesWhenFull(t *testing.T) {

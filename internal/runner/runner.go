@@ -6,7 +6,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,20 +20,24 @@ const stopTimeout = 30 * time.Second
 
 // Config is what a Runner needs. Targets, Store and Attacker are required.
 type Config struct {
-	Targets  TargetRuntime
+	Targets  bench.TargetRuntime
 	Store    bench.RunStore
 	Series   bench.SeriesStore // optional: where recorded series go
-	Attacker Attacker
-	Check    Checker  // optional quick contract check
-	Recorder Recorder // optional metrics scraping
-	Hub      *Hub     // optional; one is made when nil
-	LockPath string   // host-wide attack lock; DefaultLockPath() when empty
-	CPUs     int      // host CPUs; runtime.NumCPU() when 0
+	Attacker bench.Attacker
+	Recorder bench.Recorder // optional metrics scraping
+	// NoCheck skips the quick contract check before each attack.
+	NoCheck  bool
+	Hub      *Hub   // optional; one is made when nil
+	LockPath string // host-wide attack lock; DefaultLockPath() when empty
+	CPUs     int    // host CPUs; runtime.NumCPU() when 0
 	BuildLog io.Writer
 	Logger   *slog.Logger
 	// Observe, when set, sees every event of every run (the daemon's own
 	// metrics). It must not block.
 	Observe func(bench.Event)
+	// OnLocked, when set, runs each time Execute has taken the host lock,
+	// before the run is marked running (the queue's deferred recovery).
+	OnLocked func(ctx context.Context)
 }
 
 // Runner executes runs.
@@ -42,9 +45,6 @@ type Runner struct {
 	cfg Config
 	hub *Hub
 	log *slog.Logger
-	// onLocked runs each time Execute has taken the host lock, before the
-	// run is marked running (the queue's deferred recovery).
-	onLocked func(ctx context.Context)
 }
 
 // New returns a Runner.
@@ -80,12 +80,16 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 		r.publish(bench.Event{Type: bench.EventRun, RunID: run.ID, RunStatus: run.Status,
 			Message: "waiting for another run on this host to finish"})
 	})
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
 		return r.finish(run, bench.RunCanceled, "canceled while waiting for another run on this host")
+	case err != nil:
+		r.log.Error("host lock", "run", run.ID, "err", err)
+		return r.finish(run, bench.RunFailed, "could not take the host's attack lock: "+err.Error())
 	}
 	defer lock.release()
-	if r.onLocked != nil {
-		r.onLocked(ctx)
+	if r.cfg.OnLocked != nil {
+		r.cfg.OnLocked(ctx)
 	}
 
 	now := time.Now().UTC()
@@ -169,17 +173,7 @@ func (r *Runner) publishRun(run *bench.Run) {
 	r.publish(bench.Event{Type: bench.EventRun, RunID: run.ID, RunStatus: run.Status, Message: run.Error})
 }
 
-func (r *Runner) phase(run *bench.Run, tr *bench.TargetResult, phase string) {
+func (r *Runner) phase(run *bench.Run, tr *bench.TargetResult, phase bench.Phase) {
 	r.publish(bench.Event{Type: bench.EventTarget, RunID: run.ID, Target: tr.Target,
 		TargetStatus: tr.Status, Phase: phase})
 }
-
-// errCanceled marks a target stopped by cancellation rather than failure.
-var errCanceled = errors.New("canceled")
-
-// SetObserver sets the function that sees every event (see Config.Observe).
-// Call it before the first run.
-func (r *Runner) SetObserver(observe func(bench.Event)) { r.cfg.Observe = observe }
-
-// SetLogger sets the runner's logger. Call it before the first run.
-func (r *Runner) SetLogger(l *slog.Logger) { r.log = l }

@@ -6,12 +6,17 @@ import (
 	"testing"
 	"time"
 
+	"errors"
+
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/runner"
 )
 
-var catalog = []string{"go", "java-platform", "java-virtual"}
+// catalog is the built-in targets' names, as the fake runtime starts them.
+var catalog = bench.Catalog{Targets: []bench.TargetInfo{
+	{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"},
+}}
 
 // shortSpec is a small open-model run: 1 s warm-up, then 2 s at 50 req/s.
 func shortSpec(t *testing.T, targets ...string) bench.RunSpec {
@@ -22,7 +27,7 @@ func shortSpec(t *testing.T, targets ...string) bench.RunSpec {
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}},
 		Warmup:   bench.Warmup{Duration: bench.Duration(time.Second), Rate: 20},
 	}
-	if err := load.PrepareSpec(&spec, catalog, bench.Guardrails{}); err != nil {
+	if err := bench.Prepare(&spec, catalog); err != nil {
 		t.Fatal(err)
 	}
 	return spec
@@ -94,7 +99,7 @@ func TestExecute_OneTargetFailsTheNextGoesOn(t *testing.T) {
 
 func TestExecute_TargetDyingUnderLoadFailsWithReason(t *testing.T) {
 	st := newStore(t)
-	rt := &fakeRuntime{state: map[string]runner.ContainerState{"go": {OOMKilled: true, ExitCode: 137}}}
+	rt := &fakeRuntime{state: map[string]bench.ContainerState{"go": {OOMKilled: true, ExitCode: 137}}}
 	run := createRun(t, st, shortSpec(t, "go"))
 	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -229,15 +234,57 @@ func TestExecute_ContainerVanishingFailsTheTarget(t *testing.T) {
 func TestExecute_RecordsWhatTheTargetSaysAboutItself(t *testing.T) {
 	st := newStore(t)
 	run := createRun(t, st, shortSpec(t, "java-virtual"))
-	rt := &fakeRuntime{info: `{"jdk":"25.0.3+9-LTS","vendor":"Eclipse Adoptium","gc":["Serial"],"availableProcessors":1}`}
+	rt := &fakeRuntime{info: map[string]string{"runtime": "OpenJDK 25.0.3+9-LTS", "knobs.gc": "Serial", "availableProcessors": "1"}}
 	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
 	tr := run.Target("java-virtual")
-	if got := tr.Settings["info.gc"]; got != "[Serial]" {
-		t.Errorf("info.gc = %q, want the GC the JVM reported", got)
+	if got := tr.Settings["info.knobs.gc"]; got != "Serial" {
+		t.Errorf("info.knobs.gc = %q, want the GC the JVM reported", got)
 	}
-	if got, want := tr.Image.Runtime, "Eclipse Adoptium 25.0.3+9-LTS"; got != want {
+	if got, want := tr.Image.Runtime, "OpenJDK 25.0.3+9-LTS"; got != want {
 		t.Errorf("runtime = %q, want %q", got, want)
+	}
+}
+
+// /info and the quick contract check are part of the contract: a target
+// that breaks either is failed before its attack, and the run goes on.
+func TestExecute_ContractViolationsFailTheTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rt   *fakeRuntime
+		says string
+	}{
+		{"no /info", &fakeRuntime{info: map[string]string{"fail": ""}}, "GET /info"},
+		{"check fails", &fakeRuntime{checkErr: map[string]error{"go": errors.New("light answered 500")}}, "light answered 500"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore(t)
+			run := createRun(t, st, shortSpec(t, "go"))
+			if err := newRunner(t, tc.rt, st).Execute(context.Background(), run); err != nil {
+				t.Fatal(err)
+			}
+			tr := run.Target("go")
+			if tr.Status != bench.TargetFailed || !strings.Contains(tr.Error, "contract check") || !strings.Contains(tr.Error, tc.says) {
+				t.Errorf("target %s: %q, want failed by the contract check saying %q", tr.Status, tr.Error, tc.says)
+			}
+			if tr.Total != nil {
+				t.Error("a target that broke the contract was attacked")
+			}
+		})
+	}
+}
+
+// A host lock that cannot be taken is a failure to say, not a cancellation.
+func TestExecute_HostLockFailureFailsTheRun(t *testing.T) {
+	st := newStore(t)
+	run := createRun(t, st, shortSpec(t, "go"))
+	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: load.NewEngine(),
+		LockPath: t.TempDir() + "/no/such/dir/attack.lock", CPUs: 1})
+	if err := r.Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != bench.RunFailed || !strings.Contains(run.Error, "host's attack lock") {
+		t.Errorf("run %s: %q, want failed on the host lock", run.Status, run.Error)
 	}
 }

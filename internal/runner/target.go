@@ -2,16 +2,12 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/load"
 )
 
 // logTail is how many container log lines a target failure quotes.
@@ -39,42 +35,44 @@ func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.Ta
 		tr.Status, tr.Error = bench.TargetFailed, err.Error()
 		r.log.Warn("target failed", "run", run.ID, "target", tr.Target, "err", err)
 	}
-	r.phase(run, tr, "done")
+	r.phase(run, tr, bench.PhaseDone)
 }
 
 func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult) error {
-	r.phase(run, tr, "building")
+	r.phase(run, tr, bench.PhaseBuilding)
 	img, err := r.cfg.Targets.Build(ctx, tr.Target, run.Spec, r.cfg.BuildLog)
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	tr.Image = img
 
-	r.phase(run, tr, "starting")
-	req := StartRequest{RunID: run.ID, Limits: run.Spec.Limits, CPUSet: run.Environment.TargetCPUSet, Java: run.Spec.Java}
+	r.phase(run, tr, bench.PhaseStarting)
+	req := bench.StartRequest{RunID: run.ID, Limits: run.Spec.Limits, CPUSet: run.Environment.TargetCPUSet, Java: run.Spec.Java}
 	t, err := r.cfg.Targets.Start(ctx, tr.Target, img, req)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
 	defer r.stop(run, tr, t)
 	tr.CPUSet, tr.StartupMs, tr.Settings = req.CPUSet, millis(t.Startup()), t.Settings()
-	recordInfo(ctx, t.BaseURL(), tr)
 
-	if r.cfg.Check != nil {
-		r.phase(run, tr, "checking")
-		if err := r.cfg.Check(ctx, tr.Target, t.BaseURL()); err != nil {
+	if !r.cfg.NoCheck {
+		r.phase(run, tr, bench.PhaseChecking)
+		if err := t.Check(ctx); err != nil {
 			return fmt.Errorf("contract check: %w", err)
 		}
+	}
+	if err := recordInfo(ctx, t, tr); err != nil {
+		return fmt.Errorf("contract check: %w", err)
 	}
 	return r.attack(ctx, run, tr, t)
 }
 
 // attack runs the warm-up and the profile against a started target, with the
 // load generator pinned off the target's CPU and the metrics recorder on.
-func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetResult, t Target) error {
-	var rec Recording
+func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetResult, t bench.Target) error {
+	var rec bench.Recording
 	if r.cfg.Recorder != nil {
-		rec = r.cfg.Recorder.Record(ctx, tr.Target, t, run.Spec.Limits)
+		rec = r.cfg.Recorder.Record(ctx, t, run.Spec.Limits)
 	}
 	if run.Environment.CPUSplitApplied {
 		restore, err := pinProcess(run.Environment.LoadCPUSet)
@@ -83,7 +81,7 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetRes
 		}
 		defer restore()
 	}
-	plan := load.Plan{Workload: run.Spec.Workload, Profile: run.Spec.Profile, Warmup: run.Spec.Warmup}
+	plan := bench.Plan{Workload: run.Spec.Workload, Profile: run.Spec.Profile, Warmup: run.Spec.Warmup}
 	res, err := r.cfg.Attacker.Run(ctx, t.BaseURL(), plan, r.observer(run, tr, rec))
 	if res != nil {
 		tr.Warmup, tr.Stages, tr.Total, tr.Seconds = res.Warmup, res.Stages, &res.Total, res.Seconds
@@ -97,17 +95,17 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetRes
 	return r.checkAlive(ctx, t)
 }
 
-func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec Recording) load.Observer {
-	return load.Observer{
+func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Recording) bench.Observer {
+	return bench.Observer{
 		Start: func(t0 time.Time) {
 			if rec != nil {
 				rec.SetT0(t0)
 			}
 		},
 		Stage: func(s bench.StageResult) {
-			phase := "attack"
+			phase := bench.PhaseAttack
 			if s.Warmup {
-				phase = "warmup"
+				phase = bench.PhaseWarmup
 			}
 			r.publish(bench.Event{Type: bench.EventStage, RunID: run.ID, Target: tr.Target,
 				TargetStatus: tr.Status, Phase: phase, Stage: &s})
@@ -120,7 +118,11 @@ func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec Recording)
 
 // keepRecording files what the metrics recorder kept: resource summaries in
 // the run document, series and raw expositions in the series store.
-func (r *Runner) keepRecording(run *bench.Run, tr *bench.TargetResult, rr RecordingResult) {
+func (r *Runner) keepRecording(run *bench.Run, tr *bench.TargetResult, rr bench.RecordingResult) {
+	if rr.ScrapeFailures > 0 || rr.StatsFailures > 0 {
+		r.log.Warn("metrics sampling had failures", "run", run.ID, "target", tr.Target,
+			"scrapeFailures", rr.ScrapeFailures, "statsFailures", rr.StatsFailures, "last", rr.LastError)
+	}
 	tr.Resources = rr.Resources
 	tr.Series = seriesNames(rr.Series)
 	if r.cfg.Series == nil {
@@ -153,7 +155,7 @@ func seriesNames(series []bench.Series) []string {
 
 // checkAlive fails a target whose container died under load (crash, OOM),
 // quoting its log: its numbers would otherwise look like a slow server.
-func (r *Runner) checkAlive(ctx context.Context, t Target) error {
+func (r *Runner) checkAlive(ctx context.Context, t bench.Target) error {
 	st, err := t.State(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -175,8 +177,8 @@ func (r *Runner) checkAlive(ctx context.Context, t Target) error {
 	return fmt.Errorf("%s", reason)
 }
 
-func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t Target) {
-	r.phase(run, tr, "stopping")
+func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t bench.Target) {
+	r.phase(run, tr, bench.PhaseStopping)
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := t.Stop(ctx); err != nil {
@@ -184,35 +186,25 @@ func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t Target) {
 	}
 }
 
-// recordInfo adds what the target says about itself at GET /info (the Java
-// target: JDK, the GC the JVM chose, max heap, processors) to its settings
-// as "info.<key>", so results record what ran, not only what was asked.
-// Targets without /info are fine.
-func recordInfo(ctx context.Context, baseURL string, tr *bench.TargetResult) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/info", nil)
+// recordInfo adds what the target says about itself at GET /info (runtime,
+// thread model, the knobs in effect, processors, memory limit) to its
+// settings as "info.<key>", so that results record what ran, not only what
+// was asked. /info is part of the contract: a target without it fails.
+func recordInfo(ctx context.Context, t bench.Target, tr *bench.TargetResult) error {
+	info, err := t.Info(ctx)
 	if err != nil {
-		return
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return
-	}
-	defer resp.Body.Close()
-	var info map[string]any
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&info) != nil {
-		return
+		return err
 	}
 	if tr.Settings == nil {
 		tr.Settings = map[string]string{}
 	}
 	for k, v := range info {
-		tr.Settings["info."+k] = fmt.Sprint(v)
+		tr.Settings["info."+k] = v
 	}
-	if jdk, ok := info["jdk"].(string); ok && jdk != "" {
-		tr.Image.Runtime = strings.TrimSpace(fmt.Sprintf("%v %s", info["vendor"], jdk))
+	if rt := info["runtime"]; rt != "" {
+		tr.Image.Runtime = rt
 	}
+	return nil
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

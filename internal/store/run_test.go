@@ -590,7 +590,7 @@ func fullTarget(name string, seconds int, started time.Time) bench.TargetResult 
 			{Index: 0, Name: "up", Model: bench.ModelOpen, Duration: bench.Duration(time.Minute), Rate: 500, Stats: stats(15000)},
 			{Index: 1, Name: "hold", Model: bench.ModelOpen, StartOffset: bench.Duration(time.Minute), Duration: bench.Duration(9 * time.Minute), Rate: 500, Stats: stats(270000)},
 		},
-		Resources: []bench.StageResources{{Stage: 0, PeakGoroutines: 120, PeakWorkingSetBytes: 5e7}},
+		Resources: []bench.StageResources{{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadGoroutine: {Peak: 120, Mean: 100}}, Memory: map[string]bench.Gauge{bench.MemoryWorkingSet: {Peak: 5e7, Mean: 4e7}}}},
 		Series:    []string{"go_goroutines"},
 		StartedAt: &started, FinishedAt: &finished,
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"runtime"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -16,23 +14,11 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Image repositories of the built targets; the tag is the first 12 hex
-// digits of the inputs hash, so a changed source gets a new image.
-const (
-	GoImageRepo   = "threadbench/go"
-	JavaImageRepo = "threadbench/java"
-)
-
-// goDockerfile packages the static Go binary and nothing else.
-const goDockerfile = `FROM scratch
-COPY server /server
-ENTRYPOINT ["/server"]
-`
-
-// BuildOptions tune Build.
+// BuildOptions tune BuildTarget.
 type BuildOptions struct {
-	// JavaBaseImage is the JRE image the Java target runs on; empty means
-	// DefaultJavaBaseImage, or a locally assembled JRE when that cannot be had.
+	// JavaBaseImage is the JRE image the Java targets run on; empty means
+	// the runtime's (RuntimeOptions.JavaBaseImage), else DefaultJavaBaseImage,
+	// or a locally assembled JRE when that cannot be had.
 	JavaBaseImage string
 	// Log receives build progress (compiler, Maven, image build); nil discards it.
 	Log io.Writer
@@ -45,11 +31,18 @@ func (o BuildOptions) log() io.Writer {
 	return o.Log
 }
 
-// Build makes the image of the named target unless an image built from the
-// same inputs exists already (then Cached is true). Both Java targets share
-// one image; only their environment differs.
-func (r *Runtime) Build(ctx context.Context, name string, opts BuildOptions) (bench.ImageInfo, error) {
-	entry, err := Lookup(name)
+// Build implements bench.TargetRuntime: the image of the target a spec
+// names, with the runtime's base images.
+func (r *Runtime) Build(ctx context.Context, target string, spec bench.RunSpec, log io.Writer) (bench.ImageInfo, error) {
+	return r.BuildTarget(ctx, target, BuildOptions{JavaBaseImage: spec.Java.BaseImage, Log: log})
+}
+
+// BuildTarget makes the image of a target ("name" or "name@variant")
+// unless an image built from the same inputs exists already (then Cached is
+// true). Entries with the same source and recipe share one image; only
+// their environment differs.
+func (r *Runtime) BuildTarget(ctx context.Context, target string, opts BuildOptions) (bench.ImageInfo, error) {
+	entry, err := r.catalog.Lookup(target)
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
@@ -57,12 +50,13 @@ func (r *Runtime) Build(ctx context.Context, name string, opts BuildOptions) (be
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
+	if opts.JavaBaseImage == "" {
+		opts.JavaBaseImage = r.javaBaseImage
+	}
 	r.buildMu.Lock()
 	defer r.buildMu.Unlock()
-	if entry.Kind == KindJava {
-		return r.buildJava(ctx, root, opts)
-	}
-	return r.buildGo(ctx, root, opts)
+	job := buildJob{root: root, entry: entry, variant: entry.variant(bench.ParseTargetRef(target)), opts: opts}
+	return entry.Recipe.build(ctx, r, job)
 }
 
 // root returns the repository root, found once.
@@ -75,65 +69,6 @@ func (r *Runtime) root() (string, error) {
 		return "", fmt.Errorf("find repository root: %w", err)
 	}
 	return FindRepoRoot(wd, os.Getenv(RepoEnv))
-}
-
-// buildGo compiles targets/go on the host into a static binary and puts it
-// in a scratch image.
-func (r *Runtime) buildGo(ctx context.Context, root string, opts BuildOptions) (bench.ImageInfo, error) {
-	goVersion, err := hostGoVersion(ctx, root)
-	if err != nil {
-		return bench.ImageInfo{}, err
-	}
-	hash, err := InputsHash(root, []string{"targets/go", "go.mod", "go.sum"},
-		"GOVERSION="+goVersion, "GOARCH="+runtime.GOARCH, goDockerfile)
-	if err != nil {
-		return bench.ImageInfo{}, err
-	}
-	ref := GoImageRepo + ":" + shortHash(hash)
-	if info, ok, err := r.cachedImage(ctx, ref); ok || err != nil {
-		return info, err
-	}
-	dir, err := os.MkdirTemp("", "threadbench-go-build-")
-	if err != nil {
-		return bench.ImageInfo{}, fmt.Errorf("build go: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	if err := goBuild(ctx, root, dir, opts.log()); err != nil {
-		return bench.ImageInfo{}, err
-	}
-	if err := os.WriteFile(dir+"/Dockerfile", []byte(goDockerfile), 0o644); err != nil {
-		return bench.ImageInfo{}, fmt.Errorf("build go: %w", err)
-	}
-	labels := map[string]string{labelInputs: hash, labelRuntime: goVersion, labelBase: "scratch"}
-	if err := r.buildImage(ctx, ref, dir, nil, labels, opts.log()); err != nil {
-		return bench.ImageInfo{}, err
-	}
-	return r.imageInfo(ctx, ref, false)
-}
-
-// hostGoVersion returns the version of the go command that builds the Go
-// target, e.g. "go1.26.8"; the binary carries that runtime.
-func hostGoVersion(ctx context.Context, root string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		return "", bench.Errorf(bench.EUNAVAILABLE, "the go command is needed to build the go target: %v", err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// goBuild compiles ./targets/go into dir/server, static, for the engine's Linux.
-func goBuild(ctx context.Context, root, dir string, log io.Writer) error {
-	fmt.Fprintf(log, "go build ./targets/go\n")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s", "-o", dir+"/server", "./targets/go")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build ./targets/go: %w", err)
-	}
-	return nil
 }
 
 // cachedImage returns the image's info with Cached set when ref exists locally.

@@ -1,15 +1,10 @@
 package targets
 
 import (
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
-)
-
-// Kinds of target: which language, hence which build.
-const (
-	KindGo   = "go"
-	KindJava = "java"
 )
 
 // Thread models, as bench.TargetInfo names them.
@@ -22,76 +17,196 @@ const (
 // HealthPath is the readiness endpoint every target serves (targets/CONTRACT.md).
 const HealthPath = "/health"
 
-// Entry is one target of the catalog.
-type Entry struct {
-	Name        string
-	Kind        string // KindGo or KindJava
-	ThreadModel string // ThreadModelGoroutines, ThreadModelPlatform or ThreadModelVirtual
-	MetricsPath string // Prometheus text exposition
-	HealthPath  string
-	Description string
+// Variant is a dimension a target may vary along, e.g. the JDK it runs on:
+// a spec picks a value with "name@value".
+type Variant struct {
+	Name    string   // "jdk"
+	Values  []string // "25", "21"
+	Default string   // what a plain name runs
 }
 
-// Info returns the entry as the API and CLI describe it.
+// Entry is one target of the catalog: everything about it in one place.
+// Adding a target is adding an Entry (and its source directory, which must
+// serve targets/CONTRACT.md, and its contract tests).
+type Entry struct {
+	Name        string
+	ThreadModel string // ThreadModelGoroutines, ThreadModelPlatform, ThreadModelVirtual
+	Description string
+	// Source is the directory, relative to the repository root, the image
+	// is built from; Recipe says how, and how the target is launched.
+	Source string
+	Recipe Recipe
+	// Repository is the image repository; the tag is a hash of the inputs,
+	// so entries built from the same inputs share an image.
+	Repository  string
+	MetricsPath string
+	HealthPath  string
+	// Env is the environment the target always starts with, on top of the
+	// contract's (PORT, BIND_ADDR, TARGET_NAME) and the recipe's.
+	Env     map[string]string
+	Variant Variant
+	// Threads and Memory map the target's own series onto the generic
+	// resource figures, first series with data first.
+	Threads []bench.FigureSource
+	Memory  []bench.FigureSource
+}
+
+// Info returns the entry as the API, the CLI and the spec checks see it.
 func (e Entry) Info() bench.TargetInfo {
 	return bench.TargetInfo{
-		Name:        e.Name,
-		Kind:        e.Kind,
-		ThreadModel: e.ThreadModel,
-		MetricsPath: e.MetricsPath,
-		Description: e.Description,
+		Name:           e.Name,
+		Kind:           e.Recipe.Runtime(),
+		ThreadModel:    e.ThreadModel,
+		MetricsPath:    e.MetricsPath,
+		Description:    e.Description,
+		Variant:        e.Variant.Name,
+		Variants:       slices.Clone(e.Variant.Values),
+		DefaultVariant: e.Variant.Default,
+		Threads:        slices.Clone(e.Threads),
+		Memory:         slices.Clone(e.Memory),
 	}
 }
 
-// catalog lists the targets in the order runs default to.
-var catalog = []Entry{
-	{
-		Name:        bench.TargetGo,
-		Kind:        KindGo,
-		ThreadModel: ThreadModelGoroutines,
-		MetricsPath: "/metrics",
-		HealthPath:  HealthPath,
-		Description: "Go net/http server, one goroutine per request",
-	},
-	{
-		Name:        bench.TargetJavaPlatform,
-		Kind:        KindJava,
-		ThreadModel: ThreadModelPlatform,
-		MetricsPath: "/actuator/prometheus",
-		HealthPath:  HealthPath,
-		Description: "Spring Boot on Tomcat, a bounded pool of platform threads",
-	},
-	{
-		Name:        bench.TargetJavaVirtual,
-		Kind:        KindJava,
-		ThreadModel: ThreadModelVirtual,
-		MetricsPath: "/actuator/prometheus",
-		HealthPath:  HealthPath,
-		Description: "the same Spring Boot jar, one virtual thread per request",
-	},
+// variant returns the variant a reference asks for, or the default.
+func (e Entry) variant(ref bench.TargetRef) string {
+	if ref.Variant != "" {
+		return ref.Variant
+	}
+	return e.Variant.Default
+}
+
+// Catalog is the targets a runtime can build and start.
+type Catalog struct {
+	entries []Entry
+}
+
+// NewCatalog returns a catalog of entries, in the order runs default to.
+func NewCatalog(entries ...Entry) *Catalog {
+	return &Catalog{entries: slices.Clone(entries)}
+}
+
+// With returns a copy of the catalog with more entries; an entry with the
+// name of an existing one replaces it.
+func (c *Catalog) With(entries ...Entry) *Catalog {
+	out := NewCatalog(c.entries...)
+	for _, e := range entries {
+		if i := slices.IndexFunc(out.entries, func(x Entry) bool { return x.Name == e.Name }); i >= 0 {
+			out.entries[i] = e
+		} else {
+			out.entries = append(out.entries, e)
+		}
+	}
+	return out
 }
 
 // Entries returns the catalog in its default order.
-func Entries() []Entry {
-	return append([]Entry(nil), catalog...)
-}
+func (c *Catalog) Entries() []Entry { return slices.Clone(c.entries) }
 
 // Names returns the target names in catalog order.
-func Names() []string {
-	names := make([]string, len(catalog))
-	for i, e := range catalog {
+func (c *Catalog) Names() []string {
+	names := make([]string, len(c.entries))
+	for i, e := range c.entries {
 		names[i] = e.Name
 	}
 	return names
 }
 
-// Lookup returns the named entry, or an ENOTFOUND *bench.Error that lists
-// the valid names.
-func Lookup(name string) (Entry, error) {
-	for _, e := range catalog {
-		if e.Name == name {
-			return e, nil
-		}
+// Infos returns every entry as bench.TargetInfo, in catalog order.
+func (c *Catalog) Infos() []bench.TargetInfo {
+	infos := make([]bench.TargetInfo, len(c.entries))
+	for i, e := range c.entries {
+		infos[i] = e.Info()
 	}
-	return Entry{}, bench.Errorf(bench.ENOTFOUND, "unknown target %q (valid: %s)", name, strings.Join(Names(), ", "))
+	return infos
+}
+
+// Lookup returns the entry a reference ("name" or "name@variant") names,
+// or an ENOTFOUND *bench.Error listing the valid names.
+func (c *Catalog) Lookup(ref string) (Entry, error) {
+	info, err := bench.LookupTarget(c.Infos(), ref)
+	if err != nil {
+		return Entry{}, err
+	}
+	i := slices.IndexFunc(c.entries, func(e Entry) bool { return e.Name == info.Name })
+	return c.entries[i], nil
+}
+
+// Series the built-in targets' figures are read from.
+var (
+	javaThreads = []bench.FigureSource{
+		{Figure: bench.ThreadPlatform, Series: []bench.SeriesRef{{Name: "jvm_threads_live_threads"}}},
+		{Figure: bench.ThreadCarrier, Series: []bench.SeriesRef{{Name: "threadbench_carrier_threads"}}},
+		// Requests in flight on virtual threads, each holding one, parked or
+		// not; Micrometer's live count leaves parked ones out.
+		{Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{
+			{Name: "threadbench_inflight_requests", Label: "thread", Value: "virtual"},
+			{Name: "jvm_threads_virtual_live_threads"},
+		}},
+	}
+	javaMemory = []bench.FigureSource{
+		{Figure: bench.MemoryThreadStacks, Series: []bench.SeriesRef{{Name: "jvm_nmt_thread_committed_bytes"}}},
+		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "jvm_memory_used_bytes", Label: "area", Value: "heap"}}},
+	}
+	goThreads = []bench.FigureSource{
+		{Figure: bench.ThreadPlatform, Series: []bench.SeriesRef{{Name: "go_threads"}}},
+		{Figure: bench.ThreadGoroutine, Series: []bench.SeriesRef{{Name: "go_goroutines"}}},
+	}
+	goMemory = []bench.FigureSource{
+		{Figure: bench.MemoryThreadStacks, Series: []bench.SeriesRef{{Name: "go_memstats_stack_inuse_bytes"}}},
+		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "go_memstats_heap_inuse_bytes"}}},
+	}
+)
+
+// javaVariant is the JDKs the Java targets run on.
+var javaVariant = Variant{Name: "jdk", Values: []string{"25"}, Default: "25"}
+
+// GoEntry is the Go target; the starting point for Go entries of one's own.
+func GoEntry() Entry {
+	return Entry{
+		Name:        bench.TargetGo,
+		ThreadModel: ThreadModelGoroutines,
+		Description: "Go net/http server, one goroutine per request",
+		Source:      "targets/go",
+		Recipe:      GoBinary{},
+		Repository:  "threadbench/go",
+		MetricsPath: "/metrics",
+		HealthPath:  HealthPath,
+		Threads:     goThreads,
+		Memory:      goMemory,
+	}
+}
+
+// javaEntry is one thread model of the Spring Boot target: both models run
+// the same image and differ only in THREAD_MODEL.
+func javaEntry(name, model, description string) Entry {
+	return Entry{
+		Name:        name,
+		ThreadModel: model,
+		Description: description,
+		Source:      "targets/java",
+		Recipe:      MavenJar{},
+		Repository:  "threadbench/java",
+		MetricsPath: "/actuator/prometheus",
+		HealthPath:  HealthPath,
+		Env:         map[string]string{"THREAD_MODEL": model},
+		Variant:     javaVariant,
+		Threads:     javaThreads,
+		Memory:      javaMemory,
+	}
+}
+
+// DefaultCatalog is the built-in targets, in the order runs default to.
+func DefaultCatalog() *Catalog {
+	return NewCatalog(
+		GoEntry(),
+		javaEntry(bench.TargetJavaPlatform, ThreadModelPlatform, "Spring Boot on Tomcat, a bounded pool of platform threads"),
+		javaEntry(bench.TargetJavaVirtual, ThreadModelVirtual, "the same Spring Boot jar, one virtual thread per request"),
+	)
+}
+
+// cloneEnv copies an environment so callers can change theirs.
+func cloneEnv(env map[string]string) map[string]string {
+	out := make(map[string]string, len(env))
+	maps.Copy(out, env)
+	return out
 }

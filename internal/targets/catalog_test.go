@@ -9,42 +9,39 @@ import (
 )
 
 func TestLookup(t *testing.T) {
+	c := targets.DefaultCatalog()
 	t.Run("OK", func(t *testing.T) {
 		for _, tc := range []struct {
-			name, kind, threadModel, metricsPath string
+			ref, name, runtime, threadModel, metricsPath, source string
 		}{
-			{bench.TargetGo, targets.KindGo, targets.ThreadModelGoroutines, "/metrics"},
-			{bench.TargetJavaPlatform, targets.KindJava, targets.ThreadModelPlatform, "/actuator/prometheus"},
-			{bench.TargetJavaVirtual, targets.KindJava, targets.ThreadModelVirtual, "/actuator/prometheus"},
+			{bench.TargetGo, bench.TargetGo, "go", targets.ThreadModelGoroutines, "/metrics", "targets/go"},
+			{bench.TargetJavaPlatform, bench.TargetJavaPlatform, "java", targets.ThreadModelPlatform, "/actuator/prometheus", "targets/java"},
+			{bench.TargetJavaVirtual + "@25", bench.TargetJavaVirtual, "java", targets.ThreadModelVirtual, "/actuator/prometheus", "targets/java"},
 		} {
-			e, err := targets.Lookup(tc.name)
+			e, err := c.Lookup(tc.ref)
 			if err != nil {
-				t.Fatalf("Lookup(%q): %v", tc.name, err)
+				t.Fatalf("Lookup(%q): %v", tc.ref, err)
 			}
-			if got, want := e.Kind, tc.kind; got != want {
-				t.Errorf("%s: Kind = %q, want %q", tc.name, got, want)
+			info := e.Info()
+			for _, f := range []struct{ what, got, want string }{
+				{"Name", info.Name, tc.name}, {"Kind", info.Kind, tc.runtime}, {"ThreadModel", info.ThreadModel, tc.threadModel},
+				{"MetricsPath", info.MetricsPath, tc.metricsPath}, {"Source", e.Source, tc.source}, {"HealthPath", e.HealthPath, "/health"},
+			} {
+				if f.got != f.want {
+					t.Errorf("%s: %s = %q, want %q", tc.ref, f.what, f.got, f.want)
+				}
 			}
-			if got, want := e.ThreadModel, tc.threadModel; got != want {
-				t.Errorf("%s: ThreadModel = %q, want %q", tc.name, got, want)
-			}
-			if got, want := e.MetricsPath, tc.metricsPath; got != want {
-				t.Errorf("%s: MetricsPath = %q, want %q", tc.name, got, want)
-			}
-			if got, want := e.HealthPath, "/health"; got != want {
-				t.Errorf("%s: HealthPath = %q, want %q", tc.name, got, want)
-			}
-			if e.Description == "" {
-				t.Errorf("%s: no description", tc.name)
+			if e.Description == "" || e.Repository == "" || len(e.Threads) == 0 {
+				t.Errorf("%s: entry lacks a description, a repository or thread figures: %+v", tc.ref, e)
 			}
 		}
 	})
-
 	t.Run("ErrNotFound", func(t *testing.T) {
-		_, err := targets.Lookup("rust")
+		_, err := c.Lookup("rust")
 		if got, want := bench.ErrorCode(err), bench.ENOTFOUND; got != want {
 			t.Fatalf("code = %q, want %q (err %v)", got, want, err)
 		}
-		for _, name := range targets.Names() {
+		for _, name := range c.Names() {
 			if !strings.Contains(err.Error(), name) {
 				t.Errorf("error %q does not list valid name %q", err, name)
 			}
@@ -53,15 +50,43 @@ func TestLookup(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if got, want := strings.Join(targets.Names(), ","), "go,java-platform,java-virtual"; got != want {
+	if got, want := strings.Join(targets.DefaultCatalog().Names(), ","), "go,java-platform,java-virtual"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
 	}
 }
 
-func TestEntryInfo(t *testing.T) {
-	e, _ := targets.Lookup(bench.TargetJavaVirtual)
-	info := e.Info()
-	if got, want := info, (bench.TargetInfo{Name: e.Name, Kind: e.Kind, ThreadModel: e.ThreadModel, MetricsPath: e.MetricsPath, Description: e.Description}); got != want {
-		t.Fatalf("Info() = %+v, want %+v", got, want)
+// The two Java entries share one image: same source, recipe and repository;
+// only their environment (THREAD_MODEL) differs.
+func TestJavaEntriesShareTheirImage(t *testing.T) {
+	c := targets.DefaultCatalog()
+	p, _ := c.Lookup(bench.TargetJavaPlatform)
+	v, _ := c.Lookup(bench.TargetJavaVirtual)
+	if p.Source != v.Source || p.Repository != v.Repository || p.Recipe != v.Recipe {
+		t.Fatalf("java entries differ in how they are built: %+v / %+v", p, v)
+	}
+	if p.Env["THREAD_MODEL"] != "platform" || v.Env["THREAD_MODEL"] != "virtual" {
+		t.Fatalf("THREAD_MODEL = %q / %q", p.Env["THREAD_MODEL"], v.Env["THREAD_MODEL"])
+	}
+}
+
+// A new target is a catalog entry: With adds it (or replaces one of the
+// same name) without touching the catalog it came from.
+func TestCatalogWith(t *testing.T) {
+	base := targets.DefaultCatalog()
+	extra := targets.GoEntry()
+	extra.Name, extra.Env = "go-gogc-off", map[string]string{"GOGC": "off"}
+	c := base.With(extra)
+	if got, want := strings.Join(c.Names(), ","), "go,java-platform,java-virtual,go-gogc-off"; got != want {
+		t.Fatalf("Names() = %s, want %s", got, want)
+	}
+	if _, err := base.Lookup("go-gogc-off"); err == nil {
+		t.Fatal("With changed the catalog it was called on")
+	}
+	if err := bench.CheckTargetRef("go-gogc-off", c.Infos(), "targets[0]"); err != nil {
+		t.Fatalf("the spec checks do not know the new entry: %v", err)
+	}
+	replaced := c.With(targets.Entry{Name: "go", Recipe: targets.GoBinary{}, Description: "replaced"})
+	if e, _ := replaced.Lookup("go"); e.Description != "replaced" || len(replaced.Names()) != 4 {
+		t.Fatalf("With did not replace the entry of the same name: %+v", replaced.Names())
 	}
 }

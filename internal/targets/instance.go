@@ -3,9 +3,13 @@ package targets
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,13 +18,15 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/targets/contracttest"
 )
 
 var clientInspectOptions = client.ContainerInspectOptions{}
 
-// Instance is one running target container.
+// Instance is one running target container; it implements bench.Target.
 type Instance struct {
 	entry    Entry
+	name     string // as the spec named it, variant included
 	image    bench.ImageInfo
 	port     int
 	ctr      testcontainers.Container
@@ -32,15 +38,13 @@ type Instance struct {
 	stopped bool
 }
 
-// ContainerState is what the engine says about an instance's container.
-type ContainerState struct {
-	Running   bool
-	OOMKilled bool
-	ExitCode  int
-}
+var _ bench.Target = (*Instance)(nil)
 
-// Name returns the target's catalog name.
-func (in *Instance) Name() string { return in.entry.Name }
+// Name returns the target as the spec named it ("java-virtual@21").
+func (in *Instance) Name() string { return in.name }
+
+// Entry returns the catalog entry the instance was started from.
+func (in *Instance) Entry() bench.TargetInfo { return in.entry.Info() }
 
 // Image returns the image the instance runs.
 func (in *Instance) Image() bench.ImageInfo { return in.image }
@@ -66,12 +70,77 @@ func (in *Instance) Startup() time.Duration { return in.startup }
 func (in *Instance) Settings() map[string]string { return maps.Clone(in.settings) }
 
 // State asks the engine about the container.
-func (in *Instance) State(ctx context.Context) (ContainerState, error) {
+func (in *Instance) State(ctx context.Context) (bench.ContainerState, error) {
 	st, err := in.ctr.State(ctx)
 	if err != nil {
-		return ContainerState{}, fmt.Errorf("inspect container of %s: %w", in.entry.Name, err)
+		return bench.ContainerState{}, fmt.Errorf("inspect container of %s: %w", in.entry.Name, err)
 	}
-	return ContainerState{Running: st.Running, OOMKilled: st.OOMKilled, ExitCode: st.ExitCode}, nil
+	return bench.ContainerState{Running: st.Running, OOMKilled: st.OOMKilled, ExitCode: st.ExitCode}, nil
+}
+
+// Check is the quick contract check (internal/targets/contracttest) of the
+// target, made before an attack.
+func (in *Instance) Check(ctx context.Context) error {
+	return contracttest.Check(ctx, in.BaseURL(), ContractOptions(in.entry, in.name))
+}
+
+// ContractOptions says what a target started from entry as name must
+// report to the contract test.
+func ContractOptions(entry Entry, name string) contracttest.Options {
+	opts := contracttest.Options{Target: name, MetricsPath: entry.MetricsPath}
+	if entry.Recipe.Runtime() == "java" {
+		virtual := entry.ThreadModel == ThreadModelVirtual
+		opts.Virtual = &virtual
+	}
+	return opts
+}
+
+// infoTimeout bounds the GET /info a target answers at once.
+const infoTimeout = 5 * time.Second
+
+// Info reads what the target says about itself at GET /info (part of the
+// contract), flattened to strings: nested objects as "knobs.GOMAXPROCS",
+// lists joined with commas.
+func (in *Instance) Info(ctx context.Context) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, infoTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.BaseURL()+"/info", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET /info of %s: %w", in.name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /info of %s: %s", in.name, resp.Status)
+	}
+	var doc map[string]any
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("GET /info of %s: %w", in.name, err)
+	}
+	out := map[string]string{}
+	flatten(out, "", doc)
+	return out, nil
+}
+
+// flatten writes a JSON document's leaves into out under dotted keys.
+func flatten(out map[string]string, prefix string, v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, sub := range t {
+			flatten(out, prefix+k+".", sub)
+		}
+	case []any:
+		parts := make([]string, len(t))
+		for i, item := range t {
+			parts[i] = fmt.Sprint(item)
+		}
+		out[strings.TrimSuffix(prefix, ".")] = strings.Join(parts, ",")
+	default:
+		out[strings.TrimSuffix(prefix, ".")] = fmt.Sprint(t)
+	}
 }
 
 // Logs returns the last tail lines of the container's output (stdout and

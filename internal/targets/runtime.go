@@ -43,15 +43,24 @@ type RuntimeOptions struct {
 	RepoRoot string
 	// Log receives testcontainers-go's own chatter; nil discards it.
 	Log io.Writer
+	// Catalog is the targets the runtime builds and starts; nil means
+	// DefaultCatalog().
+	Catalog *Catalog
+	// JavaBaseImage is the JRE image Java targets are built on when a build
+	// names none; empty means DefaultJavaBaseImage (or an assembled JRE).
+	JavaBaseImage string
 }
 
 // Runtime builds target images and runs targets in containers on one Docker
-// engine. It is safe for concurrent use.
+// engine: it implements bench.TargetRuntime. It is safe for concurrent use.
 type Runtime struct {
 	provider *testcontainers.DockerProvider
 	docker   client.APIClient
 	logger   tclog.Logger
 	repoRoot string
+	catalog  *Catalog
+
+	javaBaseImage string
 
 	buildMu sync.Mutex // one build at a time: they share CPU and the java image
 }
@@ -79,7 +88,12 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 		provider.Close()
 		return nil, engineUnavailable(err)
 	}
-	return &Runtime{provider: provider, docker: provider.Client(), logger: logger, repoRoot: opts.RepoRoot}, nil
+	catalog := opts.Catalog
+	if catalog == nil {
+		catalog = DefaultCatalog()
+	}
+	return &Runtime{provider: provider, docker: provider.Client(), logger: logger, repoRoot: opts.RepoRoot,
+		catalog: catalog, javaBaseImage: opts.JavaBaseImage}, nil
 }
 
 // setTestcontainersDefaults turns the testcontainers reaper off unless the
@@ -100,6 +114,9 @@ func engineUnavailable(err error) error {
 	why := strings.ReplaceAll(err.Error(), "\n", "; ")
 	return bench.Errorf(bench.EUNAVAILABLE, "no Docker engine answers at %s (%s); run scripts/docker-up.sh", host, why)
 }
+
+// Catalog returns the targets the runtime builds and starts.
+func (r *Runtime) Catalog() *Catalog { return r.catalog }
 
 // Client returns the Docker API client, for readers of container stats.
 func (r *Runtime) Client() client.APIClient { return r.docker }
@@ -143,25 +160,14 @@ func (r *Runtime) removeLabelled(ctx context.Context, labels ...string) (removed
 	return removed, nil
 }
 
-// EngineInfo describes the Docker engine, for a run's recorded environment.
-type EngineInfo struct {
-	Version       string // engine version, e.g. "20.10.24+dfsg1"
-	APIVersion    string // the API version negotiated with it, e.g. "1.41"
-	CgroupVersion string // "1" or "2"
-	OS            string
-	Kernel        string
-	CPUs          int
-	MemoryBytes   int64
-}
-
-// EngineInfo asks the engine what it runs on.
-func (r *Runtime) EngineInfo(ctx context.Context) (EngineInfo, error) {
+// Engine implements bench.TargetRuntime: what the engine runs on.
+func (r *Runtime) Engine(ctx context.Context) (bench.EngineInfo, error) {
 	res, err := r.docker.Info(ctx, client.InfoOptions{})
 	if err != nil {
-		return EngineInfo{}, fmt.Errorf("docker info: %w", err)
+		return bench.EngineInfo{}, fmt.Errorf("docker info: %w", err)
 	}
 	info := res.Info
-	return EngineInfo{
+	return bench.EngineInfo{
 		Version:       info.ServerVersion,
 		APIVersion:    r.docker.ClientVersion(),
 		CgroupVersion: info.CgroupVersion,
@@ -171,3 +177,5 @@ func (r *Runtime) EngineInfo(ctx context.Context) (EngineInfo, error) {
 		MemoryBytes:   info.MemTotal,
 	}, nil
 }
+
+var _ bench.TargetRuntime = (*Runtime)(nil)

@@ -46,7 +46,7 @@ func runID(t *testing.T) string {
 
 func start(t *testing.T, rt *targets.Runtime, name string, img bench.ImageInfo, opts targets.StartOptions) *targets.Instance {
 	t.Helper()
-	inst, err := rt.Start(context.Background(), name, img, opts)
+	inst, err := rt.StartTarget(context.Background(), name, img, opts)
 	if err != nil {
 		t.Fatalf("Start(%s): %v", name, err)
 	}
@@ -80,7 +80,7 @@ func labelled(t *testing.T, id string) []string {
 func buildGo(t *testing.T, rt *targets.Runtime) bench.ImageInfo {
 	t.Helper()
 	begin := time.Now()
-	img, err := rt.Build(context.Background(), bench.TargetGo, targets.BuildOptions{Log: testWriter{t}})
+	img, err := rt.BuildTarget(context.Background(), bench.TargetGo, targets.BuildOptions{Log: testWriter{t}})
 	if err != nil {
 		t.Fatalf("Build(go): %v", err)
 	}
@@ -91,8 +91,8 @@ func buildGo(t *testing.T, rt *targets.Runtime) bench.ImageInfo {
 func TestGoTarget(t *testing.T) {
 	rt := newRuntime(t)
 	img := buildGo(t, rt)
-	if !strings.HasPrefix(img.Ref, targets.GoImageRepo+":") || img.ID == "" {
-		t.Fatalf("image = %+v, want a %s:<hash> ref and an ID", img, targets.GoImageRepo)
+	if repo := targets.GoEntry().Repository; !strings.HasPrefix(img.Ref, repo+":") || img.ID == "" {
+		t.Fatalf("image = %+v, want a %s:<hash> ref and an ID", img, repo)
 	}
 	if got, want := img.BaseImage, "scratch"; got != want {
 		t.Errorf("BaseImage = %q, want %q", got, want)
@@ -144,7 +144,7 @@ func TestGoTarget(t *testing.T) {
 		id := runID(t)
 		begin := time.Now()
 		// The server listens elsewhere than where the health check looks.
-		_, err := rt.Start(context.Background(), bench.TargetGo, img, targets.StartOptions{
+		_, err := rt.StartTarget(context.Background(), bench.TargetGo, img, targets.StartOptions{
 			Limits: bench.Limits{CPUs: 1, MemoryMiB: 256}, RunID: id,
 			HealthTimeout: 3 * time.Second,
 			Env:           map[string]string{"PORT": fmt.Sprint(freePort(t))},
@@ -171,7 +171,7 @@ func TestGoTarget(t *testing.T) {
 	t.Run("ErrExits", func(t *testing.T) {
 		id := runID(t)
 		// Not a port: the server refuses to start, and Start says so at once.
-		_, err := rt.Start(context.Background(), bench.TargetGo, img, targets.StartOptions{
+		_, err := rt.StartTarget(context.Background(), bench.TargetGo, img, targets.StartOptions{
 			RunID: id, HealthTimeout: 30 * time.Second, Env: map[string]string{"PORT": "not-a-port"},
 		})
 		if err == nil || !strings.Contains(err.Error(), "exited before it was healthy") {
@@ -208,13 +208,13 @@ func TestCleanupRun(t *testing.T) {
 }
 
 func TestEngineInfo(t *testing.T) {
-	info, err := newRuntime(t).EngineInfo(context.Background())
+	info, err := newRuntime(t).Engine(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", info)
 	if info.Version == "" || info.APIVersion == "" || info.CPUs < 1 || info.MemoryBytes <= 0 {
-		t.Fatalf("EngineInfo = %+v, want version, API version, CPUs and memory", info)
+		t.Fatalf("Engine = %+v, want version, API version, CPUs and memory", info)
 	}
 }
 
@@ -224,12 +224,12 @@ func TestJavaTargets(t *testing.T) {
 	}
 	rt := newRuntime(t)
 	begin := time.Now()
-	img, err := rt.Build(context.Background(), bench.TargetJavaPlatform, targets.BuildOptions{Log: testWriter{t}})
+	img, err := rt.BuildTarget(context.Background(), bench.TargetJavaPlatform, targets.BuildOptions{Log: testWriter{t}})
 	if err != nil {
 		t.Fatalf("Build(java-platform): %v", err)
 	}
 	t.Logf("Build(java) = %+v in %s", img, time.Since(begin))
-	shared, err := rt.Build(context.Background(), bench.TargetJavaVirtual, targets.BuildOptions{})
+	shared, err := rt.BuildTarget(context.Background(), bench.TargetJavaVirtual, targets.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

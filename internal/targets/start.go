@@ -3,6 +3,7 @@ package targets
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -40,12 +41,26 @@ type StartOptions struct {
 	Env           map[string]string // extra environment, applied last
 }
 
-// Start runs the named target from img and returns once it answers
-// GET /health with 200. The container uses host networking and listens on
-// 127.0.0.1 only. If the target exits or stays unhealthy, Start removes the
-// container and returns an EUNAVAILABLE *bench.Error quoting its log.
-func (r *Runtime) Start(ctx context.Context, name string, img bench.ImageInfo, opts StartOptions) (*Instance, error) {
-	entry, err := Lookup(name)
+func (o StartOptions) request() bench.StartRequest {
+	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java}
+}
+
+// Start implements bench.TargetRuntime.
+func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo, req bench.StartRequest) (bench.Target, error) {
+	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID})
+	if err != nil {
+		return nil, err
+	}
+	return inst, nil
+}
+
+// StartTarget runs a target ("name" or "name@variant") from img and returns
+// once it answers GET /health with 200. The container uses host networking
+// and listens on 127.0.0.1 only. If the target exits or stays unhealthy,
+// StartTarget removes the container and returns an EUNAVAILABLE
+// *bench.Error quoting its log.
+func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.ImageInfo, opts StartOptions) (*Instance, error) {
+	entry, err := r.catalog.Lookup(target)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +68,7 @@ func (r *Runtime) Start(ctx context.Context, name string, img bench.ImageInfo, o
 	if err != nil {
 		return nil, err
 	}
-	env, err := ContainerEnv(name, port, opts)
+	env, launched, err := ContainerEnv(entry, target, port, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -62,17 +77,36 @@ func (r *Runtime) Start(ctx context.Context, name string, img bench.ImageInfo, o
 		Started:          true,
 		Logger:           r.logger,
 	})
-	inst := &Instance{entry: entry, image: img, port: port, ctr: ctr, runtime: r}
+	inst := &Instance{entry: entry, name: target, image: img, port: port, ctr: ctr, runtime: r}
 	if err != nil {
 		inst.remove(ctx)
-		return nil, fmt.Errorf("start target %s: %w", name, err)
+		return nil, fmt.Errorf("start target %s: %w", target, err)
 	}
 	if err := inst.waitHealthy(ctx, healthTimeout(opts)); err != nil {
 		inst.remove(ctx)
 		return nil, err
 	}
-	inst.settings = settings(entry, img, port, env, opts)
+	inst.settings = settings(entry, img, port, launched, opts)
 	return inst, nil
+}
+
+// ContainerEnv returns the environment a target runs with on port: the
+// contract's PORT, BIND_ADDR and TARGET_NAME (the reference, variant
+// included), the entry's own Env, what its recipe's runtime needs (JVM
+// flags, GOMEMLIMIT), then opts.Env, which may override any of them. It
+// also returns the recipe's settings worth recording.
+func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env, settings map[string]string, err error) {
+	env = cloneEnv(entry.Env)
+	env["PORT"] = strconv.Itoa(port)
+	env["BIND_ADDR"] = "127.0.0.1"
+	env["TARGET_NAME"] = target
+	launch, settings, err := entry.Recipe.launch(entry, opts.request())
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(env, launch)
+	maps.Copy(env, opts.Env)
+	return env, settings, nil
 }
 
 func healthTimeout(opts StartOptions) time.Duration {
@@ -212,8 +246,9 @@ func (in *Instance) remove(ctx context.Context) {
 	_ = in.ctr.Terminate(ctx, testcontainers.StopTimeout(0))
 }
 
-// settings lists everything about how the target ran that results should record.
-func settings(entry Entry, img bench.ImageInfo, port int, env map[string]string, opts StartOptions) map[string]string {
+// settings lists everything about how the target ran that results should
+// record: the container's, the recipe's (launched), and extra environment.
+func settings(entry Entry, img bench.ImageInfo, port int, launched map[string]string, opts StartOptions) map[string]string {
 	s := map[string]string{
 		"image":       img.Ref,
 		"imageId":     img.ID,
@@ -228,10 +263,9 @@ func settings(entry Entry, img bench.ImageInfo, port int, env map[string]string,
 	if img.BaseImage != "" {
 		s["baseImage"] = img.BaseImage
 	}
-	if entry.Kind == KindJava {
-		s["tomcatMaxThreads"] = env["TOMCAT_MAX_THREADS"]
-		s["jvmFlags"] = env["JDK_JAVA_OPTIONS"]
-		s["javaThreadModel"] = env["THREAD_MODEL"]
+	maps.Copy(s, launched)
+	for k, v := range entry.Env {
+		s["env."+k] = v
 	}
 	for k, v := range opts.Env {
 		s["env."+k] = v

@@ -25,7 +25,7 @@ type Metrics struct {
 }
 
 type phaseMark struct {
-	phase string
+	phase bench.Phase
 	at    time.Time
 }
 
@@ -93,15 +93,15 @@ func (m *Metrics) phase(ev bench.Event) {
 	if ok {
 		took := ev.Time.Sub(prev.at).Seconds()
 		switch prev.phase {
-		case "building":
+		case bench.PhaseBuilding:
 			m.build.Observe(took)
-		case "starting":
-			if ev.Phase != "stopping" { // a failed start goes straight to stopping
+		case bench.PhaseStarting:
+			if ev.Phase != bench.PhaseStopping { // a failed start goes straight to stopping
 				m.start.Observe(took)
 			}
 		}
 	}
-	if ev.Phase == "done" {
+	if ev.Phase == bench.PhaseDone {
 		delete(m.phases, key)
 		return
 	}

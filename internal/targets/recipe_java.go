@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,30 +18,32 @@ import (
 	"github.com/threadbench/threadbench/internal/targets/jrebase"
 )
 
-// DefaultJavaBaseImage is the JRE image the Java target runs on unless told
+// MavenJar builds the entry's Source with its Maven wrapper into a Spring
+// Boot jar and its Dockerfile into an image on a JRE base (ARG
+// BASE_IMAGE), and launches it with the JVM flags of JVMFlags. The variant
+// is the JDK major the JRE base provides.
+type MavenJar struct{}
+
+// Runtime implements Recipe.
+func (MavenJar) Runtime() string { return "java" }
+
+// DefaultJavaBaseImage is the JRE image the Java targets run on unless told
 // otherwise. Where it can be neither found locally nor pulled, Build
 // assembles an equivalent JRE image from the host's JDK instead.
 const DefaultJavaBaseImage = "eclipse-temurin:25-jre"
 
-// javaJar is where Maven leaves the Spring Boot jar, relative to targets/java.
+// javaJar is where Maven leaves the Spring Boot jar, relative to the source.
 const javaJar = "target/threadbench-java.jar"
 
 // pullTimeout bounds an attempt to pull the base image: on a host without a
 // registry it fails, and the build falls back to a local JRE.
 const pullTimeout = 20 * time.Second
 
-// javaInputs are the files, under the repository root, the Java image is made from.
-var javaInputs = []string{
-	"targets/java/pom.xml",
-	"targets/java/src",
-	"targets/java/.mvn",
-	"targets/java/Dockerfile",
-}
+// mavenInputs are the files, under the entry's source, the image is made from.
+var mavenInputs = []string{"pom.xml", "src", ".mvn", "Dockerfile"}
 
-// buildJava packages targets/java with Maven and builds its Dockerfile on a
-// JRE base image.
-func (r *Runtime) buildJava(ctx context.Context, root string, opts BuildOptions) (bench.ImageInfo, error) {
-	base := opts.JavaBaseImage
+func (MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.ImageInfo, error) {
+	base := job.opts.JavaBaseImage
 	if base == "" {
 		base = DefaultJavaBaseImage
 	}
@@ -49,30 +52,84 @@ func (r *Runtime) buildJava(ctx context.Context, root string, opts BuildOptions)
 	// The base is resolved before the cache is consulted, and the image is
 	// tagged by the base it resolved to: a new host JDK (a new assembled
 	// base) means a new image, never a stale one.
-	baseRef, err := r.resolveJavaBase(ctx, base, opts.JavaBaseImage != "", j, jdkErr, opts.log())
+	baseRef, err := r.resolveJavaBase(ctx, base, job.opts.JavaBaseImage != "", j, jdkErr, job.opts.log())
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
-	hash, err := InputsHash(root, javaInputs, "BASE_IMAGE="+baseRef)
+	inputs := make([]string, len(mavenInputs))
+	for i, in := range mavenInputs {
+		inputs[i] = job.entry.Source + "/" + in
+	}
+	hash, err := InputsHash(job.root, inputs, "BASE_IMAGE="+baseRef)
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
-	ref := JavaImageRepo + ":" + shortHash(hash)
+	ref := job.entry.Repository + ":" + shortHash(hash)
 	if info, ok, err := r.cachedImage(ctx, ref); ok || err != nil {
 		return info, err
 	}
 	if jdkErr != nil {
 		return bench.ImageInfo{}, jdkErr
 	}
-	dir := filepath.Join(root, "targets", "java")
-	if err := mavenPackage(ctx, dir, j, opts.log()); err != nil {
+	if err := mavenPackage(ctx, job.sourceDir(), j, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	labels := map[string]string{labelInputs: hash, labelBase: baseRef, labelRuntime: r.javaRuntime(ctx, baseRef, j)}
-	if err := r.buildImage(ctx, ref, dir, map[string]string{"BASE_IMAGE": baseRef}, labels, opts.log()); err != nil {
+	if err := r.buildImage(ctx, ref, job.sourceDir(), map[string]string{"BASE_IMAGE": baseRef}, labels, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	return r.imageInfo(ctx, ref, false)
+}
+
+// launch passes Tomcat's pool size and the JVM flags; both Java entries get
+// identical values, so that only THREAD_MODEL (the entry's Env) differs.
+func (MavenJar) launch(e Entry, req bench.StartRequest) (map[string]string, map[string]string, error) {
+	flags, err := JVMFlags(req.Java)
+	if err != nil {
+		return nil, nil, err
+	}
+	maxThreads := req.Java.TomcatMaxThreads
+	if maxThreads == 0 {
+		maxThreads = bench.DefaultTomcatMaxThreads
+	}
+	env := map[string]string{
+		"TOMCAT_MAX_THREADS": strconv.Itoa(maxThreads),
+		"JDK_JAVA_OPTIONS":   strings.Join(flags, " "),
+	}
+	settings := map[string]string{
+		"tomcatMaxThreads": env["TOMCAT_MAX_THREADS"],
+		"jvmFlags":         env["JDK_JAVA_OPTIONS"],
+		"javaThreadModel":  e.Env["THREAD_MODEL"],
+	}
+	return env, settings, nil
+}
+
+// JVMFlags returns the JVM flags both Java targets run with. The thread
+// model is deliberately not an input: whatever differs between the two Java
+// targets must be the thread model alone. The options are checked by
+// bench.Prepare; an unknown collector here is a caller's bug.
+func JVMFlags(java bench.JavaOptions) ([]string, error) {
+	heap := java.HeapPercent
+	if heap == 0 {
+		heap = bench.DefaultHeapPercent
+	}
+	flags := []string{
+		"-XX:MaxRAMPercentage=" + strconv.FormatFloat(heap, 'f', -1, 64),
+		"-XX:NativeMemoryTracking=summary",
+		"--enable-native-access=ALL-UNNAMED",
+		"-XX:+ExitOnOutOfMemoryError",
+	}
+	if java.GC != "" {
+		gc, ok := bench.LookupGC(java.GC)
+		if !ok {
+			return nil, bench.FieldErrorf("java.gc", "unknown garbage collector %q", java.GC)
+		}
+		flags = append(flags, "-XX:+Use"+gc+"GC")
+	}
+	if java.VirtualParallelism > 0 {
+		flags = append(flags, "-Djdk.virtualThreadScheduler.parallelism="+strconv.Itoa(java.VirtualParallelism))
+	}
+	return flags, nil
 }
 
 // mavenPackage builds the jar with the project's Maven wrapper.

@@ -36,36 +36,12 @@ func TestJVMFlags(t *testing.T) {
 	}
 }
 
-func TestJVMFlagsErrInvalid(t *testing.T) {
-	for _, tc := range []struct {
-		java  bench.JavaOptions
-		field string
-	}{
-		{bench.JavaOptions{GC: "cms"}, "java.gc"},
-		{bench.JavaOptions{HeapPercent: 120}, "java.heapPercent"},
-		{bench.JavaOptions{VirtualParallelism: -1}, "java.virtualParallelism"},
-	} {
-		_, err := targets.JVMFlags(tc.java)
-		if got, want := bench.ErrorCode(err), bench.EINVALID; got != want {
-			t.Errorf("%+v: code = %q, want %q (err %v)", tc.java, got, want, err)
-		} else if !strings.HasPrefix(err.Error(), tc.field+":") {
-			t.Errorf("%+v: error %q does not name field %s", tc.java, err, tc.field)
-		}
-	}
-}
-
 // The two Java targets must run with identical settings but for the thread
 // model, or the comparison would measure something else.
 func TestContainerEnvJavaTargetsDifferOnlyInThreadModel(t *testing.T) {
 	opts := targets.StartOptions{Java: bench.JavaOptions{TomcatMaxThreads: 400, HeapPercent: 60, GC: "Parallel", VirtualParallelism: 1}}
-	platform, err := targets.ContainerEnv(bench.TargetJavaPlatform, 9001, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	virtual, err := targets.ContainerEnv(bench.TargetJavaVirtual, 9001, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	platform := containerEnv(t, bench.TargetJavaPlatform, 9001, opts)
+	virtual := containerEnv(t, bench.TargetJavaVirtual, 9001, opts)
 	for key, want := range map[string][2]string{
 		"THREAD_MODEL": {"platform", "virtual"},
 		"TARGET_NAME":  {"java-platform", "java-virtual"},
@@ -87,22 +63,41 @@ func TestContainerEnvJavaTargetsDifferOnlyInThreadModel(t *testing.T) {
 	}
 }
 
+// containerEnv is the environment a target of the default catalog starts with.
+func containerEnv(t *testing.T, target string, port int, opts targets.StartOptions) map[string]string {
+	t.Helper()
+	entry, err := targets.DefaultCatalog().Lookup(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, err := targets.ContainerEnv(entry, target, port, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
 func TestContainerEnv(t *testing.T) {
 	t.Run("Go", func(t *testing.T) {
-		env, err := targets.ContainerEnv(bench.TargetGo, 8123, targets.StartOptions{Env: map[string]string{"GOGC": "200"}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		env := containerEnv(t, bench.TargetGo, 8123, targets.StartOptions{Env: map[string]string{"GOGC": "200"}})
 		want := map[string]string{"PORT": "8123", "BIND_ADDR": "127.0.0.1", "TARGET_NAME": "go", "GOGC": "200"}
 		if !maps.Equal(env, want) {
 			t.Fatalf("env = %v, want %v", env, want)
 		}
 	})
-	t.Run("ExtraEnvOverrides", func(t *testing.T) {
-		env, err := targets.ContainerEnv(bench.TargetJavaPlatform, 8123, targets.StartOptions{Env: map[string]string{"PORT": "1"}})
-		if err != nil {
-			t.Fatal(err)
+	t.Run("GoMemoryLimitLikeTheJVMHeap", func(t *testing.T) {
+		// 50% of 1 GiB, the share the JVM's heap gets by default.
+		env := containerEnv(t, bench.TargetGo, 8123, targets.StartOptions{Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024}})
+		if got, want := env["GOMEMLIMIT"], "536870912"; got != want {
+			t.Fatalf("GOMEMLIMIT = %q, want %q", got, want)
 		}
+		env = containerEnv(t, bench.TargetGo, 8123, targets.StartOptions{Limits: bench.Limits{MemoryMiB: 1000}, Java: bench.JavaOptions{HeapPercent: 75}})
+		if got, want := env["GOMEMLIMIT"], "786432000"; got != want {
+			t.Fatalf("GOMEMLIMIT at 75%% of 1000 MiB = %q, want %q", got, want)
+		}
+	})
+	t.Run("ExtraEnvOverrides", func(t *testing.T) {
+		env := containerEnv(t, bench.TargetJavaPlatform, 8123, targets.StartOptions{Env: map[string]string{"PORT": "1"}})
 		if got, want := env["PORT"], "1"; got != want {
 			t.Fatalf("PORT = %q, want %q", got, want)
 		}
@@ -110,10 +105,10 @@ func TestContainerEnv(t *testing.T) {
 			t.Fatalf("default TOMCAT_MAX_THREADS = %q, want %q", got, want)
 		}
 	})
-	t.Run("ErrNotFound", func(t *testing.T) {
-		_, err := targets.ContainerEnv("nope", 1, targets.StartOptions{})
-		if got, want := bench.ErrorCode(err), bench.ENOTFOUND; got != want {
-			t.Fatalf("code = %q, want %q", got, want)
+	t.Run("VariantInTargetName", func(t *testing.T) {
+		env := containerEnv(t, bench.TargetJavaVirtual+"@25", 8123, targets.StartOptions{})
+		if got, want := env["TARGET_NAME"], "java-virtual@25"; got != want {
+			t.Fatalf("TARGET_NAME = %q, want %q", got, want)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package load_test
+package bench_test
 
 import (
 	"strings"
@@ -6,10 +6,17 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/load"
 )
 
-var knownTargets = []string{bench.TargetGo, bench.TargetJavaPlatform, bench.TargetJavaVirtual}
+// testCatalog is the three targets of the built-in catalog, Java on JDK 25 or 21.
+func testCatalog(g bench.Guardrails) bench.Catalog {
+	jdks := []string{"25", "21"}
+	return bench.Catalog{Guardrails: g, HostCPUs: 2, HostMemoryBytes: 24 << 30, Targets: []bench.TargetInfo{
+		{Name: bench.TargetGo, Kind: "go"},
+		{Name: bench.TargetJavaPlatform, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
+		{Name: bench.TargetJavaVirtual, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
+	}}
+}
 
 // validSpec is a spec that passes; each test row breaks one thing.
 func validSpec() bench.RunSpec {
@@ -31,7 +38,7 @@ func closedSpec(stages ...bench.Stage) bench.RunSpec {
 
 func TestPrepareSpecValid(t *testing.T) {
 	spec := validSpec()
-	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := spec.Workload.Requests[0].Weight, 1; got != want {
@@ -42,14 +49,14 @@ func TestPrepareSpecValid(t *testing.T) {
 	}
 	// a closed ramp down to 0 is fine
 	spec = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Ramp: true})
-	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Errorf("closed ramp to 0: %v", err)
 	}
 }
 
 func TestPrepareSpecBuiltin(t *testing.T) {
 	spec := bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "seed-k6", Scale: 0.5}}
-	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := spec.Profile.Model, bench.ModelClosed; got != want {
@@ -68,7 +75,7 @@ func TestPrepareSpecBuiltin(t *testing.T) {
 	// the spec's own workload wins over the built-in's
 	spec = bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "smoke"},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "cpu"}}}}
-	if err := load.PrepareSpec(&spec, knownTargets, bench.DefaultGuardrails); err != nil {
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := spec.Workload.Requests[0].Endpoint, "cpu"; len(spec.Workload.Requests) != 1 || got != want {
@@ -99,9 +106,9 @@ func TestPrepareSpecErrors(t *testing.T) {
 		// a model that does not exist
 		{"bad model", func(s *bench.RunSpec) { s.Profile.Model = "hybrid" }, "profile.model", "open"},
 		// a zero-length stage
-		{"zero duration", func(s *bench.RunSpec) { s.Profile.Stages[1].Duration = 0 }, "profile.stages[1].duration", "positive"},
+		{"zero duration", func(s *bench.RunSpec) { s.Profile.Stages[1].Duration = 0 }, "profile.stages[1].duration", "from 1s"},
 		// a negative-length stage, the third one
-		{"negative duration", func(s *bench.RunSpec) { s.Profile.Stages = append(s.Profile.Stages, hold(-1, 5)) }, "profile.stages[2].duration", "positive"},
+		{"negative duration", func(s *bench.RunSpec) { s.Profile.Stages = append(s.Profile.Stages, hold(-1, 5)) }, "profile.stages[2].duration", "from 1s"},
 		// a negative rate
 		{"negative rate", func(s *bench.RunSpec) { s.Profile.Stages[0].Rate = -1 }, "profile.stages[0].rate", "1000"},
 		// above the configured maximum, which the message states
@@ -135,7 +142,7 @@ func TestPrepareSpecErrors(t *testing.T) {
 		// above the contract's range
 		{"work out of range", func(s *bench.RunSpec) { s.Workload.Requests[1].Params["work"] = "100001" }, "workload.requests[1].params.work", "100000"},
 		// a negative weight
-		{"negative weight", func(s *bench.RunSpec) { s.Workload.Requests[1].Weight = -1 }, "workload.requests[1].weight", "negative"},
+		{"negative weight", func(s *bench.RunSpec) { s.Workload.Requests[1].Weight = -1 }, "workload.requests[1].weight", "from 1 to 1000"},
 		// a negative timeout
 		{"negative timeout", func(s *bench.RunSpec) { s.Workload.Timeout = -1 }, "workload.timeout", "above 0"},
 		// a timeout above the maximum
@@ -150,11 +157,39 @@ func TestPrepareSpecErrors(t *testing.T) {
 		{"too long", func(s *bench.RunSpec) {
 			s.Warmup.Duration = bench.Duration(time.Minute)
 			s.Profile.Stages[0].Duration = bench.Duration(9 * time.Minute)
-		}, "profile", "10m0s"},
+		}, "profile.stages", "10m0s"},
 		// no CPU
 		{"negative cpus", func(s *bench.RunSpec) { s.Limits.CPUs = -0.5 }, "limits.cpus", "above 0"},
 		// too little memory for a JVM
 		{"too little memory", func(s *bench.RunSpec) { s.Limits.MemoryMiB = 32 }, "limits.memoryMiB", "64"},
+		// a stage too short to measure anything but start-up
+		{"nanosecond stage", func(s *bench.RunSpec) { s.Profile.Stages[0].Duration = 1 }, "profile.stages[0].duration", "from 1s"},
+		// a rate that sends nothing in any sensible time
+		{"tiny rate", func(s *bench.RunSpec) { s.Profile.Stages[0].Rate = 1e-300 }, "profile.stages[0].rate", "0 or from 0.1"},
+		// stages whose sum overflows int64 nanoseconds must not wrap past the guardrail
+		{"overflowing stages", func(s *bench.RunSpec) {
+			huge := bench.Duration(2562047 * time.Hour)
+			s.Profile.Stages = []bench.Stage{{Duration: huge, Rate: 1}, {Duration: huge, Rate: 1}}
+		}, "profile.stages[0].duration", "10m0s"},
+		{"overflowing total", func(s *bench.RunSpec) {
+			s.Profile.Stages = []bench.Stage{hold(500, 1), hold(500, 1)}
+		}, "profile.stages", "above the configured maximum"},
+		// an unknown variant of a known target
+		{"unknown jdk", func(s *bench.RunSpec) { s.Targets = []string{"java-virtual@17"} }, "targets[0]", "jdk: 25, 21"},
+		{"variant of a target without any", func(s *bench.RunSpec) { s.Targets = []string{"go@1.22"} }, "targets[0]", "no variants"},
+		// Java options are checked before anything starts
+		{"bogus gc", func(s *bench.RunSpec) { s.Java.GC = "bogus" }, "java.gc", "unknown garbage collector"},
+		{"gc with flags", func(s *bench.RunSpec) { s.Java.GC = "-XX:+Foo -Dx=y" }, "java.gc", "unknown garbage collector"},
+		{"negative tomcat threads", func(s *bench.RunSpec) { s.Java.TomcatMaxThreads = -5 }, "java.tomcatMaxThreads", "from 1 to 10000"},
+		{"huge tomcat threads", func(s *bench.RunSpec) { s.Java.TomcatMaxThreads = 1e9 }, "java.tomcatMaxThreads", "from 1 to 10000"},
+		{"huge parallelism", func(s *bench.RunSpec) { s.Java.VirtualParallelism = 100000 }, "java.virtualParallelism", "256"},
+		{"heap above 100%", func(s *bench.RunSpec) { s.Java.HeapPercent = 101 }, "java.heapPercent", "at most 100"},
+		// limits within the host
+		{"more cpus than the host", func(s *bench.RunSpec) { s.Limits.CPUs = 1e9 }, "limits.cpus", "at most 2"},
+		{"more memory than the host", func(s *bench.RunSpec) { s.Limits.MemoryMiB = 1e15 }, "limits.memoryMiB", "24576"},
+		// a name is a label, not a payload
+		{"long name", func(s *bench.RunSpec) { s.Name = strings.Repeat("x", 201) }, "name", "200"},
+		{"control characters in name", func(s *bench.RunSpec) { s.Name = "a\nb\x00" }, "name", "control"},
 		// the first problem wins: an unknown target before a bad stage
 		{"first problem", func(s *bench.RunSpec) { s.Targets = []string{"x"}; s.Profile.Stages[0].Rate = -1 }, "targets[0]", "unknown"},
 	}
@@ -162,7 +197,7 @@ func TestPrepareSpecErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := validSpec()
 			tt.change(&spec)
-			err := load.PrepareSpec(&spec, knownTargets, g)
+			err := bench.Prepare(&spec, testCatalog(g))
 			var e *bench.Error
 			if !asError(err, &e) {
 				t.Fatalf("PrepareSpec = %v, want a *bench.Error", err)
@@ -181,12 +216,18 @@ func TestPrepareSpecErrors(t *testing.T) {
 func TestPrepareSpecDefaultGuardrails(t *testing.T) {
 	// zero guardrails mean the defaults, not "nothing allowed"
 	spec := validSpec()
-	if err := load.PrepareSpec(&spec, knownTargets, bench.Guardrails{}); err != nil {
+	if err := bench.Prepare(&spec, testCatalog(bench.Guardrails{})); err != nil {
 		t.Errorf("zero guardrails: %v", err)
 	}
 	spec = validSpec()
 	spec.Profile.Stages[0].Rate = bench.DefaultGuardrails.MaxRate + 1
-	if err := load.PrepareSpec(&spec, knownTargets, bench.Guardrails{}); err == nil {
+	if err := bench.Prepare(&spec, testCatalog(bench.Guardrails{})); err == nil {
 		t.Error("zero guardrails allow a rate above the default maximum")
 	}
 }
+
+func sec(s float64) bench.Duration { return bench.Duration(s * float64(time.Second)) }
+
+func hold(s, rate float64) bench.Stage { return bench.Stage{Duration: sec(s), Rate: rate} }
+
+func ramp(s, rate float64) bench.Stage { return bench.Stage{Duration: sec(s), Rate: rate, Ramp: true} }

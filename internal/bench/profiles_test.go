@@ -1,4 +1,4 @@
-package load_test
+package bench_test
 
 import (
 	"fmt"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/load"
 )
 
 func durations(p bench.Profile) []time.Duration {
@@ -36,7 +35,7 @@ func TestBuiltins(t *testing.T) {
 		{"seed-k6", bench.ModelClosed, []time.Duration{6 * s, 12 * s, 18 * s, 12 * s, 6 * s}, []int{100, 300, 500, 300, 0}, true},
 		{"demo-heavy", bench.ModelClosed, []time.Duration{5 * s, 10 * s, 10 * s}, []int{50, 200, 400}, false},
 	}
-	builtins := load.Builtins()
+	builtins := bench.Builtins()
 	if got, want := len(builtins), len(tests); got != want {
 		t.Fatalf("%d built-in profiles, want %d", got, want)
 	}
@@ -61,7 +60,7 @@ func TestBuiltins(t *testing.T) {
 }
 
 func TestSeedK6Workload(t *testing.T) {
-	p, err := load.LookupProfile("seed-k6", 0)
+	p, err := bench.LookupProfile("seed-k6", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func TestSeedK6Workload(t *testing.T) {
 }
 
 func TestLookupProfile(t *testing.T) {
-	p, err := load.LookupProfile("ramp", 1)
+	p, err := bench.LookupProfile("ramp", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestLookupProfile(t *testing.T) {
 	if got, want := p.Scale, 1.0; got != want {
 		t.Errorf("Scale = %g, want %g", got, want)
 	}
-	p, err = load.LookupProfile("steps", 0.5)
+	p, err = bench.LookupProfile("steps", 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,19 +93,19 @@ func TestLookupProfile(t *testing.T) {
 	}
 	// changing a returned profile does not change the built-in
 	p.Workload.Requests[0].Params["duration"] = "1"
-	again, _ := load.LookupProfile("steps", 0)
+	again, _ := bench.LookupProfile("steps", 0)
 	if got := again.Workload.Requests[0].Params["duration"]; got == "1" {
 		t.Error("LookupProfile returns shared maps")
 	}
 
-	_, err = load.LookupProfile("nope", 0)
+	_, err = bench.LookupProfile("nope", 0)
 	if got, want := bench.ErrorCode(err), bench.ENOTFOUND; got != want {
 		t.Errorf("unknown profile: code %q, want %q", got, want)
 	}
 	if err != nil && !strings.Contains(err.Error(), "seed-k6") {
 		t.Errorf("unknown profile error does not list the names: %v", err)
 	}
-	_, err = load.LookupProfile("smoke", -1)
+	_, err = bench.LookupProfile("smoke", -1)
 	if got, want := bench.ErrorCode(err), bench.EINVALID; got != want {
 		t.Errorf("negative scale: code %q, want %q", got, want)
 	}
@@ -154,7 +153,7 @@ workload:
 	}
 	for name, content := range files {
 		t.Run(name, func(t *testing.T) {
-			got, err := load.ReadProfileFile(writeFile(t, name, content))
+			got, err := bench.ReadProfileFile(writeFile(t, name, content))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,20 +183,20 @@ func TestReadProfileFileErrors(t *testing.T) {
 		name    string
 		file    string
 		content string
-		field   string // JSON path in the file ("" when the error has none)
+		field   string // JSON path as a spec names it ("" when the error has none)
 	}{
 		// unknown top-level field, YAML
-		{"unknown field yaml", "p.yaml", "name: x\nstagez: []\n", "stagez"},
+		{"unknown field yaml", "p.yaml", "name: x\nstagez: []\n", "profile.stagez"},
 		// unknown field in a stage, JSON
-		{"unknown stage field json", "p.json", `{"stages": [{"duration": "1s"}, {"duration": "1s", "rat": 5}]}`, "stages[1].rat"},
+		{"unknown stage field json", "p.json", `{"stages": [{"duration": "1s"}, {"duration": "1s", "rat": 5}]}`, "profile.stages[1].rat"},
 		// unknown field in a request
-		{"unknown request field", "p.yml", "workload:\n  requests:\n    - endpoint: light\n      wieght: 2\n", "workload.requests[0].wieght"},
+		{"unknown request field", "p.yml", "workload:\n  requests:\n    - endpoint: light\n      wieght: 2\n", "profile.workload.requests[0].wieght"},
 		// a duration without unit
-		{"bare duration", "p.yaml", "stages:\n  - duration: 30\n    rate: 5\n", "stages[0].duration"},
+		{"bare duration", "p.yaml", "stages:\n  - duration: 30\n    rate: 5\n", "profile.stages[0].duration"},
 		// not a number
-		{"bad rate", "p.json", `{"stages": [{"duration": "1s", "rate": "fast"}]}`, "stages[0].rate"},
+		{"bad rate", "p.json", `{"stages": [{"duration": "1s", "rate": "fast"}]}`, "profile.stages[0].rate"},
 		// stages must be a list of objects
-		{"stage not an object", "p.yaml", "stages:\n  - 5\n", "stages[0]"},
+		{"stage not an object", "p.yaml", "stages:\n  - 5\n", "profile.stages[0]"},
 		// broken syntax names no field
 		{"bad json", "p.json", `{"stages": [`, ""},
 		// broken YAML
@@ -206,7 +205,7 @@ func TestReadProfileFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, tt.file, tt.content)
-			_, err := load.ReadProfileFile(path)
+			_, err := bench.ReadProfileFile(path)
 			if got, want := bench.ErrorCode(err), bench.EINVALID; got != want {
 				t.Fatalf("code %q, want %q (err %v)", got, want, err)
 			}
@@ -223,7 +222,7 @@ func TestReadProfileFileErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := load.ReadProfileFile(filepath.Join(t.TempDir(), "missing.yaml")); bench.ErrorCode(err) != bench.EINVALID {
+	if _, err := bench.ReadProfileFile(filepath.Join(t.TempDir(), "missing.yaml")); bench.ErrorCode(err) != bench.EINVALID {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -1,0 +1,109 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moby/moby/client"
+
+	"github.com/threadbench/threadbench/internal/httpapi"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// badSpecs break one field each that used to pass the checks and fail only
+// when the Java target started, after the Go target had been attacked.
+var badSpecs = []struct {
+	name  string
+	flags []string       // the CLI's way to say it
+	body  map[string]any // the API's way: changes to a valid spec
+	field string
+}{
+	{"unknown GC", []string{"--gc", "bogus"}, map[string]any{"java": map[string]any{"gc": "bogus"}}, "java.gc"},
+	{"negative Tomcat pool", []string{"--tomcat-max-threads", "-5"}, map[string]any{"java": map[string]any{"tomcatMaxThreads": -5}}, "java.tomcatMaxThreads"},
+	{"unknown profile field", []string{"--profile", "PROFILE"},
+		map[string]any{"profile": map[string]any{"model": "open", "stagez": []any{}}}, "profile.stagez"},
+	{"unknown endpoint parameter", []string{"--endpoint", "heavy", "--param", "work=5"},
+		map[string]any{"workload": map[string]any{"requests": []any{map[string]any{"endpoint": "heavy", "params": map[string]any{"work": "5"}}}}},
+		"workload.requests[0].params.work"},
+}
+
+// managedContainers lists every container threadbench labelled, any run's.
+func managedContainers(t *testing.T) []string {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
+		All: true, Filters: make(client.Filters).Add("label", targets.LabelManaged+"=true"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range list.Items {
+		ids = append(ids, c.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
+	setContainerEnv(t)
+	profile := writeFile(t, "bad-profile.yaml", "model: open\nstagez:\n  - {duration: 5s, rate: 10}\n")
+	before := managedContainers(t)
+
+	t.Run("CLI", func(t *testing.T) {
+		for _, tc := range badSpecs {
+			t.Run(tc.name, func(t *testing.T) {
+				db := t.TempDir() + "/history.db"
+				args := []string{"--db", db, "run", "-q", "--targets", "go,java-platform,java-virtual"}
+				for _, f := range tc.flags {
+					args = append(args, strings.ReplaceAll(f, "PROFILE", profile))
+				}
+				code, _, stderr := execCLI(t, args...)
+				if code != exitBadInput || !strings.Contains(stderr, tc.field) {
+					t.Errorf("exit %d, stderr %q; want %d naming %s", code, stderr, exitBadInput, tc.field)
+				}
+				if got := managedContainers(t); !slices.Equal(got, before) {
+					t.Errorf("containers were created for a bad spec: %v, before %v", got, before)
+				}
+			})
+		}
+	})
+
+	t.Run("API", func(t *testing.T) {
+		d := startInProcessDaemon(t, t.TempDir()+"/history.db")
+		api := apiClient{t: t, base: d.url}
+		for _, tc := range badSpecs {
+			t.Run(tc.name, func(t *testing.T) {
+				spec := shortSpec("bad")
+				spec["targets"] = []string{"go", "java-platform", "java-virtual"}
+				for k, v := range tc.body {
+					spec[k] = v
+				}
+				resp, body := api.do("POST", "/runs", spec)
+				var p httpapi.Problem
+				_ = json.Unmarshal(body, &p)
+				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != httpapi.ProblemContentType || p.Field != tc.field {
+					t.Errorf("%d %s %s; want 400 problem+json naming %s", resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.field)
+				}
+				if got := managedContainers(t); !slices.Equal(got, before) {
+					t.Errorf("containers were created for a bad spec: %v, before %v", got, before)
+				}
+			})
+		}
+		var page httpapi.RunList
+		api.getJSON("/runs", &page)
+		if len(page.Runs) != 0 {
+			t.Errorf("bad specs left %d runs in the history", len(page.Runs))
+		}
+	})
+}

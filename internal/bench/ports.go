@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// The ports of a run: what the runner needs from the container engine, the
+// load generator and the metrics recorder. internal/targets, internal/load
+// and internal/metrics implement them; tests use hand-written fakes.
+
+// TargetRuntime builds and starts targets.
+type TargetRuntime interface {
+	// Build builds (or finds cached) the image of a target, named as in a
+	// spec (a catalog name, optionally with "@variant").
+	Build(ctx context.Context, target string, spec RunSpec, log io.Writer) (ImageInfo, error)
+	// Start starts the target and returns once it is healthy.
+	Start(ctx context.Context, target string, img ImageInfo, req StartRequest) (Target, error)
+	// Cleanup removes the containers earlier runs of this program left behind.
+	Cleanup(ctx context.Context) (int, error)
+	// Engine describes the container engine, for the run's environment.
+	Engine(ctx context.Context) (EngineInfo, error)
+}
+
+// StartRequest is how a target is started: identically for every target of
+// a run, but for what its catalog entry adds.
+type StartRequest struct {
+	RunID  string
+	Limits Limits
+	CPUSet string      // CPUs the target may use, e.g. "1"; empty for any
+	Java   JavaOptions // applies to Java targets only
+}
+
+// EngineInfo describes the container engine and the host it runs on.
+type EngineInfo struct {
+	Version       string // e.g. "20.10.24+dfsg1"
+	APIVersion    string // negotiated, e.g. "1.41"
+	CgroupVersion string // "1" or "2"
+	OS            string
+	Kernel        string
+	CPUs          int
+	MemoryBytes   int64
+}
+
+// ContainerState is what the engine says about a target's container.
+type ContainerState struct {
+	Running   bool
+	OOMKilled bool
+	ExitCode  int
+}
+
+// Target is a started, healthy target.
+type Target interface {
+	// Entry describes the catalog entry the target was started from.
+	Entry() TargetInfo
+	BaseURL() string
+	MetricsURL() string
+	ContainerID() string
+	// Startup is the time from container start to the first healthy answer.
+	Startup() time.Duration
+	// Settings says how the target runs: image, limits, cpuset, flags...
+	Settings() map[string]string
+	// Check is the quick contract check made before an attack.
+	Check(ctx context.Context) error
+	// Info is what the target reports about itself at GET /info, flattened
+	// to strings ("knobs.GOMAXPROCS").
+	Info(ctx context.Context) (map[string]string, error)
+	State(ctx context.Context) (ContainerState, error)
+	Logs(ctx context.Context, tail int) (string, error)
+	Stop(ctx context.Context) error
+}
+
+// Plan is what one attack sends: the workload, under the profile, after the
+// warm-up.
+type Plan struct {
+	Workload Workload
+	Profile  Profile
+	Warmup   Warmup
+}
+
+// Observer receives an attack's progress. Every field is optional; the
+// functions must not block for long.
+type Observer struct {
+	Stage  func(StageResult) // a stage (or the warm-up, Warmup=true) starts; Stats empty
+	Second func(Bucket)      // one second finished (measured seconds only)
+	Start  func(t0 time.Time)
+}
+
+// AttackResult is what an attack measured. The warm-up is kept apart and
+// excluded from Total and Seconds.
+type AttackResult struct {
+	T0      time.Time
+	Warmup  *StageResult
+	Stages  []StageResult
+	Total   Stats
+	Seconds []Bucket
+}
+
+// Attacker runs a load plan against a target's base URL.
+type Attacker interface {
+	Run(ctx context.Context, baseURL string, plan Plan, obs Observer) (*AttackResult, error)
+}
+
+// Recorder samples a target's metrics and container stats while it is
+// under attack.
+type Recorder interface {
+	// Record starts sampling t now (warm-up included); limits are the
+	// target's, for CPU use as a share of its limit.
+	Record(ctx context.Context, t Target, limits Limits) Recording
+}
+
+// Recording is one target's sampling in progress.
+type Recording interface {
+	// SetT0 sets the attack clock's zero: the first measured request.
+	SetT0(t0 time.Time)
+	// Stop ends sampling and summarises it per stage, given the stages as
+	// measured (the warm-up first when not nil).
+	Stop(ctx context.Context, warmup *StageResult, stages []StageResult) RecordingResult
+}
+
+// RecordingResult is what a Recording kept.
+type RecordingResult struct {
+	Series         []Series
+	Expositions    []Exposition
+	Resources      []StageResources
+	ScrapeFailures int    // scrapes that failed
+	StatsFailures  int    // container stats reads that failed
+	LastError      string // the last failure, for a warning
+}

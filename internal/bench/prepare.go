@@ -1,0 +1,322 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Catalog is what Prepare checks a spec against: the targets that exist,
+// the guardrails, and the host the targets will run on.
+type Catalog struct {
+	Targets    []TargetInfo
+	Guardrails Guardrails // zero fields take DefaultGuardrails
+	// HostCPUs and HostMemoryBytes bound the limits; zero leaves them unchecked.
+	HostCPUs        int
+	HostMemoryBytes int64
+}
+
+// Bounds of spec fields that no configuration changes.
+const (
+	MinStageDuration = Duration(time.Second)   // shorter stages measure start-up, not load
+	MinRate          = 0.1                     // requests/s of an open stage that sends at all
+	MinMemoryMiB     = 64                      // below this no JVM starts
+	MaxMemoryMiB     = 1 << 20                 // 1 TiB, far above any host, far below an overflow
+	MaxTomcatThreads = 10000                   // Tomcat's pool
+	MaxParallelism   = 256                     // virtual-thread carriers
+	MaxWeight        = 1000                    // of one request in a mix
+	MaxNameLength    = 200                     // a run's name
+	maxDurationNanos = Duration(math.MaxInt64) // the largest duration there is
+)
+
+// GCNames maps the collector names a spec may give (any case, "GC" suffix
+// optional) to HotSpot's -XX:+Use<Name>GC.
+var GCNames = map[string]string{
+	"g1":         "G1",
+	"parallel":   "Parallel",
+	"serial":     "Serial",
+	"z":          "Z",
+	"shenandoah": "Shenandoah",
+}
+
+// Prepare makes spec ready to run, or says what is wrong with it, before
+// anything is built or started: the one place a spec is checked. It
+// resolves a profile given only by name to the built-in (scaled by
+// spec.Profile.Scale), takes the profile's workload when the spec has no
+// requests, applies the defaults, and checks every field against the
+// catalog. The first problem is returned as an EINVALID *Error whose Field
+// is the JSON path of the offending input.
+func Prepare(spec *RunSpec, c Catalog) error {
+	c.Guardrails = c.Guardrails.withDefaults()
+	if err := resolveProfile(spec); err != nil {
+		return err
+	}
+	if len(spec.Workload.Requests) == 0 && spec.Profile.Workload != nil {
+		spec.Workload.Requests = cloneRequests(spec.Profile.Workload.Requests)
+		if spec.Workload.Timeout == 0 {
+			spec.Workload.Timeout = spec.Profile.Workload.Timeout
+		}
+	}
+	spec.ApplyDefaults()
+	for _, check := range []func(*RunSpec, Catalog) error{
+		checkName, checkTargets, checkProfile, checkWorkload, checkWarmup, checkTotal, checkLimits, checkJava,
+	} {
+		if err := check(spec, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g Guardrails) withDefaults() Guardrails {
+	d := DefaultGuardrails
+	if g.MaxRate <= 0 {
+		g.MaxRate = d.MaxRate
+	}
+	if g.MaxConcurrency <= 0 {
+		g.MaxConcurrency = d.MaxConcurrency
+	}
+	if g.MaxDuration <= 0 {
+		g.MaxDuration = d.MaxDuration
+	}
+	if g.MaxQueue <= 0 {
+		g.MaxQueue = d.MaxQueue
+	}
+	if g.MaxTimeout <= 0 {
+		g.MaxTimeout = d.MaxTimeout
+	}
+	return g
+}
+
+// resolveProfile replaces a profile given by name only with the built-in.
+func resolveProfile(spec *RunSpec) error {
+	p := spec.Profile
+	if len(p.Stages) > 0 || p.Name == "" {
+		return nil
+	}
+	b, err := LookupProfile(p.Name, p.Scale)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return FieldErrorf("profile.name", "%s", ErrorMessage(err))
+		}
+		return err
+	}
+	spec.Profile = b
+	return nil
+}
+
+func checkName(spec *RunSpec, _ Catalog) error {
+	if len(spec.Name) > MaxNameLength {
+		return FieldErrorf("name", "must be at most %d characters, got %d", MaxNameLength, len(spec.Name))
+	}
+	if strings.IndexFunc(spec.Name, unicode.IsControl) >= 0 {
+		return FieldErrorf("name", "must not contain control characters")
+	}
+	return nil
+}
+
+func checkTargets(spec *RunSpec, c Catalog) error {
+	if len(spec.Targets) == 0 {
+		return FieldErrorf("targets", "name at least one target (%s)", strings.Join(targetNames(c.Targets), ", "))
+	}
+	for i, t := range spec.Targets {
+		field := fmt.Sprintf("targets[%d]", i)
+		if err := CheckTargetRef(t, c.Targets, field); err != nil {
+			return err
+		}
+		if slices.Index(spec.Targets, t) < i {
+			return FieldErrorf(field, "target %q is listed twice", t)
+		}
+	}
+	return nil
+}
+
+func checkProfile(spec *RunSpec, c Catalog) error {
+	p := spec.Profile
+	if p.Model != ModelOpen && p.Model != ModelClosed {
+		return FieldErrorf("profile.model", "must be %q or %q, got %q", ModelOpen, ModelClosed, p.Model)
+	}
+	if len(p.Stages) == 0 {
+		return FieldErrorf("profile.stages", "a profile needs at least one stage (or name a built-in: %s)", strings.Join(BuiltinNames(), ", "))
+	}
+	check := checkOpenStage
+	if p.Model == ModelClosed {
+		check = checkClosedStage
+	}
+	for i, st := range p.Stages {
+		field := fmt.Sprintf("profile.stages[%d]", i)
+		if st.Duration < MinStageDuration || st.Duration > c.Guardrails.MaxDuration {
+			return FieldErrorf(field+".duration", "must be from %s to %s (the configured maximum), got %s", MinStageDuration, c.Guardrails.MaxDuration, st.Duration)
+		}
+		if err := check(st, field, c.Guardrails); err != nil {
+			return err
+		}
+	}
+	if !sendsRequests(p) {
+		return FieldErrorf("profile.stages", "no stage sends any request (every rate or concurrency is 0)")
+	}
+	return nil
+}
+
+func checkOpenStage(st Stage, field string, g Guardrails) error {
+	if st.Concurrency != 0 {
+		return FieldErrorf(field+".concurrency", "an open-model stage takes a rate, not a concurrency")
+	}
+	return checkRate(st.Rate, field+".rate", g)
+}
+
+func checkRate(rate float64, field string, g Guardrails) error {
+	if rate == 0 {
+		return nil
+	}
+	if !(rate >= MinRate && rate <= g.MaxRate) {
+		return FieldErrorf(field, "must be 0 or from %g to %g requests/s (the configured maximum), got %g", MinRate, g.MaxRate, rate)
+	}
+	return nil
+}
+
+func checkClosedStage(st Stage, field string, g Guardrails) error {
+	if st.Rate != 0 {
+		return FieldErrorf(field+".rate", "a closed-model stage takes a concurrency, not a rate")
+	}
+	if st.Concurrency < 0 || st.Concurrency > g.MaxConcurrency {
+		return FieldErrorf(field+".concurrency", "must be from 1 to %d requests in flight (the configured maximum), got %d", g.MaxConcurrency, st.Concurrency)
+	}
+	if st.Concurrency == 0 && !st.Ramp {
+		return FieldErrorf(field+".concurrency", "must be at least 1 (0 only as the target of a ramp, e.g. ramping down)")
+	}
+	return nil
+}
+
+func sendsRequests(p Profile) bool {
+	for _, st := range p.Stages {
+		if st.Rate > 0 || st.Concurrency > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func checkWorkload(spec *RunSpec, c Catalog) error {
+	w := spec.Workload
+	if len(w.Requests) == 0 {
+		return FieldErrorf("workload.requests", "a workload needs at least one request (endpoints: %s)", strings.Join(EndpointNames(), ", "))
+	}
+	for i, r := range w.Requests {
+		if err := checkRequest(r, fmt.Sprintf("workload.requests[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if w.Timeout <= 0 || w.Timeout > c.Guardrails.MaxTimeout {
+		return FieldErrorf("workload.timeout", "must be above 0 and at most %s (the configured maximum), got %s", c.Guardrails.MaxTimeout, w.Timeout)
+	}
+	return nil
+}
+
+func checkRequest(r Request, field string) error {
+	e, ok := LookupEndpoint(r.Endpoint)
+	if !ok {
+		return FieldErrorf(field+".endpoint", "unknown endpoint %q (endpoints: %s)", r.Endpoint, strings.Join(EndpointNames(), ", "))
+	}
+	if err := e.CheckParams(r.Params, field); err != nil {
+		return err
+	}
+	if r.Weight < 0 || r.Weight > MaxWeight {
+		return FieldErrorf(field+".weight", "must be from 1 to %d, got %d", MaxWeight, r.Weight)
+	}
+	return nil
+}
+
+func checkWarmup(spec *RunSpec, c Catalog) error {
+	w := spec.Warmup
+	if w.Disabled {
+		return nil
+	}
+	if w.Duration < 0 || w.Duration > c.Guardrails.MaxDuration {
+		return FieldErrorf("warmup.duration", "must be from 0 to %s (the configured maximum), got %s", c.Guardrails.MaxDuration, w.Duration)
+	}
+	return checkRate(w.Rate, "warmup.rate", c.Guardrails)
+}
+
+// checkTotal bounds what one target is attacked for, with the sum checked
+// for overflow so that huge stages cannot wrap around the guardrail.
+func checkTotal(spec *RunSpec, c Catalog) error {
+	total, ok := spec.Profile.total()
+	if ok && !spec.Warmup.Disabled {
+		total, ok = addDurations(total, spec.Warmup.Duration)
+	}
+	if !ok || total > c.Guardrails.MaxDuration {
+		what := total.String()
+		if !ok {
+			what = "more than " + maxDurationNanos.String()
+		}
+		return FieldErrorf("profile.stages", "warm-up plus profile last %s, above the configured maximum of %s per target", what, c.Guardrails.MaxDuration)
+	}
+	return nil
+}
+
+// total is the profile's length and whether it fits a Duration.
+func (p Profile) total() (Duration, bool) {
+	var total Duration
+	for _, st := range p.Stages {
+		var ok bool
+		if total, ok = addDurations(total, st.Duration); !ok {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+// addDurations adds two non-negative durations, reporting overflow.
+func addDurations(a, b Duration) (Duration, bool) {
+	if a < 0 || b < 0 || a > maxDurationNanos-b {
+		return 0, false
+	}
+	return a + b, true
+}
+
+func checkLimits(spec *RunSpec, c Catalog) error {
+	l := spec.Limits
+	maxCPUs := float64(c.HostCPUs)
+	if maxCPUs == 0 {
+		maxCPUs = 1024
+	}
+	if !(l.CPUs > 0 && l.CPUs <= maxCPUs) {
+		return FieldErrorf("limits.cpus", "must be above 0 and at most %g (the host's CPUs), got %g", maxCPUs, l.CPUs)
+	}
+	maxMiB := int64(MaxMemoryMiB)
+	if c.HostMemoryBytes > 0 {
+		maxMiB = c.HostMemoryBytes >> 20
+	}
+	if l.MemoryMiB < MinMemoryMiB || l.MemoryMiB > maxMiB {
+		return FieldErrorf("limits.memoryMiB", "must be from %d to %d MiB (the host's memory), got %d", MinMemoryMiB, maxMiB, l.MemoryMiB)
+	}
+	return nil
+}
+
+func checkJava(spec *RunSpec, _ Catalog) error {
+	j := spec.Java
+	switch {
+	case j.TomcatMaxThreads < 1 || j.TomcatMaxThreads > MaxTomcatThreads:
+		return FieldErrorf("java.tomcatMaxThreads", "must be from 1 to %d, got %d", MaxTomcatThreads, j.TomcatMaxThreads)
+	case j.VirtualParallelism < 0 || j.VirtualParallelism > MaxParallelism:
+		return FieldErrorf("java.virtualParallelism", "must be from 1 to %d (0 for the JVM's default, the CPU count), got %d", MaxParallelism, j.VirtualParallelism)
+	case !(j.HeapPercent > 0 && j.HeapPercent <= 100):
+		return FieldErrorf("java.heapPercent", "must be above 0 and at most 100, got %g", j.HeapPercent)
+	}
+	if j.GC != "" {
+		if _, ok := LookupGC(j.GC); !ok {
+			return FieldErrorf("java.gc", "unknown garbage collector %q (use G1, Parallel, Serial, Z or Shenandoah)", j.GC)
+		}
+	}
+	return nil
+}
+
+// LookupGC returns HotSpot's name of a collector a spec names.
+func LookupGC(name string) (string, bool) {
+	gc, ok := GCNames[strings.TrimSuffix(strings.ToLower(name), "gc")]
+	return gc, ok
+}

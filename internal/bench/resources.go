@@ -1,0 +1,74 @@
+package bench
+
+import "encoding/json"
+
+// Gauge is a figure sampled during a stage: its highest and its mean value.
+type Gauge struct {
+	Peak float64 `json:"peak"`
+	Mean float64 `json:"mean"`
+}
+
+// StageResources summarises a target's resource use during one stage, from
+// the metrics scraped while it ran. Threads are keyed by thread kind
+// (ThreadPlatform, ThreadVirtual...), Memory by memory figure
+// (MemoryWorkingSet...), in bytes: a runtime reports the kinds it has.
+type StageResources struct {
+	Stage           int              `json:"stage"`
+	Warmup          bool             `json:"warmup,omitempty"`
+	Threads         map[string]Gauge `json:"threads,omitempty"`
+	Memory          map[string]Gauge `json:"memory,omitempty"`
+	CPUSecondsPer1k float64          `json:"cpuSecondsPer1k,omitempty"`
+	GCPauses        float64          `json:"gcPauses,omitempty"`
+	GCPauseSeconds  float64          `json:"gcPauseSeconds,omitempty"`
+	ScrapeFailures  int              `json:"scrapeFailures,omitempty"`
+}
+
+// UnmarshalJSON reads the current document and, for runs stored before
+// resources were keyed, the fixed fields they had.
+func (r *StageResources) UnmarshalJSON(b []byte) error {
+	type current StageResources
+	var doc struct {
+		current
+		PeakPlatformThreads  float64 `json:"peakPlatformThreads"`
+		MeanPlatformThreads  float64 `json:"meanPlatformThreads"`
+		PeakVirtualThreads   float64 `json:"peakVirtualThreads"`
+		MeanVirtualThreads   float64 `json:"meanVirtualThreads"`
+		PeakGoroutines       float64 `json:"peakGoroutines"`
+		MeanGoroutines       float64 `json:"meanGoroutines"`
+		PeakWorkingSetBytes  float64 `json:"peakWorkingSetBytes"`
+		PeakThreadStackBytes float64 `json:"peakThreadStackBytes"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	*r = StageResources(doc.current)
+	legacy := []struct {
+		into       *map[string]Gauge
+		key        string
+		peak, mean float64
+	}{
+		{&r.Threads, ThreadPlatform, doc.PeakPlatformThreads, doc.MeanPlatformThreads},
+		{&r.Threads, ThreadVirtual, doc.PeakVirtualThreads, doc.MeanVirtualThreads},
+		{&r.Threads, ThreadGoroutine, doc.PeakGoroutines, doc.MeanGoroutines},
+		{&r.Memory, MemoryWorkingSet, doc.PeakWorkingSetBytes, 0},
+		{&r.Memory, MemoryThreadStacks, doc.PeakThreadStackBytes, 0},
+	}
+	for _, l := range legacy {
+		if l.peak == 0 && l.mean == 0 {
+			continue
+		}
+		if *l.into == nil {
+			*l.into = map[string]Gauge{}
+		}
+		if _, ok := (*l.into)[l.key]; !ok {
+			(*l.into)[l.key] = Gauge{Peak: l.peak, Mean: l.mean}
+		}
+	}
+	return nil
+}
+
+// Thread returns the gauge of a thread kind, zero when not reported.
+func (r StageResources) Thread(kind string) Gauge { return r.Threads[kind] }
+
+// MemoryGauge returns a memory figure, zero when not reported.
+func (r StageResources) MemoryGauge(figure string) Gauge { return r.Memory[figure] }

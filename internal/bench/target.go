@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Target names of the built-in catalog.
+const (
+	TargetGo           = "go"
+	TargetJavaPlatform = "java-platform"
+	TargetJavaVirtual  = "java-virtual"
+)
+
+// Thread kinds: what runs a target's requests and work. Resource figures
+// are keyed by them, so a new runtime adds rows, not fields.
+const (
+	ThreadPlatform  = "platform"  // OS threads (Java platform threads, Go's Ms)
+	ThreadCarrier   = "carrier"   // platform threads that carry virtual threads
+	ThreadVirtual   = "virtual"   // Java virtual threads, one per request in flight
+	ThreadGoroutine = "goroutine" // Go goroutines
+)
+
+// ThreadKinds lists the thread kinds in the order tables show them.
+var ThreadKinds = []string{ThreadPlatform, ThreadCarrier, ThreadVirtual, ThreadGoroutine}
+
+// Memory figures, in bytes.
+const (
+	MemoryWorkingSet   = "workingSet"   // the container's working set (usage less inactive page cache)
+	MemoryThreadStacks = "threadStacks" // committed for thread stacks (Java NMT Thread; Go stacks in use)
+	MemoryHeap         = "heap"         // the managed heap in use
+)
+
+// MemoryKinds lists the memory figures in the order tables show them.
+var MemoryKinds = []string{MemoryWorkingSet, MemoryHeap, MemoryThreadStacks}
+
+// SeriesRef picks a scraped series by name and, optionally, one label's
+// value; the series that differ in other labels are summed.
+type SeriesRef struct {
+	Name  string `json:"name"`
+	Label string `json:"label,omitempty"`
+	Value string `json:"value,omitempty"`
+}
+
+// FigureSource says which series give a resource figure (a thread kind or a
+// memory figure): the first of them that has data.
+type FigureSource struct {
+	Figure string      `json:"figure"`
+	Series []SeriesRef `json:"series"`
+}
+
+// TargetInfo describes a catalog entry to users and to the parts of a run
+// that must know it without knowing how it is built.
+type TargetInfo struct {
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`        // the runtime: go, java
+	ThreadModel string `json:"threadModel"` // goroutines, platform, virtual
+	MetricsPath string `json:"metricsPath"`
+	Description string `json:"description"`
+	// Variant names the dimension a target may vary along ("jdk"), Variants
+	// its values and DefaultVariant the one a plain name runs.
+	Variant        string   `json:"variant,omitempty"`
+	Variants       []string `json:"variants,omitempty"`
+	DefaultVariant string   `json:"defaultVariant,omitempty"`
+	// Threads and Memory map the target's own series onto the generic
+	// resource figures.
+	Threads []FigureSource `json:"threads,omitempty"`
+	Memory  []FigureSource `json:"memory,omitempty"`
+}
+
+// TargetRef is a target as a spec names it: a catalog name and, after an
+// "@", one of its variants ("java-virtual@21").
+type TargetRef struct {
+	Name    string
+	Variant string
+}
+
+// ParseTargetRef splits "name@variant".
+func ParseTargetRef(s string) TargetRef {
+	name, variant, _ := strings.Cut(s, "@")
+	return TargetRef{Name: name, Variant: variant}
+}
+
+// String writes the reference back as a spec names it.
+func (r TargetRef) String() string {
+	if r.Variant == "" {
+		return r.Name
+	}
+	return r.Name + "@" + r.Variant
+}
+
+// CheckTargetRef checks a reference ("name" or "name@variant") against the
+// catalog; field is its JSON path in messages.
+func CheckTargetRef(s string, infos []TargetInfo, field string) error {
+	ref := ParseTargetRef(s)
+	i := slices.IndexFunc(infos, func(t TargetInfo) bool { return t.Name == ref.Name })
+	if i < 0 {
+		return FieldErrorf(field, "unknown target %q (known: %s)", ref.Name, strings.Join(targetNames(infos), ", "))
+	}
+	info := infos[i]
+	if ref.Variant == "" || slices.Contains(info.Variants, ref.Variant) {
+		return nil
+	}
+	if len(info.Variants) == 0 {
+		return FieldErrorf(field, "target %s has no variants, got %q", info.Name, "@"+ref.Variant)
+	}
+	return FieldErrorf(field, "target %s has no %s %q (%s: %s)", info.Name, info.Variant, ref.Variant, info.Variant, strings.Join(info.Variants, ", "))
+}
+
+func targetNames(infos []TargetInfo) []string {
+	names := make([]string, len(infos))
+	for i, t := range infos {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// LookupTarget returns the catalog entry a reference names.
+func LookupTarget(infos []TargetInfo, ref string) (TargetInfo, error) {
+	name := ParseTargetRef(ref).Name
+	for _, t := range infos {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return TargetInfo{}, Errorf(ENOTFOUND, "unknown target %q (known: %s)", name, strings.Join(targetNames(infos), ", "))
+}
+
+// ThreadLabel names a thread kind for people: "platform threads", "goroutines".
+func ThreadLabel(kind string) string {
+	switch kind {
+	case ThreadGoroutine:
+		return "goroutines"
+	case ThreadPlatform, ThreadCarrier, ThreadVirtual:
+		return kind + " threads"
+	}
+	return fmt.Sprintf("%s threads", kind)
+}
