@@ -10,7 +10,7 @@ export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 GO ?= go
 INTEGRATION_TIMEOUT ?= 25m
 
-.PHONY: all build test unit java-test integration docker-up demo clean
+.PHONY: all build test lint unit java-test integration docker-up demo clean
 
 all: build
 
@@ -21,11 +21,19 @@ build:
 docker-up:
 	bash scripts/docker-up.sh
 
-## test: everything: Go unit tests, the Java targets' JUnit tests, integration tests on the real engine
-test: unit java-test integration
+## test: everything: static checks, Go unit tests, the Java targets' JUnit tests, integration tests on the real engine
+test: lint unit java-test integration
+
+## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block), with and without the integration tag; the CLI builds for macOS too
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
+	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck -tags integration ./...
+	GOOS=darwin $(GO) build ./...
 
 unit:
-	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
 java-test:
