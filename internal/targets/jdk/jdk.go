@@ -1,5 +1,6 @@
-// Package jdk finds a JDK 21 or newer on the host: the Java targets need one
-// to build the jar (javac, via Maven) and to assemble their base image (jlink).
+// Package jdk finds a JDK on the host: the Java targets need one 21 or newer
+// to build the jar (javac, via Maven), and one of the base image's major to
+// assemble that image (jlink).
 package jdk
 
 import (
@@ -48,19 +49,63 @@ func (j JDK) Tool(name string) string {
 // newest JDK 21+ under /usr/lib/jvm or behind `javac` on PATH. With none it
 // returns an EUNAVAILABLE *bench.Error that lists what it did find.
 func Find() (JDK, error) {
-	return find(os.Getenv("JAVA_HOME"), Candidates())
+	return find(os.Getenv("JAVA_HOME"), Candidates(), minimum(MinMajor))
 }
 
-// find is Find with its inputs injected, for tests.
-func find(javaHome string, candidates []string) (JDK, error) {
+// FindMajor is Find for one feature release: $JAVA_HOME if it is a JDK of
+// that major, otherwise the newest JDK of that major among Candidates. The
+// Java targets' base image may need an older runtime than the JDK that
+// builds the jar (21 to compare with 25, say).
+func FindMajor(major int) (JDK, error) {
+	return find(os.Getenv("JAVA_HOME"), Candidates(), exactly(major))
+}
+
+// wanted says which JDKs a search accepts: the test, and how to say what
+// it looked for and why it passed a JDK over.
+type wanted struct {
+	what    string           // e.g. "JDK 21 or newer"
+	install string           // what to install, e.g. "a JDK 21+ (e.g. Temurin 25)"
+	reject  func(JDK) string // why j will not do; "" if it will
+}
+
+// minimum accepts a JDK of major or newer.
+func minimum(major int) wanted {
+	return wanted{
+		what:    fmt.Sprintf("JDK %d or newer", major),
+		install: fmt.Sprintf("a JDK %d+ (e.g. Temurin 25)", major),
+		reject: func(j JDK) string {
+			if j.Major < major {
+				return fmt.Sprintf("JDK %s at %s is too old", j.Version, j.Home)
+			}
+			return ""
+		},
+	}
+}
+
+// exactly accepts a JDK of that major only.
+func exactly(major int) wanted {
+	return wanted{
+		what:    fmt.Sprintf("JDK %d", major),
+		install: fmt.Sprintf("a JDK %d", major),
+		reject: func(j JDK) string {
+			if j.Major != major {
+				return fmt.Sprintf("JDK %s at %s is not a %d", j.Version, j.Home, major)
+			}
+			return ""
+		},
+	}
+}
+
+// find is Find and FindMajor with their inputs injected, for tests.
+func find(javaHome string, candidates []string, w wanted) (JDK, error) {
 	if javaHome != "" {
-		if j, err := inspect(javaHome); err == nil && j.Major >= MinMajor {
+		if j, err := inspect(javaHome); err == nil && w.reject(j) == "" {
 			return j, nil
 		}
 		// Listed first so the error explains why JAVA_HOME was passed over.
 		candidates = append([]string{javaHome}, candidates...)
 	}
-	return FindIn(candidates)
+	return findIn(candidates, w)
 }
 
 // Candidates returns the directories Find looks at besides $JAVA_HOME: every
@@ -96,9 +141,19 @@ func javacHome() string {
 // FindIn returns the newest JDK 21+ among candidates (directories that may or
 // may not be JDKs); on a tie in version the earlier candidate wins. Symlinks
 // are resolved, so a JDK reached twice counts once and Home is its real path.
-// With none
-// it returns an EUNAVAILABLE *bench.Error that lists what it did find.
+// With none it returns an EUNAVAILABLE *bench.Error that lists what it did
+// find.
 func FindIn(candidates []string) (JDK, error) {
+	return findIn(candidates, minimum(MinMajor))
+}
+
+// FindMajorIn is FindIn for JDKs of exactly the given major.
+func FindMajorIn(major int, candidates []string) (JDK, error) {
+	return findIn(candidates, exactly(major))
+}
+
+// findIn returns the newest JDK among candidates that w accepts.
+func findIn(candidates []string, w wanted) (JDK, error) {
 	var found []JDK
 	var rejected []string
 	seen := map[string]bool{}
@@ -112,28 +167,28 @@ func FindIn(candidates []string) (JDK, error) {
 		switch {
 		case err != nil:
 			rejected = append(rejected, err.Error())
-		case j.Major < MinMajor:
-			rejected = append(rejected, fmt.Sprintf("JDK %s at %s is too old", j.Version, j.Home))
+		case w.reject(j) != "":
+			rejected = append(rejected, w.reject(j))
 		default:
 			found = append(found, j)
 		}
 	}
 	if len(found) == 0 {
-		return JDK{}, notFound(rejected)
+		return JDK{}, notFound(w, rejected)
 	}
 	sort.SliceStable(found, func(a, b int) bool { return newer(found[a], found[b]) })
 	return found[0], nil
 }
 
-// notFound builds the error FindIn returns when no candidate will do.
-func notFound(rejected []string) error {
+// notFound builds the error findIn returns when no candidate will do.
+func notFound(w wanted, rejected []string) error {
 	what := "no JDK at all"
 	if len(rejected) > 0 {
 		what = strings.Join(rejected, "; ")
 	}
 	return bench.Errorf(bench.EUNAVAILABLE,
-		"no JDK %d or newer found (looked at $JAVA_HOME, %s/* and javac on PATH): %s; install a JDK %d+ (e.g. Temurin 25) or set JAVA_HOME",
-		MinMajor, JVMDir, what, MinMajor)
+		"no %s found (looked at $JAVA_HOME, %s/* and javac on PATH): %s; install %s or set JAVA_HOME",
+		w.what, JVMDir, what, w.install)
 }
 
 // realPath resolves symlinks so that /usr/lib/jvm/java-1.17.0-openjdk-amd64
@@ -153,21 +208,22 @@ func inspect(home string) (JDK, error) {
 	if err != nil {
 		return JDK{}, fmt.Errorf("%s is not a JDK (no release file)", home)
 	}
-	props := parseRelease(data)
+	props := ParseRelease(data)
 	j := JDK{Home: home, Version: props["JAVA_VERSION"], Vendor: props["IMPLEMENTOR"]}
-	if j.Major = major(j.Version); j.Major == 0 {
+	if j.Major = FeatureRelease(j.Version); j.Major == 0 {
 		return JDK{}, fmt.Errorf("%s has no readable JAVA_VERSION in its release file", home)
 	}
 	for _, tool := range []string{"javac", "jlink"} {
 		if !executable(j.Tool(tool)) {
-			return JDK{}, fmt.Errorf("Java %s at %s has no bin/%s (a JRE, not a JDK?)", j.Version, home, tool)
+			return JDK{}, fmt.Errorf("%s has no bin/%s (Java %s: a JRE, not a JDK?)", home, tool, j.Version)
 		}
 	}
 	return j, nil
 }
 
-// parseRelease reads the KEY="value" lines of a JDK release file.
-func parseRelease(data []byte) map[string]string {
+// ParseRelease reads the KEY="value" lines of a JDK's or a runtime's
+// release file, e.g. JAVA_VERSION, IMPLEMENTOR and MODULES.
+func ParseRelease(data []byte) map[string]string {
 	props := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
@@ -179,9 +235,9 @@ func parseRelease(data []byte) map[string]string {
 	return props
 }
 
-// major returns the feature release of a Java version string: 25 for
+// FeatureRelease returns the major of a Java version string: 25 for
 // "25.0.3", 21 for "21" or "21-ea", 8 for the old "1.8.0_402"; 0 if unreadable.
-func major(version string) int {
+func FeatureRelease(version string) int {
 	parts := versionParts(version)
 	if len(parts) >= 2 && parts[0] == 1 {
 		return parts[1]

@@ -199,3 +199,90 @@ func TestFind_Host(t *testing.T) {
 		}
 	}
 }
+
+func TestFindMajorIn(t *testing.T) {
+	jdk17 := fullJDK(t, "jdk-17", "17.0.15")
+	jdk21 := fullJDK(t, "jdk-21", "21.0.7")
+	jdk21patch := fullJDK(t, "jdk-21.0.9", "21.0.9")
+	jdk25 := fullJDK(t, "jdk-25", "25.0.3")
+	jre21 := fakeJDK(t, "jre-21", "21.0.9", "", "java")
+
+	tests := []struct {
+		name       string
+		major      int
+		candidates []string
+		want       string
+	}{
+		{"the major asked for, not the newest", 21, []string{jdk25, jdk21, jdk17}, jdk21},
+		{"newest update of that major", 21, []string{jdk21, jdk21patch}, jdk21patch},
+		{"a JRE of that major skipped", 21, []string{jre21, jdk21}, jdk21},
+		{"older than MinMajor, if asked for", 17, []string{jdk25, jdk17}, jdk17},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := jdk.FindMajorIn(tt.major, tt.candidates)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Home != tt.want {
+				t.Errorf("Home = %s, want %s", got.Home, tt.want)
+			}
+		})
+	}
+}
+
+func TestFindMajorIn_ErrNone(t *testing.T) {
+	jdk17 := fullJDK(t, "jdk-17", "17.0.15")
+	jdk25 := fullJDK(t, "jdk-25", "25.0.3")
+
+	_, err := jdk.FindMajorIn(21, []string{jdk17, jdk25})
+	if got, want := bench.ErrorCode(err), bench.EUNAVAILABLE; got != want {
+		t.Fatalf("ErrorCode = %q, want %q (err: %v)", got, want, err)
+	}
+	msg := bench.ErrorMessage(err)
+	for _, want := range []string{"no JDK 21 found", "JDK 25.0.3 at " + jdk25 + " is not a 21", "install a JDK 21 "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q does not mention %q", msg, want)
+		}
+	}
+}
+
+func TestFindMajor_JavaHome(t *testing.T) {
+	jdk21 := fullJDK(t, "jdk-21", "21.0.7")
+	jdk21patch := fullJDK(t, "jdk-21.0.9", "21.0.9")
+	jdk25 := fullJDK(t, "jdk-25", "25.0.3")
+
+	tests := []struct {
+		name     string
+		javaHome string
+		want     string
+	}{
+		{"JAVA_HOME of that major preferred over a newer update", jdk21, jdk21},
+		{"JAVA_HOME of another major passed over", jdk25, jdk21patch},
+		{"JAVA_HOME unset", "", jdk21patch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := jdk.FindMajorWith(tt.javaHome, []string{jdk25, jdk21patch}, 21)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Home != tt.want {
+				t.Errorf("Home = %s, want %s", got.Home, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseRelease(t *testing.T) {
+	props := jdk.ParseRelease([]byte("JAVA_VERSION=\"21.0.8\"\nMODULES=\"java.base jdk.jfr\"\n\nnot a property\n"))
+	if got, want := props["JAVA_VERSION"], "21.0.8"; got != want {
+		t.Errorf("JAVA_VERSION = %q, want %q", got, want)
+	}
+	if got, want := props["MODULES"], "java.base jdk.jfr"; got != want {
+		t.Errorf("MODULES = %q, want %q", got, want)
+	}
+	if got := jdk.FeatureRelease(props["JAVA_VERSION"]); got != 21 {
+		t.Errorf("FeatureRelease(%q) = %d, want 21", props["JAVA_VERSION"], got)
+	}
+}

@@ -18,12 +18,23 @@ import (
 	"github.com/threadbench/threadbench/internal/targets/jdk"
 )
 
-// assemble builds the root file system in a temporary directory and imports
-// it into the engine as ref.
-func assemble(ctx context.Context, cli Client, j jdk.JDK, ref string, log io.Writer) error {
+// contents says what an image's runtime holds, for the image's labels.
+type contents struct {
+	version string   // JAVA_VERSION of the runtime, e.g. "25.0.3"
+	vendor  string   // e.g. "Eclipse Adoptium"; may be empty
+	modules []string // the runtime's modules
+	source  string   // where a runtime not from the host's JDK came from; "" otherwise
+}
+
+// installer writes a Java runtime to javaHome and says what it holds.
+type installer func(ctx context.Context, javaHome string, log io.Writer) (contents, error)
+
+// assemble builds the root file system in a temporary directory, with the
+// runtime install writes, and imports it into the engine as ref.
+func assemble(ctx context.Context, cli Client, ref string, install installer, log io.Writer) error {
 	if runtime.GOOS != "linux" {
 		return bench.Errorf(bench.EUNAVAILABLE,
-			"assembling the JRE base image needs a Linux host JDK (this is %s); provide a base image instead", runtime.GOOS)
+			"assembling the JRE base image needs a Linux host (this is %s); provide a base image instead", runtime.GOOS)
 	}
 	tmp, err := os.MkdirTemp("", "threadbench-jre-")
 	if err != nil {
@@ -32,7 +43,7 @@ func assemble(ctx context.Context, cli Client, j jdk.JDK, ref string, log io.Wri
 	defer os.RemoveAll(tmp)
 
 	rootfs := filepath.Join(tmp, "rootfs")
-	modules, err := buildRootfs(ctx, j, rootfs, log)
+	c, err := buildRootfs(ctx, rootfs, install, log)
 	if err != nil {
 		return err
 	}
@@ -40,35 +51,47 @@ func assemble(ctx context.Context, cli Client, j jdk.JDK, ref string, log io.Wri
 	if err := writeTarFile(tarball, rootfs); err != nil {
 		return fmt.Errorf("archive root file system: %w", err)
 	}
-	return importImage(ctx, cli, tarball, ref, imageChanges(j, modules), log)
+	return importImage(ctx, cli, tarball, ref, imageChanges(c), log)
 }
 
-// buildRootfs lays out the image's files under rootfs: the jlinked runtime,
-// the host libraries it needs, and the few files of /etc a JVM looks for.
-// It returns the modules linked.
-func buildRootfs(ctx context.Context, j jdk.JDK, rootfs string, log io.Writer) ([]string, error) {
-	modules, err := availableModules(ctx, j, log)
-	if err != nil {
-		return nil, err
-	}
+// buildRootfs lays out the image's files under rootfs: the runtime install
+// writes, the host libraries it needs, and the few files of /etc a JVM looks
+// for. It returns what the runtime holds.
+func buildRootfs(ctx context.Context, rootfs string, install installer, log io.Writer) (contents, error) {
 	javaHome := filepath.Join(rootfs, JavaHome)
-	if err := jlink(ctx, j, modules, javaHome, log); err != nil {
-		return nil, err
+	c, err := install(ctx, javaHome, log)
+	if err != nil {
+		return contents{}, err
 	}
 	libs, err := hostLibraries(ctx, javaHome, log)
 	if err != nil {
-		return nil, fmt.Errorf("collect shared libraries: %w", err)
+		return contents{}, fmt.Errorf("collect shared libraries: %w", err)
 	}
 	fmt.Fprintf(log, "jre: copying %d host libraries\n", len(libs))
 	for _, lib := range libs {
 		if err := copyHostFile(rootfs, lib); err != nil {
-			return nil, fmt.Errorf("copy shared library: %w", err)
+			return contents{}, fmt.Errorf("copy shared library: %w", err)
 		}
 	}
 	if err := writeSystemFiles(rootfs); err != nil {
-		return nil, fmt.Errorf("write /etc and /tmp: %w", err)
+		return contents{}, fmt.Errorf("write /etc and /tmp: %w", err)
 	}
-	return modules, nil
+	return c, nil
+}
+
+// jlinked installs a runtime jlinked from the host JDK j, with the Modules
+// it has.
+func jlinked(j jdk.JDK) installer {
+	return func(ctx context.Context, javaHome string, log io.Writer) (contents, error) {
+		modules, err := availableModules(ctx, j, log)
+		if err != nil {
+			return contents{}, err
+		}
+		if err := jlink(ctx, j, modules, javaHome, log); err != nil {
+			return contents{}, err
+		}
+		return contents{version: j.Version, vendor: j.Vendor, modules: modules}, nil
+	}
 }
 
 // availableModules returns the Modules this JDK has, and logs the others.

@@ -14,8 +14,6 @@ import (
 
 	"github.com/moby/moby/api/types/jsonstream"
 	"github.com/moby/moby/client"
-
-	"github.com/threadbench/threadbench/internal/targets/jdk"
 )
 
 // writeTarFile archives the tree under rootfs into a tar file at path, with
@@ -90,14 +88,18 @@ func writeTarEntry(tw *tar.Writer, path, name string) error {
 // imageChanges are the Dockerfile instructions applied to the imported
 // rootfs: the environment the Java target's Dockerfile relies on, and labels
 // saying what the image holds.
-func imageChanges(j jdk.JDK, modules []string) []string {
-	return []string{
+func imageChanges(c contents) []string {
+	changes := []string{
 		"ENV JAVA_HOME=" + JavaHome,
 		"ENV PATH=" + JavaHome + "/bin:/usr/bin:/bin",
-		fmt.Sprintf("LABEL %s=%q", LabelJDKVersion, j.Version),
-		fmt.Sprintf("LABEL %s=%q", LabelJDKVendor, j.Vendor),
-		fmt.Sprintf("LABEL %s=%q", LabelModules, strings.Join(modules, ",")),
+		fmt.Sprintf("LABEL %s=%q", LabelJDKVersion, c.version),
+		fmt.Sprintf("LABEL %s=%q", LabelJDKVendor, c.vendor),
+		fmt.Sprintf("LABEL %s=%q", LabelModules, strings.Join(c.modules, ",")),
 	}
+	if c.source != "" {
+		changes = append(changes, fmt.Sprintf("LABEL %s=%q", LabelSource, c.source))
+	}
+	return changes
 }
 
 // importImage imports the rootfs tarball as the image ref. Import, unlike a

