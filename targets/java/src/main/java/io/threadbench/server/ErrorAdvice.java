@@ -28,6 +28,12 @@ public class ErrorAdvice {
         return body(HttpStatus.NOT_IMPLEMENTED, e.getMessage());
     }
 
+    /** downstreamFailed is a 502, 503 or 504 from the endpoints that call the downstream. */
+    @ExceptionHandler(DownstreamException.class)
+    public ResponseEntity<ErrorBody> downstreamFailed(DownstreamException e) {
+        return body(e.status(), e.getMessage());
+    }
+
     /** notFound answers paths outside the contract. */
     @ExceptionHandler(NoResourceFoundException.class)
     public ResponseEntity<ErrorBody> notFound(NoResourceFoundException e) {

@@ -1,22 +1,38 @@
 package io.threadbench.server;
 
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-
 /**
  * IntParam is an integer query parameter of the contract with its default and
- * inclusive range. It reads the raw query string itself, like the Go target:
- * Tomcat's own parameter parsing throws on a bad escape anywhere in the
- * query, and the 400 body and message must match the Go target's word for
- * word.
+ * inclusive range, as internal/bench/endpoint.go's table gives them. It reads
+ * the raw query string itself, like the Go target (see {@link RawQuery}).
  */
 public record IntParam(String name, int defaultValue, int min, int max) {
 
-    /** DURATION is the sleep in milliseconds of heavy, native and synchronized. */
-    public static final IntParam DURATION = new IntParam("duration", 100, 0, 60_000);
+    /** MAX_DURATION is the longest sleep the contract allows, in ms. */
+    public static final int MAX_DURATION = 60_000;
+
+    /** MAX_CALLS bounds fan-out calls per request and bulkhead permits. */
+    public static final int MAX_CALLS = 10_000;
+
+    /** DURATION is the sleep in milliseconds of heavy, native, synchronized and downstream. */
+    public static final IntParam DURATION = new IntParam("duration", 100, 0, MAX_DURATION);
 
     /** WORK is the number of SHA-256 rounds of cpu. */
     public static final IntParam WORK = new IntParam("work", 1000, 0, 100_000);
+
+    /** CALLS is how many downstream calls one fan-out makes. */
+    public static final IntParam CALLS = new IntParam("calls", 100, 1, MAX_CALLS);
+
+    /** FANOUT_LIMIT is the pool size or the permits of a fan-out. */
+    public static final IntParam FANOUT_LIMIT = new IntParam("limit", 100, 1, MAX_CALLS);
+
+    /** FANOUT_DURATION is how long the downstream sleeps on each fan-out call, in ms. */
+    public static final IntParam FANOUT_DURATION = new IntParam("duration", 3000, 0, MAX_DURATION);
+
+    /** TIMEOUT is a downstream call's read timeout in ms, for fanout and downstream. */
+    public static final IntParam TIMEOUT = new IntParam("timeout", 5000, 1, MAX_DURATION);
+
+    /** BULKHEAD_LIMIT is the permits of downstream's shared bulkhead; 0 is none. */
+    public static final IntParam BULKHEAD_LIMIT = new IntParam("limit", 0, 0, MAX_CALLS);
 
     /**
      * parse returns the parameter's value in {@code rawQuery} (undecoded, as
@@ -25,25 +41,16 @@ public record IntParam(String name, int defaultValue, int min, int max) {
      * parameter is ambiguous and rejected.
      */
     public int parse(String rawQuery) {
-        String raw = null;
-        int count = 0;
-        for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&", -1)) {
-            int eq = pair.indexOf('=');
-            String key = eq < 0 ? pair : pair.substring(0, eq);
-            if (name.equals(unescapeOrNull(key))) {
-                raw = eq < 0 ? "" : pair.substring(eq + 1);
-                count++;
-            }
-        }
-        if (count == 0) {
+        RawQuery.Found found = RawQuery.find(rawQuery, name);
+        if (found.count() == 0) {
             return defaultValue;
         }
-        if (count > 1) {
-            throw invalid("got " + count + " values");
+        if (found.count() > 1) {
+            throw invalid("got " + found.count() + " values");
         }
-        String value = unescapeOrNull(raw);
+        String value = RawQuery.unescapeOrNull(found.raw());
         if (value == null) {
-            throw invalid("got " + ErrorBody.quote(raw));
+            throw invalid("got " + ErrorBody.quote(found.raw()));
         }
         try {
             int n = Integer.parseInt(value);
@@ -58,17 +65,5 @@ public record IntParam(String name, int defaultValue, int min, int max) {
 
     private BadParameterException invalid(String given) {
         return new BadParameterException(name + " must be an integer from " + min + " to " + max + ", " + given);
-    }
-
-    /** unescapeOrNull decodes a query component, or returns null when its escapes are malformed. */
-    private static String unescapeOrNull(String s) {
-        if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
-            return s;
-        }
-        try {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 }

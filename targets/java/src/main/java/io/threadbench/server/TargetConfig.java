@@ -1,5 +1,7 @@
 package io.threadbench.server;
 
+import java.time.Duration;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -14,7 +16,7 @@ import io.micrometer.java21.instrument.binder.jdk.VirtualThreadMetrics;
 
 /**
  * TargetConfig wires the target's own beans: its description, the native sleep,
- * the extra metrics and the in-flight request counter.
+ * the downstream client, the extra metrics and the in-flight request counter.
  */
 @Configuration(proxyBeanMethods = false)
 public class TargetConfig {
@@ -25,6 +27,32 @@ public class TargetConfig {
     @Bean
     public TargetInfo targetInfo(Environment env) {
         return TargetInfo.from(env);
+    }
+
+    /**
+     * downstream is the process's one HTTP client for the fan-out endpoints,
+     * calling DOWNSTREAM_URL; a malformed URL stops the start. Closed with the context.
+     */
+    @Bean
+    public Downstream downstream(Environment env) {
+        return new Downstream(env.getProperty("DOWNSTREAM_URL", ""));
+    }
+
+    /**
+     * pinnedThreads counts JFR's pinned events from the start, in both thread
+     * models (see PinnedThreads for why). Closed with the context.
+     */
+    @Bean
+    public PinnedThreads pinnedThreads(Environment env) {
+        PinnedThreads pinned = new PinnedThreads(Duration.ofMillis(PinnedThreads.thresholdMs(env)));
+        pinned.start();
+        return pinned;
+    }
+
+    /** carrierThreads counts the carriers of virtual threads at each scrape. */
+    @Bean
+    public CarrierThreads carrierThreads() {
+        return new CarrierThreads();
     }
 
     /** nativeSleep links nanosleep at startup so no request pays for the lookup. */
@@ -72,7 +100,11 @@ public class TargetConfig {
     public void logStartup(ApplicationReadyEvent event) {
         TargetInfo info = event.getApplicationContext().getBean(TargetInfo.class);
         NativeSleep sleep = event.getApplicationContext().getBean(NativeSleep.class);
-        log.info("{} nativeSleep={}", info.logLine(),
-                sleep.isAvailable() ? "available" : "unavailable (" + sleep.unavailableReason() + ")");
+        Downstream downstream = event.getApplicationContext().getBean(Downstream.class);
+        PinnedThreads pinned = event.getApplicationContext().getBean(PinnedThreads.class);
+        log.info("{} nativeSleep={} downstream={} pinnedEvents={}", info.logLine(),
+                sleep.isAvailable() ? "available" : "unavailable (" + sleep.unavailableReason() + ")",
+                downstream.isConfigured() ? downstream.baseUrl() : "none",
+                pinned.isStreaming() ? "streaming" : "unavailable");
     }
 }

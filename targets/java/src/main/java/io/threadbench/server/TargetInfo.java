@@ -1,10 +1,19 @@
 package io.threadbench.server;
 
+import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.sun.management.HotSpotDiagnosticMXBean;
+import com.sun.management.OperatingSystemMXBean;
 
 import org.springframework.core.env.Environment;
 
@@ -12,48 +21,132 @@ import org.springframework.core.env.Environment;
  * TargetInfo is what this target is and what the JVM chose for it: the
  * orchestrator records it with every result, so that two runs can be compared
  * knowing their heap, GC and parallelism. Served by {@code GET /info} and
- * logged once at startup.
+ * logged once at startup. The contract's fields come first (the Go target
+ * has the same); {@code jdk} to {@code virtualParallelism} are this target's
+ * own, kept for the readers that already use them.
  */
-@JsonPropertyOrder({"target", "threadModel", "jdk", "vendor", "gc", "maxHeapBytes", "availableProcessors",
-        "tomcatMaxThreads", "virtualParallelism"})
+@JsonPropertyOrder({"target", "threadModel", "runtime", "runtimeVersion", "availableProcessors", "memoryLimitBytes",
+        "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads", "virtualParallelism"})
 public record TargetInfo(
         String target,
         String threadModel,
+        String runtime,
+        String runtimeVersion,
+        int availableProcessors,
+        long memoryLimitBytes,
+        Map<String, String> knobs,
         String jdk,
         String vendor,
         List<String> gc,
         long maxHeapBytes,
-        int availableProcessors,
         int tomcatMaxThreads,
         int virtualParallelism) {
 
     /** DEFAULT_TOMCAT_MAX_THREADS is Tomcat's pool size when TOMCAT_MAX_THREADS is unset. */
     public static final int DEFAULT_TOMCAT_MAX_THREADS = 200;
 
+    /** The collectors a HotSpot JVM can run, by the -XX:+Use...GC flag that picks each, in the README's names. */
+    private static final List<String> COLLECTORS = List.of("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon");
+
+    /** TargetInfo copies knobs and gc, so the record stays immutable. */
+    public TargetInfo {
+        knobs = Collections.unmodifiableMap(new TreeMap<>(knobs));
+        gc = List.copyOf(gc);
+    }
+
     /** from reads the target's configuration from Spring's environment and the JVM's own facts. */
     public static TargetInfo from(Environment env) {
         ThreadModel model = ThreadModel.of(env.getProperty("spring.threads.virtual.enabled", Boolean.class, false));
         String name = env.getProperty("TARGET_NAME", "");
         int processors = Runtime.getRuntime().availableProcessors();
+        int tomcatMaxThreads = env.getProperty("server.tomcat.threads.max", Integer.class, DEFAULT_TOMCAT_MAX_THREADS);
+        // The JDK's default scheduler parallelism is the processor count unless overridden.
+        int parallelism = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", processors);
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        Map<String, String> knobs = Map.of(
+                "tomcatMaxThreads", String.valueOf(tomcatMaxThreads),
+                "virtualParallelism", String.valueOf(parallelism),
+                "gc", collector(),
+                "maxHeapBytes", String.valueOf(maxHeap),
+                "pinnedThresholdMs", String.valueOf(PinnedThreads.thresholdMs(env)));
         return new TargetInfo(
                 name.isBlank() ? model.defaultTargetName() : name,
                 model.label(),
+                runtimeName() + " " + Runtime.version(),
+                Runtime.version().toString(),
+                processors,
+                memoryLimit(totalMemory(), hostMemory()),
+                knobs,
                 Runtime.version().toString(),
                 System.getProperty("java.vendor", ""),
                 ManagementFactory.getGarbageCollectorMXBeans().stream()
                         .map(GarbageCollectorMXBean::getName).toList(),
-                Runtime.getRuntime().maxMemory(),
-                processors,
-                env.getProperty("server.tomcat.threads.max", Integer.class, DEFAULT_TOMCAT_MAX_THREADS),
-                // The JDK's default scheduler parallelism is the processor count unless overridden.
-                Integer.getInteger("jdk.virtualThreadScheduler.parallelism", processors));
+                maxHeap,
+                tomcatMaxThreads,
+                parallelism);
     }
 
     /** logLine is the one-line startup summary, key=value so it greps well. */
     public String logLine() {
         return "threadbench target=" + target + " threadModel=" + threadModel + " jdk=" + jdk
                 + " vendor=\"" + vendor + "\" gc=" + gc + " maxHeapBytes=" + maxHeapBytes
+                + " memoryLimitBytes=" + memoryLimitBytes
                 + " availableProcessors=" + availableProcessors + " tomcatMaxThreads=" + tomcatMaxThreads
-                + " virtualParallelism=" + virtualParallelism;
+                + " virtualParallelism=" + virtualParallelism + " pinnedThresholdMs=" + knobs.get("pinnedThresholdMs");
+    }
+
+    /**
+     * memoryLimit is the container's memory limit, or 0 when there is none.
+     * The JVM's total memory is container-aware: the cgroup's limit when it is
+     * below the machine's memory, else the machine's, which means no limit.
+     */
+    static long memoryLimit(long totalMemory, long hostMemory) {
+        return hostMemory > 0 && totalMemory > 0 && totalMemory < hostMemory ? totalMemory : 0;
+    }
+
+    /** runtimeName is the runtime's own name without " Runtime Environment": "OpenJDK" for Temurin. */
+    static String runtimeName() {
+        String name = System.getProperty("java.runtime.name", "Java").replace(" Runtime Environment", "").strip();
+        return name.isEmpty() ? "Java" : name;
+    }
+
+    /** collector names the GC in use by its -XX:+Use...GC flag, or lists the collectors' beans on another JVM. */
+    static String collector() {
+        try {
+            HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            for (String gc : COLLECTORS) {
+                if ("true".equals(hotspot.getVMOption("Use" + gc + "GC").getValue())) {
+                    return gc;
+                }
+            }
+        } catch (RuntimeException e) {
+            // not HotSpot, or a flag this JVM lacks (Shenandoah): fall back to the beans' names
+        }
+        return String.join(", ", ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(GarbageCollectorMXBean::getName).toList());
+    }
+
+    /** totalMemory is the JVM's container-aware view of the machine's memory. */
+    private static long totalMemory() {
+        return ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class).getTotalMemorySize();
+    }
+
+    /** hostMemory is MemTotal of /proc/meminfo in bytes, which no cgroup changes; -1 off Linux. */
+    private static long hostMemory() {
+        try {
+            return parseMemTotal(Files.readString(Path.of("/proc/meminfo"))).orElse(-1L);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** parseMemTotal reads "MemTotal: N kB" from /proc/meminfo's text. */
+    static Optional<Long> parseMemTotal(String meminfo) {
+        return meminfo.lines()
+                .filter(l -> l.startsWith("MemTotal:"))
+                .map(l -> l.substring("MemTotal:".length()).strip().split("\\s+"))
+                .filter(f -> f.length == 2 && f[1].equals("kB") && f[0].chars().allMatch(Character::isDigit))
+                .map(f -> Long.parseLong(f[0]) * 1024)
+                .findFirst();
     }
 }

@@ -19,14 +19,18 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,6 +47,26 @@ abstract class ContractTests {
             .build();
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final List<String> WORK_FIELDS = List.of("target", "endpoint", "durationMs", "thread", "virtual");
+
+    /**
+     * DOWNSTREAM is the service the fan-out endpoints call, shared by both
+     * thread models' servers. It lives as long as the test JVM, as the
+     * servers of the cached Spring contexts do.
+     */
+    static final FakeDownstream DOWNSTREAM = startDownstream();
+
+    @DynamicPropertySource
+    static void downstreamUrl(DynamicPropertyRegistry registry) {
+        registry.add("DOWNSTREAM_URL", DOWNSTREAM::baseUrl);
+    }
+
+    private static FakeDownstream startDownstream() {
+        try {
+            return new FakeDownstream();
+        } catch (IOException e) {
+            throw new IllegalStateException("start the fake downstream", e);
+        }
+    }
 
     @LocalServerPort
     int port;
@@ -192,8 +216,26 @@ abstract class ContractTests {
                 Arguments.of("/api/synchronized?duration=-1", duration + "got \"-1\""),
                 Arguments.of("/api/cpu?work=100001", work + "got \"100001\""),
                 Arguments.of("/api/cpu?work=-1", work + "got \"-1\""),
-                Arguments.of("/api/cpu?work=x", work + "got \"x\""));
+                Arguments.of("/api/cpu?work=x", work + "got \"x\""),
+                // The fan-out's parameters, with their own ranges, as the Go target words them.
+                Arguments.of("/api/fanout?calls=0", "calls must be an integer from 1 to 10000, got \"0\""),
+                Arguments.of("/api/fanout?calls=10001", "calls must be an integer from 1 to 10000, got \"10001\""),
+                Arguments.of("/api/fanout?limit=0", "limit must be an integer from 1 to 10000, got \"0\""),
+                Arguments.of("/api/fanout?timeout=0", "timeout must be an integer from 1 to 60000, got \"0\""),
+                Arguments.of("/api/fanout?duration=60001", duration + "got \"60001\""),
+                Arguments.of("/api/fanout?mode=threads", MODES + "got \"threads\""),
+                Arguments.of("/api/fanout?mode=Pool", MODES + "got \"Pool\""),
+                Arguments.of("/api/fanout?mode=pool&mode=semaphore", MODES + "got 2 values"),
+                Arguments.of("/api/fanout?mode=%zz", MODES + "got \"%zz\""),
+                // The first bad parameter in the table's order is the one reported.
+                Arguments.of("/api/fanout?duration=-1&calls=0", "calls must be an integer from 1 to 10000, got \"0\""),
+                Arguments.of("/api/downstream?limit=-1", "limit must be an integer from 0 to 10000, got \"-1\""),
+                Arguments.of("/api/downstream?limit=10001", "limit must be an integer from 0 to 10000, got \"10001\""),
+                Arguments.of("/api/downstream?timeout=0", "timeout must be an integer from 1 to 60000, got \"0\""),
+                Arguments.of("/api/downstream?duration=abc", duration + "got \"abc\""));
     }
+
+    private static final String MODES = "mode must be one of pool, unbounded, semaphore, virtual, goroutines, ";
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.threadbench.server.ContractTests#badParameters")
@@ -225,12 +267,173 @@ abstract class ContractTests {
         Response resp = get("/info");
         assertEquals(200, resp.status());
         JsonNode body = resp.json();
-        assertEquals(List.of("target", "threadModel", "jdk", "vendor", "gc", "maxHeapBytes", "availableProcessors",
-                "tomcatMaxThreads", "virtualParallelism"), List.copyOf(body.propertyNames()));
+        assertEquals(List.of("target", "threadModel", "runtime", "runtimeVersion", "availableProcessors",
+                "memoryLimitBytes", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads",
+                "virtualParallelism"), List.copyOf(body.propertyNames()));
         assertEquals(virtual() ? "virtual" : "platform", body.get("threadModel").asString());
+        assertEquals(Runtime.version().toString(), body.get("runtimeVersion").asString());
+        assertEquals(TargetInfo.runtimeName() + " " + Runtime.version(), body.get("runtime").asString());
+        assertEquals(Runtime.getRuntime().availableProcessors(), body.get("availableProcessors").asInt());
+        assertTrue(body.get("memoryLimitBytes").isIntegralNumber() && body.get("memoryLimitBytes").asLong() >= 0);
+        JsonNode knobs = body.get("knobs");
+        for (String knob : List.of("tomcatMaxThreads", "virtualParallelism", "gc", "maxHeapBytes", "pinnedThresholdMs")) {
+            assertTrue(knobs.get(knob).isString(), "knob " + knob + " is a string: " + knobs);
+        }
+        assertEquals(body.get("maxHeapBytes").asString(), knobs.get("maxHeapBytes").asString());
+        // The fields /info had before the contract, still there.
         assertEquals(Runtime.version().toString(), body.get("jdk").asString());
         assertFalse(body.get("gc").isEmpty(), "gc names");
         assertTrue(body.get("maxHeapBytes").asLong() > 0);
+    }
+
+    /** fanout requests /api/fanout?query and checks the fields every fan-out response has. */
+    JsonNode fanout(String query) throws IOException, InterruptedException {
+        Response resp = get("/api/fanout?" + query);
+        assertEquals(200, resp.status(), query + ": " + resp.body());
+        JsonNode body = resp.json();
+        assertEquals(List.of("target", "endpoint", "mode", "limit", "calls", "succeeded", "failed", "failures",
+                "elapsedMs", "peakConcurrent", "thread", "virtual"), List.copyOf(body.propertyNames()));
+        assertEquals(List.of("readTimeout", "connectTimeout", "refused", "other"),
+                List.copyOf(body.get("failures").propertyNames()));
+        assertEquals(virtual() ? "java-virtual" : "java-platform", body.get("target").asString());
+        assertEquals("fanout", body.get("endpoint").asString());
+        assertEquals(virtual(), body.get("virtual").asBoolean(), "the handler's thread");
+        assertEquals(body.get("calls").asInt(), body.get("succeeded").asInt() + body.get("failed").asInt());
+        return body;
+    }
+
+    static Stream<Arguments> fanoutModes() {
+        return Stream.of(
+                Arguments.of("pool", "pool", true),
+                Arguments.of("semaphore", "semaphore", true),
+                Arguments.of("unbounded", "unbounded", false),
+                Arguments.of("virtual", "unbounded", false),      // each runtime's word for unbounded
+                Arguments.of("goroutines", "unbounded", false));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.threadbench.server.ContractTests#fanoutModes")
+    void fanoutSpreadsCallsByMode(String word, String mode, boolean bounded) throws Exception {
+        JsonNode body = fanout("calls=20&limit=5&duration=100&mode=" + word);
+        assertEquals(mode, body.get("mode").asString());
+        assertEquals(20, body.get("succeeded").asInt(), body.toString());
+        int peak = body.get("peakConcurrent").asInt();
+        long elapsedMs = body.get("elapsedMs").asLong();
+        if (bounded) {
+            assertEquals(5, body.get("limit").asInt());
+            assertTrue(peak > 1 && peak <= 5, "peak " + peak + ", want 2 to 5");
+            assertTrue(elapsedMs >= 400, "20 calls of 100 ms, 5 at a time, took " + elapsedMs + " ms");
+        } else {
+            assertEquals(0, body.get("limit").asInt(), "unbounded applies no limit");
+            assertTrue(peak > 5, "peak " + peak + ", want above the ignored limit of 5");
+            assertTrue(elapsedMs >= 100, "took " + elapsedMs + " ms");
+        }
+    }
+
+    @Test
+    void fanoutDefaults() throws Exception {
+        JsonNode pool = fanout("mode=pool&duration=0");
+        assertEquals(100, pool.get("calls").asInt());
+        assertEquals(100, pool.get("limit").asInt());
+        assertEquals("unbounded", fanout("calls=1&duration=0").get("mode").asString());
+    }
+
+    @Test
+    void fanoutCountsReadTimeouts() throws Exception {
+        JsonNode body = fanout("calls=3&duration=300&timeout=50");
+        assertEquals(3, body.get("failed").asInt());
+        assertEquals(3, body.get("failures").get("readTimeout").asInt(), body.toString());
+    }
+
+    @Test
+    void downstreamAnswersWithTheWorkResponse() throws Exception {
+        work("/api/downstream?duration=20", "downstream", 20);
+        work("/api/downstream?duration=20&limit=3&timeout=2000", "downstream", 20);
+        work("/api/downstream", "downstream", 100);
+    }
+
+    @Test
+    void downstreamTimeoutIs504() throws Exception {
+        Response resp = get("/api/downstream?duration=300&timeout=50");
+        assertEquals(504, resp.status(), resp.body());
+        assertEquals(504, resp.json().get("status").asInt());
+        assertEquals("downstream read timed out after 50 ms", resp.json().get("error").asString());
+    }
+
+    @ParameterizedTest(name = "limit={0}")
+    @CsvSource({"2, 1, 2", "0, 3, 6"})
+    void downstreamBulkheadBoundsCallsAcrossRequests(int limit, int minPeak, int maxPeak) throws Exception {
+        DOWNSTREAM.resetPeak();
+        List<CompletableFuture<HttpResponse<String>>> requests = IntStream.range(0, 6)
+                .mapToObj(i -> CLIENT.sendAsync(HttpRequest.newBuilder(
+                                uri("/api/downstream?duration=200&limit=" + limit)).timeout(Duration.ofSeconds(10)).build(),
+                        HttpResponse.BodyHandlers.ofString()))
+                .toList();
+        for (CompletableFuture<HttpResponse<String>> request : requests) {
+            assertEquals(200, request.get(10, TimeUnit.SECONDS).statusCode());
+        }
+        int peak = DOWNSTREAM.peak();
+        assertTrue(peak >= minPeak && peak <= maxPeak, "downstream calls in flight peaked at " + peak);
+    }
+
+    /**
+     * pinnedCounterCountsWhatPins checks threadbench_virtual_pinned_total around
+     * a native and a synchronized request. Neither is counted on JDK 24+:
+     * synchronized no longer pins (JEP 491), and a thread blocked in a native
+     * call holds its carrier without ever trying to park, which is when JFR
+     * records a pin. On JDK 21-23 the synchronized one pins on a virtual thread.
+     * What does count, a park under a native frame, is in PinnedThreadsTest.
+     */
+    @Test
+    void pinnedCounterCountsWhatPins() throws Exception {
+        // Warm up, so that no first-time class initialization pins inside the window.
+        get("/api/native?duration=1");
+        get("/api/synchronized?duration=1");
+        int synchronizedPins = virtual() && Runtime.version().feature() < 24 ? 1 : 0;
+        double before = settledPins();
+        assertEquals(200, get("/api/native?duration=50").status());
+        assertEquals(200, get("/api/synchronized?duration=50").status());
+        double after = settledPins();
+        assertEquals(before + synchronizedPins + 1, after, "pins counted: the synchronized request's "
+                + synchronizedPins + ", the native one's 0, and settledPins' own 1");
+    }
+
+    /**
+     * settledPins pins a virtual thread on purpose and waits, up to 10 s,
+     * until the counter has seen it; as JFR delivers events in order, every pin
+     * before it has been counted too. It returns the counter.
+     */
+    double settledPins() throws Exception {
+        double start = pinnedTotal();
+        Pins.inClassInitializer();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        double now = pinnedTotal();
+        while (now <= start && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            now = pinnedTotal();
+        }
+        assertTrue(now > start, "the deliberate pin was not counted");
+        return now;
+    }
+
+    double pinnedTotal() throws IOException, InterruptedException {
+        return metric(prometheus(), "threadbench_virtual_pinned_total")
+                .orElseThrow(() -> new AssertionError("no threadbench_virtual_pinned_total"));
+    }
+
+    @Test
+    void carrierGaugeCountsCarriers() throws Exception {
+        fanout("calls=2&duration=0&mode=unbounded"); // virtual threads in either model
+        double carriers = metric(prometheus(), "threadbench_carrier_threads").orElseThrow();
+        assertTrue(carriers >= 1, "carriers after a fan-out on virtual threads: " + carriers);
+    }
+
+    /** metric is the value of an unlabelled series in an exposition. */
+    static Optional<Double> metric(String metrics, String name) {
+        return metrics.lines()
+                .filter(l -> l.startsWith(name + " "))
+                .map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .findFirst();
     }
 
     @Test
@@ -245,6 +448,11 @@ abstract class ContractTests {
         // (its JFR events cost nothing without virtual threads).
         assertHasFamily(metrics, "jvm_threads_virtual_pinned_seconds_count");
         assertHasFamily(metrics, "jvm_threads_virtual_submit_failed_total");
+        // This target's own, in both models too.
+        for (String family : List.of("threadbench_virtual_pinned_total ", "threadbench_virtual_pinned_seconds_count ",
+                "threadbench_virtual_pinned_seconds_sum ", "threadbench_carrier_threads ")) {
+            assertHasFamily(metrics, family);
+        }
     }
 
     @Test

@@ -2,8 +2,15 @@ package io.threadbench.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.mock.env.MockEnvironment;
 
 class TargetInfoTest {
@@ -36,5 +43,48 @@ class TargetInfoTest {
         TargetInfo info = TargetInfo.from(env);
         assertEquals("java-virtual-g1", info.target());
         assertEquals(50, info.tomcatMaxThreads());
+    }
+
+    @Test
+    void contractFields() {
+        TargetInfo info = TargetInfo.from(new MockEnvironment().withProperty("PINNED_THRESHOLD_MS", "15"));
+        assertEquals(Runtime.version().toString(), info.runtimeVersion());
+        assertEquals(TargetInfo.runtimeName() + " " + Runtime.version(), info.runtime());
+        assertTrue(info.memoryLimitBytes() >= 0);
+        assertEquals(Set.of("tomcatMaxThreads", "virtualParallelism", "gc", "maxHeapBytes", "pinnedThresholdMs"),
+                info.knobs().keySet());
+        assertEquals("200", info.knobs().get("tomcatMaxThreads"));
+        assertEquals(String.valueOf(info.maxHeapBytes()), info.knobs().get("maxHeapBytes"));
+        assertEquals("15", info.knobs().get("pinnedThresholdMs"));
+    }
+
+    @Test
+    void runtimeNameIsTheVendorsShortName() {
+        // Temurin and most builds say "OpenJDK Runtime Environment".
+        assertEquals(System.getProperty("java.runtime.name").replace(" Runtime Environment", ""), TargetInfo.runtimeName());
+    }
+
+    @Test
+    void collectorByItsFlag() {
+        assertTrue(List.of("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon").contains(TargetInfo.collector()),
+                TargetInfo.collector());
+    }
+
+    @ParameterizedTest(name = "total {0}, host {1} -> {2}")
+    @CsvSource({
+            "536870912, 25276063744, 536870912",     // a container's limit below the machine's memory
+            "25276063744, 25276063744, 0",           // the machine's memory: no limit
+            "536870912, -1, 0",                      // no /proc/meminfo: cannot tell, so none
+            "0, 25276063744, 0"})
+    void memoryLimit(long total, long host, long want) {
+        assertEquals(want, TargetInfo.memoryLimit(total, host));
+    }
+
+    @Test
+    void parseMemTotal() {
+        assertEquals(Optional.of(24683656L * 1024), TargetInfo.parseMemTotal(
+                "MemTotal:       24683656 kB\nMemFree:         1000000 kB\n"));
+        assertEquals(Optional.empty(), TargetInfo.parseMemTotal("MemFree: 1 kB\n"));
+        assertEquals(Optional.empty(), TargetInfo.parseMemTotal("MemTotal: lots\n"));
     }
 }

@@ -1,0 +1,158 @@
+package io.threadbench.server;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * FakeDownstream is a downstream service for tests: {@code /api/heavy?duration=MS}
+ * sleeps and answers 200, counting the calls it has in flight; under
+ * {@code /fail} every path answers 500. One virtual thread per exchange, so it
+ * never limits a fan-out.
+ */
+final class FakeDownstream implements AutoCloseable {
+
+    private final HttpServer server;
+    private final AtomicInteger inflight = new AtomicInteger();
+    private final AtomicInteger peak = new AtomicInteger();
+
+    FakeDownstream() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1000);
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/api/heavy", this::heavy);
+        server.createContext("/fail", exchange -> answer(exchange, 500, "{\"status\":500,\"error\":\"failing on purpose\"}"));
+        server.start();
+    }
+
+    /** baseUrl is where heavy answers. */
+    String baseUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** failingUrl is a base URL under which every call gets a 500. */
+    String failingUrl() {
+        return baseUrl() + "/fail";
+    }
+
+    /** peak is the most heavy calls that were in flight at once since the last reset. */
+    int peak() {
+        return peak.get();
+    }
+
+    void resetPeak() {
+        peak.set(0);
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+
+    private void heavy(HttpExchange exchange) throws IOException {
+        peak.accumulateAndGet(inflight.incrementAndGet(), Math::max);
+        try {
+            String query = exchange.getRequestURI().getRawQuery();
+            int ms = IntParam.DURATION.parse(query);
+            Thread.sleep(ms);
+            answer(exchange, 200, "{\"endpoint\":\"heavy\",\"durationMs\":" + ms + "}");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            inflight.decrementAndGet();
+        }
+    }
+
+    private static void answer(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    /** closedPortUrl is the URL of a port nothing listens on: connects are refused. */
+    static String closedPortUrl() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return "http://127.0.0.1:" + socket.getLocalPort();
+        }
+    }
+
+    /**
+     * Unanswered is a listener whose accept queue is full, so a connect to it
+     * gets no answer and times out: the kernel drops SYNs to a full queue.
+     */
+    static final class Unanswered implements AutoCloseable {
+
+        private final ServerSocket socket;
+        private final List<Socket> queued = new ArrayList<>();
+
+        Unanswered() throws IOException {
+            socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()); // never accepts
+            for (int i = 0; i < 8; i++) { // connects succeed until the queue is full
+                Socket s = new Socket();
+                try {
+                    s.connect(socket.getLocalSocketAddress(), 200);
+                    queued.add(s);
+                } catch (SocketTimeoutException e) {
+                    s.close();
+                    return;
+                }
+            }
+            close();
+            throw new IllegalStateException("still accepting connections after 8: cannot make a connect time out");
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + socket.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            for (Socket s : queued) {
+                s.close();
+            }
+            socket.close();
+        }
+    }
+
+    /** HangUp accepts every connection and closes it without an answer. */
+    static final class HangUp implements AutoCloseable {
+
+        private final ServerSocket socket;
+
+        HangUp() throws IOException {
+            socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            Thread.ofVirtual().start(() -> {
+                while (!socket.isClosed()) {
+                    try (Socket accepted = socket.accept()) {
+                        // closed at once
+                    } catch (IOException e) {
+                        return; // the socket was closed
+                    }
+                }
+            });
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + socket.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+}
