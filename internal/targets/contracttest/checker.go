@@ -29,6 +29,11 @@ type Options struct {
 	MetricsPath string       // "/metrics" or "/actuator/prometheus"
 	Virtual     *bool        // nil: the "virtual" field must be absent (Go); else must be present and equal
 	Client      *http.Client // optional; a client with a 10s timeout when nil
+	// Downstream is the base URL of the downstream service the target was
+	// started with (its DOWNSTREAM_URL). When set, Run also checks
+	// /api/fanout and /api/downstream against it; it must serve
+	// /api/heavy?duration=MS, as every target does.
+	Downstream string
 }
 
 // Known CPU results from the contract.
@@ -42,6 +47,17 @@ const requestsHistogram = "http_server_requests_seconds"
 
 // inflightGauge is the gauge of requests in flight every target exposes.
 const inflightGauge = "threadbench_inflight_requests"
+
+// javaFamilies are the families only the Java target has, by type: what
+// pins virtual threads and what carries them. Go has no carriers.
+var javaFamilies = []struct {
+	name string
+	typ  dto.MetricType
+}{
+	{"threadbench_virtual_pinned_total", dto.MetricType_COUNTER},
+	{"threadbench_virtual_pinned_seconds", dto.MetricType_SUMMARY},
+	{"threadbench_carrier_threads", dto.MetricType_GAUGE},
+}
 
 // Response bodies are read up to these sizes; a Micrometer exposition with
 // percentile histograms runs to a few hundred kilobytes.
@@ -169,18 +185,25 @@ func (c *checker) checkWork(work *workResponse, endpoint string, durationMs int6
 		return fmt.Errorf("endpoint %s, want %q", show(work.Endpoint), endpoint)
 	case work.DurationMs == nil || *work.DurationMs != durationMs:
 		return fmt.Errorf("durationMs %s, want %d", show(work.DurationMs), durationMs)
-	case work.Thread == nil || *work.Thread == "":
-		return fmt.Errorf("thread %s, want a thread's name", show(work.Thread))
+	}
+	return c.checkThread(work.Thread, work.Virtual)
+}
+
+// checkThread checks what a response says ran its handler: a goroutine and
+// no virtual field for Go, a thread and the expected virtual field for Java.
+func (c *checker) checkThread(thread *string, virtual *bool) error {
+	if thread == nil || *thread == "" {
+		return fmt.Errorf("thread %s, want a thread's name", show(thread))
 	}
 	if c.opts.Virtual == nil {
-		if work.Virtual != nil {
-			return fmt.Errorf("virtual %v, want the field absent", *work.Virtual)
+		if virtual != nil {
+			return fmt.Errorf("virtual %v, want the field absent", *virtual)
 		}
-		if !goroutineThread.MatchString(*work.Thread) {
-			return fmt.Errorf("thread %q, want %q", *work.Thread, goroutineThread)
+		if !goroutineThread.MatchString(*thread) {
+			return fmt.Errorf("thread %q, want %q", *thread, goroutineThread)
 		}
-	} else if work.Virtual == nil || *work.Virtual != *c.opts.Virtual {
-		return fmt.Errorf("virtual %s, want %v", show(work.Virtual), *c.opts.Virtual)
+	} else if virtual == nil || *virtual != *c.opts.Virtual {
+		return fmt.Errorf("virtual %s, want %v", show(virtual), *c.opts.Virtual)
 	}
 	return nil
 }
@@ -225,10 +248,10 @@ func (c *checker) cpu(ctx context.Context, work int64, result string) error {
 	return nil
 }
 
-// badParam requests path, whose query breaks param's range 0..max, and
-// checks the contract's 400: a JSON body whose error names the parameter
-// and its range.
-func (c *checker) badParam(ctx context.Context, path, param string, max int) error {
+// badParam requests path, whose query breaks param, and checks the
+// contract's 400: a JSON body whose error names the parameter and mentions
+// each of mentions (its range's bounds, or its words).
+func (c *checker) badParam(ctx context.Context, path, param string, mentions ...string) error {
 	resp, err := c.getJSON(ctx, path, http.StatusBadRequest)
 	if err != nil {
 		return err
@@ -245,8 +268,11 @@ func (c *checker) badParam(ctx context.Context, path, param string, max int) err
 		return fmt.Errorf("GET %s: body status %s, want 400", path, show(body.Status))
 	case !strings.Contains(body.Error, param):
 		return fmt.Errorf("GET %s: error %q does not name the parameter %q", path, body.Error, param)
-	case !strings.Contains(body.Error, fmt.Sprint(max)):
-		return fmt.Errorf("GET %s: error %q does not give the range 0..%d", path, body.Error, max)
+	}
+	for _, m := range mentions {
+		if !strings.Contains(body.Error, m) {
+			return fmt.Errorf("GET %s: error %q does not give the range or words (%s)", path, body.Error, strings.Join(mentions, ", "))
+		}
 	}
 	return nil
 }
@@ -270,6 +296,9 @@ func (c *checker) metrics(ctx context.Context) error {
 		return fmt.Errorf("GET %s: parse the exposition: %w", path, err)
 	}
 	if err := c.inflightGauge(path, families); err != nil {
+		return err
+	}
+	if err := c.javaFamilies(path, families); err != nil {
 		return err
 	}
 	family := families[requestsHistogram]
@@ -308,6 +337,20 @@ func (c *checker) inflightGauge(path string, families map[string]*dto.MetricFami
 		}
 	}
 	return fmt.Errorf("GET %s: %s has no series with thread=%q", path, inflightGauge, want)
+}
+
+// javaFamilies checks, for a Java target, the families of pinning and
+// carrier threads, present in both thread models.
+func (c *checker) javaFamilies(path string, families map[string]*dto.MetricFamily) error {
+	if c.opts.Virtual == nil {
+		return nil
+	}
+	for _, want := range javaFamilies {
+		if f := families[want.name]; f == nil || f.GetType() != want.typ {
+			return fmt.Errorf("GET %s: no %s %s", path, strings.ToLower(want.typ.String()), want.name)
+		}
+	}
+	return nil
 }
 
 func labelMap(m *dto.Metric) map[string]string {

@@ -2,6 +2,7 @@ package contracttest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -37,6 +38,18 @@ func slowHandler(d time.Duration, handler http.Handler) http.HandlerFunc {
 const inflight = `# TYPE threadbench_inflight_requests gauge
 threadbench_inflight_requests{thread="goroutine"} 1
 `
+
+// javaExposition is a Java target's exposition, requests on thread.
+func javaExposition(thread string) string {
+	return strings.ReplaceAll(exposition, `thread="goroutine"`, `thread="`+thread+`"`) + `# TYPE threadbench_virtual_pinned_total counter
+threadbench_virtual_pinned_total 2
+# TYPE threadbench_virtual_pinned_seconds summary
+threadbench_virtual_pinned_seconds_count 2
+threadbench_virtual_pinned_seconds_sum 0.04
+# TYPE threadbench_carrier_threads gauge
+threadbench_carrier_threads 2
+`
+}
 
 const exposition = inflight + `# TYPE http_server_requests_seconds histogram
 http_server_requests_seconds_bucket{method="GET",uri="/api/light",status="200",le="+Inf"} 3
@@ -100,13 +113,18 @@ func TestChecks(t *testing.T) {
 		// A 400 without the range.
 		{"400 without range", jsonHandler(400, `{"status":400,"error":"duration is bad"}`),
 			goTarget, func(c *checker) error {
-				return c.badParam(t.Context(), "/api/heavy?duration=x", "duration", durationMax)
+				return c.badParam(t.Context(), "/api/heavy?duration=x", "duration", "0", "60000")
 			}, "does not give the range"},
 		// A 400 without its status in the body.
 		{"400 without status", jsonHandler(400, `{"error":"duration must be an integer from 0 to 60000"}`),
 			goTarget, func(c *checker) error {
-				return c.badParam(t.Context(), "/api/heavy?duration=x", "duration", durationMax)
+				return c.badParam(t.Context(), "/api/heavy?duration=x", "duration", "0", "60000")
 			}, "body status absent"},
+		// A word parameter's 400 must list the words.
+		{"400 without the words", jsonHandler(400, `{"status":400,"error":"mode must be one of pool, unbounded, got \"x\""}`),
+			goTarget, func(c *checker) error {
+				return c.badParam(t.Context(), "/api/fanout?mode=x", "mode", "pool", "unbounded", "semaphore")
+			}, "does not give the range or words"},
 		// The histogram with a counted light request.
 		{"metrics", textHandler(exposition),
 			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, ""},
@@ -125,6 +143,12 @@ func TestChecks(t *testing.T) {
 		// A virtual-thread target whose requests run on goroutines, say.
 		{"inflight gauge with the wrong thread", textHandler(exposition),
 			javaVirtual, func(c *checker) error { return c.metrics(t.Context()) }, `no series with thread="virtual"`},
+		// A Java target's pinning and carrier families.
+		{"java metrics", textHandler(javaExposition("virtual")),
+			javaVirtual, func(c *checker) error { return c.metrics(t.Context()) }, ""},
+		// A Java target without the carrier gauge.
+		{"java metrics without carriers", textHandler(strings.Replace(javaExposition("virtual"), "threadbench_carrier_threads", "other_threads", -1)),
+			javaVirtual, func(c *checker) error { return c.metrics(t.Context()) }, "no gauge threadbench_carrier_threads"},
 		// Metrics as JSON.
 		{"metrics as JSON", jsonHandler(200, `{}`),
 			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "want 200 text/plain"},
@@ -132,15 +156,7 @@ func TestChecks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
-			err := tt.check(newChecker(srv.URL, tt.opts))
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("error %q, want none", err)
-			case tt.wantErr != "" && err == nil:
-				t.Fatalf("no error, want one containing %q", tt.wantErr)
-			case err != nil && !strings.Contains(err.Error(), tt.wantErr):
-				t.Fatalf("error %q, want it to contain %q", err, tt.wantErr)
-			}
+			assertErr(t, tt.check(newChecker(srv.URL, tt.opts)), tt.wantErr)
 		})
 	}
 }
@@ -157,5 +173,144 @@ func TestCheckUsesOnlyBaseURL(t *testing.T) {
 	_ = newChecker(srv.URL+"/", Options{}).health(context.Background())
 	if got, want := strings.Join(paths, ","), "/health"; got != want {
 		t.Errorf("paths %q, want %q", got, want)
+	}
+}
+
+const goInfo = `{"target":"go","threadModel":"goroutines","runtime":"go1.26.8","runtimeVersion":"1.26.8","availableProcessors":2,"memoryLimitBytes":0,"knobs":{"GOGC":"100","GOMAXPROCS":"2","GOMEMLIMIT":"9223372036854775807"}}`
+
+const javaInfo = `{"target":"java-virtual","threadModel":"virtual","runtime":"OpenJDK 25.0.3+9-LTS","runtimeVersion":"25.0.3+9-LTS","availableProcessors":2,"memoryLimitBytes":536870912,"knobs":{"gc":"G1","maxHeapBytes":"268435456","tomcatMaxThreads":"200","virtualParallelism":"2"},"jdk":"25.0.3+9-LTS"}`
+
+// TestInfoChecks runs the /info check against answers that keep or break
+// the contract in one way each.
+func TestInfoChecks(t *testing.T) {
+	javaVirtual := Options{Target: "java-virtual", Virtual: new(true)}
+	goTarget := Options{Target: "go"}
+	for _, tt := range []struct {
+		name    string
+		body    string
+		opts    Options
+		wantErr string // part of the error; "" for none
+	}{
+		{"go", goInfo, goTarget, ""},
+		{"java", javaInfo, javaVirtual, ""},
+		// Extra fields are fine.
+		{"java platform", strings.Replace(javaInfo, `"virtual"`, `"platform"`, 1), Options{Target: "java-virtual", Virtual: new(false)}, ""},
+		// The thread model of another target.
+		{"wrong thread model", javaInfo, Options{Target: "java-virtual", Virtual: new(false)}, `threadModel "virtual", want "platform"`},
+		{"go as java", goInfo, Options{Target: "go", Virtual: new(true)}, `threadModel "goroutines", want "virtual"`},
+		{"wrong target", goInfo, Options{Target: "go-x"}, `target "go", want "go-x"`},
+		// The runtime must carry its version.
+		{"runtime without version", strings.Replace(goInfo, `"runtime":"go1.26.8"`, `"runtime":"go"`, 1), goTarget, `runtime "go", want a name with the version`},
+		{"no runtimeVersion", strings.Replace(goInfo, `"runtimeVersion":"1.26.8",`, ``, 1), goTarget, "runtimeVersion absent"},
+		{"no processors", strings.Replace(goInfo, `"availableProcessors":2`, `"availableProcessors":0`, 1), goTarget, "availableProcessors 0, want at least 1"},
+		{"no memory limit", strings.Replace(goInfo, `"memoryLimitBytes":0,`, ``, 1), goTarget, "memoryLimitBytes absent"},
+		{"negative memory limit", strings.Replace(goInfo, `"memoryLimitBytes":0`, `"memoryLimitBytes":-1`, 1), goTarget, "memoryLimitBytes -1"},
+		// Each runtime's own knobs.
+		{"go without GOGC", strings.Replace(goInfo, `"GOGC":"100",`, ``, 1), goTarget, `knobs lacks "GOGC"`},
+		{"java with go knobs", strings.Replace(goInfo, `"goroutines"`, `"virtual"`, 1), Options{Target: "go", Virtual: new(true)}, `knobs lacks "tomcatMaxThreads"`},
+		// Knob values are strings.
+		{"knob as number", strings.Replace(goInfo, `"GOGC":"100"`, `"GOGC":100`, 1), goTarget, "cannot unmarshal number"},
+		{"no knobs", strings.Replace(goInfo, `,"knobs":{"GOGC":"100","GOMAXPROCS":"2","GOMEMLIMIT":"9223372036854775807"}`, ``, 1), goTarget, "knobs absent"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(jsonHandler(200, tt.body))
+			defer srv.Close()
+			assertErr(t, newChecker(srv.URL, tt.opts).info(t.Context()), tt.wantErr)
+		})
+	}
+}
+
+// fanoutBody is a fan-out answer in which the calls are easy to change.
+func fanoutBody(mode string, limit, succeeded, readTimeouts, elapsedMs, peak int) string {
+	return fmt.Sprintf(`{"target":"go","endpoint":"fanout","mode":%q,"limit":%d,"calls":%d,"succeeded":%d,"failed":%d,`+
+		`"failures":{"readTimeout":%d,"connectTimeout":0,"refused":0,"other":0},"elapsedMs":%d,"peakConcurrent":%d,"thread":"goroutine 9"}`,
+		mode, limit, succeeded+readTimeouts, succeeded, readTimeouts, readTimeouts, elapsedMs, peak)
+}
+
+// TestFanoutChecks runs the fan-out checks against answers that keep or
+// break the contract in one way each.
+func TestFanoutChecks(t *testing.T) {
+	goTarget := Options{Target: "go"}
+	spread := func(word string) func(c *checker) error {
+		return func(c *checker) error { return c.fanoutSpread(t.Context(), word) }
+	}
+	for _, tt := range []struct {
+		name    string
+		body    string
+		check   func(c *checker) error
+		wantErr string // part of the error; "" for none
+	}{
+		{"pool", fanoutBody("pool", 5, 20, 0, 410, 5), spread("pool"), ""},
+		{"goroutines", fanoutBody("unbounded", 0, 20, 0, 110, 20), spread("goroutines"), ""},
+		// virtual is reported as unbounded.
+		{"mode not canonical", fanoutBody("virtual", 0, 20, 0, 110, 20), spread("virtual"), `mode "virtual", want "unbounded"`},
+		// A bounded mode that let more calls out than its limit.
+		{"pool over its limit", fanoutBody("pool", 5, 20, 0, 410, 6), spread("pool"), "peakConcurrent 6, want 5 and at most 5"},
+		// Too fast for 4 waves of 100 ms.
+		{"semaphore too fast", fanoutBody("semaphore", 5, 20, 0, 150, 5), spread("semaphore"), "elapsedMs 150, want at least 400"},
+		// Unbounded that behaves bounded.
+		{"unbounded bounded", fanoutBody("unbounded", 0, 20, 0, 410, 5), spread("unbounded"), "want 0 and above 5"},
+		{"calls failed", fanoutBody("pool", 5, 18, 2, 410, 5), spread("pool"), "18 of 20 calls succeeded"},
+		// Counts that do not add up.
+		{"failures do not add up", strings.Replace(fanoutBody("pool", 5, 18, 2, 410, 5), `"other":0`, `"other":1`, 1), spread("pool"), "failures do not add up"},
+		{"no failures", strings.Replace(fanoutBody("pool", 5, 20, 0, 410, 5), `"readTimeout":0,`, ``, 1), spread("pool"), "failures.readTimeout absent"},
+		{"read timeouts", fanoutBody("unbounded", 0, 0, 3, 100, 3), func(c *checker) error { return c.fanoutReadTimeouts(t.Context()) }, ""},
+		{"read timeouts as other", strings.Replace(strings.Replace(fanoutBody("unbounded", 0, 0, 3, 100, 3), `"readTimeout":3`, `"readTimeout":0`, 1), `"other":0`, `"other":3`, 1),
+			func(c *checker) error { return c.fanoutReadTimeouts(t.Context()) }, "want readTimeout 3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(jsonHandler(200, tt.body))
+			defer srv.Close()
+			assertErr(t, tt.check(newChecker(srv.URL, goTarget)), tt.wantErr)
+		})
+	}
+}
+
+func TestDownstreamTimeoutCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		handler http.Handler
+		wantErr string
+	}{
+		{"504", jsonHandler(504, `{"status":504,"error":"downstream read timed out after 100 ms"}`), ""},
+		{"200", jsonHandler(200, `{}`), "status 200, want 504"},
+		{"connect timeout", jsonHandler(504, `{"status":504,"error":"downstream connect timed out after 500 ms"}`), "the read timed out"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			assertErr(t, newChecker(srv.URL, Options{Target: "go"}).downstreamTimeout(t.Context()), tt.wantErr)
+		})
+	}
+}
+
+// TestBadParamsFollowTheTable checks that the requests Run makes break
+// each parameter of the contract's table.
+func TestBadParamsFollowTheTable(t *testing.T) {
+	paths := map[string]bool{}
+	for _, bp := range badParams() {
+		paths[bp.path] = true
+	}
+	for _, want := range []string{
+		"/api/heavy?duration=-1", "/api/heavy?duration=60001", "/api/cpu?work=abc",
+		"/api/fanout?calls=0", "/api/fanout?calls=10001", "/api/fanout?mode=no-such-mode",
+		"/api/fanout?limit=0", "/api/fanout?timeout=0", "/api/downstream?limit=-1", "/api/downstream?timeout=60001",
+	} {
+		if !paths[want] {
+			t.Errorf("no bad-parameter request %s", want)
+		}
+	}
+}
+
+// assertErr fails t unless err contains wantErr, or is nil when wantErr is "".
+func assertErr(t *testing.T, err error, wantErr string) {
+	t.Helper()
+	switch {
+	case wantErr == "" && err != nil:
+		t.Fatalf("error %q, want none", err)
+	case wantErr != "" && err == nil:
+		t.Fatalf("no error, want one containing %q", wantErr)
+	case err != nil && !strings.Contains(err.Error(), wantErr):
+		t.Fatalf("error %q, want it to contain %q", err, wantErr)
 	}
 }

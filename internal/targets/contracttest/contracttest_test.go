@@ -15,17 +15,30 @@ var goOptions = contracttest.Options{Target: "go", MetricsPath: server.MetricsPa
 
 // newGoServer serves the Go target's handler the way server.New does,
 // with the goroutine id cached per connection.
-func newGoServer(t *testing.T, target string) *httptest.Server {
+func newGoServer(t *testing.T, target string, opts ...server.Option) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(server.NewHandler(target))
+	h := server.NewHandler(target, opts...)
+	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnContext = server.ConnContext
 	srv.Start()
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.Close()
+		h.Close()
+	})
 	return srv
 }
 
 func TestRunGoTarget(t *testing.T) {
 	contracttest.Run(t, newGoServer(t, "go").URL, goOptions)
+}
+
+// TestRunGoTargetWithDownstream runs the whole contract, fan-out included,
+// on a Go target whose downstream is another Go target.
+func TestRunGoTargetWithDownstream(t *testing.T) {
+	downstream := newGoServer(t, "callee").URL
+	opts := goOptions
+	opts.Downstream = downstream
+	contracttest.Run(t, newGoServer(t, "go", server.WithDownstream(downstream)).URL, opts)
 }
 
 func TestCheckGoTarget(t *testing.T) {
@@ -68,8 +81,16 @@ func TestCheckFindsViolations(t *testing.T) {
 		}), goOptions, "status 503, want 200"},
 		// Another target's name.
 		{"wrong target", valid, contracttest.Options{Target: "java-platform", MetricsPath: "/actuator/prometheus"}, `target "go", want "java-platform"`},
-		// A virtual field is expected, as from a Java target.
-		{"virtual absent", valid, contracttest.Options{Target: "go", Virtual: new(false)}, "virtual absent, want false"},
+		// A Java target is expected: /info says otherwise first.
+		{"java expected", valid, contracttest.Options{Target: "go", Virtual: new(false)}, `threadModel "goroutines", want "platform"`},
+		// A virtual field is expected, as from a Java target, and /info agrees.
+		{"virtual absent", onPath("/info", valid, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"target":"go","threadModel":"platform","runtime":"OpenJDK 25","runtimeVersion":"25",` +
+				`"availableProcessors":1,"memoryLimitBytes":0,"knobs":{"gc":"G1","maxHeapBytes":"1","tomcatMaxThreads":"200","virtualParallelism":"1"}}`))
+		}), contracttest.Options{Target: "go", Virtual: new(false)}, "virtual absent, want false"},
+		// No /info.
+		{"no info", onPath("/info", valid, http.NotFound), goOptions, "GET /info: status 404, want 200"},
 		// No server at all.
 		{"nothing listening", nil, goOptions, "connect"},
 	} {

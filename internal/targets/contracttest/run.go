@@ -1,47 +1,31 @@
 package contracttest
 
 import (
-	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// The contract's parameter ranges and defaults.
-const (
-	durationMax     = 60000
-	workMax         = 100000
-	durationDefault = 100
-)
+// The contract's defaults the checks lean on.
+const durationDefault = 100
 
 // heavySlack is how much longer than asked heavy?duration=200 may take.
 const heavySlack = 250 * time.Millisecond
 
-// badParams are the requests that break a parameter's range, per endpoint.
-var badParams = []struct {
-	endpoints []string
-	query     string
-	param     string
-	max       int
-}{
-	// Below the range.
-	{[]string{"heavy", "native", "synchronized"}, "duration=-1", "duration", durationMax},
-	// Above the range.
-	{[]string{"heavy", "native", "synchronized"}, "duration=60001", "duration", durationMax},
-	// Not a number.
-	{[]string{"heavy", "native", "synchronized"}, "duration=abc", "duration", durationMax},
-	// Above the range.
-	{[]string{"cpu"}, "work=100001", "work", workMax},
-	// Not a number.
-	{[]string{"cpu"}, "work=x", "work", workMax},
-}
+// fanoutModes are the mode words every target accepts.
+var fanoutModes = []string{bench.ModePool, bench.ModeUnbounded, bench.ModeSemaphore, bench.ModeVirtual, bench.ModeGoroutines}
 
 // Run checks every endpoint of the contract against the server at baseURL,
 // one subtest each, the metrics last so that they have requests to count.
+// The fan-out endpoints are checked only when opts.Downstream is set.
 func Run(t *testing.T, baseURL string, opts Options) {
 	t.Helper()
 	c := newChecker(baseURL, opts)
 	ctx := t.Context()
 	check(t, "health", func() error { return c.health(ctx) })
+	check(t, "info", func() error { return c.info(ctx) })
 	check(t, "light", func() error {
 		_, _, err := c.work(ctx, "/api/light", "light", 0)
 		return err
@@ -59,14 +43,32 @@ func Run(t *testing.T, baseURL string, opts Options) {
 	check(t, "native 100ms", func() error { return c.sleep(ctx, "native", 100, 0) })
 	check(t, "synchronized 100ms", func() error { return c.sleep(ctx, "synchronized", 100, 0) })
 	t.Run("bad parameters", func(t *testing.T) {
-		for _, tt := range badParams {
-			for _, endpoint := range tt.endpoints {
-				path := fmt.Sprintf("/api/%s?%s", endpoint, tt.query)
-				check(t, endpoint+"?"+tt.query, func() error { return c.badParam(ctx, path, tt.param, tt.max) })
-			}
+		for _, bp := range badParams() {
+			name := strings.TrimPrefix(bp.path, "/api/")
+			check(t, name, func() error { return c.badParam(ctx, bp.path, bp.param, bp.mentions...) })
 		}
 	})
+	if opts.Downstream != "" {
+		t.Run("downstream", func(t *testing.T) { runDownstream(t, c) })
+	}
 	check(t, "metrics", func() error { return c.metrics(ctx) })
+}
+
+// runDownstream checks /api/fanout and /api/downstream, once the
+// downstream itself has answered.
+func runDownstream(t *testing.T, c *checker) {
+	t.Helper()
+	ctx := t.Context()
+	if err := c.downstreamUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range fanoutModes {
+		check(t, "fanout "+mode, func() error { return c.fanoutSpread(ctx, mode) })
+	}
+	check(t, "fanout defaults", func() error { return c.fanoutDefaults(ctx) })
+	check(t, "fanout read timeouts", func() error { return c.fanoutReadTimeouts(ctx) })
+	check(t, "downstream", func() error { return c.downstreamCalls(ctx) })
+	check(t, "downstream timeout", func() error { return c.downstreamTimeout(ctx) })
 }
 
 // check runs fn as a subtest of t, failing it with fn's error.
