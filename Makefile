@@ -10,7 +10,7 @@ export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 GO ?= go
 INTEGRATION_TIMEOUT ?= 25m
 
-.PHONY: all build test lint unit java-test integration docker-up demo clean
+.PHONY: all build test lint unit java-test integration docker-up demo bench clean
 
 all: build
 
@@ -46,6 +46,10 @@ integration: docker-up
 demo: docker-up build
 	./bin/orchestrator targets build
 	./bin/orchestrator run --targets go,java-platform,java-virtual --profile demo-heavy --endpoint heavy --param duration=200
+
+## bench: the load generator against wrk, the open model's sweep and a 1M-request soak (about 6 minutes; installs nothing)
+bench: docker-up
+	bash scripts/bench.sh all
 
 clean:
 	rm -rf bin targets/java/target

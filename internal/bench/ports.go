@@ -90,11 +90,12 @@ type Observer struct {
 // AttackResult is what an attack measured. The warm-up is kept apart and
 // excluded from Total and Seconds.
 type AttackResult struct {
-	T0      time.Time
-	Warmup  *StageResult
-	Stages  []StageResult
-	Total   Stats
-	Seconds []Bucket
+	T0       time.Time
+	Warmup   *StageResult
+	Stages   []StageResult
+	Total    Stats
+	Requests []NamedStats // the whole attack per request, when the workload has several
+	Seconds  []Bucket
 }
 
 // Attacker runs a load plan against a target's base URL.

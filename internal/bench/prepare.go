@@ -158,6 +158,12 @@ func checkProfile(spec *RunSpec, c Catalog) error {
 	if !sendsRequests(p) {
 		return FieldErrorf("profile.stages", "no stage sends any request (every rate or concurrency is 0)")
 	}
+	switch {
+	case p.Connections != 0 && p.Model == ModelClosed:
+		return FieldErrorf("profile.connections", "is for the open model; a closed profile has one connection per client")
+	case p.Connections < 0 || p.Connections > c.Guardrails.MaxConcurrency:
+		return FieldErrorf("profile.connections", "must be from 1 to %d (the configured maximum), or 0 to size them from the rate, got %d", c.Guardrails.MaxConcurrency, p.Connections)
+	}
 	return nil
 }
 
@@ -206,8 +212,12 @@ func checkWorkload(spec *RunSpec, c Catalog) error {
 		return FieldErrorf("workload.requests", "a workload needs at least one request (endpoints: %s)", strings.Join(EndpointNames(), ", "))
 	}
 	for i, r := range w.Requests {
-		if err := checkRequest(r, fmt.Sprintf("workload.requests[%d]", i)); err != nil {
+		field := fmt.Sprintf("workload.requests[%d]", i)
+		if err := checkRequest(r, field); err != nil {
 			return err
+		}
+		if j := slices.IndexFunc(w.Requests[:i], func(o Request) bool { return o.Label() == r.Label() }); j >= 0 {
+			return FieldErrorf(field+".name", "requests[%d] and requests[%d] are both %q; name them apart (name: ...) to tell their figures apart", j, i, r.Label())
 		}
 	}
 	if w.Timeout <= 0 || w.Timeout > c.Guardrails.MaxTimeout {
@@ -223,6 +233,9 @@ func checkRequest(r Request, field string) error {
 	}
 	if err := e.CheckParams(r.Params, field); err != nil {
 		return err
+	}
+	if len(r.Name) > MaxNameLength || strings.IndexFunc(r.Name, unicode.IsControl) >= 0 {
+		return FieldErrorf(field+".name", "must be at most %d characters without control characters", MaxNameLength)
 	}
 	if r.Weight < 0 || r.Weight > MaxWeight {
 		return FieldErrorf(field+".weight", "must be from 1 to %d, got %d", MaxWeight, r.Weight)

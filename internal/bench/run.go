@@ -101,6 +101,7 @@ type TargetResult struct {
 	Stages     []StageResult     `json:"stages,omitempty"`
 	Total      *Stats            `json:"total,omitempty"`
 	Seconds    []Bucket          `json:"seconds,omitempty"`
+	Requests   []NamedStats      `json:"requests,omitempty"` // the whole attack per request, when the workload mixes several
 	Resources  []StageResources  `json:"resources,omitempty"`
 	Series     []string          `json:"series,omitempty"`
 	StartedAt  *time.Time        `json:"startedAt,omitempty"`
@@ -127,6 +128,13 @@ type StageResult struct {
 	Rate        float64  `json:"rate,omitempty"`        // open: scheduled rate at the end of the stage
 	Concurrency int      `json:"concurrency,omitempty"` // closed: clients in flight
 	Stats       Stats    `json:"stats"`
+	// Requests are the stage's figures per request of the workload, when it
+	// has more than one.
+	Requests []NamedStats `json:"requests,omitempty"`
+	// Generator is what the load generator did to itself during the stage.
+	Generator *Generator `json:"generator,omitempty"`
+	// Flags say why the stage's figures may not be the target's alone.
+	Flags []Flag `json:"flags,omitempty"`
 }
 
 // Bucket is one second of an attack.
@@ -138,23 +146,48 @@ type Bucket struct {
 	// for in this second: Stats.Requests well below it means the load
 	// generator fell behind (offered < scheduled). 0 in the closed model.
 	Scheduled float64 `json:"scheduled,omitempty"`
+	// Generator is what the load generator did to itself in this second.
+	Generator *Generator `json:"generator,omitempty"`
 }
 
-// Stats summarises a set of requests. Histogram, when present, is the
-// encoded HDR histogram of latencies in microseconds, kept so that
-// comparisons can merge stages and recompute percentiles.
+// Stats summarises a window of an attack (a stage, a second, the whole).
+//
+// Requests, Successes, errors and latencies are of the requests sent in
+// the window (by their scheduled send time in the open model), wherever
+// they completed. Completed counts the successful responses that arrived
+// within the window, whenever sent: Throughput is Completed / Elapsed, so
+// that it can never exceed what the target can physically serve in the
+// window (Little's law). Bytes are on the wire, headers included, in the
+// window.
+//
+// In the open model Latency runs from the time the schedule said the
+// request should leave (coordinated omission corrected, as wrk2 does) and
+// ServiceTime from when it actually left; in the closed model they are the
+// same and ServiceTime is left out. Histogram (and ServiceHistogram) are the
+// encoded HDR histograms in microseconds, kept so that comparisons can merge
+// windows and recompute percentiles.
 type Stats struct {
-	Requests    int64            `json:"requests"`
-	Successes   int64            `json:"successes"`
-	OfferedRate float64          `json:"offeredRate"` // requests sent per second
-	Throughput  float64          `json:"throughput"`  // successful responses per second
-	Elapsed     Duration         `json:"elapsed"`
-	StatusCodes map[string]int64 `json:"statusCodes,omitempty"`
-	Errors      []ErrorCount     `json:"errors,omitempty"`
-	BytesIn     int64            `json:"bytesIn"`
-	BytesOut    int64            `json:"bytesOut"`
-	Latency     Latency          `json:"latency"`
-	Histogram   string           `json:"histogram,omitempty"`
+	Requests         int64            `json:"requests"`
+	Successes        int64            `json:"successes"`
+	Completed        int64            `json:"completed"`
+	Dropped          int64            `json:"dropped,omitempty"` // open model: not sent, already later than the request timeout
+	OfferedRate      float64          `json:"offeredRate"`       // requests sent per second
+	Throughput       float64          `json:"throughput"`        // successful responses completed per second
+	Elapsed          Duration         `json:"elapsed"`
+	StatusCodes      map[string]int64 `json:"statusCodes,omitempty"`
+	Errors           []ErrorCount     `json:"errors,omitempty"`
+	BytesIn          int64            `json:"bytesIn"`
+	BytesOut         int64            `json:"bytesOut"`
+	Latency          Latency          `json:"latency"`
+	Histogram        string           `json:"histogram,omitempty"`
+	ServiceTime      *Latency         `json:"serviceTime,omitempty"`
+	ServiceHistogram string           `json:"serviceHistogram,omitempty"`
+}
+
+// NamedStats are the figures of one request of a workload ("heavy?duration=500").
+type NamedStats struct {
+	Name  string `json:"name"`
+	Stats Stats  `json:"stats"`
 }
 
 // SuccessRatio returns successes / requests, or 0 with no requests.

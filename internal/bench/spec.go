@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Model is how load is offered.
@@ -12,7 +13,7 @@ type Model string
 // Load models.
 const (
 	// ModelOpen offers requests at a scheduled arrival rate, whether or not
-	// earlier ones have answered (vegeta's normal mode; no coordinated omission).
+	// earlier ones have answered (no coordinated omission).
 	ModelOpen Model = "open"
 	// ModelClosed keeps a fixed number of requests in flight; each client sends
 	// its next request when the previous one answers (k6 VUs, nGrinder vusers).
@@ -43,6 +44,11 @@ type Profile struct {
 	Scale       float64   `json:"scale,omitempty" yaml:"scale,omitempty"`
 	Stages      []Stage   `json:"stages,omitempty" yaml:"stages,omitempty"`
 	Workload    *Workload `json:"workload,omitempty" yaml:"workload,omitempty"`
+	// Connections, in the open model, is how many connections the load
+	// generator sends from at most; 0 sizes them from the highest rate and
+	// the slowest request. A request due while all are busy waits for one,
+	// and its latency, from its scheduled time, includes the wait.
+	Connections int `json:"connections,omitempty" yaml:"connections,omitempty"`
 }
 
 // UnmarshalJSON accepts either a profile object or the bare name of a
@@ -66,6 +72,9 @@ func (p *Profile) UnmarshalJSON(b []byte) error {
 // ("heavy", "light", "cpu", "native", "synchronized") with its query
 // parameters, drawn with probability Weight / sum of weights.
 type Request struct {
+	// Name labels the request in per-request figures; empty means its
+	// endpoint and parameters ("heavy?duration=500").
+	Name     string            `json:"name,omitempty" yaml:"name,omitempty"`
 	Endpoint string            `json:"endpoint" yaml:"endpoint"`
 	Params   map[string]string `json:"params,omitempty" yaml:"params,omitempty"`
 	Weight   int               `json:"weight,omitempty" yaml:"weight,omitempty"`
@@ -74,6 +83,15 @@ type Request struct {
 // Path returns the request's path and query, e.g. "/api/heavy?duration=500",
 // with parameters in sorted order.
 func (r Request) Path() string { return EndpointPath(r.Endpoint, r.Params) }
+
+// Label names the request in per-request figures: its Name, else its
+// endpoint and parameters, "heavy?duration=500".
+func (r Request) Label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return strings.TrimPrefix(r.Path(), "/api/")
+}
 
 // Workload is what each request of an attack asks the target.
 type Workload struct {

@@ -7,70 +7,99 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/hdr"
 )
 
 // DefaultMaxErrors is how many distinct error messages an Aggregate keeps
-// before counting the rest as OtherErrors: transport errors quote the URL,
-// so a mix of many paths could otherwise grow without bound.
+// before counting the rest as OtherErrors: transport errors quote addresses,
+// so a mix of many could otherwise grow without bound.
 const DefaultMaxErrors = 50
 
 // OtherErrors is the message under which errors beyond the cap are counted.
 const OtherErrors = "other errors"
 
-// bytesInHeader carries a response's body size from the counting transport
-// to the Aggregate through the response headers vegeta keeps (vegeta itself
-// is told not to keep bodies, so its BytesIn would be 0).
-const bytesInHeader = "X-Threadbench-Bytes-In"
+// DroppedError is the error of a request the open model never sent: it was
+// already later than its timeout when a connection came free. Like k6's
+// dropped iterations, it counts as sent and failed, so that the schedule is
+// kept (no coordinated omission) and a stall shows.
+const DroppedError = "dropped: already later than the request timeout when a connection came free"
+
+// outcome is one request as the attack saw it, on the attack's clock (from
+// the attack's start). In the closed model intended equals sent.
+type outcome struct {
+	kind     int           // index of the request in the workload
+	intended time.Duration // when the schedule said it should leave
+	sent     time.Duration // when it left
+	done     time.Duration // when its response was read, or it failed
+	code     int           // HTTP status; 0 when there was no response
+	err      string
+	dropped  bool
+	waited   bool // open model: no connection was free at its time
+}
+
+func (o outcome) success() bool { return o.code >= 200 && o.code < 300 }
+
+// latency is from the intended send time: a request that waited for a
+// free connection waited as a user would have.
+func (o outcome) latency() time.Duration { return o.done - o.intended }
+
+// serviceTime is from the actual send.
+func (o outcome) serviceTime() time.Duration { return o.done - o.sent }
 
 // Aggregate summarises requests as they come back, in bounded memory: counts,
-// status codes, the most frequent error messages and an HDR histogram of
+// status codes, the most frequent error messages and HDR histograms of
 // latencies, never the requests themselves. It is not safe for concurrent use.
 type Aggregate struct {
 	requests    int64
 	successes   int64
-	bytesIn     int64
-	bytesOut    int64
-	codes       map[uint16]int64
+	dropped     int64
+	codes       map[int]int64
 	errors      map[string]int64
 	otherErrors int64
 	maxErrors   int
 	hist        *hdrhistogram.Histogram
+	service     *hdrhistogram.Histogram // nil: latency is service time (closed model)
 }
 
 // NewAggregate returns an empty Aggregate that keeps at most maxErrors
-// distinct error messages (DefaultMaxErrors when maxErrors <= 0).
-func NewAggregate(maxErrors int) *Aggregate {
+// distinct error messages (DefaultMaxErrors when maxErrors <= 0); with
+// serviceTime it keeps a second histogram, of the time from the actual send.
+func NewAggregate(maxErrors int, serviceTime bool) *Aggregate {
 	if maxErrors <= 0 {
 		maxErrors = DefaultMaxErrors
 	}
-	return &Aggregate{codes: map[uint16]int64{}, errors: map[string]int64{}, maxErrors: maxErrors, hist: hdr.New()}
+	a := &Aggregate{codes: map[int]int64{}, errors: map[string]int64{}, maxErrors: maxErrors, hist: hdr.New()}
+	if serviceTime {
+		a.service = hdr.New()
+	}
+	return a
 }
 
-// Add counts one result.
-func (a *Aggregate) Add(r *vegeta.Result) {
+// add counts one request.
+func (a *Aggregate) add(o outcome) {
 	a.requests++
-	if success(r) {
+	if o.success() {
 		a.successes++
 	}
-	a.codes[r.Code]++
-	if r.Error != "" {
-		a.addError(r.Error)
+	if o.dropped {
+		a.dropped++
 	}
-	a.bytesIn += bytesIn(r)
-	a.bytesOut += int64(r.BytesOut)
-	if r.Code != 0 {
+	a.codes[o.code]++
+	if o.err != "" {
+		a.addError(o.err)
+	}
+	if o.code != 0 {
 		// Only requests the target answered have a latency worth the name: a
 		// refused connection or a dropped request "answers" in microseconds
 		// and would make a failing target look fast.
-		hdr.Record(a.hist, r.Latency)
+		hdr.Record(a.hist, o.latency())
+		if a.service != nil {
+			hdr.Record(a.service, o.serviceTime())
+		}
 	}
 }
-
-func success(r *vegeta.Result) bool { return r.Code >= 200 && r.Code < 300 }
 
 func (a *Aggregate) addError(msg string) {
 	if _, ok := a.errors[msg]; ok || len(a.errors) < a.maxErrors {
@@ -80,51 +109,55 @@ func (a *Aggregate) addError(msg string) {
 	a.otherErrors++
 }
 
-// bytesIn returns the response body's size: the counting transport's
-// figure when present, else vegeta's.
-func bytesIn(r *vegeta.Result) int64 {
-	if v := r.Headers[bytesInHeader]; len(v) == 1 {
-		if n, err := strconv.ParseInt(v[0], 10, 64); err == nil {
-			return n
-		}
-	}
-	return int64(r.BytesIn)
-}
-
-// Requests returns how many results were added.
+// Requests returns how many requests were added.
 func (a *Aggregate) Requests() int64 { return a.requests }
 
-// Stats summarises the results as sent over elapsed: rates are per second
-// of elapsed. The histogram is left out; see EncodedHistogram.
-func (a *Aggregate) Stats(elapsed time.Duration) bench.Stats {
+// stats summarises the requests, with completed successful responses over
+// elapsed as the throughput and the bytes on the wire given.
+func (a *Aggregate) stats(elapsed time.Duration, completed, bytesIn, bytesOut int64) bench.Stats {
 	st := bench.Stats{
 		Requests:  a.requests,
 		Successes: a.successes,
+		Completed: completed,
+		Dropped:   a.dropped,
 		Elapsed:   bench.Duration(elapsed),
-		BytesIn:   a.bytesIn,
-		BytesOut:  a.bytesOut,
+		BytesIn:   bytesIn,
+		BytesOut:  bytesOut,
 		Latency:   hdr.Summarize(a.hist),
 		Errors:    a.topErrors(),
+	}
+	if a.service != nil && a.service.TotalCount() > 0 {
+		service := hdr.Summarize(a.service)
+		st.ServiceTime = &service
 	}
 	if len(a.codes) > 0 {
 		st.StatusCodes = make(map[string]int64, len(a.codes))
 		for code, n := range a.codes {
-			st.StatusCodes[strconv.Itoa(int(code))] = n
+			st.StatusCodes[strconv.Itoa(code)] = n
 		}
 	}
 	setRates(&st)
 	return st
 }
 
-// EncodedHistogram returns the latency histogram in hdr's encoding.
-func (a *Aggregate) EncodedHistogram() (string, error) { return hdr.Encode(a.hist) }
+// withHistograms adds the encoded histograms to stats.
+func (a *Aggregate) withHistograms(st bench.Stats) bench.Stats {
+	st.Histogram, _ = hdr.Encode(a.hist) // encoding into memory does not fail
+	if a.service != nil && a.service.TotalCount() > 0 {
+		st.ServiceHistogram, _ = hdr.Encode(a.service)
+	}
+	return st
+}
 
-// Reset empties the Aggregate for reuse, keeping its memory.
-func (a *Aggregate) Reset() {
-	a.requests, a.successes, a.bytesIn, a.bytesOut, a.otherErrors = 0, 0, 0, 0, 0
+// reset empties the Aggregate for reuse, keeping its memory.
+func (a *Aggregate) reset() {
+	a.requests, a.successes, a.dropped, a.otherErrors = 0, 0, 0, 0
 	clear(a.codes)
 	clear(a.errors)
 	a.hist.Reset()
+	if a.service != nil {
+		a.service.Reset()
+	}
 }
 
 // topErrors returns the kept messages, most frequent first, then the
@@ -137,56 +170,52 @@ func (a *Aggregate) topErrors() []bench.ErrorCount {
 	for msg, n := range a.errors {
 		out = append(out, bench.ErrorCount{Message: msg, Count: n})
 	}
-	sortErrors(out)
+	slices.SortFunc(out, func(x, y bench.ErrorCount) int {
+		if c := cmp.Compare(y.Count, x.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Message, y.Message)
+	})
 	if a.otherErrors > 0 {
 		out = append(out, bench.ErrorCount{Message: OtherErrors, Count: a.otherErrors})
 	}
 	return out
 }
 
-func sortErrors(errs []bench.ErrorCount) {
-	slices.SortFunc(errs, func(x, y bench.ErrorCount) int {
-		if c := cmp.Compare(y.Count, x.Count); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.Message, y.Message)
-	})
-}
-
+// setRates derives the offered rate (requests sent) and the throughput
+// (successful responses completed) per second of the window.
 func setRates(st *bench.Stats) {
 	st.OfferedRate, st.Throughput = 0, 0
 	if secs := st.Elapsed.D().Seconds(); secs > 0 {
 		st.OfferedRate = float64(st.Requests) / secs
-		st.Throughput = float64(st.Successes) / secs
+		st.Throughput = float64(st.Completed) / secs
 	}
 }
 
-// patchStats adds a result to an already summarised Stats: counts, codes,
-// errors and rates, not the latency, which needs the histogram. It is for
-// the rare result that comes back after its second was reported.
-func patchStats(st *bench.Stats, r *vegeta.Result) {
+// patchStats adds a request to an already summarised Stats: counts, codes
+// and errors, not the latency, which needs the histogram. It is for the
+// rare request that comes back after its second was reported.
+func patchStats(st *bench.Stats, o outcome) {
 	st.Requests++
-	if success(r) {
+	if o.success() {
 		st.Successes++
+	}
+	if o.dropped {
+		st.Dropped++
 	}
 	if st.StatusCodes == nil {
 		st.StatusCodes = map[string]int64{}
 	}
-	st.StatusCodes[strconv.Itoa(int(r.Code))]++
-	st.BytesIn += bytesIn(r)
-	st.BytesOut += int64(r.BytesOut)
-	if r.Error != "" {
-		patchError(st, r.Error)
+	st.StatusCodes[strconv.Itoa(o.code)]++
+	if o.err != "" {
+		for i := range st.Errors {
+			if st.Errors[i].Message == o.err {
+				st.Errors[i].Count++
+				setRates(st)
+				return
+			}
+		}
+		st.Errors = append(st.Errors, bench.ErrorCount{Message: o.err, Count: 1})
 	}
 	setRates(st)
-}
-
-func patchError(st *bench.Stats, msg string) {
-	for i := range st.Errors {
-		if st.Errors[i].Message == msg {
-			st.Errors[i].Count++
-			return
-		}
-	}
-	st.Errors = append(st.Errors, bench.ErrorCount{Message: msg, Count: 1})
 }

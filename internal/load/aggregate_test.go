@@ -1,24 +1,20 @@
-package load_test
+package load
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
 
-	vegeta "github.com/tsenart/vegeta/v12/lib"
-
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/hdr"
-	"github.com/threadbench/threadbench/internal/load"
 )
 
-// result is a synthetic vegeta result.
-func result(code uint16, latency time.Duration, errMsg string, bytesIn uint64) *vegeta.Result {
-	return &vegeta.Result{Code: code, Latency: latency, Error: errMsg, BytesIn: bytesIn, Timestamp: time.Now()}
+// result is a request sent at 0 that took latency, answered with code.
+func result(code int, latency time.Duration, errMsg string) outcome {
+	return outcome{code: code, done: latency, err: errMsg}
 }
 
 // percentile is HDR's rank rule on a sorted slice, in ms.
@@ -30,15 +26,15 @@ func percentile(sorted []time.Duration, q float64) float64 {
 
 func TestAggregateLatency(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	agg := load.NewAggregate(0)
+	agg := NewAggregate(0, false)
 	var lat []time.Duration
 	for range 10000 {
 		d := time.Duration(1e6+rng.ExpFloat64()*20e6) * time.Nanosecond // 1 ms + a tail
 		lat = append(lat, d)
-		agg.Add(result(200, d, "", 100))
+		agg.add(result(200, d, ""))
 	}
 	slices.Sort(lat)
-	got := agg.Stats(10 * time.Second).Latency
+	got := agg.stats(10*time.Second, 0, 0, 0).Latency
 	for _, c := range []struct {
 		name string
 		got  float64
@@ -54,61 +50,82 @@ func TestAggregateLatency(t *testing.T) {
 	}
 }
 
-func TestAggregateCounts(t *testing.T) {
-	agg := load.NewAggregate(0)
-	resp := result(200, time.Millisecond, "", 0)
-	resp.Headers = http.Header{"X-Threadbench-Bytes-In": {"321"}} // the counting transport's figure wins
-	agg.Add(resp)
-	agg.Add(result(200, time.Millisecond, "", 10))
-	agg.Add(result(204, time.Millisecond, "", 0))
-	agg.Add(result(500, time.Millisecond, "500 Internal Server Error", 20))
-	agg.Add(result(503, time.Millisecond, "503 Service Unavailable", 0))
-	agg.Add(result(0, 30*time.Second, "Get \"http://127.0.0.1/api/heavy\": context deadline exceeded", 0))
-	agg.Add(result(500, time.Millisecond, "500 Internal Server Error", 20))
+// In the open model latency runs from the scheduled time and service time
+// from the actual send; a request that waited 40 ms for a connection shows
+// the wait in one and not the other.
+func TestAggregateIntendedAndServiceTime(t *testing.T) {
+	agg := NewAggregate(0, true)
+	agg.add(outcome{code: 200, intended: 0, sent: 40 * time.Millisecond, done: 42 * time.Millisecond})
+	st := agg.stats(time.Second, 1, 0, 0)
+	if math.Abs(st.Latency.Max-42) > 0.05 || st.ServiceTime == nil || math.Abs(st.ServiceTime.Max-2) > 0.01 {
+		t.Fatalf("latency %+v, service time %+v; want 42 ms from the schedule, 2 ms from the send", st.Latency, st.ServiceTime)
+	}
+	if closed := NewAggregate(0, false).stats(time.Second, 0, 0, 0); closed.ServiceTime != nil {
+		t.Error("a closed-model aggregate reports a service time apart from its latency")
+	}
+}
 
-	st := agg.Stats(2 * time.Second)
-	if got, want := st.Requests, int64(7); got != want {
-		t.Errorf("Requests = %d, want %d", got, want)
+func TestAggregateCounts(t *testing.T) {
+	agg := NewAggregate(0, false)
+	for _, o := range []outcome{
+		result(200, time.Millisecond, ""),
+		result(200, time.Millisecond, ""),
+		result(204, time.Millisecond, ""),
+		result(500, time.Millisecond, "500 Internal Server Error"),
+		result(503, time.Millisecond, "503 Service Unavailable"),
+		result(0, 30*time.Second, "context deadline exceeded"),
+		result(500, time.Millisecond, "500 Internal Server Error"),
+		{code: 0, err: DroppedError, dropped: true},
+	} {
+		agg.add(o)
 	}
-	if got, want := st.Successes, int64(3); got != want {
-		t.Errorf("Successes = %d, want %d (2xx only)", got, want)
-	}
-	if got, want := st.OfferedRate, 3.5; got != want {
-		t.Errorf("OfferedRate = %g, want %g", got, want)
-	}
-	if got, want := st.Throughput, 1.5; got != want {
-		t.Errorf("Throughput = %g, want %g", got, want)
-	}
-	if got, want := st.BytesIn, int64(321+10+20+20); got != want {
-		t.Errorf("BytesIn = %d, want %d", got, want)
-	}
-	if got, want := fmt.Sprint(st.StatusCodes), "map[0:1 200:2 204:1 500:2 503:1]"; got != want {
-		t.Errorf("StatusCodes = %s, want %s", got, want)
+	// 3 successes were sent in the window, 5 completed in it (two sent before).
+	st := agg.stats(2*time.Second, 5, 900, 300)
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"Requests", st.Requests, int64(8)},
+		{"Successes (2xx only)", st.Successes, int64(3)},
+		{"Completed", st.Completed, int64(5)},
+		{"Dropped", st.Dropped, int64(1)},
+		{"OfferedRate", st.OfferedRate, 4.0},
+		{"Throughput (completions / window)", st.Throughput, 2.5},
+		{"Bytes", [2]int64{st.BytesIn, st.BytesOut}, [2]int64{900, 300}},
+		{"StatusCodes", fmt.Sprint(st.StatusCodes), "map[0:2 200:2 204:1 500:2 503:1]"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
 	}
 	wantErrs := []bench.ErrorCount{
 		{Message: "500 Internal Server Error", Count: 2},
 		{Message: "503 Service Unavailable", Count: 1},
-		{Message: "Get \"http://127.0.0.1/api/heavy\": context deadline exceeded", Count: 1},
+		{Message: "context deadline exceeded", Count: 1},
+		{Message: DroppedError, Count: 1},
 	}
 	if !slices.Equal(st.Errors, wantErrs) {
 		t.Errorf("Errors = %+v, want %+v", st.Errors, wantErrs)
 	}
+	if st.Latency.Max != 1 {
+		t.Errorf("max latency %v ms, want 1: requests without an answer (timed out, dropped) have no latency", st.Latency.Max)
+	}
 }
 
 func TestAggregateErrorCap(t *testing.T) {
-	agg := load.NewAggregate(3)
+	agg := NewAggregate(3, false)
 	for i := range 10 {
 		for range 10 - i { // message i happens 10-i times
-			agg.Add(result(0, time.Millisecond, fmt.Sprintf("error %d", i), 0))
+			agg.add(result(0, time.Millisecond, fmt.Sprintf("error %d", i)))
 		}
 	}
-	agg.Add(result(0, time.Millisecond, "error 0", 0)) // a kept message keeps counting
-	errs := agg.Stats(time.Second).Errors
+	agg.add(result(0, time.Millisecond, "error 0")) // a kept message keeps counting
+	errs := agg.stats(time.Second, 0, 0, 0).Errors
 	want := []bench.ErrorCount{
 		{Message: "error 0", Count: 11},
 		{Message: "error 1", Count: 9},
 		{Message: "error 2", Count: 8},
-		{Message: load.OtherErrors, Count: 7 + 6 + 5 + 4 + 3 + 2 + 1},
+		{Message: OtherErrors, Count: 7 + 6 + 5 + 4 + 3 + 2 + 1},
 	}
 	if !slices.Equal(errs, want) {
 		t.Errorf("Errors = %+v, want %+v", errs, want)
@@ -116,38 +133,36 @@ func TestAggregateErrorCap(t *testing.T) {
 }
 
 func TestAggregateHistogramAndReset(t *testing.T) {
-	agg := load.NewAggregate(0)
-	agg.Add(result(200, 3*time.Millisecond, "", 0))
-	agg.Add(result(200, 5*time.Millisecond, "", 0))
-	enc, err := agg.EncodedHistogram()
-	if err != nil {
-		t.Fatal(err)
+	agg := NewAggregate(0, true)
+	agg.add(outcome{code: 200, sent: time.Millisecond, done: 3 * time.Millisecond})
+	agg.add(outcome{code: 200, sent: time.Millisecond, done: 5 * time.Millisecond})
+	st := agg.withHistograms(agg.stats(time.Second, 2, 0, 0))
+	for name, enc := range map[string]string{"latency": st.Histogram, "service time": st.ServiceHistogram} {
+		h, err := hdr.Decode(enc)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got, want := h.TotalCount(), int64(2); got != want {
+			t.Errorf("%s histogram holds %d values, want %d", name, got, want)
+		}
 	}
-	h, err := hdr.Decode(enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := h.TotalCount(), int64(2); got != want {
-		t.Errorf("histogram holds %d values, want %d", got, want)
-	}
-	agg.Reset()
-	if st := agg.Stats(time.Second); st.Requests != 0 || st.Latency.Max != 0 || st.Errors != nil || st.StatusCodes != nil {
-		t.Errorf("after Reset: %+v", st)
+	agg.reset()
+	if st := agg.stats(time.Second, 0, 0, 0); st.Requests != 0 || st.Latency.Max != 0 || st.Errors != nil || st.StatusCodes != nil || st.ServiceTime != nil {
+		t.Errorf("after reset: %+v", st)
 	}
 }
 
-// BenchmarkAggregate measures recording one result.
+// BenchmarkAggregate measures recording one outcome, both histograms.
 func BenchmarkAggregate(b *testing.B) {
-	agg := load.NewAggregate(0)
-	results := make([]*vegeta.Result, 1024)
+	agg := NewAggregate(0, true)
+	results := make([]outcome, 1024)
 	for i := range results {
-		results[i] = result(200, time.Duration(1+i)*137*time.Microsecond, "", 90)
-		results[i].Headers = http.Header{"X-Threadbench-Bytes-In": {"90"}}
+		results[i] = outcome{code: 200, sent: 10 * time.Microsecond, done: time.Duration(1+i) * 137 * time.Microsecond}
 	}
-	results[7] = result(500, time.Millisecond, "500 Internal Server Error", 0)
+	results[7] = result(500, time.Millisecond, "500 Internal Server Error")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		agg.Add(results[i%len(results)])
+		agg.add(results[i%len(results)])
 	}
 }

@@ -3,42 +3,37 @@ package load
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
-	"sync/atomic"
+	"sync"
 	"time"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // Engine runs attacks. One Engine may run any number of attacks, one after
-// the other or at once; each Run has its own connections unless WithClient
-// shares a client.
+// the other or at once; each has its own connections.
 type Engine struct {
-	client      *http.Client
 	maxErrors   int
-	maxInFlight int
 	bucket      time.Duration
+	connections int
+	apiRequests func() int64
 }
 
 // Option configures an Engine.
 type Option func(*Engine)
 
-// WithClient makes every attack use c's transport and redirect policy
-// (its Timeout is replaced by the workload's). The default is a fresh
-// keep-alive transport per Run.
-func WithClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
-
-// WithMaxErrors caps the distinct error messages kept per stage, second and
-// total (DefaultMaxErrors); the rest are counted as OtherErrors.
+// WithMaxErrors caps the distinct error messages kept per window
+// (DefaultMaxErrors); the rest are counted as OtherErrors.
 func WithMaxErrors(n int) Option { return func(e *Engine) { e.maxErrors = n } }
 
-// WithMaxInFlight caps the requests waiting for the target at once (default
-// DefaultMaxInFlight(), and never below a closed profile's concurrency).
-// Requests due beyond it are dropped and counted as failed; see DroppedPrefix.
-func WithMaxInFlight(n int) Option { return func(e *Engine) { e.maxInFlight = n } }
+// WithConnections sets how many connections (workers) the open model uses,
+// overriding the plan's and the engine's estimate.
+func WithConnections(n int) Option { return func(e *Engine) { e.connections = n } }
+
+// WithAPIRequests gives the engine a counter of the requests the daemon's
+// API serves, so that each window says how much API work shared the
+// generator's CPUs (bench.FlagDisturbed).
+func WithAPIRequests(count func() int64) Option { return func(e *Engine) { e.apiRequests = count } }
 
 // WithBucket sets the width of the per-second buckets (1s). Bucket.Second
 // is then the bucket's index.
@@ -59,34 +54,116 @@ func NewEngine(opts ...Option) *Engine {
 	return e
 }
 
-// Run attacks baseURL with the plan: the warm-up, then every stage, as ONE
-// vegeta attack paced by the schedule (see gate), so connections and
-// workers carry over from stage to stage without gaps. It returns when the
-// profile is over, or within a second of ctx being cancelled, with what was
-// measured so far and ctx's error.
+var _ bench.Attacker = (*Engine)(nil)
+
+// tickEvery is how often the recorder closes seconds and samples.
+const tickEvery = 50 * time.Millisecond
+
+// Run attacks baseURL with the plan: the warm-up, then every stage, without
+// gaps between them. The open model's requests leave on the schedule from a
+// bounded set of connections, each measured from the time it should have
+// left; the closed model's clients each send their next request when the
+// previous one answers. Run returns when the profile is over and every
+// request has come back, or within a moment of ctx being cancelled, with
+// what was measured so far and ctx's error.
 func (e *Engine) Run(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*bench.AttackResult, error) {
 	if err := checkPlan(plan); err != nil {
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	client, closeIdle := e.httpClient(runCtx, plan)
-	defer closeIdle()
+	a, err := e.newAttack(ctx, baseURL, plan, obs)
+	if err != nil {
+		return nil, err
+	}
+	defer a.cancel()
+	defer a.transport.CloseIdleConnections()
+	a.start()
+	a.wait(ctx)
+	return a.rec.result(a.began.Add(a.sched.warm)), ctx.Err()
+}
 
+// attack is one Run in progress.
+type attack struct {
+	ctx       context.Context
+	cancel    context.CancelFunc
+	plan      bench.Plan
+	sched     *schedule
+	reqs      *requestSet
+	rec       *recorder
+	obs       bench.Observer
+	client    *http.Client
+	transport *http.Transport
+	began     time.Time
+	timeout   time.Duration
+	workers   int       // open model
+	clients   int       // closed model
+	pool      []*worker // workers, then clients, made before the clock starts
+	wg        sync.WaitGroup
+}
+
+func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*attack, error) {
 	sched := newSchedule(plan.Profile, plan.Warmup)
-	began := time.Now()
-	t0 := began.Add(sched.warm)
-	tgt := newTargeter(baseURL, plan.Workload, t0, e.bucket)
-	c := newCollector(plan, sched, obs, began, e, tgt)
-	g := &gate{sched: sched, began: began, ctx: runCtx, completed: &c.completed, wake: c.wake}
-	attacker := vegeta.NewAttacker(
-		vegeta.Client(client),
-		vegeta.MaxBody(0), // bodies are counted by the transport, never kept
-		vegeta.MaxWorkers(math.MaxUint64),
-	)
-	results := attacker.Attack(tgt.target, g, 0, "")
-	c.collect(ctx, results, attacker)
-	return c.result(), ctx.Err()
+	a := &attack{plan: plan, sched: sched, reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
+		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile)}
+	if a.timeout <= 0 {
+		a.timeout = bench.DefaultTimeout.D()
+	}
+	if sched.openEnd > 0 {
+		a.workers = e.openConnections(plan)
+	}
+	w := &wire{}
+	a.transport = newTransport(a.workers+a.clients, w)
+	a.client = &http.Client{Transport: a.transport, Timeout: a.timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	a.ctx, a.cancel = context.WithCancel(ctx)
+	for range a.workers + a.clients {
+		w, err := a.newWorker()
+		if err != nil {
+			a.cancel()
+			return nil, err
+		}
+		a.pool = append(a.pool, w)
+	}
+	a.began = time.Now()
+	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
+		maxErrors: e.maxErrors, bucket: e.bucket, open: plan.Profile.Model == bench.ModelOpen,
+		cpus: cpuSetSize(), connections: a.workers + a.clients, wire: w, apiRequests: e.apiRequests,
+	}, a.began)
+	return a, nil
+}
+
+// openConnections is how many workers the open model sends from: the
+// engine's setting, the plan's, or enough for the highest rate at the
+// slowest request's expected latency twice over, within MaxConnections.
+func (e *Engine) openConnections(plan bench.Plan) int {
+	switch {
+	case e.connections > 0:
+		return e.connections
+	case plan.Profile.Connections > 0:
+		return plan.Profile.Connections
+	}
+	rate := plan.Warmup.Rate
+	for _, st := range plan.Profile.Stages {
+		rate = max(rate, st.Rate)
+	}
+	need := rate * expectedLatency(plan.Workload).Seconds() * 2
+	return min(max(int(need)+minConnections, minConnections), MaxConnections())
+}
+
+// minConnections keep a fast open model off a stall's back: 64 requests
+// may be in flight before any waits for a connection.
+const minConnections = 64
+
+// expectedLatency guesses the slowest request's latency from its duration
+// parameter: what it sleeps plus 10 ms for the rest.
+func expectedLatency(w bench.Workload) time.Duration {
+	slowest := 10 * time.Millisecond
+	for _, r := range w.Requests {
+		var ms int
+		if _, err := fmt.Sscan(r.Params["duration"], &ms); err == nil {
+			slowest = max(slowest, time.Duration(ms)*time.Millisecond+10*time.Millisecond)
+		}
+	}
+	return slowest
 }
 
 // checkPlan refuses a plan the engine cannot run. bench.Prepare checks far
@@ -108,32 +185,10 @@ func checkPlan(p bench.Plan) error {
 	return nil
 }
 
-// httpClient returns the client all requests of a run share, and a function
-// that closes its idle connections when the run is over.
-func (e *Engine) httpClient(ctx context.Context, plan bench.Plan) (*http.Client, func()) {
-	base, closeIdle := e.client, func() {}
-	if base == nil {
-		own := newTransport(max(vegeta.DefaultConnections, maxConcurrency(plan.Profile)))
-		base, closeIdle = &http.Client{Transport: own}, own.CloseIdleConnections
-	}
-	c := *base
-	rt := c.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	limit := e.maxInFlight
-	if limit <= 0 {
-		limit = DefaultMaxInFlight()
-	}
-	c.Transport = &transport{base: rt, ctx: ctx, limit: int64(max(limit, maxConcurrency(plan.Profile)))}
-	c.Timeout = plan.Workload.Timeout.D()
-	if c.Timeout <= 0 {
-		c.Timeout = bench.DefaultTimeout.D()
-	}
-	return &c, closeIdle
-}
-
 func maxConcurrency(p bench.Profile) int {
+	if p.Model != bench.ModelClosed {
+		return 0
+	}
 	n := 0
 	for _, st := range p.Stages {
 		n = max(n, st.Concurrency)
@@ -141,82 +196,64 @@ func maxConcurrency(p bench.Profile) int {
 	return n
 }
 
-// maxPacerSleep is the longest wait the gate leaves to vegeta, which sleeps
-// without looking at the context; longer waits happen inside Pace, where a
-// cancelled run cuts them short.
-const maxPacerSleep = 50 * time.Millisecond
+// since is the attack clock.
+func (a *attack) since() time.Duration { return time.Since(a.began) }
 
-// gate is the vegeta.Pacer of a run. In the open part of the schedule it
-// sends each request when it is due (schedule.due), whether or not earlier
-// ones have answered. In the closed part it lets a request go whenever fewer
-// than the stage's concurrency are in flight (requests sent minus results
-// collected), so one attack with unbounded workers behaves as N clients that
-// each send their next request as soon as the previous one answers, and a
-// change of concurrency takes effect at once, with no drain between stages.
-type gate struct {
-	sched     *schedule
-	began     time.Time
-	ctx       context.Context
-	completed *atomic.Uint64 // results collected, warm-up included
-	wake      chan struct{}  // a result was collected
-	timer     *time.Timer
-}
-
-// Pace implements vegeta.Pacer. It ignores vegeta's elapsed and uses the
-// run's own clock, so that pacing and result classification share t0.
-func (g *gate) Pace(_ time.Duration, hits uint64) (time.Duration, bool) {
-	for {
-		now := time.Since(g.began)
-		if g.ctx.Err() != nil || now >= g.sched.end {
-			return 0, true
-		}
-		var until time.Duration
-		closed := now >= g.sched.openEnd
-		if !closed {
-			due, ok := g.sched.due(hits)
-			switch {
-			case ok && due < g.sched.openEnd && due-now <= maxPacerSleep:
-				return max(due-now, 0), false
-			case ok && due < g.sched.openEnd:
-				until = due
-			default: // no open request left: on to the closed part, or the end
-				until = g.sched.openEnd
-			}
+// start starts the workers and clients.
+func (a *attack) start() {
+	var claims, sends claimCounter
+	for i, w := range a.pool {
+		if i < a.workers {
+			a.wg.Go(func() { w.openWorker(&claims) })
 		} else {
-			seg := g.sched.at(now)
-			inFlight := int64(hits) - int64(g.completed.Load())
-			if inFlight < int64(seg.concurrencyAt(now)) {
-				return 0, false
-			}
-			until = seg.nextChange(now)
-		}
-		if !g.sleepUntil(until, closed) {
-			return 0, true
+			a.wg.Go(func() { w.closedClient(i-a.workers, &sends) })
 		}
 	}
 }
 
-// sleepUntil waits until the attack clock reads until, a result comes back
-// (when onResult), or the run is cancelled (false).
-func (g *gate) sleepUntil(until time.Duration, onResult bool) bool {
-	d := until - time.Since(g.began)
-	if g.timer == nil {
-		g.timer = time.NewTimer(d)
-	} else {
-		g.timer.Reset(d)
+// wait ticks the recorder until every worker has returned, stopping the
+// count at once when ctx is cancelled, then makes the final tick.
+func (a *attack) wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	ticker := time.NewTicker(tickEvery)
+	defer ticker.Stop()
+	cancelled := ctx.Done()
+	for {
+		select {
+		case <-done:
+			// The last request may come back before the schedule ends; the
+			// windows still run to the end, and are sampled there.
+			finished := a.sleepUntil(a.sched.end)
+			a.rec.stop(a.since(), !finished)
+			a.fire(a.rec.tick(a.since(), true))
+			return
+		case <-cancelled:
+			cancelled = nil
+			a.rec.stop(a.since(), true)
+			a.cancel()
+		case <-ticker.C:
+			a.fire(a.rec.tick(a.since(), false))
+		}
 	}
-	wake := g.wake
-	if !onResult {
-		wake = nil
-	}
-	select {
-	case <-g.ctx.Done():
-		return false
-	case <-g.timer.C:
-	case <-wake:
+}
+
+// sleepUntil waits until the attack clock reads t, ticking the recorder,
+// or reports false when ctx is cancelled first.
+func (a *attack) sleepUntil(t time.Duration) bool {
+	for a.since() < t {
+		select {
+		case <-a.ctx.Done():
+			return false
+		case <-time.After(min(tickEvery, t-a.since())):
+			a.fire(a.rec.tick(a.since(), false))
+		}
 	}
 	return true
 }
 
-// Rate implements vegeta.Pacer: the scheduled open rate.
-func (g *gate) Rate(elapsed time.Duration) float64 { return g.sched.rate(elapsed) }
+func (a *attack) fire(calls []func()) {
+	for _, call := range calls {
+		call()
+	}
+}

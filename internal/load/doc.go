@@ -1,11 +1,26 @@
 // Package load offers a workload to a target under a staged profile and
-// measures what comes back. It keeps vegeta behind the domain's words: the
-// rest of the project hands it a bench.Workload and bench.Profile and gets
-// bench.StageResult, bench.Stats and bench.Bucket values back.
+// measures what comes back, in the domain's words: it takes a bench.Plan
+// and returns bench.StageResult, bench.Stats and bench.Bucket values.
 //
-// Two load models are supported. The open model sends requests on a
-// schedule (a piecewise-linear arrival rate) whether or not earlier ones
-// have answered, so a slow target cannot slow the generator down
-// (no coordinated omission). The closed model keeps a fixed number of
-// requests in flight, the way k6 virtual users do.
+// It drives net/http directly. A measured comparison decided it: vegeta's
+// attacker reached 0.58x of wrk's requests per second on this project's Go
+// target, and stamps latency at the actual send, which hides queueing; a
+// plain net/http client loop with one P per generator CPU matches wrk.
+//
+// The open model sends on a schedule (a piecewise-linear arrival rate) from
+// a bounded set of connections. Workers claim the schedule's requests in
+// order and send each at its time; when every connection is busy the next
+// request waits for one, and its latency runs from the time it should have
+// left (wrk2's correction for coordinated omission), with the service time
+// from the actual send kept beside it. A request later than its timeout by
+// the time a connection frees is dropped and counted, like k6's dropped
+// iterations. The closed model keeps a fixed number of clients, each sending
+// its next request when the previous one answers.
+//
+// Latencies are filed by the window a request was scheduled in; throughput
+// counts the successful responses that completed within a window, so that it
+// can never exceed what the target can serve (Little's law). The generator
+// watches itself: its CPU share, how late requests left, how many it
+// dropped, and flags a window it may have limited (bench.Generator.Flags).
+// Nothing kept grows with the number of requests.
 package load

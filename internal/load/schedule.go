@@ -177,3 +177,25 @@ func (s *schedule) hitsBy(t time.Duration) float64 {
 	}
 	return 0
 }
+
+// firstDue returns the number of the first open request due at or after t:
+// so firstDue(b) - firstDue(a) requests are due in [a, b), counted with the
+// same arithmetic workers pace by.
+func (s *schedule) firstDue(t time.Duration) uint64 {
+	k := uint64(max(math.Ceil(s.hitsBy(t))-2, 0))
+	for {
+		due, ok := s.due(k)
+		if !ok || due >= t || due >= s.openEnd {
+			break
+		}
+		k++
+	}
+	for k > 0 {
+		due, ok := s.due(k - 1)
+		if ok && due < t && due < s.openEnd {
+			break
+		}
+		k--
+	}
+	return k
+}

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,9 @@ const canPin = true
 // previous affinity. Go threads created later inherit the affinity of the
 // thread that creates them, so pinning every current thread pins the process.
 // The load generator runs pinned during attacks so that it never shares a CPU
-// with the target.
+// with the target, with GOMAXPROCS set to the CPUs it has: more Ps than
+// CPUs only make goroutines take turns on one (measured: 45k req/s with one
+// P on one CPU against 40k with two).
 func pinProcess(cpuset string) (restore func(), err error) {
 	want, err := parseCPUSet(cpuset)
 	if err != nil {
@@ -30,7 +33,11 @@ func pinProcess(cpuset string) (restore func(), err error) {
 	if err := setAllThreads(&want); err != nil {
 		return nil, err
 	}
-	return func() { _ = setAllThreads(&before) }, nil
+	procs := runtime.GOMAXPROCS(want.Count())
+	return func() {
+		runtime.GOMAXPROCS(procs)
+		_ = setAllThreads(&before)
+	}, nil
 }
 
 func setAllThreads(set *unix.CPUSet) error {

@@ -84,7 +84,7 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetRes
 	plan := bench.Plan{Workload: run.Spec.Workload, Profile: run.Spec.Profile, Warmup: run.Spec.Warmup}
 	res, err := r.cfg.Attacker.Run(ctx, t.BaseURL(), plan, r.observer(run, tr, rec))
 	if res != nil {
-		tr.Warmup, tr.Stages, tr.Total, tr.Seconds = res.Warmup, res.Stages, &res.Total, res.Seconds
+		tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
 	}
 	if rec != nil {
 		r.keepRecording(run, tr, rec.Stop(context.Background(), tr.Warmup, tr.Stages))

@@ -37,7 +37,9 @@ type buildJob struct {
 }
 
 // sourceDir is the entry's source directory on disk.
-func (j buildJob) sourceDir() string { return filepath.Join(j.root, filepath.FromSlash(j.entry.Source)) }
+func (j buildJob) sourceDir() string {
+	return filepath.Join(j.root, filepath.FromSlash(j.entry.Source))
+}
 
 // GoBinary builds the entry's Source as a static Go binary (CGO_ENABLED=0)
 // in a FROM-scratch image, with the host's go command.

@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Generator is what the load generator did to itself during a window: how
+// much of its CPU set it used and, in the open model, how late requests
+// left compared with their schedule. A generator that cannot keep up is
+// measuring itself, not the target.
+type Generator struct {
+	CPUs         int     `json:"cpus"`         // CPUs in the generator's set
+	CPUShare     float64 `json:"cpuShare"`     // mean share of them the generator process used, 0..1
+	CPUSharePeak float64 `json:"cpuSharePeak"` // the highest second's share
+	Connections  int     `json:"connections"`  // connections (clients or workers) it may use at once
+	SendLagP99   float64 `json:"sendLagP99"`   // ms, open model: scheduled to actual send, 99th percentile
+	SendLagMax   float64 `json:"sendLagMax"`   // ms
+	Late         int64   `json:"late"`         // open model: requests that waited for a connection (none was free at their time)
+	Dropped      int64   `json:"dropped"`      // open model: requests never sent, already later than their timeout
+	APIRequests  int64   `json:"apiRequests"`  // requests the daemon's API served meanwhile (its CPU is the generator's)
+}
+
+// Flag kinds: why a window's figures may not be the target's alone.
+const (
+	FlagGeneratorBound = "generator-bound"
+	FlagDisturbed      = "disturbed"
+)
+
+// Flag marks a window whose figures something other than the target may
+// have limited, with the figures that say so.
+type Flag struct {
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+}
+
+// Thresholds of the generator-bound and disturbed flags.
+const (
+	GeneratorCPUBound = 0.90 // share of its CPU set
+	SendLagBoundMs    = 5.0  // p99, ms
+	DisturbingAPIRate = 10.0 // API requests per second during an attack
+)
+
+// Flags returns the flags a window's generator figures call for over a
+// window of the given seconds: generator-bound when the generator used
+// GeneratorCPUBound of its CPUs, sent late (p99 above SendLagBoundMs) or
+// dropped requests; disturbed when the daemon's API served more than
+// DisturbingAPIRate requests a second meanwhile.
+func (g Generator) Flags(seconds float64) []Flag {
+	var why []string
+	if g.CPUShare >= GeneratorCPUBound {
+		why = append(why, fmt.Sprintf("generator CPU %.0f%% of its %d CPU(s) (limit %.0f%%)", g.CPUShare*100, g.CPUs, GeneratorCPUBound*100))
+	}
+	if g.SendLagP99 > SendLagBoundMs {
+		why = append(why, fmt.Sprintf("send lag p99 %.1f ms (limit %.0f ms)", g.SendLagP99, SendLagBoundMs))
+	}
+	if g.Dropped > 0 {
+		why = append(why, fmt.Sprintf("%d requests dropped", g.Dropped))
+	}
+	var flags []Flag
+	if len(why) > 0 {
+		flags = append(flags, Flag{Kind: FlagGeneratorBound, Reason: strings.Join(why, "; ")})
+	}
+	if seconds > 0 && float64(g.APIRequests)/seconds > DisturbingAPIRate {
+		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: fmt.Sprintf("the daemon's API served %d requests (%.0f/s) during the window", g.APIRequests, float64(g.APIRequests)/seconds)})
+	}
+	return flags
+}

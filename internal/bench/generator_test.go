@@ -1,0 +1,41 @@
+package bench_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+func TestGeneratorFlags(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		g    bench.Generator
+		want []string // kind: part of the reason
+	}{
+		{"idle", bench.Generator{CPUs: 1, CPUShare: 0.3, SendLagP99: 0.4}, nil},
+		// exactly at the CPU threshold counts: the generator had nothing left
+		{"CPU at the limit", bench.Generator{CPUs: 1, CPUShare: 0.90}, []string{"generator-bound: generator CPU 90% of its 1 CPU(s)"}},
+		{"late sends", bench.Generator{CPUs: 1, SendLagP99: 5.1}, []string{"generator-bound: send lag p99 5.1 ms"}},
+		// 5 ms itself is within the bound
+		{"lag at the limit", bench.Generator{CPUs: 1, SendLagP99: 5}, nil},
+		{"drops", bench.Generator{CPUs: 1, Dropped: 3}, []string{"generator-bound: 3 requests dropped"}},
+		{"all three, one flag", bench.Generator{CPUs: 2, CPUShare: 0.97, SendLagP99: 12, Dropped: 40},
+			[]string{"generator-bound: generator CPU 97% of its 2 CPU(s) (limit 90%); send lag p99 12.0 ms (limit 5 ms); 40 requests dropped"}},
+		// the API's own work during a 10 s window: 50 requests are fine, 200 are not
+		{"quiet API", bench.Generator{CPUs: 1, APIRequests: 50}, nil},
+		{"busy API", bench.Generator{CPUs: 1, APIRequests: 200}, []string{"disturbed: the daemon's API served 200 requests (20/s)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			flags := tt.g.Flags(10)
+			if len(flags) != len(tt.want) {
+				t.Fatalf("flags %+v, want %d", flags, len(tt.want))
+			}
+			for i, f := range flags {
+				if got := f.Kind + ": " + f.Reason; !strings.HasPrefix(got, tt.want[i]) {
+					t.Errorf("flag %q, want it to start %q", got, tt.want[i])
+				}
+			}
+		})
+	}
+}

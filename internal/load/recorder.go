@@ -1,0 +1,513 @@
+package load
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
+)
+
+// recorder files an attack's outcomes as workers report them: latencies by
+// the window the request was scheduled in (warm-up, stage, second),
+// completions by the window the response arrived in. Nothing it keeps
+// grows with the number of requests, only with the number of seconds.
+// Workers call record under its lock; a ticker closes seconds, samples the
+// generator and tells the observer.
+type recorder struct {
+	mu    sync.Mutex
+	sched *schedule
+	plan  bench.Plan
+	obs   bench.Observer
+	reqs  *requestSet
+	cfg   recorderConfig
+
+	warm   *window   // nil without a warm-up
+	stages []*window // the profile's stages
+	total  *window   // the measured stages together
+
+	seconds  []*second      // one per bucket of the profile
+	sent     []atomic.Int64 // closed model: requests sent per bucket
+	expected []int64        // open model: requests the schedule puts in each bucket
+	next     int            // the next bucket to report
+	done     []bench.Bucket
+
+	t0       time.Time
+	samples  []sample // at the attack's start, t0 and each bucket's end
+	events   []event
+	canceled bool
+	stopped  time.Duration // when counting stopped (the end, or a cancel)
+}
+
+// recorderConfig is what the engine tells the recorder about itself.
+type recorderConfig struct {
+	maxErrors   int
+	bucket      time.Duration
+	open        bool // latency is from the schedule; service time kept apart
+	cpus        int
+	connections int
+	wire        *wire
+	apiRequests func() int64
+}
+
+// window is what one stretch of the attack (warm-up, stage, whole) kept.
+type window struct {
+	agg       *Aggregate
+	kinds     []*Aggregate // per request, when the workload has several
+	lag       *hdrhistogram.Histogram
+	completed int64
+	late      int64
+}
+
+// second is a bucket of the profile still being filled.
+type second struct {
+	window
+	recorded  int64 // requests filed, dropped ones included
+	completed int64
+}
+
+// sample is the generator's counters at one instant of the attack clock.
+type sample struct {
+	at      time.Duration
+	cpu     time.Duration
+	in, out int64
+	api     int64
+}
+
+// event is an Observer call due at a point of the attack clock.
+type event struct {
+	at   time.Duration
+	fire func()
+}
+
+func newRecorder(plan bench.Plan, sched *schedule, reqs *requestSet, obs bench.Observer, cfg recorderConfig, began time.Time) *recorder {
+	r := &recorder{sched: sched, plan: plan, obs: obs, reqs: reqs, cfg: cfg, t0: began.Add(sched.warm)}
+	if sched.warm > 0 {
+		r.warm = r.newWindow()
+	}
+	for range plan.Profile.Stages {
+		r.stages = append(r.stages, r.newWindow())
+	}
+	r.total = r.newWindow()
+	n := r.buckets()
+	r.seconds = make([]*second, n)
+	r.sent = make([]atomic.Int64, n)
+	if cfg.open {
+		r.expected = make([]int64, n)
+		for b := range n {
+			start, end := r.bucketSpan(b)
+			r.expected[b] = int64(sched.firstDue(sched.warm+end) - sched.firstDue(sched.warm+start))
+		}
+	}
+	r.events = r.plannedEvents()
+	return r
+}
+
+func (r *recorder) newWindow() *window {
+	w := &window{agg: NewAggregate(r.cfg.maxErrors, r.cfg.open)}
+	if r.reqs.kinds() > 1 {
+		for range r.reqs.kinds() {
+			w.kinds = append(w.kinds, NewAggregate(r.cfg.maxErrors, r.cfg.open))
+		}
+	}
+	if r.cfg.open {
+		w.lag = newLagHistogram()
+	}
+	return w
+}
+
+// newLagHistogram keeps send lags from 1 µs to a minute at 2 significant
+// figures: small, and precise enough to tell 1 ms from 5.
+func newLagHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, int64(time.Minute/time.Microsecond), 2)
+}
+
+func (w *window) add(o outcome) {
+	w.agg.add(o)
+	if w.kinds != nil {
+		w.kinds[o.kind].add(o)
+	}
+	if o.waited {
+		w.late++
+	}
+	if w.lag != nil && !o.dropped {
+		hdr.Record(w.lag, o.sent-o.intended)
+	}
+}
+
+// buckets is how many buckets the profile spans.
+func (r *recorder) buckets() int {
+	profile := r.sched.end - r.sched.warm
+	return int((profile + r.cfg.bucket - 1) / r.cfg.bucket)
+}
+
+// bucketSpan returns a bucket's start and end, from t0.
+func (r *recorder) bucketSpan(b int) (time.Duration, time.Duration) {
+	start := time.Duration(b) * r.cfg.bucket
+	return start, min(start+r.cfg.bucket, r.sched.end-r.sched.warm)
+}
+
+// bucketOf returns the bucket of an offset from t0, clamped to the profile.
+func (r *recorder) bucketOf(off time.Duration) int {
+	return min(max(int(off/r.cfg.bucket), 0), len(r.seconds)-1)
+}
+
+// sending counts a closed-model request about to leave at t (attack clock),
+// so that its bucket is not reported before it comes back. It takes no lock.
+func (r *recorder) sending(t time.Duration) {
+	if off := t - r.sched.warm; off >= 0 && len(r.sent) > 0 {
+		r.sent[r.bucketOf(off)].Add(1)
+	}
+}
+
+// record files one outcome.
+func (r *recorder) record(o outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.canceled {
+		return
+	}
+	r.fileSent(o)
+	if o.success() {
+		r.fileCompleted(o.done)
+	}
+}
+
+// fileSent files an outcome by when it was scheduled to leave.
+func (r *recorder) fileSent(o outcome) {
+	off := o.intended - r.sched.warm
+	if off < 0 {
+		if r.warm != nil {
+			r.warm.add(o)
+		}
+		return
+	}
+	r.stages[r.stageAt(off)].add(o)
+	r.total.add(o)
+	b := r.bucketOf(off)
+	if b < len(r.done) {
+		patchStats(&r.done[b].Stats, o) // came back after its second was reported
+		return
+	}
+	s := r.live(b)
+	s.add(o)
+	s.recorded++
+}
+
+// fileCompleted counts a successful response in the windows it arrived in.
+func (r *recorder) fileCompleted(done time.Duration) {
+	off := done - r.sched.warm
+	profile := r.sched.end - r.sched.warm
+	switch {
+	case off < 0:
+		if r.warm != nil {
+			r.warm.completed++
+		}
+		return
+	case off >= profile:
+		return // after the end: its latency counts, its completion is in no window
+	}
+	r.stages[r.stageAt(off)].completed++
+	r.total.completed++
+	b := r.bucketOf(off)
+	if b < len(r.done) {
+		r.done[b].Stats.Completed++
+		setRates(&r.done[b].Stats)
+		return
+	}
+	r.live(b).completed++
+}
+
+func (r *recorder) live(b int) *second {
+	if r.seconds[b] == nil {
+		r.seconds[b] = &second{window: *r.newWindow()}
+	}
+	return r.seconds[b]
+}
+
+// stageAt returns the profile stage running at off from t0; a request a
+// hair after the end counts in the last stage.
+func (r *recorder) stageAt(off time.Duration) int {
+	if seg := r.sched.at(r.sched.warm + off); seg != nil && seg.stage >= 0 {
+		return seg.stage
+	}
+	return len(r.stages) - 1
+}
+
+// plannedEvents lists the Observer calls in time order: the warm-up's
+// start, t0, then each stage's start.
+func (r *recorder) plannedEvents() []event {
+	var evs []event
+	if r.warm != nil && r.obs.Stage != nil {
+		w := r.warmupResult()
+		evs = append(evs, event{0, func() { r.obs.Stage(w) }})
+	}
+	if r.obs.Start != nil {
+		evs = append(evs, event{r.sched.warm, func() { r.obs.Start(r.t0) }})
+	}
+	for i := range r.plan.Profile.Stages {
+		if r.obs.Stage == nil {
+			break
+		}
+		s := r.stageResult(i)
+		evs = append(evs, event{r.sched.warm + s.StartOffset.D(), func() { r.obs.Stage(s) }})
+	}
+	return evs
+}
+
+// sampleNow reads the generator's counters at attack time at.
+func (r *recorder) sampleNow(at time.Duration) sample {
+	s := sample{at: at, cpu: processCPU(), in: r.cfg.wire.in.Load(), out: r.cfg.wire.out.Load()}
+	if r.cfg.apiRequests != nil {
+		s.api = r.cfg.apiRequests()
+	}
+	return s
+}
+
+// tick fires the events that are due, samples the generator at the bucket
+// boundaries passed, and reports the buckets that are complete. It returns
+// the observer calls to make, so that they run outside the lock.
+func (r *recorder) tick(now time.Duration, final bool) []func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var calls []func()
+	for !r.canceled && len(r.events) > 0 && now >= r.events[0].at {
+		calls = append(calls, r.events[0].fire)
+		r.events = r.events[1:]
+	}
+	r.takeSamples(now)
+	for r.next < r.reportable() && r.complete(r.next, now, final) {
+		if b := r.report(r.next); r.obs.Second != nil {
+			calls = append(calls, func() { r.obs.Second(b) })
+		}
+		r.next++
+	}
+	return calls
+}
+
+// takeSamples samples at the start, at t0 and at each bucket end passed,
+// once each, up to the measured end.
+func (r *recorder) takeSamples(now time.Duration) {
+	limit := r.sched.warm + r.measured()
+	for len(r.samples) < len(r.seconds)+2 {
+		at := r.nextSampleAt()
+		if at > now || (len(r.samples) > 1 && at > limit) {
+			return
+		}
+		r.samples = append(r.samples, r.sampleNow(now))
+	}
+}
+
+// reportable is how many buckets there are to report: all of them, or
+// those a cancelled attack reached.
+func (r *recorder) reportable() int {
+	return min(len(r.seconds), int((r.measured()+r.cfg.bucket-1)/r.cfg.bucket))
+}
+
+// nextSampleAt is when the next sample is due: 0, t0, then bucket ends.
+func (r *recorder) nextSampleAt() time.Duration {
+	switch n := len(r.samples); n {
+	case 0:
+		return 0
+	case 1:
+		return r.sched.warm
+	default:
+		_, end := r.bucketSpan(n - 2)
+		return r.sched.warm + end
+	}
+}
+
+// complete says whether bucket b can be reported: it is over and every
+// request in it has come back (the schedule's count in the open model, the
+// sends counted in the closed one), or the attack is over.
+func (r *recorder) complete(b int, now time.Duration, final bool) bool {
+	if final {
+		return true
+	}
+	_, end := r.bucketSpan(b)
+	if now < r.sched.warm+end || r.canceled {
+		return false
+	}
+	var recorded int64
+	if s := r.seconds[b]; s != nil {
+		recorded = s.recorded
+	}
+	want := r.sent[b].Load()
+	if r.cfg.open {
+		want = r.expected[b]
+	}
+	return recorded >= want
+}
+
+// report summarises bucket b and keeps it.
+func (r *recorder) report(b int) bench.Bucket {
+	start, end := r.bucketSpan(b)
+	elapsed := min(end, r.measured()) - start
+	s := r.seconds[b]
+	r.seconds[b] = nil
+	if s == nil {
+		s = &second{window: *r.newWindow()}
+	}
+	st := s.agg.stats(max(elapsed, 0), s.completed, 0, 0)
+	g := r.generatorOver(&s.window, b, b+1)
+	st.BytesIn, st.BytesOut = r.bytesOver(b, b+1)
+	bucket := bench.Bucket{Second: b, Stage: r.stageAt(start), Stats: st, Generator: &g}
+	if r.cfg.open {
+		bucket.Scheduled = r.sched.hitsBy(r.sched.warm+start+max(elapsed, 0)) - r.sched.hitsBy(r.sched.warm+start)
+	}
+	r.done = append(r.done, bucket)
+	return bucket
+}
+
+// measured is how much of the profile ran: all of it, or up to the cancel.
+func (r *recorder) measured() time.Duration {
+	profile := r.sched.end - r.sched.warm
+	if r.stopped == 0 {
+		return profile
+	}
+	return min(max(r.stopped-r.sched.warm, 0), profile)
+}
+
+// deltas returns the counters' growth between the samples closing buckets
+// from and to (exclusive), and the time between them; ok is false when the
+// samples are missing.
+func (r *recorder) deltas(from, to int) (sample, bool) {
+	// samples[1] is t0; samples[k+2] ends bucket k.
+	i, j := from+1, to+1
+	if i < 0 || j >= len(r.samples) || i >= j {
+		return sample{}, false
+	}
+	a, z := r.samples[i], r.samples[j]
+	return sample{at: z.at - a.at, cpu: z.cpu - a.cpu, in: z.in - a.in, out: z.out - a.out, api: z.api - a.api}, true
+}
+
+// bytesOver returns the bytes on the wire during buckets [from, to).
+func (r *recorder) bytesOver(from, to int) (in, out int64) {
+	d, ok := r.deltas(from, to)
+	if !ok {
+		return 0, 0
+	}
+	return d.in, d.out
+}
+
+// generatorOver returns the generator's figures over buckets [from, to),
+// with a window's send lags.
+func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
+	g := bench.Generator{CPUs: r.cfg.cpus, Connections: r.cfg.connections, Late: w.late, Dropped: w.agg.dropped}
+	if d, ok := r.deltas(from, to); ok && d.at > 0 {
+		g.CPUShare = d.cpu.Seconds() / (d.at.Seconds() * float64(r.cfg.cpus))
+		g.APIRequests = d.api
+	}
+	g.CPUSharePeak = g.CPUShare
+	for b := from; b < to && to-from > 1; b++ {
+		if d, ok := r.deltas(b, b+1); ok && d.at > 0 {
+			g.CPUSharePeak = max(g.CPUSharePeak, d.cpu.Seconds()/(d.at.Seconds()*float64(r.cfg.cpus)))
+		}
+	}
+	if w.lag != nil && w.lag.TotalCount() > 0 {
+		g.SendLagP99 = float64(w.lag.ValueAtQuantile(99)) / 1000
+		g.SendLagMax = float64(w.lag.Max()) / 1000
+	}
+	return g
+}
+
+// stop stops counting: a cancelled run's late results are not measured.
+func (r *recorder) stop(at time.Duration, canceled bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped == 0 {
+		r.stopped = at
+	}
+	r.canceled = r.canceled || canceled
+}
+
+func (r *recorder) warmupResult() bench.StageResult {
+	return bench.StageResult{
+		Index: warmupStage, Name: "warm-up", Model: bench.ModelOpen, Warmup: true,
+		StartOffset: bench.Duration(-r.sched.warm), Duration: bench.Duration(r.sched.warm),
+		Rate: r.plan.Warmup.Rate,
+	}
+}
+
+// stageResult returns stage i as planned, without Stats.
+func (r *recorder) stageResult(i int) bench.StageResult {
+	st := r.plan.Profile.Stages[i]
+	seg := r.sched.segs[i]
+	if r.sched.warm > 0 {
+		seg = r.sched.segs[i+1]
+	}
+	res := bench.StageResult{
+		Index: i, Name: st.Name, Model: r.plan.Profile.Model,
+		StartOffset: bench.Duration(seg.start - r.sched.warm), Duration: st.Duration,
+	}
+	if res.Model == bench.ModelClosed {
+		res.Concurrency = st.Concurrency
+	} else {
+		res.Rate = st.Rate
+	}
+	return res
+}
+
+// result builds the attack's result from what was recorded; call it once
+// every worker has returned and the last tick was final.
+func (r *recorder) result(t0 time.Time) *bench.AttackResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := &bench.AttackResult{T0: t0, Seconds: r.done}
+	if r.warm != nil {
+		w := r.warmupResult()
+		elapsed := min(r.stopAt(), r.sched.warm)
+		w.Stats = r.warm.agg.withHistograms(r.warm.agg.stats(elapsed, r.warm.completed, 0, 0))
+		if d, ok := r.warmBytes(); ok {
+			w.Stats.BytesIn, w.Stats.BytesOut = d.in, d.out
+		}
+		res.Warmup = &w
+	}
+	measured := r.measured()
+	for i := range r.stages {
+		s := r.stageResult(i)
+		if s.StartOffset.D() >= measured {
+			break
+		}
+		elapsed := min(s.Duration.D(), measured-s.StartOffset.D())
+		r.fillStage(&s, r.stages[i], elapsed)
+		res.Stages = append(res.Stages, s)
+	}
+	total := bench.StageResult{StartOffset: 0, Duration: bench.Duration(measured)}
+	r.fillStage(&total, r.total, measured)
+	res.Total, res.Requests = total.Stats, total.Requests
+	return res
+}
+
+func (r *recorder) stopAt() time.Duration {
+	if r.stopped == 0 {
+		return r.sched.end
+	}
+	return r.stopped
+}
+
+func (r *recorder) warmBytes() (sample, bool) {
+	if len(r.samples) < 2 {
+		return sample{}, false
+	}
+	a, z := r.samples[0], r.samples[1]
+	return sample{in: z.in - a.in, out: z.out - a.out}, true
+}
+
+// fillStage sets a stage's Stats, per-request figures, generator figures
+// and flags from its window.
+func (r *recorder) fillStage(s *bench.StageResult, w *window, elapsed time.Duration) {
+	from := r.bucketOf(s.StartOffset.D())
+	to := r.bucketOf(s.StartOffset.D()+elapsed-1) + 1
+	in, out := r.bytesOver(from, to)
+	s.Stats = w.agg.withHistograms(w.agg.stats(elapsed, w.completed, in, out))
+	for k, agg := range w.kinds {
+		s.Requests = append(s.Requests, bench.NamedStats{Name: r.reqs.names[k], Stats: agg.withHistograms(agg.stats(elapsed, 0, 0, 0))})
+	}
+	g := r.generatorOver(w, from, to)
+	s.Generator = &g
+	s.Flags = g.Flags(elapsed.Seconds())
+}

@@ -1,0 +1,89 @@
+package load
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// requestSet is a workload's requests, prepared once per attack: their
+// URLs and names, and the order the mix sends them in.
+type requestSet struct {
+	urls  []string
+	names []string
+	order []int // one cycle of the mix: each request index weight times
+}
+
+func newRequestSet(baseURL string, w bench.Workload) *requestSet {
+	base := strings.TrimSuffix(baseURL, "/")
+	s := &requestSet{urls: make([]string, len(w.Requests)), names: make([]string, len(w.Requests))}
+	for i, r := range w.Requests {
+		s.urls[i], s.names[i] = base+r.Path(), r.Label()
+	}
+	mix := NewMix(w)
+	for range mix.total {
+		s.order = append(s.order, mix.Next())
+	}
+	return s
+}
+
+// pick returns the request sent as the n-th of the attack (from 0): the mix
+// is a fixed cycle, so any sum(weights) consecutive requests hold each
+// request exactly weight times, whichever worker sends them.
+func (s *requestSet) pick(n uint64) int { return s.order[n%uint64(len(s.order))] }
+
+// kinds returns how many distinct requests there are.
+func (s *requestSet) kinds() int { return len(s.urls) }
+
+// newRequests returns one reusable request per workload request, for one
+// worker: net/http lets a request be sent again once its response body is
+// closed, so the hot path allocates no request of its own.
+func (s *requestSet) newRequests() ([]*http.Request, error) {
+	reqs := make([]*http.Request, len(s.urls))
+	for i, u := range s.urls {
+		req, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			return nil, bench.Errorf(bench.EINVALID, "request %s: %v", s.names[i], err)
+		}
+		req.Header.Set("User-Agent", "threadbench")
+		reqs[i] = req
+	}
+	return reqs, nil
+}
+
+// Mix picks a workload's requests in proportion to their weights,
+// deterministically: smooth weighted round-robin (as nginx balances
+// upstreams), so that any window of sum(weights) picks holds each request
+// exactly weight times, spread out rather than in runs. It is not safe for
+// concurrent use.
+type Mix struct {
+	weights []int
+	current []int
+	total   int
+}
+
+// NewMix returns a Mix over the workload's requests. Weights below 1 count
+// as 1 (ApplyDefaults turns a missing weight into 1; validation refuses
+// negative ones).
+func NewMix(w bench.Workload) *Mix {
+	m := &Mix{weights: make([]int, len(w.Requests)), current: make([]int, len(w.Requests))}
+	for i, r := range w.Requests {
+		m.weights[i] = max(r.Weight, 1)
+		m.total += m.weights[i]
+	}
+	return m
+}
+
+// Next returns the index of the next request to send.
+func (m *Mix) Next() int {
+	best := 0
+	for i, w := range m.weights {
+		m.current[i] += w
+		if m.current[i] > m.current[best] {
+			best = i
+		}
+	}
+	m.current[best] -= m.total
+	return best
+}

@@ -1,0 +1,145 @@
+package load
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"time"
+)
+
+// waitSlack is how late a claim may be before the request counts as having
+// waited for a connection: a worker that just came free takes microseconds.
+const waitSlack = time.Millisecond
+
+// claimCounter hands out request numbers: the open model's place in the
+// schedule, the closed model's place in the mix.
+type claimCounter struct{ n atomic.Uint64 }
+
+func (c *claimCounter) next() uint64 { return c.n.Add(1) - 1 }
+
+// worker is what one sending goroutine owns: a reusable request per kind
+// and a timer, so that the hot path allocates nothing of its own.
+type worker struct {
+	a     *attack
+	reqs  []*http.Request
+	timer *time.Timer
+}
+
+func (a *attack) newWorker() (*worker, error) {
+	reqs, err := a.reqs.newRequests()
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range reqs {
+		reqs[i] = r.WithContext(a.ctx)
+	}
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &worker{a: a, reqs: reqs, timer: t}, nil
+}
+
+// openWorker claims the schedule's requests in order and sends each at its
+// time. When every worker is busy the next request leaves late, and its
+// latency, measured from its scheduled time, says so (as wrk2 measures);
+// one already later than the request timeout is dropped and counted.
+func (w *worker) openWorker(claims *claimCounter) {
+	a := w.a
+	for {
+		k := claims.next()
+		due, ok := a.sched.due(k)
+		if !ok || due >= a.sched.openEnd {
+			return
+		}
+		// Claimed after its time (beyond the moment it takes a free worker
+		// to claim): every connection was busy, it waited for one.
+		waited := a.since() > due+waitSlack
+		if !w.sleepUntil(due) {
+			return
+		}
+		kind := a.reqs.pick(k)
+		if now := a.since(); now-due > a.timeout {
+			a.rec.record(outcome{kind: kind, intended: due, sent: now, done: now, err: DroppedError, dropped: true, waited: true})
+			continue
+		}
+		o := w.send(kind, due)
+		o.waited = waited
+		a.rec.record(o)
+	}
+}
+
+// closedClient is client i of the closed model: while the concurrency is
+// above i it sends its next request as soon as the previous one answers;
+// otherwise it waits for the concurrency to change.
+func (w *worker) closedClient(i int, sends *claimCounter) {
+	a := w.a
+	for {
+		now := a.since()
+		if now >= a.sched.end || a.ctx.Err() != nil {
+			return
+		}
+		seg := a.sched.at(now)
+		switch {
+		case seg == nil || !seg.closed:
+			if !w.sleepUntil(a.sched.openEnd) {
+				return
+			}
+		case i >= seg.concurrencyAt(now):
+			if !w.sleepUntil(seg.nextChange(now)) {
+				return
+			}
+		default:
+			a.rec.sending(now)
+			a.rec.record(w.send(a.reqs.pick(sends.next()), now))
+		}
+	}
+}
+
+// sleepUntil waits until the attack clock reads t, or reports false when
+// the attack is cancelled first.
+func (w *worker) sleepUntil(t time.Duration) bool {
+	d := t - w.a.since()
+	if d <= 0 {
+		return w.a.ctx.Err() == nil
+	}
+	w.timer.Reset(d)
+	select {
+	case <-w.timer.C:
+		return true
+	case <-w.a.ctx.Done():
+		w.timer.Stop()
+		return false
+	}
+}
+
+// send sends one request of the given kind, scheduled for intended, and
+// reads its response to the end so that the connection is reused.
+func (w *worker) send(kind int, intended time.Duration) outcome {
+	o := outcome{kind: kind, intended: intended, sent: w.a.since()}
+	resp, err := w.a.client.Do(w.reqs[kind])
+	if err != nil {
+		o.done, o.err = w.a.since(), errorMessage(err)
+		return o
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	o.done, o.code = w.a.since(), resp.StatusCode
+	switch {
+	case err != nil:
+		o.code, o.err = 0, "reading the response: "+errorMessage(err)
+	case o.code >= 400:
+		o.err = resp.Status
+	}
+	return o
+}
+
+// errorMessage is an error without the method and URL net/http wraps it in:
+// the same failure reads the same whatever request met it.
+func errorMessage(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# bench.sh: the load generator measured against its ceiling, on this machine.
+#
+#   bash scripts/bench.sh [wrk|open|soak|all]     (make bench runs all)
+#
+#   wrk   closed model, 64 connections on the Go target's /api/light for 15 s:
+#         wrk (the ceiling) and threadbench, each pinned to CPU 0 with the
+#         target on the last CPU (1 CPU, 1 GiB); both req/s, both p50s, the ratio.
+#   open  the open model at 2,000, 4,000, 8,000 and 12,000 req/s, 30 s each:
+#         drops, p50 and p99 (from the scheduled send time), the
+#         orchestrator's peak RSS, and whether the run says it was
+#         generator-bound.
+#   soak  1,000,000 requests at 8,000 req/s, the orchestrator's RSS every 10 s.
+#
+# It installs nothing: wrk (Debian package wrk), python3, taskset and a
+# Docker engine (scripts/docker-up.sh) must be there, or it says which is
+# missing. Load goes to 127.0.0.1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { echo "bench: $*" >&2; exit 1; }
+for tool in wrk python3 taskset docker go; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed${tool/wrk/ (Debian: apt-get install wrk; it is the ceiling threadbench is measured against)}"
+done
+docker version >/dev/null 2>&1 || die "no Docker engine answers; run scripts/docker-up.sh"
+export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
+
+what=${1:-all}
+work=$(mktemp -d /tmp/threadbench-bench.XXXXXX)
+trap 'docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+cpus=$(nproc)
+[ "$cpus" -ge 2 ] || die "needs 2 CPUs or more, to keep generator and target apart"
+target_cpu=$((cpus - 1))
+
+go build -o "$work/orchestrator" ./cmd/orchestrator
+image=$("$work/orchestrator" targets build go 2>/dev/null | awk '{print $2}')
+[ -n "$image" ] || die "could not build the Go target's image"
+
+# profile NAME MODEL STAGE-YAML...: a profile file.
+profile() {
+  local file="$work/$1.yaml"; shift
+  { echo "model: $1"; shift; echo "stages:"; for s in "$@"; do echo "  - $s"; done; } >"$file"
+  echo "$file"
+}
+
+# run_orchestrator PROFILE ARGS...: a run against the Go target, its stored
+# document in $work/run.json; samples the process's RSS into $work/rss.
+run_orchestrator() {
+  local profile=$1; shift
+  "$work/orchestrator" --db "$work/history.db" run -q -o json --targets go --profile "$profile" \
+    --endpoint light --warmup 3s --warmup-rate 500 --cpus 1 --memory 1024 "$@" >"$work/run.json" &
+  local pid=$! peak=0 rss
+  : >"$work/rss"
+  while kill -0 "$pid" 2>/dev/null; do
+    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+    if [ -n "$rss" ]; then echo "$SECONDS $rss" >>"$work/rss"; [ "$rss" -gt "$peak" ] && peak=$rss; fi
+    sleep 1
+  done
+  wait "$pid" || die "the run failed: $(cat "$work/run.json" | head -c 500)"
+  echo "$peak" >"$work/peak"
+}
+
+# figure EXPR: a Python expression over the stored run `r`.
+figure() { python3 -c "import json,sys; r=json.load(open('$work/run.json')); print($1)"; }
+
+bench_wrk() {
+  echo "== closed model, 64 connections, /api/light, 15 s: wrk against threadbench (generator on CPU 0, target on CPU $target_cpu) =="
+  docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true
+  docker run -d --name threadbench-bench-wrk --network host --cpuset-cpus "$target_cpu" --cpus 1 -m 1g --memory-swap 1g \
+    -e PORT=18099 -e BIND_ADDR=127.0.0.1 -e GOMEMLIMIT=536870912 "$image" >/dev/null
+  for _ in $(seq 50); do curl -sf http://127.0.0.1:18099/health >/dev/null && break; sleep 0.1; done
+  taskset -c 0 wrk -t1 -c64 -d3s http://127.0.0.1:18099/api/light >/dev/null # warm-up, as threadbench's
+  taskset -c 0 wrk -t1 -c64 -d15s --latency http://127.0.0.1:18099/api/light >"$work/wrk.txt"
+  docker rm -f threadbench-bench-wrk >/dev/null
+  local wrk_rps wrk_p50
+  wrk_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.txt")
+  wrk_p50=$(awk '$1=="50%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}' "$work/wrk.txt")
+  run_orchestrator "$(profile closed64 closed '{duration: 15s, concurrency: 64}')"
+  local tb_rps tb_p50 flags
+  tb_rps=$(figure "r['targets'][0]['total']['throughput']")
+  tb_p50=$(figure "r['targets'][0]['total']['latency']['p50']")
+  flags=$(figure "'; '.join(f['kind']+': '+f['reason'] for s in r['targets'][0]['stages'] for f in s.get('flags',[])) or 'none'")
+  printf '%-12s %12s %10s\n' "" "req/s" "p50 ms"
+  printf '%-12s %12.0f %10.2f\n' wrk "$wrk_rps" "$wrk_p50"
+  printf '%-12s %12.0f %10.2f\n' threadbench "$tb_rps" "$tb_p50"
+  python3 -c "print('ratio threadbench / wrk: %.3f' % ($tb_rps / $wrk_rps))"
+  echo "threadbench's flags: $flags"
+}
+
+bench_open() {
+  echo "== open model on /api/light, 30 s per rate (latency from the scheduled send time) =="
+  printf '%8s %10s %9s %9s %9s %10s  %s\n' "rate" "sent" "dropped" "p50 ms" "p99 ms" "peak RSS" "flags"
+  for rate in 2000 4000 8000 12000; do
+    run_orchestrator "$(profile "open$rate" open "{duration: 30s, rate: $rate}")"
+    python3 - "$work/run.json" "$rate" "$(cat "$work/peak")" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); t = r['targets'][0]; s = t['stages'][0]; st = s['stats']
+flags = '; '.join(f['kind'] + ': ' + f['reason'] for f in s.get('flags', [])) or 'none'
+print('%8s %10d %9d %9.2f %9.2f %7.0f MiB  %s' % (sys.argv[2], st['requests'], st.get('dropped', 0),
+      st['latency']['p50'], st['latency']['p99'], int(sys.argv[3]) / 1024, flags))
+PY
+  done
+}
+
+bench_soak() {
+  echo "== 1,000,000 requests at 8,000 req/s: the orchestrator's RSS every 10 s =="
+  run_orchestrator "$(profile soak open '{duration: 125s, rate: 8000}')"
+  awk 'NR==1 {t0=$1} ($1-t0) % 10 == 0 && !seen[$1-t0]++ {printf "%5d s  %6.1f MiB\n", $1-t0, $2/1024}' "$work/rss"
+  figure "'requests %d, dropped %d, p99 %.2f ms, peak RSS %.1f MiB' % (r['targets'][0]['total']['requests'], r['targets'][0]['total'].get('dropped',0), r['targets'][0]['total']['latency']['p99'], $(cat "$work/peak")/1024)"
+}
+
+case $what in
+  wrk) bench_wrk ;;
+  open) bench_open ;;
+  soak) bench_soak ;;
+  all) bench_wrk; echo; bench_open; echo; bench_soak ;;
+  *) die "unknown benchmark $what (wrk, open, soak or all)" ;;
+esac
