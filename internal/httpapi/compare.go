@@ -46,9 +46,13 @@ func (s *Server) findCompared(ctx context.Context, param, id string) (*bench.Run
 	if id == "" {
 		return nil, bench.FieldErrorf(param, "is required")
 	}
+	notFound := &bench.Error{Code: bench.ENOTFOUND, Field: param, Message: "run " + clip(id, maxEcho) + " not found"}
+	if len(id) > maxEcho {
+		return nil, notFound // longer than any ID the daemon issues
+	}
 	run, err := s.cfg.Store.FindRunByID(ctx, id)
 	if bench.ErrorCode(err) == bench.ENOTFOUND {
-		return nil, &bench.Error{Code: bench.ENOTFOUND, Field: param, Message: "run " + id + " not found"}
+		return nil, notFound
 	}
 	return run, err
 }

@@ -94,7 +94,7 @@ func TestErrors(t *testing.T) {
 			status: 400, field: "targets", detail: "at least one target"},
 		{name: "EmptyBody", method: "POST", path: "/runs", contentType: "application/json", status: 400, detail: "empty"},
 		{name: "NotJSON", method: "POST", path: "/runs", body: validSpec, contentType: "text/plain",
-			status: 400, field: "Content-Type", detail: "application/json"},
+			status: 415, field: "Content-Type", detail: "application/json"},
 		{name: "OversizedBody", method: "POST", path: "/runs",
 			body:   `{"targets":["go"],"profile":"smoke","name":"` + strings.Repeat("x", 2048) + `"}`,
 			status: 413, detail: "larger than 1024 bytes"},
@@ -210,7 +210,7 @@ func TestMethodNotAllowedListsAllowed(t *testing.T) {
 	e := newEnv(t)
 	resp := e.do(t, "PUT", "/runs/r1", "")
 	problem(t, resp, http.StatusMethodNotAllowed)
-	if got, want := strings.Join(resp.Header.Values("Allow"), ","), "GET,DELETE"; got != want {
+	if got, want := strings.Join(resp.Header.Values("Allow"), ","), "GET, HEAD, DELETE"; got != want {
 		t.Errorf("Allow = %q, want %q", got, want)
 	}
 }

@@ -3,11 +3,10 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -22,10 +21,19 @@ const (
 // first, then every event of the run, then the final state. It subscribes
 // before reading the state, so that nothing happens unseen in between; a
 // client's disconnect cancels the subscription through the request context.
+// HEAD gets the stream's headers once the run is found, and no stream.
 func (s *Server) followRun(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	id := chi.URLParam(r, "id")
+	id, err := runID(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if r.Method == http.MethodHead {
+		s.headRunStream(w, r, id)
+		return
+	}
 	events, subErr := s.cfg.Runs.Subscribe(ctx, id)
 	if subErr != nil && bench.ErrorCode(subErr) != bench.ENOTFOUND {
 		s.writeError(w, r, subErr)
@@ -49,11 +57,22 @@ func (s *Server) followRun(w http.ResponseWriter, r *http.Request) {
 	s.relay(ctx, stream, events, id)
 }
 
+// headRunStream answers HEAD on a run's event stream: the headers a GET
+// would get, or its problem.
+func (s *Server) headRunStream(w http.ResponseWriter, r *http.Request, id string) {
+	if _, err := s.cfg.Store.FindRunByID(r.Context(), id); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	newEventStream(w)
+}
+
 // relay forwards events until the run ends or the client leaves, with a
 // keep-alive comment at every tick so that proxies keep the stream open.
 func (s *Server) relay(ctx context.Context, stream *eventStream, events <-chan bench.Event, id string) {
 	tick := time.NewTicker(s.cfg.KeepAlive)
 	defer tick.Stop()
+	resyncs := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -64,8 +83,11 @@ func (s *Server) relay(ctx context.Context, stream *eventStream, events <-chan b
 			}
 		case ev, ok := <-events:
 			if !ok {
-				s.sendEnd(ctx, stream, id)
-				return
+				resyncs++
+				if events = s.resync(ctx, stream, id, resyncs <= maxResyncs); events == nil {
+					return
+				}
+				continue
 			}
 			if err := stream.send(string(ev.Type), ev); err != nil {
 				return
@@ -74,15 +96,35 @@ func (s *Server) relay(ctx context.Context, stream *eventStream, events <-chan b
 	}
 }
 
-// sendEnd sends the final run document. The response is under way, so a
-// failure to read it can only be logged.
-func (s *Server) sendEnd(ctx context.Context, stream *eventStream, id string) {
+// maxResyncs bounds how often one stream subscribes again, so that a
+// subscription that keeps ending at once cannot spin.
+const maxResyncs = 3
+
+// resync handles the end of a subscription. Normally the run is over and
+// the stream sends its final document. But the queue also cuts off a
+// subscriber that lags so far behind that it would miss a change of state:
+// then, if again, the stream subscribes anew and sends the run's state. It
+// returns the new subscription, nil when the stream is over. The response
+// is under way, so a failure to read the run can only be logged.
+func (s *Server) resync(ctx context.Context, stream *eventStream, id string, again bool) <-chan bench.Event {
+	var events <-chan bench.Event
+	subErr := errors.New("no more subscriptions for this stream")
+	if again {
+		events, subErr = s.cfg.Runs.Subscribe(ctx, id)
+	}
 	run, err := s.cfg.Store.FindRunByID(ctx, id)
 	if err != nil {
-		s.log.ErrorContext(ctx, "reading the final run for its event stream", "requestId", requestIDFrom(ctx), "run", id, "error", err)
-		return
+		s.log.ErrorContext(ctx, "reading the run for its event stream", "requestId", requestIDFrom(ctx), "run", id, "error", err)
+		return nil
 	}
-	_ = stream.send(sseEnd, run)
+	if subErr != nil || run.Status.Finished() {
+		_ = stream.send(sseEnd, run)
+		return nil
+	}
+	if err := stream.send(sseState, run); err != nil {
+		return nil
+	}
+	return events
 }
 
 // eventStream writes Server-Sent Events, numbering them from 1 and flushing

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -235,4 +236,55 @@ func TestEventsKeepAlive(t *testing.T) {
 	if ev.comment != "keep-alive" || ev.event != "" {
 		t.Errorf("got %+v, want a keep-alive comment", ev)
 	}
+}
+
+// TestEventsLaggingReaderResyncs: when the queue cuts off a subscriber that
+// fell behind, the run still running, the stream subscribes again and sends
+// the state anew instead of ending; a subscription that keeps ending at
+// once gives up after a few tries with the run as it stands.
+func TestEventsLaggingReaderResyncs(t *testing.T) {
+	t.Run("Resync", func(t *testing.T) {
+		e := newEnv(t)
+		holder := &runHolder{run: sampleRun("r1", bench.RunRunning)}
+		e.store.FindRunByIDFn = holder.find
+		first, second := make(chan bench.Event), make(chan bench.Event)
+		var subscriptions int
+		var mu sync.Mutex
+		e.runs.SubscribeFn = func(ctxT, string) (<-chan bench.Event, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			subscriptions++
+			if subscriptions == 1 {
+				return first, nil
+			}
+			return second, nil
+		}
+		br := openStream(t, t.Context(), e, "r1")
+		mustRead(t, br, "1", "state")
+		close(first) // cut off, the run still running
+		if run := runOf(t, mustRead(t, br, "2", "state")); run.Status != bench.RunRunning {
+			t.Errorf("state after resync = %s, want running", run.Status)
+		}
+		second <- bench.Event{Type: bench.EventRun, RunID: "r1", RunStatus: bench.RunRunning}
+		mustRead(t, br, "3", "run")
+		holder.set(sampleRun("r1", bench.RunSucceeded))
+		close(second)
+		if run := runOf(t, mustRead(t, br, "4", "end")); run.Status != bench.RunSucceeded {
+			t.Errorf("end = %s, want succeeded", run.Status)
+		}
+	})
+	t.Run("GivesUp", func(t *testing.T) {
+		e := newEnv(t)
+		e.store.FindRunByIDFn = (&runHolder{run: sampleRun("r1", bench.RunRunning)}).find
+		closed := make(chan bench.Event)
+		close(closed)
+		e.runs.SubscribeFn = func(ctxT, string) (<-chan bench.Event, error) { return closed, nil }
+		br := openStream(t, t.Context(), e, "r1")
+		for i := 1; i <= 4; i++ {
+			mustRead(t, br, strconv.Itoa(i), "state")
+		}
+		if run := runOf(t, mustRead(t, br, "5", "end")); run.Status != bench.RunRunning {
+			t.Errorf("end = %s, want the run as it stands", run.Status)
+		}
+	})
 }

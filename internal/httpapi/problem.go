@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -84,15 +87,18 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeProblem(w, r, status, bench.ErrorMessage(err), field)
 }
 
-// writeProblem writes a problem document with the given status.
+// writeProblem writes a problem document with the given status. What it
+// echoes of the request (the path, values quoted in the detail, a field
+// name taken from a body) is clipped, so that a megabyte of input is not
+// sent back whole.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, status int, detail, field string) {
 	p := Problem{
 		Type:      "about:blank",
 		Title:     http.StatusText(status),
 		Status:    status,
-		Detail:    detail,
-		Instance:  r.URL.Path,
-		Field:     field,
+		Detail:    clip(detail, maxDetail),
+		Instance:  clip(r.URL.Path, maxEcho),
+		Field:     clip(field, maxEcho),
 		RequestID: requestIDFrom(r.Context()),
 	}
 	w.Header().Set("Content-Type", ProblemContentType)
@@ -113,21 +119,46 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 	}
 }
 
+// Bounds of what a problem echoes: a value quoted in a detail or named as a
+// field or instance (maxEcho, enough for any run ID or target name the
+// daemon issues), and the whole detail (maxDetail).
+const (
+	maxEcho   = 64
+	maxDetail = 1024
+)
+
+// clip shortens s to at most n bytes, on a rune boundary, marking the cut
+// with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// quoteClipped quotes a value taken from a request for a problem's detail.
+func quoteClipped(s string) string { return strconv.Quote(clip(s, maxEcho)) }
+
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.writeProblem(w, r, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path, "")
+	s.writeProblem(w, r, http.StatusNotFound, "no route for "+clip(r.Method, 16)+" "+clip(r.URL.Path, maxEcho), "")
 }
 
 // methodNotAllowed answers 405 with the Allow header chi leaves out when the
-// handler is replaced.
+// handler is replaced. HEAD is allowed wherever GET is.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		if s.mux.Match(chi.NewRouteContext(), m, r.URL.Path) {
 			allowed = append(allowed, m)
+			if m == http.MethodGet {
+				allowed = append(allowed, http.MethodHead)
+			}
 		}
 	}
-	for _, m := range allowed {
-		w.Header().Add("Allow", m)
-	}
-	s.writeProblem(w, r, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path, "")
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	s.writeProblem(w, r, http.StatusMethodNotAllowed, clip(r.Method, 16)+" is not allowed on "+clip(r.URL.Path, maxEcho), "")
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -99,8 +100,29 @@ func parseTime(q url.Values, name string) (*time.Time, error) {
 	return &t, nil
 }
 
+// runID returns the run ID of the path. An ID longer than any the daemon
+// issues is not looked up: it is not found, and the problem quotes it
+// clipped.
+func runID(r *http.Request) (string, error) {
+	id := chi.URLParam(r, "id")
+	if len(id) > maxEcho {
+		return "", unknownRun(id)
+	}
+	return id, nil
+}
+
+// unknownRun is the error for a run ID that names no run, quoted clipped.
+func unknownRun(id string) error {
+	return bench.Errorf(bench.ENOTFOUND, "run %s not found", clip(id, maxEcho))
+}
+
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.cfg.Store.FindRunByID(r.Context(), chi.URLParam(r, "id"))
+	id, err := runID(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	run, err := s.cfg.Store.FindRunByID(r.Context(), id)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -110,32 +132,100 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 
 // deleteRun removes a finished run; the store refuses others with ECONFLICT.
 func (s *Server) deleteRun(w http.ResponseWriter, r *http.Request) {
-	if err := s.cfg.Store.DeleteRun(r.Context(), chi.URLParam(r, "id")); err != nil {
+	id, err := runID(r)
+	if err == nil {
+		err = s.cfg.Store.DeleteRun(r.Context(), id)
+	}
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// cancelRun cancels a run and answers the state it leaves the run in. A
+// queued run is canceled at once; a running one stops within a moment, so
+// the answer waits up to CancelWait for the run to reach a final status:
+// 200 with the final document, or 202 with the run as it stands if the
+// runner is still stopping it.
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.cfg.Runs.Cancel(r.Context(), chi.URLParam(r, "id"))
+	id, err := runID(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, run)
+	// Subscribing first means the end of the run cannot slip by unseen
+	// between the cancel and the wait.
+	ctx, stop := context.WithTimeout(r.Context(), s.cfg.CancelWait)
+	defer stop()
+	events, subErr := s.cfg.Runs.Subscribe(ctx, id)
+	run, err := s.cfg.Runs.Cancel(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !run.Status.Finished() && subErr == nil {
+		run = s.awaitFinal(ctx, r.Context(), run, events)
+	}
+	status := http.StatusOK
+	if !run.Status.Finished() {
+		status = http.StatusAccepted
+	}
+	s.writeJSON(w, r, status, run)
+}
+
+// cancelPoll is how often a cancel waiting for its run reads the store
+// besides watching the run's events, which a lagging reader can lose.
+const cancelPoll = 100 * time.Millisecond
+
+// awaitFinal waits until the run is stored with a final status, its event
+// stream ends or wait is done, and returns the run as stored last.
+func (s *Server) awaitFinal(wait, req context.Context, run *bench.Run, events <-chan bench.Event) *bench.Run {
+	poll := time.NewTicker(cancelPoll)
+	defer poll.Stop()
+	for {
+		select {
+		case <-wait.Done():
+			return s.reread(req, run)
+		case <-poll.C:
+		case _, open := <-events:
+			if open {
+				continue
+			}
+			events = nil // ended: the run is over, or this reader was cut off
+		}
+		if run = s.reread(req, run); run.Status.Finished() {
+			return run
+		}
+	}
+}
+
+// reread returns the run as stored now, or as it was known if the store
+// cannot say.
+func (s *Server) reread(ctx context.Context, run *bench.Run) *bench.Run {
+	stored, err := s.cfg.Store.FindRunByID(context.WithoutCancel(ctx), run.ID)
+	if err != nil {
+		s.log.WarnContext(ctx, "rereading a canceled run", "requestId", requestIDFrom(ctx), "run", run.ID, "error", err)
+		return run
+	}
+	return stored
 }
 
 // getSeries answers a target's series; 404 when the run did not have the target.
 func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
-	id, target := chi.URLParam(r, "id"), chi.URLParam(r, "target")
+	target := chi.URLParam(r, "target")
+	id, err := runID(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	run, err := s.cfg.Store.FindRunByID(r.Context(), id)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if run.Target(target) == nil {
-		s.writeError(w, r, bench.Errorf(bench.ENOTFOUND, "run %s has no target %q", id, target))
+		s.writeError(w, r, bench.Errorf(bench.ENOTFOUND, "run %s has no target %s", id, quoteClipped(target)))
 		return
 	}
 	series, err := s.cfg.Store.FindSeries(r.Context(), id, target, r.URL.Query()["name"])

@@ -7,6 +7,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,8 +17,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/threadbench/threadbench/api"
@@ -49,6 +50,7 @@ type Store interface {
 const (
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultKeepAlive    = 15 * time.Second
+	DefaultCancelWait   = 2 * time.Second
 )
 
 // Config is what a Server needs. Runs, Store and Compare are required.
@@ -68,15 +70,26 @@ type Config struct {
 	// KeepAlive is the interval of comments on an idle event stream;
 	// DefaultKeepAlive when 0.
 	KeepAlive time.Duration
+	// AllowedHosts are the Host header values the server answers: "host:port"
+	// for that port, "host" for any. Requests naming another host are
+	// refused (DNS rebinding). The loopback names on any port when empty.
+	AllowedHosts []string
+	// Token, when set, is the bearer token every request must carry.
+	Token string
+	// CancelWait bounds how long a cancel waits for the run to reach a final
+	// status before answering 202; DefaultCancelWait when 0.
+	CancelWait time.Duration
 }
 
 // Server is the daemon's HTTP API. It holds no goroutines of its own; event
 // streams live as long as the requests that opened them.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	specRoute routers.Router
-	mux       *chi.Mux
+	cfg   Config
+	log   *slog.Logger
+	spec  specRoutes
+	hosts hostSet
+	token []byte // SHA-256 of Config.Token; nil without one
+	mux   *chi.Mux
 }
 
 // NewServer loads the embedded spec and builds the router.
@@ -84,11 +97,15 @@ func NewServer(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	specRouter, err := loadSpecRouter()
+	spec, err := loadSpecRoutes()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, specRoute: specRouter, mux: chi.NewRouter()}
+	s := &Server{cfg: cfg, log: cfg.Logger, spec: spec, hosts: newHostSet(cfg.AllowedHosts), mux: chi.NewRouter()}
+	if cfg.Token != "" {
+		sum := sha256.Sum256([]byte(cfg.Token))
+		s.token = sum[:]
+	}
 	s.routes()
 	return s, nil
 }
@@ -109,23 +126,37 @@ func (c *Config) setDefaults() error {
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = DefaultKeepAlive
 	}
+	if c.CancelWait <= 0 {
+		c.CancelWait = DefaultCancelWait
+	}
+	for _, h := range c.AllowedHosts {
+		if !ValidHost(h) {
+			return fmt.Errorf("httpapi: allowed host %q is not a host or host:port", h)
+		}
+	}
 	return nil
 }
 
-// loadSpecRouter parses api/openapi.yaml and builds kin-openapi's router
-// over it. Servers are dropped so that routes match whatever address the
-// daemon listens on.
-func loadSpecRouter() (routers.Router, error) {
+// specRoutes are the operations of api/openapi.yaml by method and path
+// template ("GET /runs/{id}"), the same templates the router mounts.
+type specRoutes map[string]*routers.Route
+
+// loadSpecRoutes parses api/openapi.yaml and indexes its operations.
+func loadSpecRoutes() (specRoutes, error) {
 	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: loading openapi.yaml: %w", err)
 	}
-	doc.Servers = nil
-	r, err := legacy.NewRouter(doc)
-	if err != nil {
-		return nil, fmt.Errorf("httpapi: openapi.yaml: %w", err)
+	// The guard checks the token before routing. kin-openapi's own check
+	// would read every request body into memory first, once per scheme.
+	doc.Security = nil
+	routes := specRoutes{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			routes[method+" "+path] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
+		}
 	}
-	return r, nil
+	return routes, nil
 }
 
 // Handler returns the root handler, middleware included.
@@ -143,13 +174,23 @@ func (s *Server) Routes() []string {
 }
 
 // routes mounts every operation of api/openapi.yaml; a test checks that the
-// two lists agree.
+// two lists agree. Requests pass the guard before routing; parameters are
+// validated once routed, against the operation of the route matched, so
+// that a method the path does not have is a 405 and an unknown path a 404.
+// HEAD is answered wherever GET is, by the GET handler (net/http drops the
+// body).
 func (s *Server) routes() {
-	r := s.mux
-	r.Use(s.requestID, s.accessLog, s.recoverPanic, s.limitBody, s.validate)
-	r.NotFound(s.notFound)
-	r.MethodNotAllowed(s.methodNotAllowed)
+	s.mux.Use(s.requestID, s.accessLog, s.recoverPanic, s.guard, s.limitBody, middleware.GetHead)
+	s.mux.NotFound(s.notFound)
+	s.mux.MethodNotAllowed(s.methodNotAllowed)
+	s.mux.Group(func(r chi.Router) {
+		r.Use(s.validate)
+		s.operations(r)
+	})
+}
 
+// operations mounts the handlers of the document's operations.
+func (s *Server) operations(r chi.Router) {
 	r.Get("/openapi.yaml", s.getOpenAPI)
 	r.Get("/healthz", s.getHealth)
 	r.Get("/metrics", s.getMetrics().ServeHTTP)
