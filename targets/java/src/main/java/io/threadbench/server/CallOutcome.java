@@ -3,8 +3,6 @@ package io.threadbench.server;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 
-import org.apache.hc.client5.http.ConnectTimeoutException;
-
 /** CallOutcome is what became of one downstream call, as the contract counts it. */
 public enum CallOutcome {
     /** OK is a 2xx answer, read through. */
@@ -20,18 +18,16 @@ public enum CallOutcome {
 
     /**
      * classify sorts a failed call's exception, looking through its causes.
-     * Apache's ConnectTimeoutException comes first: a connect that timed out
-     * is no read timeout, though both are InterruptedIOExceptions. Java throws
-     * ConnectException for ECONNREFUSED, which Apache wraps in
-     * HttpHostConnectException ("... failed: Connection refused").
+     * A socket timeout before the call {@code connected} is a connect
+     * timeout; after, a read timeout, unless the JDK says "Connect timed out"
+     * (it reconnects once when a kept-alive connection turns out closed).
+     * ECONNREFUSED is a ConnectException saying "Connection refused".
      */
-    public static CallOutcome classify(Throwable failure) {
+    public static CallOutcome classify(Throwable failure, boolean connected) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof ConnectTimeoutException) {
-                return CONNECT_TIMEOUT;
-            }
             if (t instanceof SocketTimeoutException) {
-                return READ_TIMEOUT;
+                boolean connecting = !connected || String.valueOf(t.getMessage()).contains("Connect timed out");
+                return connecting ? CONNECT_TIMEOUT : READ_TIMEOUT;
             }
             if (t instanceof ConnectException && String.valueOf(t.getMessage()).contains("Connection refused")) {
                 return REFUSED;

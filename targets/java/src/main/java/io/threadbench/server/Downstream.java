@@ -1,43 +1,49 @@
 package io.threadbench.server;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
 import java.net.URI;
 import java.net.URISyntaxException;
-
-import org.apache.hc.client5.http.classic.methods.HttpGet;
-import org.apache.hc.client5.http.config.ConnectionConfig;
-import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
-import org.apache.hc.core5.http.HttpResponse;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
-import org.apache.hc.core5.http.protocol.HttpContext;
-import org.apache.hc.core5.io.CloseMode;
-import org.apache.hc.core5.util.TimeValue;
-import org.apache.hc.core5.util.Timeout;
+import java.net.URL;
 
 /**
- * Downstream is the one HTTP client of this process, calling the downstream
- * service's {@code /api/heavy} for {@code /api/fanout} and {@code /api/downstream}.
+ * Downstream calls the downstream service's {@code /api/heavy} for
+ * {@code /api/fanout} and {@code /api/downstream}, with the JDK's
+ * HttpURLConnection and its one keep-alive cache per process, configured as
+ * the seed's caller: connect timeout 500 ms, the call's timeout as the read
+ * timeout of each socket read, and room to keep every connection idle.
  *
- * <p>It is Apache HttpClient 5 classic, configured as the seed's caller is,
- * rather than java.net.http.HttpClient: classic I/O blocks the calling thread
- * in a socket read, so the threads that wait are exactly the fan-out's (a pool's
- * platform threads, or virtual threads that unmount), which is what the
- * benchmark compares. java.net.http runs every exchange on its own selector
- * thread and completes it on an executor (a cached pool of platform threads
- * by default) in both thread models, which would blur that comparison. Its
- * response timeout is also a socket read timeout, as the seed's readTimeout.
+ * <p>Why this client: like the seed's Apache HttpClient (classic), it blocks
+ * the calling thread in the socket's connect and reads, so the threads that
+ * wait are exactly the fan-out's: a pool's platform threads stay held, virtual
+ * threads unmount. Apache HttpClient 5.6 needs the jdk.net module, which the
+ * JRE images the orchestrator assembles lack. java.net.http runs every exchange
+ * on one selector thread and times connects out with its own timers: on a cold
+ * JVM with one CPU, a burst of 1000 calls lost about 40 % of them to connect
+ * timeouts that were not (some reported as "request timed out"), where this
+ * client and Apache's lost none.
  */
-public final class Downstream implements AutoCloseable {
+public final class Downstream {
 
     /** CONNECT_TIMEOUT_MS is how long a call may take to connect, as in the seed. */
     public static final int CONNECT_TIMEOUT_MS = 500;
 
+    /** MAX_IDLE_PER_HOST is how many idle connections the JDK keeps per host: every call of the largest fan-out. */
+    static final int MAX_IDLE_PER_HOST = IntParam.MAX_CALLS;
+
+    /** IDLE_SECONDS is how long an idle connection is kept, as the seed's eviction and the Go target. */
+    static final int IDLE_SECONDS = 60;
+
+    static {
+        // Read once, when the JDK's keep-alive cache is first used; a -D given at start wins.
+        setIfUnset("http.maxConnections", String.valueOf(MAX_IDLE_PER_HOST)); // the JDK's default is 5
+        setIfUnset("http.keepAlive.time.server", String.valueOf(IDLE_SECONDS)); // default 5 s without a Keep-Alive header
+    }
+
     private final String baseUrl;
-    private final CloseableHttpClient client; // null when no downstream is configured
 
     /** Downstream calls {@code baseUrl} (DOWNSTREAM_URL); blank means there is none. */
     public Downstream(String baseUrl) {
@@ -46,12 +52,11 @@ public final class Downstream implements AutoCloseable {
             check(url);
         }
         this.baseUrl = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-        this.client = url.isEmpty() ? null : newClient();
     }
 
     /** isConfigured says whether there is a downstream to call. */
     public boolean isConfigured() {
-        return client != null;
+        return !baseUrl.isEmpty();
     }
 
     /** baseUrl is the downstream's base URL without a trailing slash, "" when there is none. */
@@ -65,29 +70,40 @@ public final class Downstream implements AutoCloseable {
      * {@code timeoutMs} for each read of the answer.
      */
     public Call heavy(int durationMs, int timeoutMs) {
-        HttpGet get = new HttpGet(baseUrl + "/api/heavy?duration=" + durationMs);
-        get.setConfig(RequestConfig.custom().setResponseTimeout(Timeout.ofMilliseconds(timeoutMs)).build());
+        HttpURLConnection connection;
         try {
-            int status = client.execute(get, response -> {
-                EntityUtils.consume(response.getEntity()); // read through, so the connection is reused
-                return response.getCode();
-            });
+            URL url = URI.create(baseUrl + "/api/heavy?duration=" + durationMs).toURL();
+            connection = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY); // as the Go target's transport
+        } catch (IOException | IllegalArgumentException e) {
+            return new Call(CallOutcome.OTHER, String.valueOf(e.getMessage()));
+        }
+        connection.setConnectTimeout(CONNECT_TIMEOUT_MS);
+        connection.setReadTimeout(timeoutMs);
+        boolean connected = false;
+        try {
+            connection.connect(); // a cached idle connection, or a new one
+            connected = true;
+            int status = connection.getResponseCode();
+            drain(connection, status);
             return status >= 200 && status <= 299 ? Call.SUCCEEDED : new Call(CallOutcome.OTHER, "status " + status);
         } catch (IOException e) {
-            return new Call(CallOutcome.classify(e), String.valueOf(e.getMessage()));
-        }
-    }
-
-    @Override
-    public void close() {
-        if (client != null) {
-            client.close(CloseMode.GRACEFUL);
+            connection.disconnect(); // the connection is not fit to reuse
+            return new Call(CallOutcome.classify(e, connected), String.valueOf(e.getMessage()));
         }
     }
 
     /** Call is one call's outcome and, when it failed, what went wrong. */
     public record Call(CallOutcome outcome, String detail) {
         static final Call SUCCEEDED = new Call(CallOutcome.OK, "");
+    }
+
+    /** drain reads the answer through and closes it, which gives the connection back to the keep-alive cache. */
+    private static void drain(HttpURLConnection connection, int status) throws IOException {
+        try (InputStream body = status >= 400 ? connection.getErrorStream() : connection.getInputStream()) {
+            if (body != null) {
+                body.transferTo(OutputStream.nullOutputStream());
+            }
+        }
     }
 
     /** check refuses a URL that could not be called, so a typo stops the target at start. */
@@ -103,33 +119,9 @@ public final class Downstream implements AutoCloseable {
         throw new IllegalArgumentException("DOWNSTREAM_URL must be an http:// or https:// base URL, got \"" + url + "\"");
     }
 
-    /**
-     * newClient builds the seed's client: connect timeout 500 ms, stale
-     * connections checked after 5 s idle, idle ones evicted after 60 s, and a
-     * pool so large it never makes a call wait (the seed's 1000 per route,
-     * unbounded here as in the Go target). A call that finds its pooled
-     * connection closed by the server is retried once at once, as Go's
-     * transport does; answers are never retried (Apache's default retries a
-     * 503 or 429, after a second).
-     */
-    private static CloseableHttpClient newClient() {
-        ConnectionConfig connections = ConnectionConfig.custom()
-                .setConnectTimeout(Timeout.ofMilliseconds(CONNECT_TIMEOUT_MS))
-                .setValidateAfterInactivity(TimeValue.ofSeconds(5))
-                .build();
-        return HttpClients.custom()
-                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
-                        .setDefaultConnectionConfig(connections)
-                        .setMaxConnTotal(Integer.MAX_VALUE)
-                        .setMaxConnPerRoute(Integer.MAX_VALUE)
-                        .build())
-                .evictIdleConnections(TimeValue.ofSeconds(60))
-                .setRetryStrategy(new DefaultHttpRequestRetryStrategy(1, TimeValue.ZERO_MILLISECONDS) {
-                    @Override
-                    public boolean retryRequest(HttpResponse response, int execCount, HttpContext context) {
-                        return false;
-                    }
-                })
-                .build();
+    private static void setIfUnset(String property, String value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, value);
+        }
     }
 }

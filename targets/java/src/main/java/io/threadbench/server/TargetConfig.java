@@ -30,8 +30,8 @@ public class TargetConfig {
     }
 
     /**
-     * downstream is the process's one HTTP client for the fan-out endpoints,
-     * calling DOWNSTREAM_URL; a malformed URL stops the start. Closed with the context.
+     * downstream calls DOWNSTREAM_URL for the fan-out endpoints; a malformed URL
+     * stops the start.
      */
     @Bean
     public Downstream downstream(Environment env) {

@@ -30,11 +30,9 @@ class DownstreamTest {
 
     /** call makes one heavy call to baseUrl and checks its outcome. */
     private static Downstream.Call call(String baseUrl, int durationMs, int timeoutMs, CallOutcome want) {
-        try (Downstream downstream = new Downstream(baseUrl)) {
-            Downstream.Call call = downstream.heavy(durationMs, timeoutMs);
-            assertEquals(want, call.outcome(), call.detail());
-            return call;
-        }
+        Downstream.Call call = new Downstream(baseUrl).heavy(durationMs, timeoutMs);
+        assertEquals(want, call.outcome(), call.detail());
+        return call;
     }
 
     @Test
@@ -80,9 +78,21 @@ class DownstreamTest {
 
     @Test
     void unconfigured() {
-        try (Downstream none = new Downstream("")) {
-            assertFalse(none.isConfigured());
+        assertFalse(new Downstream("").isConfigured());
+        assertFalse(new Downstream("  ").isConfigured());
+    }
+
+    @Test
+    void keepsConnectionsAlive() {
+        Downstream downstream = new Downstream(fake.baseUrl()); // sets the JDK's keep-alive properties first
+        // The JDK keeps 5 idle connections per host by default; Downstream asks for a whole fan-out's.
+        assertEquals(String.valueOf(IntParam.MAX_CALLS), System.getProperty("http.maxConnections"));
+        assertEquals("60", System.getProperty("http.keepAlive.time.server"));
+        int before = fake.connections();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(CallOutcome.OK, downstream.heavy(0, 1000).outcome());
         }
+        assertTrue(fake.connections() - before <= 1, "3 calls in a row opened " + (fake.connections() - before) + " connections");
     }
 
     @ParameterizedTest

@@ -10,6 +10,8 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,6 +29,7 @@ final class FakeDownstream implements AutoCloseable {
     private final HttpServer server;
     private final AtomicInteger inflight = new AtomicInteger();
     private final AtomicInteger peak = new AtomicInteger();
+    private final Set<InetSocketAddress> clients = ConcurrentHashMap.newKeySet();
 
     FakeDownstream() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1000);
@@ -55,12 +58,18 @@ final class FakeDownstream implements AutoCloseable {
         peak.set(0);
     }
 
+    /** connections is how many client connections heavy has been called on. */
+    int connections() {
+        return clients.size();
+    }
+
     @Override
     public void close() {
         server.stop(0);
     }
 
     private void heavy(HttpExchange exchange) throws IOException {
+        clients.add(exchange.getRemoteAddress());
         peak.accumulateAndGet(inflight.incrementAndGet(), Math::max);
         try {
             String query = exchange.getRequestURI().getRawQuery();
