@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -29,6 +30,8 @@ const (
 	MaxParallelism   = 256                     // virtual-thread carriers
 	MaxWeight        = 1000                    // of one request in a mix
 	MaxNameLength    = 200                     // a run's name
+	MaxRepeat        = 20                      // rounds of a run
+	MaxCases         = 50                      // cases of a run
 	maxDurationNanos = Duration(math.MaxInt64) // the largest duration there is
 )
 
@@ -60,9 +63,12 @@ func Prepare(spec *RunSpec, c Catalog) error {
 			spec.Workload.Timeout = spec.Profile.Workload.Timeout
 		}
 	}
+	if err := casesToTargets(spec); err != nil {
+		return err
+	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkProfile, checkWorkload, checkWarmup, checkTotal, checkLimits, checkJava,
+		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkWorkload, checkWarmup, checkTotal, checkLimits, checkJava,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -118,7 +124,72 @@ func checkName(spec *RunSpec, _ Catalog) error {
 	return nil
 }
 
+// casesToTargets lists a spec's cases' targets as its targets (once each,
+// in order), so that runs are found by target whatever their form.
+func casesToTargets(spec *RunSpec) error {
+	if len(spec.Cases) == 0 {
+		return nil
+	}
+	if len(spec.Targets) > 0 {
+		return FieldErrorf("targets", "give targets or cases, not both: each case names its target")
+	}
+	for _, c := range spec.Cases {
+		if !slices.Contains(spec.Targets, c.Target) {
+			spec.Targets = append(spec.Targets, c.Target)
+		}
+	}
+	return nil
+}
+
+// checkCases checks each case as the spec it runs under.
+func checkCases(spec *RunSpec, c Catalog) error {
+	if len(spec.Cases) > MaxCases {
+		return FieldErrorf("cases", "at most %d cases, got %d", MaxCases, len(spec.Cases))
+	}
+	for i, cs := range spec.Cases {
+		field := fmt.Sprintf("cases[%d]", i)
+		switch {
+		case cs.Name == "" || len(cs.Name) > MaxNameLength || strings.ContainsAny(cs.Name, "#/") || strings.IndexFunc(cs.Name, unicode.IsControl) >= 0:
+			return FieldErrorf(field+".name", "must be 1 to %d characters, without '#', '/' or control characters, got %q", MaxNameLength, cs.Name)
+		case slices.IndexFunc(spec.Cases[:i], func(o Case) bool { return o.Name == cs.Name }) >= 0:
+			return FieldErrorf(field+".name", "case %q is named twice", cs.Name)
+		}
+		if err := CheckTargetRef(cs.Target, c.Targets, field+".target"); err != nil {
+			return err
+		}
+		if cs.Workload != nil {
+			cs.Workload.applyDefaults()
+		}
+		effective := spec.ForCase(cs)
+		for _, check := range []func(*RunSpec, Catalog) error{checkWorkload, checkJava} {
+			if err := check(&effective, c); err != nil {
+				return prefixField(err, field+".")
+			}
+		}
+	}
+	return nil
+}
+
+// prefixField puts prefix before an error's field.
+func prefixField(err error, prefix string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Field != "" {
+		return &Error{Code: e.Code, Field: prefix + e.Field, Message: e.Message}
+	}
+	return err
+}
+
+func checkRepeat(spec *RunSpec, _ Catalog) error {
+	if spec.Repeat < 0 || spec.Repeat > MaxRepeat {
+		return FieldErrorf("repeat", "must be from 1 to %d rounds (0 means 1), got %d", MaxRepeat, spec.Repeat)
+	}
+	return nil
+}
+
 func checkTargets(spec *RunSpec, c Catalog) error {
+	if len(spec.Cases) > 0 {
+		return nil // each case's target is checked with the case
+	}
 	if len(spec.Targets) == 0 {
 		return FieldErrorf("targets", "name at least one target (%s)", strings.Join(targetNames(c.Targets), ", "))
 	}

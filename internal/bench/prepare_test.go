@@ -231,3 +231,57 @@ func sec(s float64) bench.Duration { return bench.Duration(s * float64(time.Seco
 func hold(s, rate float64) bench.Stage { return bench.Stage{Duration: sec(s), Rate: rate} }
 
 func ramp(s, rate float64) bench.Stage { return bench.Stage{Duration: sec(s), Rate: rate, Ramp: true} }
+
+// Cases are checked as the specs they run under, their faults named
+// inside the case; their targets become the run's.
+func TestPrepareCases(t *testing.T) {
+	valid := func() bench.RunSpec {
+		s := validSpec()
+		s.Targets = nil
+		s.Cases = []bench.Case{
+			{Name: "one-thread", Target: bench.TargetJavaPlatform, Java: &bench.JavaOptions{TomcatMaxThreads: 1}},
+			{Name: "one-carrier", Target: bench.TargetJavaVirtual + "@21", Java: &bench.JavaOptions{VirtualParallelism: 1}},
+			{Name: "go-native", Target: bench.TargetGo, Workload: &bench.Workload{Requests: []bench.Request{{Endpoint: "native"}}}},
+		}
+		return s
+	}
+	spec := valid()
+	spec.Repeat = 3
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(spec.Targets, ","), "java-platform,java-virtual@21,go"; got != want {
+		t.Errorf("targets %s, want the cases' %s", got, want)
+	}
+	if spec.Cases[2].Workload.Requests[0].Weight != 1 || spec.Cases[2].Workload.Timeout == 0 {
+		t.Errorf("a case's workload got no defaults: %+v", spec.Cases[2].Workload)
+	}
+	eff := spec.ForCase(spec.Cases[0])
+	if eff.Java.TomcatMaxThreads != 1 || eff.Java.HeapPercent != bench.DefaultHeapPercent || eff.Workload.Requests[0].Endpoint != "heavy" {
+		t.Errorf("case settings: %+v %+v, want its pool over the spec's defaults and the spec's workload", eff.Java, eff.Workload)
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(*bench.RunSpec)
+		field  string
+	}{
+		{"targets and cases", func(s *bench.RunSpec) { s.Targets = []string{"go"} }, "targets"},
+		{"unnamed case", func(s *bench.RunSpec) { s.Cases[1].Name = "" }, "cases[1].name"},
+		{"case named twice", func(s *bench.RunSpec) { s.Cases[2].Name = "one-thread" }, "cases[2].name"},
+		{"round marker in a name", func(s *bench.RunSpec) { s.Cases[0].Name = "a#2" }, "cases[0].name"},
+		{"unknown target", func(s *bench.RunSpec) { s.Cases[0].Target = "rust" }, "cases[0].target"},
+		{"bad java option in a case", func(s *bench.RunSpec) { s.Cases[0].Java.GC = "bogus" }, "cases[0].java.gc"},
+		{"bad request in a case", func(s *bench.RunSpec) { s.Cases[2].Workload.Requests[0].Params = map[string]string{"work": "1"} }, "cases[2].workload.requests[0].params.work"},
+		{"too many rounds", func(s *bench.RunSpec) { s.Repeat = 21 }, "repeat"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := valid()
+			tt.change(&spec)
+			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			var e *bench.Error
+			if !asError(err, &e) || e.Field != tt.field {
+				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -60,10 +61,11 @@ type Run struct {
 	FinishedAt  *time.Time     `json:"finishedAt,omitempty"`
 }
 
-// Target returns the result for the named target, or nil.
-func (r *Run) Target(name string) *TargetResult {
+// Target returns the result with the given key (TargetResult.Key: the
+// target, or its case, with "#N" for round N after the first), or nil.
+func (r *Run) Target(key string) *TargetResult {
 	for i := range r.Targets {
-		if r.Targets[i].Target == name {
+		if r.Targets[i].Key() == key {
 			return &r.Targets[i]
 		}
 	}
@@ -87,9 +89,12 @@ type Environment struct {
 	CPUSplitApplied bool   `json:"cpuSplitApplied"`
 }
 
-// TargetResult is what one target did in a run.
+// TargetResult is what one target did in a run: in one case (its settings)
+// and one round (of spec.repeat).
 type TargetResult struct {
-	Target     string            `json:"target"`
+	Target     string            `json:"target"`          // the catalog reference, e.g. java-virtual@21
+	Case       string            `json:"case,omitempty"`  // the spec's case; empty when the spec has none
+	Round      int               `json:"round,omitempty"` // from 0
 	Status     TargetStatus      `json:"status"`
 	Error      string            `json:"error,omitempty"`
 	Image      ImageInfo         `json:"image"`
@@ -241,4 +246,25 @@ type RunStore interface {
 	FindRuns(ctx context.Context, filter RunFilter) ([]*Run, string, error)
 	// DeleteRun removes a finished run; ECONFLICT if it is not finished.
 	DeleteRun(ctx context.Context, id string) error
+}
+
+// Key identifies a result within its run: its case (or target), with "#2",
+// "#3"... for the rounds after the first.
+func (t TargetResult) Key() string {
+	key := t.Target
+	if t.Case != "" {
+		key = t.Case
+	}
+	if t.Round > 0 {
+		key += "#" + strconv.Itoa(t.Round+1)
+	}
+	return key
+}
+
+// Label is the result's case, or its target: what rounds have in common.
+func (t TargetResult) Label() string {
+	if t.Case != "" {
+		return t.Case
+	}
+	return t.Target
 }

@@ -124,11 +124,23 @@ type JavaOptions struct {
 	BaseImage          string  `json:"baseImage,omitempty" yaml:"baseImage,omitempty"`
 }
 
-// RunSpec is everything a run needs: which targets, in which order, under
-// which load and limits.
+// Case is one arm of a run: a target under settings of its own, which
+// replace the spec's for it (Java options field by field, the workload
+// whole). Experiments are made of cases.
+type Case struct {
+	Name     string       `json:"name" yaml:"name"`
+	Target   string       `json:"target" yaml:"target"`
+	Java     *JavaOptions `json:"java,omitempty" yaml:"java,omitempty"`
+	Workload *Workload    `json:"workload,omitempty" yaml:"workload,omitempty"`
+}
+
+// RunSpec is everything a run needs: which targets (or cases), in which
+// order, under which load and limits, how many rounds.
 type RunSpec struct {
 	Name     string      `json:"name,omitempty" yaml:"name,omitempty"`
 	Targets  []string    `json:"targets" yaml:"targets"`
+	Cases    []Case      `json:"cases,omitempty" yaml:"cases,omitempty"`
+	Repeat   int         `json:"repeat,omitempty" yaml:"repeat,omitempty"` // rounds, targets interleaved; 0 means 1
 	Profile  Profile     `json:"profile" yaml:"profile"`
 	Workload Workload    `json:"workload" yaml:"workload"`
 	Warmup   Warmup      `json:"warmup,omitempty" yaml:"warmup,omitempty"`
@@ -153,14 +165,7 @@ func (s *RunSpec) ApplyDefaults() {
 	if s.Profile.Model == "" {
 		s.Profile.Model = ModelOpen
 	}
-	for i := range s.Workload.Requests {
-		if s.Workload.Requests[i].Weight == 0 {
-			s.Workload.Requests[i].Weight = 1
-		}
-	}
-	if s.Workload.Timeout == 0 {
-		s.Workload.Timeout = DefaultTimeout
-	}
+	s.Workload.applyDefaults()
 	if !s.Warmup.Disabled {
 		if s.Warmup.Duration == 0 {
 			s.Warmup.Duration = DefaultWarmupDuration
@@ -183,6 +188,19 @@ func (s *RunSpec) ApplyDefaults() {
 	}
 }
 
+// applyDefaults gives requests their default weight and the workload its
+// default timeout.
+func (w *Workload) applyDefaults() {
+	for i := range w.Requests {
+		if w.Requests[i].Weight == 0 {
+			w.Requests[i].Weight = 1
+		}
+	}
+	if w.Timeout == 0 {
+		w.Timeout = DefaultTimeout
+	}
+}
+
 // Duration returns the length of the measured profile (warm-up excluded).
 func (p Profile) Duration() Duration {
 	var total Duration
@@ -199,4 +217,53 @@ func strictUnmarshal(b []byte, v any) error {
 		return fmt.Errorf("profile: %w", err)
 	}
 	return nil
+}
+
+// RunCases returns the cases a run executes in each round, in order: the
+// spec's own, or one per target, unnamed.
+func (s RunSpec) RunCases() []Case {
+	if len(s.Cases) > 0 {
+		return s.Cases
+	}
+	cases := make([]Case, len(s.Targets))
+	for i, t := range s.Targets {
+		cases[i] = Case{Target: t}
+	}
+	return cases
+}
+
+// Rounds is how many times each case runs.
+func (s RunSpec) Rounds() int { return max(s.Repeat, 1) }
+
+// ForCase returns the spec a case runs under: the case's Java options
+// replace the spec's field by field, its workload replaces the spec's.
+func (s RunSpec) ForCase(c Case) RunSpec {
+	out := s
+	if c.Java != nil {
+		out.Java = s.Java.With(*c.Java)
+	}
+	if c.Workload != nil {
+		out.Workload = *c.Workload
+	}
+	return out
+}
+
+// With returns j with every field o sets replacing j's.
+func (j JavaOptions) With(o JavaOptions) JavaOptions {
+	if o.TomcatMaxThreads != 0 {
+		j.TomcatMaxThreads = o.TomcatMaxThreads
+	}
+	if o.VirtualParallelism != 0 {
+		j.VirtualParallelism = o.VirtualParallelism
+	}
+	if o.HeapPercent != 0 {
+		j.HeapPercent = o.HeapPercent
+	}
+	if o.GC != "" {
+		j.GC = o.GC
+	}
+	if o.BaseImage != "" {
+		j.BaseImage = o.BaseImage
+	}
+	return j
 }

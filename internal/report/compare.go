@@ -58,17 +58,17 @@ func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 	n := &notes{}
 	for i := range base.Targets {
 		bt := &base.Targets[i]
-		ht := head.Target(bt.Target)
+		ht := head.Target(bt.Key())
 		if ht == nil {
-			c.OnlyInBase = append(c.OnlyInBase, bt.Target)
+			c.OnlyInBase = append(c.OnlyInBase, bt.Key())
 			continue
 		}
-		tc := targetComparer{target: bt.Target, threshold: threshold, notes: n}
+		tc := targetComparer{target: bt.Key(), threshold: threshold, notes: n}
 		c.Targets = append(c.Targets, tc.compare(bt, ht, withStages))
 	}
 	for _, ht := range head.Targets {
-		if base.Target(ht.Target) == nil {
-			c.OnlyInHead = append(c.OnlyInHead, ht.Target)
+		if base.Target(ht.Key()) == nil {
+			c.OnlyInHead = append(c.OnlyInHead, ht.Key())
 		}
 	}
 	c.Warnings = append(c.Warnings, n.lines()...)

@@ -99,7 +99,10 @@ func gib(bytes int64) string {
 }
 
 func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
-	fmt.Fprintf(buf, "target %s: %s\n", t.Target, t.Status)
+	fmt.Fprintf(buf, "target %s: %s\n", t.Key(), t.Status)
+	if t.Key() != t.Target {
+		fmt.Fprintf(buf, "  runs %s\n", t.Target)
+	}
 	tw := newTable(buf)
 	row := func(key, value string) { fmt.Fprintf(tw, "  %s\t%s\n", key, value) }
 	if t.Error != "" {
@@ -329,10 +332,10 @@ func headline(r *bench.Run) string {
 	parts := make([]string, len(r.Targets))
 	for i, t := range r.Targets {
 		if t.Total == nil {
-			parts[i] = fmt.Sprintf("%s %s", t.Target, t.Status)
+			parts[i] = fmt.Sprintf("%s %s", t.Key(), t.Status)
 			continue
 		}
-		parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Target, num(t.Total.Throughput), num(t.Total.Latency.P99))
+		parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Key(), num(t.Total.Throughput), num(t.Total.Latency.P99))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -23,6 +23,7 @@ type fakeRuntime struct {
 	state    map[string]bench.ContainerState // per target: State after the attack
 	stateErr map[string]error                // per target: State fails with this
 	started  []string
+	requests []bench.StartRequest
 	stopped  []string
 	cleanups int
 	info     map[string]string // what the targets say about themselves; nil: GET /info fails
@@ -34,13 +35,13 @@ func (f *fakeRuntime) Build(_ context.Context, target string, _ bench.RunSpec, _
 	return bench.ImageInfo{Ref: "fake/" + target + ":1", Runtime: "fake"}, nil
 }
 
-func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo, _ bench.StartRequest) (bench.Target, error) {
+func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo, req bench.StartRequest) (bench.Target, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.startErr[target]; err != nil {
 		return nil, err
 	}
-	f.started = append(f.started, target)
+	f.started, f.requests = append(f.started, target), append(f.requests, req)
 	st, ok := f.state[target]
 	if !ok {
 		st = bench.ContainerState{Running: true}

@@ -115,12 +115,27 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 	return r.finish(run, status, msg)
 }
 
+// pendingTargets lays out a run: every case in each round, the rounds one
+// after the other, so that drift over the run hits every case alike.
 func pendingTargets(spec bench.RunSpec) []bench.TargetResult {
-	results := make([]bench.TargetResult, len(spec.Targets))
-	for i, name := range spec.Targets {
-		results[i] = bench.TargetResult{Target: name, Status: bench.TargetPending, Limits: spec.Limits}
+	var results []bench.TargetResult
+	for round := range spec.Rounds() {
+		for _, c := range spec.RunCases() {
+			results = append(results, bench.TargetResult{Target: c.Target, Case: c.Name, Round: round,
+				Status: bench.TargetPending, Limits: spec.Limits})
+		}
 	}
 	return results
+}
+
+// caseOf returns the case a result runs, and the spec it runs under.
+func caseOf(spec bench.RunSpec, tr *bench.TargetResult) bench.RunSpec {
+	for _, c := range spec.RunCases() {
+		if c.Name == tr.Case && c.Target == tr.Target {
+			return spec.ForCase(c)
+		}
+	}
+	return spec
 }
 
 // outcome derives the run's final status from its targets.
@@ -131,7 +146,7 @@ func outcome(ctx context.Context, run *bench.Run) (bench.RunStatus, string) {
 	var failed []string
 	for _, t := range run.Targets {
 		if t.Status != bench.TargetSucceeded {
-			failed = append(failed, t.Target)
+			failed = append(failed, t.Key())
 		}
 	}
 	if len(failed) > 0 {
@@ -174,6 +189,6 @@ func (r *Runner) publishRun(run *bench.Run) {
 }
 
 func (r *Runner) phase(run *bench.Run, tr *bench.TargetResult, phase bench.Phase) {
-	r.publish(bench.Event{Type: bench.EventTarget, RunID: run.ID, Target: tr.Target,
+	r.publish(bench.Event{Type: bench.EventTarget, RunID: run.ID, Target: tr.Key(),
 		TargetStatus: tr.Status, Phase: phase})
 }

@@ -288,3 +288,43 @@ func TestExecute_HostLockFailureFailsTheRun(t *testing.T) {
 		t.Errorf("run %s: %q, want failed on the host lock", run.Status, run.Error)
 	}
 }
+
+// Rounds interleave the cases, so that drift hits each alike, and each case
+// starts with its own settings.
+func TestExecute_CasesInInterleavedRounds(t *testing.T) {
+	st := newStore(t)
+	spec := shortSpec(t, "go")
+	spec.Targets, spec.Repeat = nil, 2
+	spec.Cases = []bench.Case{
+		{Name: "pool-1", Target: "java-platform", Java: &bench.JavaOptions{TomcatMaxThreads: 1}},
+		{Name: "plain", Target: "go"},
+	}
+	if err := bench.Prepare(&spec, catalog); err != nil {
+		t.Fatal(err)
+	}
+	run := createRun(t, st, spec)
+	rt := &fakeRuntime{}
+	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, tr := range run.Targets {
+		keys = append(keys, tr.Key())
+		if tr.Status != bench.TargetSucceeded || tr.Total == nil {
+			t.Errorf("%s: %s %s", tr.Key(), tr.Status, tr.Error)
+		}
+	}
+	if got, want := strings.Join(keys, ","), "pool-1,plain,pool-1#2,plain#2"; got != want {
+		t.Errorf("results %s, want %s", got, want)
+	}
+	if got := strings.Join(rt.started, ","); got != "java-platform,go,java-platform,go" {
+		t.Errorf("started %s", got)
+	}
+	if got := rt.requests[0].Java.TomcatMaxThreads; got != 1 {
+		t.Errorf("pool-1 started with Tomcat's pool at %d, want its case's 1", got)
+	}
+	stored, err := st.FindRunByID(context.Background(), run.ID)
+	if err != nil || stored.Target("plain#2") == nil || len(stored.Target("plain#2").Seconds) == 0 {
+		t.Fatalf("the second round is not stored with its seconds: %v", err)
+	}
+}

@@ -21,7 +21,7 @@ func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.Ta
 	// Recorded now, so that a process killed mid-attack leaves the target
 	// marked running, and the next start marks it failed, not skipped.
 	if err := r.save(run); err != nil {
-		r.log.Error("record target start", "run", run.ID, "target", tr.Target, "err", err)
+		r.log.Error("record target start", "run", run.ID, "target", tr.Key(), "err", err)
 	}
 	err := r.runTarget(ctx, run, tr)
 	finished := time.Now().UTC()
@@ -33,21 +33,22 @@ func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.Ta
 		tr.Status, tr.Error = bench.TargetCanceled, "canceled"
 	default:
 		tr.Status, tr.Error = bench.TargetFailed, err.Error()
-		r.log.Warn("target failed", "run", run.ID, "target", tr.Target, "err", err)
+		r.log.Warn("target failed", "run", run.ID, "target", tr.Key(), "err", err)
 	}
 	r.phase(run, tr, bench.PhaseDone)
 }
 
 func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult) error {
+	spec := caseOf(run.Spec, tr)
 	r.phase(run, tr, bench.PhaseBuilding)
-	img, err := r.cfg.Targets.Build(ctx, tr.Target, run.Spec, r.cfg.BuildLog)
+	img, err := r.cfg.Targets.Build(ctx, tr.Target, spec, r.cfg.BuildLog)
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	tr.Image = img
 
 	r.phase(run, tr, bench.PhaseStarting)
-	req := bench.StartRequest{RunID: run.ID, Limits: run.Spec.Limits, CPUSet: run.Environment.TargetCPUSet, Java: run.Spec.Java}
+	req := bench.StartRequest{RunID: run.ID, Limits: spec.Limits, CPUSet: run.Environment.TargetCPUSet, Java: spec.Java}
 	t, err := r.cfg.Targets.Start(ctx, tr.Target, img, req)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
@@ -64,15 +65,15 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	if err := recordInfo(ctx, t, tr); err != nil {
 		return fmt.Errorf("contract check: %w", err)
 	}
-	return r.attack(ctx, run, tr, t)
+	return r.attack(ctx, run, spec, tr, t)
 }
 
 // attack runs the warm-up and the profile against a started target, with the
 // load generator pinned off the target's CPU and the metrics recorder on.
-func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetResult, t bench.Target) error {
+func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t bench.Target) error {
 	var rec bench.Recording
 	if r.cfg.Recorder != nil {
-		rec = r.cfg.Recorder.Record(ctx, t, run.Spec.Limits)
+		rec = r.cfg.Recorder.Record(ctx, t, spec.Limits)
 	}
 	if run.Environment.CPUSplitApplied {
 		restore, err := pinProcess(run.Environment.LoadCPUSet)
@@ -81,7 +82,7 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, tr *bench.TargetRes
 		}
 		defer restore()
 	}
-	plan := bench.Plan{Workload: run.Spec.Workload, Profile: run.Spec.Profile, Warmup: run.Spec.Warmup}
+	plan := bench.Plan{Workload: spec.Workload, Profile: spec.Profile, Warmup: spec.Warmup}
 	res, err := r.cfg.Attacker.Run(ctx, t.BaseURL(), plan, r.observer(run, tr, rec))
 	if res != nil {
 		tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
@@ -107,11 +108,11 @@ func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Reco
 			if s.Warmup {
 				phase = bench.PhaseWarmup
 			}
-			r.publish(bench.Event{Type: bench.EventStage, RunID: run.ID, Target: tr.Target,
+			r.publish(bench.Event{Type: bench.EventStage, RunID: run.ID, Target: tr.Key(),
 				TargetStatus: tr.Status, Phase: phase, Stage: &s})
 		},
 		Second: func(b bench.Bucket) {
-			r.publish(bench.Event{Type: bench.EventSecond, RunID: run.ID, Target: tr.Target, Second: &b})
+			r.publish(bench.Event{Type: bench.EventSecond, RunID: run.ID, Target: tr.Key(), Second: &b})
 		},
 	}
 }
@@ -120,7 +121,7 @@ func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Reco
 // the run document, series and raw expositions in the series store.
 func (r *Runner) keepRecording(run *bench.Run, tr *bench.TargetResult, rr bench.RecordingResult) {
 	if rr.ScrapeFailures > 0 || rr.StatsFailures > 0 {
-		r.log.Warn("metrics sampling had failures", "run", run.ID, "target", tr.Target,
+		r.log.Warn("metrics sampling had failures", "run", run.ID, "target", tr.Key(),
 			"scrapeFailures", rr.ScrapeFailures, "statsFailures", rr.StatsFailures, "last", rr.LastError)
 	}
 	tr.Resources = rr.Resources
@@ -130,12 +131,12 @@ func (r *Runner) keepRecording(run *bench.Run, tr *bench.TargetResult, rr bench.
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := r.cfg.Series.SaveSeries(ctx, run.ID, tr.Target, rr.Series); err != nil {
-		r.log.Error("store series", "run", run.ID, "target", tr.Target, "err", err)
+	if err := r.cfg.Series.SaveSeries(ctx, run.ID, tr.Key(), rr.Series); err != nil {
+		r.log.Error("store series", "run", run.ID, "target", tr.Key(), "err", err)
 	}
 	for _, e := range rr.Expositions {
-		if err := r.cfg.Series.SaveExposition(ctx, run.ID, tr.Target, e); err != nil {
-			r.log.Error("store exposition", "run", run.ID, "target", tr.Target, "err", err)
+		if err := r.cfg.Series.SaveExposition(ctx, run.ID, tr.Key(), e); err != nil {
+			r.log.Error("store exposition", "run", run.ID, "target", tr.Key(), "err", err)
 		}
 	}
 }
@@ -182,7 +183,7 @@ func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t bench.Target) {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := t.Stop(ctx); err != nil {
-		r.log.Error("stop target", "run", run.ID, "target", tr.Target, "err", err)
+		r.log.Error("stop target", "run", run.ID, "target", tr.Key(), "err", err)
 	}
 }
 

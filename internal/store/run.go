@@ -154,16 +154,17 @@ func insertTargets(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
 		t.Seconds = nil
 		result, err := json.Marshal(t)
 		if err != nil {
-			return fmt.Errorf("encode target %s of run %s: %w", t.Target, run.ID, err)
+			return fmt.Errorf("encode target %s of run %s: %w", t.Key(), run.ID, err)
 		}
+		// The target column holds the result's key: target, case and round.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_targets (run_id, position, target, status, result)
-			VALUES (?, ?, ?, ?, ?)`, run.ID, i, t.Target, string(t.Status), string(result)); err != nil {
-			return fmt.Errorf("insert target %s of run %s: %w", t.Target, run.ID, err)
+			VALUES (?, ?, ?, ?, ?)`, run.ID, i, t.Key(), string(t.Status), string(result)); err != nil {
+			return fmt.Errorf("insert target %s of run %s: %w", t.Key(), run.ID, err)
 		}
 		if len(seconds) == 0 {
 			continue
 		}
-		if err := saveSeconds(ctx, tx, run.ID, t.Target, seconds); err != nil {
+		if err := saveSeconds(ctx, tx, run.ID, t.Key(), seconds); err != nil {
 			return err
 		}
 	}
@@ -375,10 +376,10 @@ func validateRun(run *bench.Run) error {
 		field := fmt.Sprintf("targets[%d].target", i)
 		if t.Target == "" {
 			return bench.FieldErrorf(field, "target name is required")
-		} else if seen[t.Target] {
-			return bench.FieldErrorf(field, "target %q appears twice", t.Target)
+		} else if seen[t.Key()] {
+			return bench.FieldErrorf(field, "target %q appears twice", t.Key())
 		}
-		seen[t.Target] = true
+		seen[t.Key()] = true
 	}
 	return nil
 }
