@@ -250,7 +250,7 @@ func (p *jsonParser) array(n *node) error {
 }
 
 // textDecoder is implemented by domain types written as one string scalar
-// (durations).
+// (durations), or, for structs, either as a string or as an object (sleeps).
 type textDecoder interface {
 	decodeText(s string) error
 }
@@ -269,7 +269,7 @@ func (d decoder) decode(n *node, v reflect.Value, path string) error {
 		v.SetZero()
 		return nil
 	}
-	if td, ok := v.Addr().Interface().(textDecoder); ok {
+	if td, ok := v.Addr().Interface().(textDecoder); ok && (n.kind == nodeScalar || v.Kind() != reflect.Struct) {
 		if n.kind != nodeScalar || !n.str {
 			return d.fail(n, path, "must be a string such as \"30s\", got %s", n.describe())
 		}

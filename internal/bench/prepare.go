@@ -57,8 +57,9 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	if err := resolveProfile(spec); err != nil {
 		return err
 	}
-	if len(spec.Workload.Requests) == 0 && spec.Profile.Workload != nil {
+	if len(spec.Workload.Requests) == 0 && len(spec.Workload.Iteration) == 0 && spec.Profile.Workload != nil {
 		spec.Workload.Requests = cloneRequests(spec.Profile.Workload.Requests)
+		spec.Workload.Iteration = cloneSteps(spec.Profile.Workload.Iteration)
 		if spec.Workload.Timeout == 0 {
 			spec.Workload.Timeout = spec.Profile.Workload.Timeout
 		}
@@ -279,7 +280,11 @@ func sendsRequests(p Profile) bool {
 
 func checkWorkload(spec *RunSpec, c Catalog) error {
 	w := spec.Workload
-	if len(w.Requests) == 0 {
+	if len(w.Iteration) > 0 {
+		if err := checkIteration(w, spec.Profile.Model); err != nil {
+			return err
+		}
+	} else if len(w.Requests) == 0 {
 		return FieldErrorf("workload.requests", "a workload needs at least one request (endpoints: %s)", strings.Join(EndpointNames(), ", "))
 	}
 	for i, r := range w.Requests {
@@ -293,6 +298,53 @@ func checkWorkload(spec *RunSpec, c Catalog) error {
 	}
 	if w.Timeout <= 0 || w.Timeout > c.Guardrails.MaxTimeout {
 		return FieldErrorf("workload.timeout", "must be above 0 and at most %s (the configured maximum), got %s", c.Guardrails.MaxTimeout, w.Timeout)
+	}
+	return nil
+}
+
+// MaxSleep bounds a think time.
+const MaxSleep = Duration(time.Hour)
+
+// checkIteration checks a closed model's iteration: each step a request or a
+// sleep, at least one request, one request per name.
+func checkIteration(w Workload, model Model) error {
+	switch {
+	case model != ModelClosed:
+		return FieldErrorf("workload.iteration", "is for the closed model: each client repeats it")
+	case len(w.Requests) > 0:
+		return FieldErrorf("workload.requests", "give requests (a weighted mix) or an iteration, not both")
+	case len(w.IterationRequests()) == 0:
+		return FieldErrorf("workload.iteration", "needs at least one request step")
+	}
+	for i, st := range w.Iteration {
+		field := fmt.Sprintf("workload.iteration[%d]", i)
+		switch {
+		case (st.Request == nil) == (st.Sleep == nil):
+			return FieldErrorf(field, "a step is either a request or a sleep")
+		case st.Sleep != nil:
+			if err := checkSleep(*st.Sleep, field+".sleep"); err != nil {
+				return err
+			}
+		default:
+			if err := checkRequest(*st.Request, field+".request"); err != nil {
+				return err
+			}
+			if j := slices.IndexFunc(w.Iteration[:i], func(o Step) bool {
+				return o.Request != nil && o.Request.Label() == st.Request.Label() && o.Request.Path() != st.Request.Path()
+			}); j >= 0 {
+				return FieldErrorf(field+".request.name", "steps %d and %d are both %q but ask different things", j, i, st.Request.Label())
+			}
+		}
+	}
+	return nil
+}
+
+func checkSleep(s Sleep, field string) error {
+	switch {
+	case s.Min < 0 || s.Min > MaxSleep:
+		return FieldErrorf(field+".min", "must be from 0 to %s, got %s", MaxSleep, s.Min)
+	case s.Max != 0 && (s.Max < s.Min || s.Max > MaxSleep):
+		return FieldErrorf(field+".max", "must be from min (%s) to %s, got %s", s.Min, MaxSleep, s.Max)
 	}
 	return nil
 }

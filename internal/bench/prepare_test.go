@@ -285,3 +285,55 @@ func TestPrepareCases(t *testing.T) {
 		})
 	}
 }
+
+func TestPrepareIteration(t *testing.T) {
+	valid := func() bench.RunSpec {
+		s := closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10})
+		heavy := bench.Request{Name: "heavy", Endpoint: "heavy", Params: map[string]string{"duration": "500"}}
+		s.Workload = bench.Workload{Iteration: []bench.Step{
+			{Request: &heavy}, {Request: &bench.Request{Endpoint: "light"}},
+			{Sleep: &bench.Sleep{Min: bench.Duration(100 * time.Millisecond)}},
+		}}
+		return s
+	}
+	spec := valid()
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(spec.Workload.IterationRequests()); got != 2 {
+		t.Errorf("%d requests in the iteration, want 2", got)
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(*bench.RunSpec)
+		field  string
+	}{
+		{"open model", func(s *bench.RunSpec) { s.Profile = validSpec().Profile }, "workload.iteration"},
+		{"requests too", func(s *bench.RunSpec) { s.Workload.Requests = []bench.Request{{Endpoint: "light"}} }, "workload.requests"},
+		{"only sleeps", func(s *bench.RunSpec) { s.Workload.Iteration = s.Workload.Iteration[2:] }, "workload.iteration"},
+		{"step both", func(s *bench.RunSpec) { s.Workload.Iteration[2].Request = &bench.Request{Endpoint: "light"} }, "workload.iteration[2]"},
+		{"empty step", func(s *bench.RunSpec) { s.Workload.Iteration[2].Sleep = nil }, "workload.iteration[2]"},
+		{"bad param", func(s *bench.RunSpec) { s.Workload.Iteration[0].Request.Params["duration"] = "x" }, "workload.iteration[0].request.params.duration"},
+		{"max below min", func(s *bench.RunSpec) { s.Workload.Iteration[2].Sleep.Max = 1 }, "workload.iteration[2].sleep.max"},
+		{"one name, two requests", func(s *bench.RunSpec) { s.Workload.Iteration[1].Request.Name = "heavy" }, "workload.iteration[1].request.name"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := valid()
+			tt.change(&spec)
+			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			var e *bench.Error
+			if !asError(err, &e) || e.Field != tt.field {
+				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
+			}
+		})
+	}
+	// A sleep reads as a duration or as {min, max}.
+	doc := "targets: [go]\nprofile: {model: closed, stages: [{duration: 5s, concurrency: 2}]}\nworkload:\n  iteration:\n    - request: {endpoint: light}\n    - sleep: 100ms\n    - sleep: {min: 50ms, max: 150ms}\n"
+	got, err := bench.DecodeSpec([]byte(doc), "spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := got.Workload.Iteration; s[1].Sleep.Min.D() != 100*time.Millisecond || s[2].Sleep.Max.D() != 150*time.Millisecond {
+		t.Errorf("sleeps decoded as %+v, %+v", *s[1].Sleep, *s[2].Sleep)
+	}
+}

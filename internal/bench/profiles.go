@@ -122,7 +122,27 @@ func cloneWorkload(w *Workload) *Workload {
 	}
 	c := *w
 	c.Requests = cloneRequests(w.Requests)
+	c.Iteration = cloneSteps(w.Iteration)
 	return &c
+}
+
+func cloneSteps(steps []Step) []Step {
+	if steps == nil {
+		return nil
+	}
+	out := make([]Step, len(steps))
+	for i, st := range steps {
+		if st.Request != nil {
+			r := cloneRequests([]Request{*st.Request})[0]
+			st.Request = &r
+		}
+		if st.Sleep != nil {
+			sl := *st.Sleep
+			st.Sleep = &sl
+		}
+		out[i] = st
+	}
+	return out
 }
 
 func cloneRequests(reqs []Request) []Request {

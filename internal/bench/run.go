@@ -178,6 +178,8 @@ type Stats struct {
 	Dropped          int64            `json:"dropped,omitempty"` // open model: not sent, already later than the request timeout
 	OfferedRate      float64          `json:"offeredRate"`       // requests sent per second
 	Throughput       float64          `json:"throughput"`        // successful responses completed per second
+	Iterations       int64            `json:"iterations,omitempty"`    // iterations completed in the window (closed model with an iteration)
+	IterationRate    float64          `json:"iterationRate,omitempty"` // iterations completed per second
 	Elapsed          Duration         `json:"elapsed"`
 	StatusCodes      map[string]int64 `json:"statusCodes,omitempty"`
 	Errors           []ErrorCount     `json:"errors,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -93,10 +94,49 @@ func (r Request) Label() string {
 	return strings.TrimPrefix(r.Path(), "/api/")
 }
 
-// Workload is what each request of an attack asks the target.
+// Workload is what each request of an attack asks the target: a weighted
+// mix of Requests, or, in the closed model, an Iteration each client
+// repeats, as k6's default function and nGrinder's test loop do.
 type Workload struct {
-	Requests []Request `json:"requests" yaml:"requests"`
-	Timeout  Duration  `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+	Requests  []Request `json:"requests" yaml:"requests"`
+	Iteration []Step    `json:"iteration,omitempty" yaml:"iteration,omitempty"`
+	Timeout   Duration  `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+}
+
+// Step is one step of an iteration: a request, or a sleep (think time,
+// which is never latency).
+type Step struct {
+	Request *Request `json:"request,omitempty" yaml:"request,omitempty"`
+	Sleep   *Sleep   `json:"sleep,omitempty" yaml:"sleep,omitempty"`
+}
+
+// Sleep is a think time: Min exactly, or uniformly from Min to Max. Written
+// as a duration ("100ms") or as {min, max}.
+type Sleep struct {
+	Min Duration `json:"min" yaml:"min"`
+	Max Duration `json:"max,omitempty" yaml:"max,omitempty"`
+}
+
+// decodeText reads a fixed sleep written as a duration.
+func (s *Sleep) decodeText(text string) error {
+	var d Duration
+	if err := d.parse(text); err != nil {
+		return err
+	}
+	*s = Sleep{Min: d}
+	return nil
+}
+
+// IterationRequests returns the requests of a workload's iteration, in
+// step order, once each by label.
+func (w Workload) IterationRequests() []Request {
+	var reqs []Request
+	for _, st := range w.Iteration {
+		if st.Request != nil && !slices.ContainsFunc(reqs, func(r Request) bool { return r.Label() == st.Request.Label() }) {
+			reqs = append(reqs, *st.Request)
+		}
+	}
+	return reqs
 }
 
 // Warmup is load sent before the measured profile, at a low open-model rate,

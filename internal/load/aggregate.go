@@ -185,10 +185,11 @@ func (a *Aggregate) topErrors() []bench.ErrorCount {
 // setRates derives the offered rate (requests sent) and the throughput
 // (successful responses completed) per second of the window.
 func setRates(st *bench.Stats) {
-	st.OfferedRate, st.Throughput = 0, 0
+	st.OfferedRate, st.Throughput, st.IterationRate = 0, 0, 0
 	if secs := st.Elapsed.D().Seconds(); secs > 0 {
 		st.OfferedRate = float64(st.Requests) / secs
 		st.Throughput = float64(st.Completed) / secs
+		st.IterationRate = float64(st.Iterations) / secs
 	}
 }
 

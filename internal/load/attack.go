@@ -97,6 +97,7 @@ type attack struct {
 	workers   int       // open model
 	clients   int       // closed model
 	pool      []*worker // workers, then clients, made before the clock starts
+	seeded    uint64    // workers made, for their think-time seeds
 	wg        sync.WaitGroup
 }
 
@@ -172,7 +173,7 @@ func checkPlan(p bench.Plan) error {
 	switch {
 	case len(p.Profile.Stages) == 0:
 		return bench.FieldErrorf("profile.stages", "a profile needs at least one stage")
-	case len(p.Workload.Requests) == 0:
+	case len(p.Workload.Requests) == 0 && len(p.Workload.Iteration) == 0:
 		return bench.FieldErrorf("workload.requests", "a workload needs at least one request")
 	case p.Profile.Model != bench.ModelOpen && p.Profile.Model != bench.ModelClosed:
 		return bench.FieldErrorf("profile.model", "must be %q or %q, got %q", bench.ModelOpen, bench.ModelClosed, p.Profile.Model)

@@ -23,6 +23,7 @@ const body = `{"target":"test","endpoint":"heavy","durationMs":5,"thread":"gorou
 type server struct {
 	*httptest.Server
 	sleep    time.Duration
+	byPath   map[string]time.Duration // a path's own delay, instead of sleep
 	inFlight atomic.Int64
 	mu       sync.Mutex
 	peak     int64
@@ -43,8 +44,12 @@ func (s *server) handle(w http.ResponseWriter, r *http.Request) {
 	s.peak = max(s.peak, n)
 	s.paths[r.URL.RequestURI()]++
 	s.mu.Unlock()
+	delay := s.sleep
+	if d, ok := s.byPath[r.URL.Path]; ok {
+		delay = d
+	}
 	select {
-	case <-time.After(s.sleep):
+	case <-time.After(delay):
 	case <-r.Context().Done():
 		return
 	}

@@ -57,16 +57,18 @@ type recorderConfig struct {
 type window struct {
 	agg       *Aggregate
 	kinds     []*Aggregate // per request, when the workload has several
-	lag       *hdrhistogram.Histogram
-	completed int64
-	late      int64
+	lag        *hdrhistogram.Histogram
+	completed  int64
+	iterations int64
+	late       int64
 }
 
 // second is a bucket of the profile still being filled.
 type second struct {
 	window
-	recorded  int64 // requests filed, dropped ones included
-	completed int64
+	recorded   int64 // requests filed, dropped ones included
+	completed  int64
+	iterations int64
 }
 
 // sample is the generator's counters at one instant of the attack clock.
@@ -195,6 +197,25 @@ func (r *recorder) fileSent(o outcome) {
 	s := r.live(b)
 	s.add(o)
 	s.recorded++
+}
+
+// iterated counts an iteration that ended at done in the windows it ended in.
+func (r *recorder) iterated(done time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	off := done - r.sched.warm
+	if r.canceled || off < 0 || off >= r.sched.end-r.sched.warm {
+		return
+	}
+	r.stages[r.stageAt(off)].iterations++
+	r.total.iterations++
+	b := r.bucketOf(off)
+	if b < len(r.done) {
+		r.done[b].Stats.Iterations++
+		setRates(&r.done[b].Stats)
+		return
+	}
+	r.live(b).iterations++
 }
 
 // fileCompleted counts a successful response in the windows it arrived in.
@@ -352,6 +373,8 @@ func (r *recorder) report(b int) bench.Bucket {
 		s = &second{window: *r.newWindow()}
 	}
 	st := s.agg.stats(max(elapsed, 0), s.completed, 0, 0)
+	st.Iterations = s.iterations
+	setRates(&st)
 	g := r.generatorOver(&s.window, b, b+1)
 	st.BytesIn, st.BytesOut = r.bytesOver(b, b+1)
 	bucket := bench.Bucket{Second: b, Stage: r.stageAt(start), Stats: st, Generator: &g}
@@ -504,6 +527,8 @@ func (r *recorder) fillStage(s *bench.StageResult, w *window, elapsed time.Durat
 	to := r.bucketOf(s.StartOffset.D()+elapsed-1) + 1
 	in, out := r.bytesOver(from, to)
 	s.Stats = w.agg.withHistograms(w.agg.stats(elapsed, w.completed, in, out))
+	s.Stats.Iterations = w.iterations
+	setRates(&s.Stats)
 	for k, agg := range w.kinds {
 		s.Requests = append(s.Requests, bench.NamedStats{Name: r.reqs.names[k], Stats: agg.withHistograms(agg.stats(elapsed, 0, 0, 0))})
 	}

@@ -2,26 +2,47 @@ package load
 
 import (
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // requestSet is a workload's requests, prepared once per attack: their
-// URLs and names, and the order the mix sends them in.
+// URLs and names, and the order the mix sends them in, or the steps of the
+// iteration each client repeats.
 type requestSet struct {
 	urls  []string
 	names []string
-	order []int // one cycle of the mix: each request index weight times
+	order []int  // one cycle of the mix: each request index weight times
+	steps []step // the iteration; nil for a mix
+}
+
+// step is an iteration's step: a request (by index) or a think time.
+type step struct {
+	request  int // -1 for a sleep
+	min, max time.Duration
 }
 
 func newRequestSet(baseURL string, w bench.Workload) *requestSet {
+	reqs := w.Requests
+	if len(w.Iteration) > 0 {
+		reqs = w.IterationRequests()
+	}
 	base := strings.TrimSuffix(baseURL, "/")
-	s := &requestSet{urls: make([]string, len(w.Requests)), names: make([]string, len(w.Requests))}
-	for i, r := range w.Requests {
+	s := &requestSet{urls: make([]string, len(reqs)), names: make([]string, len(reqs))}
+	for i, r := range reqs {
 		s.urls[i], s.names[i] = base+r.Path(), r.Label()
 	}
-	mix := NewMix(w)
+	for _, st := range w.Iteration {
+		if st.Sleep != nil {
+			s.steps = append(s.steps, step{request: -1, min: st.Sleep.Min.D(), max: max(st.Sleep.Max.D(), st.Sleep.Min.D())})
+		} else {
+			s.steps = append(s.steps, step{request: slices.Index(s.names, st.Request.Label())})
+		}
+	}
+	mix := NewMix(bench.Workload{Requests: reqs})
 	for range mix.total {
 		s.order = append(s.order, mix.Next())
 	}

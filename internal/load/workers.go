@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -25,6 +26,7 @@ type worker struct {
 	a     *attack
 	reqs  []*http.Request
 	timer *time.Timer
+	rng   *rand.Rand // think times, each worker its own, seeded apart
 }
 
 func (a *attack) newWorker() (*worker, error) {
@@ -37,7 +39,8 @@ func (a *attack) newWorker() (*worker, error) {
 	}
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &worker{a: a, reqs: reqs, timer: t}, nil
+	a.seeded++
+	return &worker{a: a, reqs: reqs, timer: t, rng: rand.New(rand.NewPCG(a.seeded, 0x7468726561646265))}, nil
 }
 
 // openWorker claims the schedule's requests in order and sends each at its
@@ -89,11 +92,48 @@ func (w *worker) closedClient(i int, sends *claimCounter) {
 			if !w.sleepUntil(seg.nextChange(now)) {
 				return
 			}
+		case a.reqs.steps != nil:
+			if !w.iterate() {
+				return
+			}
 		default:
 			a.rec.sending(now)
 			a.rec.record(w.send(a.reqs.pick(sends.next()), now))
 		}
 	}
+}
+
+// iterate runs the iteration once: its requests one after the other, its
+// think times between them (never counted as latency). A client that has
+// started an iteration finishes it, as k6 lets iterations finish when a
+// ramp lowers the virtual users, unless the profile ends or the attack is
+// cancelled. It reports false when the client should stop.
+func (w *worker) iterate() bool {
+	a := w.a
+	for _, st := range a.reqs.steps {
+		now := a.since()
+		if now >= a.sched.end {
+			return false
+		}
+		if st.request < 0 {
+			if !w.sleepUntil(now + w.thinkTime(st)) {
+				return false
+			}
+			continue
+		}
+		a.rec.sending(now)
+		a.rec.record(w.send(st.request, now))
+	}
+	a.rec.iterated(a.since())
+	return a.ctx.Err() == nil
+}
+
+// thinkTime is a sleep step's length: fixed, or uniform from min to max.
+func (w *worker) thinkTime(st step) time.Duration {
+	if st.max <= st.min {
+		return st.min
+	}
+	return st.min + time.Duration(w.rng.Int64N(int64(st.max-st.min)+1))
 }
 
 // sleepUntil waits until the attack clock reads t, or reports false when

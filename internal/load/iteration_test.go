@@ -1,0 +1,81 @@
+package load_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
+)
+
+func sleepStep(min, max time.Duration) bench.Step {
+	return bench.Step{Sleep: &bench.Sleep{Min: bench.Duration(min), Max: bench.Duration(max)}}
+}
+
+func requestStep(r bench.Request) bench.Step { return bench.Step{Request: &r} }
+
+func iterationPlan(clients int, seconds float64, steps ...bench.Step) bench.Plan {
+	return bench.Plan{
+		Workload: bench.Workload{Iteration: steps, Timeout: bench.Duration(5 * time.Second)},
+		Profile:  bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: sec(seconds), Concurrency: clients}}},
+		Warmup:   bench.Warmup{Disabled: true},
+	}
+}
+
+// A client whose iteration is an instant request and 100 ms of think time
+// makes about 10 iterations a second, and its latency holds none of the
+// think time.
+func TestIterationThinkTimeIsNotLatency(t *testing.T) {
+	srv := newServer(t, 0)
+	plan := iterationPlan(1, 3, requestStep(bench.Request{Endpoint: "light"}), sleepStep(100*time.Millisecond, 0))
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Total
+	t.Logf("iterations %d (%.2f/s), requests %d, latency max %.2f ms", st.Iterations, st.IterationRate, st.Requests, st.Latency.Max)
+	if st.IterationRate < 9.3 || st.IterationRate > 10.05 {
+		t.Errorf("%.2f iterations/s, want about 10 (a 100 ms sleep and an instant request)", st.IterationRate)
+	}
+	if st.Latency.Max > 50 {
+		t.Errorf("latency max %.1f ms: think time was counted as latency", st.Latency.Max)
+	}
+	if math.Abs(float64(st.Requests-st.Iterations)) > 1 {
+		t.Errorf("%d requests for %d iterations, want one each", st.Requests, st.Iterations)
+	}
+}
+
+// Seed 000's loop: heavy, light, think. Each request is measured apart,
+// requests run at twice the iteration rate, and a uniform think time
+// averages its middle.
+func TestIterationMixedSteps(t *testing.T) {
+	srv := newServer(t, 0)
+	heavy := bench.Request{Name: "heavy", Endpoint: "heavy", Params: map[string]string{"duration": "40"}}
+	plan := iterationPlan(4, 3, requestStep(heavy), requestStep(bench.Request{Name: "light", Endpoint: "light"}),
+		sleepStep(20*time.Millisecond, 80*time.Millisecond))
+	// the stand-in server sleeps for every path alike: give heavy its own delay
+	srv.sleep = 0
+	srv.byPath = map[string]time.Duration{"/api/heavy": 40 * time.Millisecond}
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Total
+	if len(res.Requests) != 2 || res.Requests[0].Name != "heavy" || res.Requests[1].Name != "light" {
+		t.Fatalf("per-request figures %+v, want heavy and light", res.Requests)
+	}
+	h, l := res.Requests[0].Stats, res.Requests[1].Stats
+	t.Logf("%.1f iterations/s, %.1f req/s; heavy p50 %.1f ms, light p50 %.1f ms", st.IterationRate, st.Throughput, h.Latency.P50, l.Latency.P50)
+	// 4 clients x 1 / (40 ms + ~0 + 50 ms mean think time) = about 44 iterations/s
+	if st.IterationRate < 38 || st.IterationRate > 46 {
+		t.Errorf("%.1f iterations/s, want about 44", st.IterationRate)
+	}
+	if r := st.Throughput / st.IterationRate; math.Abs(r-2) > 0.1 {
+		t.Errorf("%.2f requests per iteration, want 2", r)
+	}
+	if h.Latency.P50 < 40 || h.Latency.P50 > 60 || l.Latency.P50 > 20 {
+		t.Errorf("heavy p50 %.1f ms, light p50 %.1f ms: each request's latency should be its own", h.Latency.P50, l.Latency.P50)
+	}
+}
