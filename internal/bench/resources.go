@@ -20,7 +20,11 @@ type StageResources struct {
 	CPUSecondsPer1k float64          `json:"cpuSecondsPer1k,omitempty"`
 	GCPauses        float64          `json:"gcPauses,omitempty"`
 	GCPauseSeconds  float64          `json:"gcPauseSeconds,omitempty"`
-	ScrapeFailures  int              `json:"scrapeFailures,omitempty"`
+	// Pinned is how many times a virtual thread pinned its carrier (JFR's
+	// jdk.VirtualThreadPinned, Java targets), PinnedSeconds for how long.
+	Pinned         float64 `json:"pinned,omitempty"`
+	PinnedSeconds  float64 `json:"pinnedSeconds,omitempty"`
+	ScrapeFailures int     `json:"scrapeFailures,omitempty"`
 }
 
 // UnmarshalJSON reads the current document and, for runs stored before

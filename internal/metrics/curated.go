@@ -72,6 +72,12 @@ var curated = map[string][]string{
 	"jvm_threads_virtual_pinned_seconds_count": nil,
 	"jvm_threads_virtual_pinned_seconds_sum":   nil,
 	"jvm_threads_virtual_submit_failed_total":  nil,
+	// The Java target's own: JFR's jdk.VirtualThreadPinned events streamed
+	// in-process, and the carrier threads alive (targets/CONTRACT.md).
+	"threadbench_virtual_pinned_total":         nil,
+	"threadbench_virtual_pinned_seconds_count": nil,
+	"threadbench_virtual_pinned_seconds_sum":   nil,
+	"threadbench_carrier_threads":              nil,
 	"go_goroutines":                            nil,
 	"go_threads":                               nil,
 	// Memory.

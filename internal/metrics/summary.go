@@ -24,6 +24,8 @@ var (
 	}
 	gcCountCounters   = []counter{{"jvm_gc_pause_seconds_count", 1}, {"go_gc_duration_seconds_count", 1}}
 	gcSecondsCounters = []counter{{"jvm_gc_pause_seconds_sum", 1}, {"go_gc_duration_seconds_sum", 1}}
+	pinnedCounters    = []counter{{"threadbench_virtual_pinned_total", 1}}
+	pinnedSeconds     = []counter{{"threadbench_virtual_pinned_seconds_sum", 1}}
 )
 
 // Sources map a target's series onto the generic thread and memory
@@ -140,6 +142,8 @@ func summarizeStage(byName map[string][]bench.Point, scrapeFailures []float64, s
 	r.CPUSecondsPer1k = perThousand(cpuSeconds(byName, w), s.Stats.Successes)
 	r.GCPauses = sumDeltas(byName, gcCountCounters, w)
 	r.GCPauseSeconds = sumDeltas(byName, gcSecondsCounters, w)
+	r.Pinned = sumDeltas(byName, pinnedCounters, w)
+	r.PinnedSeconds = sumDeltas(byName, pinnedSeconds, w)
 	for _, t := range scrapeFailures {
 		if w.contains(t) {
 			r.ScrapeFailures++

@@ -193,3 +193,18 @@ func TestSummarize_NoSuccesses(t *testing.T) {
 		t.Errorf("CPU per 1k with no successes = %v, want 0", got[0].CPUSecondsPer1k)
 	}
 }
+
+// Pinned events and time come from the Java target's JFR counters, as
+// deltas over each stage.
+func TestSummarize_Pinned(t *testing.T) {
+	series := []bench.Series{
+		series("threadbench_virtual_pinned_total", nil, 0, 10, func(t float64) float64 { return 3 * t }),
+		series("threadbench_virtual_pinned_seconds_sum", nil, 0, 10, func(t float64) float64 { return 0.5 * t }),
+	}
+	got := metrics.Summarize(series, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10), stage(1, 5, 5, 10)})
+	for i, r := range got {
+		if r.Pinned != 15 || r.PinnedSeconds != 2.5 {
+			t.Errorf("stage %d: pinned %v events, %v s; want 15 and 2.5", i, r.Pinned, r.PinnedSeconds)
+		}
+	}
+}
