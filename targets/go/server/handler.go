@@ -39,8 +39,20 @@ func WithDownstream(baseURL string) Option {
 	return func(h *handler) { h.downstream = newDownstream(baseURL) }
 }
 
+// WithWorkers bounds the requests the work endpoints serve at once
+// (WORKERS), as Tomcat's pool bounds a Java target's: the rest wait for a
+// worker, holding their connection. 0 leaves them unbounded.
+func WithWorkers(n int) Option {
+	return func(h *handler) {
+		if n > 0 {
+			h.workers = make(chan struct{}, n)
+		}
+	}
+}
+
 // handler serves the contract's endpoints for one target name.
 type handler struct {
+	workers    chan struct{} // nil: unbounded
 	target     string
 	targetJSON []byte // the target name, JSON-encoded once
 	metrics    *metrics
@@ -70,16 +82,33 @@ func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	h.route(mux, healthPath, health)
 	h.route(mux, infoPath, h.serveInfo)
-	h.route(mux, "/api/light", h.light)
-	h.route(mux, "/api/heavy", h.sleeper("heavy", time.Sleep))
-	h.route(mux, "/api/cpu", h.cpu)
-	h.route(mux, "/api/native", h.sleeper("native", nativeSleep))
-	h.route(mux, "/api/synchronized", h.sleeper("synchronized", lockedSleep))
-	h.route(mux, "/api/fanout", h.serveFanout)
-	h.route(mux, "/api/downstream", h.serveDownstream)
+	h.route(mux, "/api/light", h.pooled(h.light))
+	h.route(mux, "/api/heavy", h.pooled(h.sleeper("heavy", time.Sleep)))
+	h.route(mux, "/api/cpu", h.pooled(h.cpu))
+	h.route(mux, "/api/native", h.pooled(h.sleeper("native", nativeSleep)))
+	h.route(mux, "/api/synchronized", h.pooled(h.sleeper("synchronized", lockedSleep)))
+	h.route(mux, "/api/fanout", h.pooled(h.serveFanout))
+	h.route(mux, "/api/downstream", h.pooled(h.serveDownstream))
 	h.route(mux, MetricsPath, h.metrics.serve())
 	mux.HandleFunc("/", h.metrics.instrument(notFoundURI, notFound))
 	return h.metrics.countInflight(mux)
+}
+
+// pooled runs fn on one of the workers, waiting for one to be free, when
+// the handler has a bounded pool.
+func (h *handler) pooled(fn routeFunc) routeFunc {
+	if h.workers == nil {
+		return fn
+	}
+	return func(w http.ResponseWriter, r *http.Request) int {
+		select {
+		case h.workers <- struct{}{}:
+		case <-r.Context().Done():
+			return 0 // the client left while waiting; nothing to answer
+		}
+		defer func() { <-h.workers }()
+		return fn(w, r)
+	}
 }
 
 // route mounts fn for GET (and so HEAD) on path, and a JSON 405 for any

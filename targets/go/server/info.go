@@ -43,7 +43,7 @@ type info struct {
 // 1.25+ updates GOMAXPROCS by itself when the container's CPU limit
 // changes, and GOGC and GOMEMLIMIT can be changed from inside the process.
 // root is the file system the cgroup files are read from.
-func newInfo(target string, root fs.FS) info {
+func newInfo(target string, root fs.FS, workers int) info {
 	procs := runtime.GOMAXPROCS(0)
 	return info{
 		Target:              target,
@@ -57,6 +57,7 @@ func newInfo(target string, root fs.FS) info {
 			// A negative limit only reads it; math.MaxInt64 means none.
 			"GOMEMLIMIT": strconv.FormatInt(debug.SetMemoryLimit(-1), 10),
 			"GOGC":       gogc(),
+			"WORKERS":    strconv.Itoa(workers), // 0: unbounded
 		},
 	}
 }
@@ -101,7 +102,7 @@ func parseLimit(b []byte, none int64) int64 {
 
 // serveInfo answers GET /info.
 func (h *handler) serveInfo(w http.ResponseWriter, _ *http.Request) int {
-	body, err := json.Marshal(newInfo(h.target, h.root))
+	body, err := json.Marshal(newInfo(h.target, h.root, cap(h.workers)))
 	if err != nil {
 		return writeError(w, http.StatusInternalServerError, "encode /info: "+err.Error())
 	}

@@ -35,6 +35,7 @@ type Config struct {
 	Port       int    // PORT; 0 picks a free port
 	Target     string // TARGET_NAME, reported in every work response
 	Downstream string // DOWNSTREAM_URL, the base URL fan-outs call; "" for none
+	Workers    int    // WORKERS, requests served at once; 0 for unbounded
 }
 
 // ConfigFromEnv reads BIND_ADDR, PORT, TARGET_NAME and DOWNSTREAM_URL
@@ -52,6 +53,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, err
 		}
 		cfg.Downstream = v
+	}
+	if v := getenv("WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return Config{}, fmt.Errorf("WORKERS must be a non-negative integer, got %q", v)
+		}
+		cfg.Workers = n
 	}
 	if v := getenv("PORT"); v != "" {
 		port, err := strconv.Atoi(v)
@@ -95,7 +103,7 @@ func New(cfg Config) *Server {
 	// would not speak HTTP/2 anyway; this says so.
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
-	handler := NewHandler(cfg.Target, WithDownstream(cfg.Downstream))
+	handler := NewHandler(cfg.Target, WithDownstream(cfg.Downstream), WithWorkers(cfg.Workers))
 	return &Server{
 		cfg:     cfg,
 		handler: handler,

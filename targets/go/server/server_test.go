@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -509,4 +510,33 @@ func BenchmarkHeavyZero(b *testing.B) {
 	for b.Loop() {
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	}
+}
+
+// WORKERS bounds the work endpoints like Tomcat's pool: with two workers,
+// four 200 ms requests at once take two rounds.
+func TestWorkersBoundTheHandlers(t *testing.T) {
+	srv := httptest.NewServer(server.NewHandler("go", server.WithWorkers(2)))
+	defer srv.Close()
+	begin := time.Now()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			resp, err := http.Get(srv.URL + "/api/heavy?duration=200")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	if took := time.Since(begin); took < 400*time.Millisecond || took > 700*time.Millisecond {
+		t.Errorf("4 requests on 2 workers took %s, want two rounds of 200 ms", took)
+	}
+	// health and metrics never wait for a worker
+	resp, err := http.Get(srv.URL + "/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }
