@@ -30,6 +30,12 @@ type StartRequest struct {
 	Limits Limits
 	CPUSet string      // CPUs the target may use, e.g. "1"; empty for any
 	Java   JavaOptions // applies to Java targets only
+	// Downstream is the base URL of the run's downstream service, handed
+	// to the target as DOWNSTREAM_URL; empty without one.
+	Downstream string
+	// Workers bounds the requests the target serves at once (a downstream
+	// service's pool); 0 keeps its own default.
+	Workers int
 }
 
 // EngineInfo describes the container engine and the host it runs on.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -69,7 +70,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkWorkload, checkWarmup, checkTotal, checkLimits, checkJava,
+		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkWorkload, checkWarmup, checkTotal, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -433,7 +434,7 @@ func checkLimits(spec *RunSpec, c Catalog) error {
 	return nil
 }
 
-func checkJava(spec *RunSpec, _ Catalog) error {
+func checkJava(spec *RunSpec, c Catalog) error {
 	j := spec.Java
 	switch {
 	case j.TomcatMaxThreads < 1 || j.TomcatMaxThreads > MaxTomcatThreads:
@@ -448,7 +449,24 @@ func checkJava(spec *RunSpec, _ Catalog) error {
 			return FieldErrorf("java.gc", "unknown garbage collector %q (use G1, Parallel, Serial, Z or Shenandoah)", j.GC)
 		}
 	}
-	return nil
+	return checkJDK(j.JDK, c)
+}
+
+// checkJDK checks a run-wide JDK against what the Java targets offer.
+func checkJDK(jdk int, c Catalog) error {
+	if jdk == 0 {
+		return nil
+	}
+	var offered []string
+	for _, t := range c.Targets {
+		if t.Variant == "jdk" {
+			if slices.Contains(t.Variants, strconv.Itoa(jdk)) {
+				return nil
+			}
+			offered = t.Variants
+		}
+	}
+	return FieldErrorf("java.jdk", "no Java target runs on JDK %d (offered: %s)", jdk, strings.Join(offered, ", "))
 }
 
 // LookupGC returns HotSpot's name of a collector a spec names.

@@ -337,3 +337,43 @@ func TestPrepareIteration(t *testing.T) {
 		t.Errorf("sleeps decoded as %+v, %+v", *s[1].Sleep, *s[2].Sleep)
 	}
 }
+
+func TestPrepareDownstreamAndJDK(t *testing.T) {
+	fanout := bench.Request{Endpoint: "fanout", Params: map[string]string{"calls": "200", "mode": "semaphore", "limit": "20"}}
+	valid := func() bench.RunSpec {
+		s := validSpec()
+		s.Workload.Requests = []bench.Request{fanout}
+		s.Downstream = &bench.Downstream{Target: bench.TargetJavaPlatform, Workers: 40}
+		s.Java.JDK = 21
+		return s
+	}
+	spec := valid()
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+		t.Fatal(err)
+	}
+	if l := spec.DownstreamLimits(); l != spec.Limits {
+		t.Errorf("downstream limits %+v, want the spec's %+v", l, spec.Limits)
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(*bench.RunSpec)
+		field  string
+	}{
+		{"fan-out without a downstream", func(s *bench.RunSpec) { s.Downstream = nil }, "workload.requests[0].endpoint"},
+		{"unknown downstream", func(s *bench.RunSpec) { s.Downstream.Target = "nginx" }, "downstream.target"},
+		{"no workers", func(s *bench.RunSpec) { s.Downstream.Workers = 0 }, "downstream.workers"},
+		{"downstream bigger than the host", func(s *bench.RunSpec) { s.Downstream.Limits.CPUs = 64 }, "downstream.limits.cpus"},
+		{"unknown JDK", func(s *bench.RunSpec) { s.Java.JDK = 17 }, "java.jdk"},
+		{"bad fan-out mode", func(s *bench.RunSpec) { s.Workload.Requests[0].Params["mode"] = "threads" }, "workload.requests[0].params.mode"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := valid()
+			tt.change(&spec)
+			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			var e *bench.Error
+			if !asError(err, &e) || e.Field != tt.field {
+				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
+			}
+		})
+	}
+}

@@ -49,16 +49,17 @@ const (
 // Run is one benchmark run: its spec, where it is, the environment it ran
 // in, and one result per target.
 type Run struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name,omitempty"`
-	Status      RunStatus      `json:"status"`
-	Error       string         `json:"error,omitempty"`
-	Spec        RunSpec        `json:"spec"`
-	Environment Environment    `json:"environment"`
-	Targets     []TargetResult `json:"targets"`
-	CreatedAt   time.Time      `json:"createdAt"`
-	StartedAt   *time.Time     `json:"startedAt,omitempty"`
-	FinishedAt  *time.Time     `json:"finishedAt,omitempty"`
+	ID          string            `json:"id"`
+	Name        string            `json:"name,omitempty"`
+	Status      RunStatus         `json:"status"`
+	Error       string            `json:"error,omitempty"`
+	Spec        RunSpec           `json:"spec"`
+	Environment Environment       `json:"environment"`
+	Downstream  *DownstreamResult `json:"downstream,omitempty"`
+	Targets     []TargetResult    `json:"targets"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	StartedAt   *time.Time        `json:"startedAt,omitempty"`
+	FinishedAt  *time.Time        `json:"finishedAt,omitempty"`
 }
 
 // Target returns the result with the given key (TargetResult.Key: the
@@ -92,25 +93,28 @@ type Environment struct {
 // TargetResult is what one target did in a run: in one case (its settings)
 // and one round (of spec.repeat).
 type TargetResult struct {
-	Target     string            `json:"target"`          // the catalog reference, e.g. java-virtual@21
-	Case       string            `json:"case,omitempty"`  // the spec's case; empty when the spec has none
-	Round      int               `json:"round,omitempty"` // from 0
-	Status     TargetStatus      `json:"status"`
-	Error      string            `json:"error,omitempty"`
-	Image      ImageInfo         `json:"image"`
-	Limits     Limits            `json:"limits"`
-	CPUSet     string            `json:"cpuset,omitempty"`
-	Settings   map[string]string `json:"settings,omitempty"`
-	StartupMs  float64           `json:"startupMs,omitempty"`
-	Warmup     *StageResult      `json:"warmup,omitempty"`
-	Stages     []StageResult     `json:"stages,omitempty"`
-	Total      *Stats            `json:"total,omitempty"`
-	Seconds    []Bucket          `json:"seconds,omitempty"`
-	Requests   []NamedStats      `json:"requests,omitempty"` // the whole attack per request, when the workload mixes several
-	Resources  []StageResources  `json:"resources,omitempty"`
-	Series     []string          `json:"series,omitempty"`
-	StartedAt  *time.Time        `json:"startedAt,omitempty"`
-	FinishedAt *time.Time        `json:"finishedAt,omitempty"`
+	Target    string            `json:"target"`          // the catalog reference, e.g. java-virtual@21
+	Case      string            `json:"case,omitempty"`  // the spec's case; empty when the spec has none
+	Round     int               `json:"round,omitempty"` // from 0
+	Status    TargetStatus      `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	Image     ImageInfo         `json:"image"`
+	Limits    Limits            `json:"limits"`
+	CPUSet    string            `json:"cpuset,omitempty"`
+	Settings  map[string]string `json:"settings,omitempty"`
+	StartupMs float64           `json:"startupMs,omitempty"`
+	Warmup    *StageResult      `json:"warmup,omitempty"`
+	Stages    []StageResult     `json:"stages,omitempty"`
+	Total     *Stats            `json:"total,omitempty"`
+	Seconds   []Bucket          `json:"seconds,omitempty"`
+	Requests  []NamedStats      `json:"requests,omitempty"` // the whole attack per request, when the workload mixes several
+	Resources []StageResources  `json:"resources,omitempty"`
+	// DownstreamResources are the downstream service's, during this
+	// target's attack: the flood the target sent it.
+	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
+	Series              []string         `json:"series,omitempty"`
+	StartedAt           *time.Time       `json:"startedAt,omitempty"`
+	FinishedAt          *time.Time       `json:"finishedAt,omitempty"`
 }
 
 // ImageInfo describes the image a target ran from and the runtime inside it.
@@ -175,9 +179,9 @@ type Stats struct {
 	Requests         int64            `json:"requests"`
 	Successes        int64            `json:"successes"`
 	Completed        int64            `json:"completed"`
-	Dropped          int64            `json:"dropped,omitempty"` // open model: not sent, already later than the request timeout
-	OfferedRate      float64          `json:"offeredRate"`       // requests sent per second
-	Throughput       float64          `json:"throughput"`        // successful responses completed per second
+	Dropped          int64            `json:"dropped,omitempty"`       // open model: not sent, already later than the request timeout
+	OfferedRate      float64          `json:"offeredRate"`             // requests sent per second
+	Throughput       float64          `json:"throughput"`              // successful responses completed per second
 	Iterations       int64            `json:"iterations,omitempty"`    // iterations completed in the window (closed model with an iteration)
 	IterationRate    float64          `json:"iterationRate,omitempty"` // iterations completed per second
 	Elapsed          Duration         `json:"elapsed"`

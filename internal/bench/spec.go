@@ -161,7 +161,10 @@ type JavaOptions struct {
 	VirtualParallelism int     `json:"virtualParallelism,omitempty" yaml:"virtualParallelism,omitempty"`
 	HeapPercent        float64 `json:"heapPercent,omitempty" yaml:"heapPercent,omitempty"`
 	GC                 string  `json:"gc,omitempty" yaml:"gc,omitempty"`
-	BaseImage          string  `json:"baseImage,omitempty" yaml:"baseImage,omitempty"`
+	// JDK is the Java major the Java targets run on unless a target names
+	// one ("java-virtual@21"); 0 means each target's default.
+	JDK       int    `json:"jdk,omitempty" yaml:"jdk,omitempty"`
+	BaseImage string `json:"baseImage,omitempty" yaml:"baseImage,omitempty"`
 }
 
 // Case is one arm of a run: a target under settings of its own, which
@@ -186,6 +189,8 @@ type RunSpec struct {
 	Warmup   Warmup      `json:"warmup,omitempty" yaml:"warmup,omitempty"`
 	Limits   Limits      `json:"limits,omitempty" yaml:"limits,omitempty"`
 	Java     JavaOptions `json:"java,omitempty" yaml:"java,omitempty"`
+	// Downstream is a service the targets call, started before them.
+	Downstream *Downstream `json:"downstream,omitempty" yaml:"downstream,omitempty"`
 }
 
 // Defaults applied by RunSpec.ApplyDefaults.
@@ -304,6 +309,9 @@ func (j JavaOptions) With(o JavaOptions) JavaOptions {
 	}
 	if o.BaseImage != "" {
 		j.BaseImage = o.BaseImage
+	}
+	if o.JDK != 0 {
+		j.JDK = o.JDK
 	}
 	return j
 }

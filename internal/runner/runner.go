@@ -101,17 +101,22 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 	}
 	r.publishRun(run)
 
+	ds, dsErr := r.startDownstream(ctx, run)
+	defer r.stopDownstream(run, ds)
 	for i := range run.Targets {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || dsErr != nil {
 			run.Targets[i].Status = bench.TargetSkipped
 			continue
 		}
-		r.executeTarget(ctx, run, &run.Targets[i])
+		r.executeTarget(ctx, run, &run.Targets[i], ds)
 		if err := r.save(run); err != nil {
 			return err
 		}
 	}
 	status, msg := outcome(ctx, run)
+	if dsErr != nil && ctx.Err() == nil {
+		status, msg = bench.RunFailed, dsErr.Error()
+	}
 	return r.finish(run, status, msg)
 }
 

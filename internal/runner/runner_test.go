@@ -328,3 +328,54 @@ func TestExecute_CasesInInterleavedRounds(t *testing.T) {
 		t.Fatalf("the second round is not stored with its seconds: %v", err)
 	}
 }
+
+// A run with a downstream service starts it first, on the generator's
+// CPUs, hands its address to every target, and stops it at the end.
+func TestExecute_Downstream(t *testing.T) {
+	st := newStore(t)
+	spec := shortSpec(t, "go", "java-virtual")
+	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
+	run := createRun(t, st, spec)
+	rt := &fakeRuntime{}
+	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rt.started, ","); got != "java-platform,go,java-virtual" {
+		t.Fatalf("started %s, want the downstream first", got)
+	}
+	ds := rt.requests[0]
+	if ds.Workers != 40 || ds.Downstream != "" {
+		t.Errorf("downstream started with %+v", ds)
+	}
+	url := run.Downstream.URL
+	for i, req := range rt.requests[1:] {
+		if req.Downstream != url || url == "" {
+			t.Errorf("target %d got DOWNSTREAM_URL %q, want %q", i, req.Downstream, url)
+		}
+	}
+	if got := strings.Join(rt.stoppedTargets(), ","); got != "go,java-virtual,java-platform" {
+		t.Errorf("stopped %s, want the downstream last", got)
+	}
+	if run.Status != bench.RunSucceeded || run.Downstream.Status != bench.TargetSucceeded {
+		t.Errorf("run %s, downstream %+v", run.Status, run.Downstream)
+	}
+}
+
+// A downstream that does not start fails the run with the reason; no
+// target is attacked against nothing.
+func TestExecute_DownstreamFails(t *testing.T) {
+	st := newStore(t)
+	spec := shortSpec(t, "go")
+	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
+	run := createRun(t, st, spec)
+	rt := &fakeRuntime{startErr: map[string]error{"java-platform": errNoImage}}
+	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != bench.RunFailed || !strings.Contains(run.Error, "downstream service java-platform") || run.Targets[0].Status != bench.TargetSkipped {
+		t.Errorf("run %s %q, target %s; want failed on the downstream, target skipped", run.Status, run.Error, run.Targets[0].Status)
+	}
+	if len(rt.started) != 0 {
+		t.Errorf("started %v", rt.started)
+	}
+}

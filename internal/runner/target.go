@@ -15,7 +15,7 @@ const logTail = 30
 
 // executeTarget takes one target through its whole life and records how it
 // ended. It never fails the run: the next target goes on regardless.
-func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult) {
+func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult, ds bench.Target) {
 	started := time.Now().UTC()
 	tr.StartedAt, tr.Status = &started, bench.TargetRunning
 	// Recorded now, so that a process killed mid-attack leaves the target
@@ -23,7 +23,7 @@ func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.Ta
 	if err := r.save(run); err != nil {
 		r.log.Error("record target start", "run", run.ID, "target", tr.Key(), "err", err)
 	}
-	err := r.runTarget(ctx, run, tr)
+	err := r.runTarget(ctx, run, tr, ds)
 	finished := time.Now().UTC()
 	tr.FinishedAt = &finished
 	switch {
@@ -38,7 +38,7 @@ func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.Ta
 	r.phase(run, tr, bench.PhaseDone)
 }
 
-func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult) error {
+func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult, ds bench.Target) error {
 	spec := caseOf(run.Spec, tr)
 	r.phase(run, tr, bench.PhaseBuilding)
 	img, err := r.cfg.Targets.Build(ctx, tr.Target, spec, r.cfg.BuildLog)
@@ -49,6 +49,9 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 
 	r.phase(run, tr, bench.PhaseStarting)
 	req := bench.StartRequest{RunID: run.ID, Limits: spec.Limits, CPUSet: run.Environment.TargetCPUSet, Java: spec.Java}
+	if ds != nil {
+		req.Downstream = ds.BaseURL()
+	}
 	t, err := r.cfg.Targets.Start(ctx, tr.Target, img, req)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
@@ -65,16 +68,17 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	if err := recordInfo(ctx, t, tr); err != nil {
 		return fmt.Errorf("contract check: %w", err)
 	}
-	return r.attack(ctx, run, spec, tr, t)
+	return r.attack(ctx, run, spec, tr, t, ds)
 }
 
 // attack runs the warm-up and the profile against a started target, with the
 // load generator pinned off the target's CPU and the metrics recorder on.
-func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t bench.Target) error {
+func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t, ds bench.Target) error {
 	var rec bench.Recording
 	if r.cfg.Recorder != nil {
 		rec = r.cfg.Recorder.Record(ctx, t, spec.Limits)
 	}
+	dsRec := r.recordDownstream(ctx, run, ds)
 	if run.Environment.CPUSplitApplied {
 		restore, err := pinProcess(run.Environment.LoadCPUSet)
 		if err != nil {
@@ -90,6 +94,11 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 	if rec != nil {
 		r.keepRecording(run, tr, rec.Stop(context.Background(), tr.Warmup, tr.Stages))
 	}
+	var t0 time.Time
+	if res != nil {
+		t0 = res.T0
+	}
+	r.keepDownstreamRecording(run, tr, dsRec, t0)
 	if err != nil {
 		return fmt.Errorf("attack: %w", err)
 	}

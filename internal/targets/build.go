@@ -20,6 +20,9 @@ type BuildOptions struct {
 	// the runtime's (RuntimeOptions.JavaBaseImage), else DefaultJavaBaseImage,
 	// or a locally assembled JRE when that cannot be had.
 	JavaBaseImage string
+	// JDK is the Java major a Java target is built on when its reference
+	// names none; 0 means its default.
+	JDK int
 	// Log receives build progress (compiler, Maven, image build); nil discards it.
 	Log io.Writer
 }
@@ -34,7 +37,7 @@ func (o BuildOptions) log() io.Writer {
 // Build implements bench.TargetRuntime: the image of the target a spec
 // names, with the runtime's base images.
 func (r *Runtime) Build(ctx context.Context, target string, spec bench.RunSpec, log io.Writer) (bench.ImageInfo, error) {
-	return r.BuildTarget(ctx, target, BuildOptions{JavaBaseImage: spec.Java.BaseImage, Log: log})
+	return r.BuildTarget(ctx, target, BuildOptions{JavaBaseImage: spec.Java.BaseImage, JDK: spec.Java.JDK, Log: log})
 }
 
 // BuildTarget makes the image of a target ("name" or "name@variant")
@@ -55,7 +58,7 @@ func (r *Runtime) BuildTarget(ctx context.Context, target string, opts BuildOpti
 	}
 	r.buildMu.Lock()
 	defer r.buildMu.Unlock()
-	job := buildJob{root: root, entry: entry, variant: entry.variant(bench.ParseTargetRef(target)), opts: opts}
+	job := buildJob{root: root, entry: entry, variant: entry.variant(bench.ParseTargetRef(target), opts.JDK), opts: opts}
 	return entry.Recipe.build(ctx, r, job)
 }
 

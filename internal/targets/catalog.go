@@ -3,6 +3,7 @@ package targets
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -67,10 +68,14 @@ func (e Entry) Info() bench.TargetInfo {
 	}
 }
 
-// variant returns the variant a reference asks for, or the default.
-func (e Entry) variant(ref bench.TargetRef) string {
-	if ref.Variant != "" {
+// variant returns the variant a reference asks for, else the run-wide JDK
+// for an entry that varies by JDK, else the entry's default.
+func (e Entry) variant(ref bench.TargetRef, jdk int) string {
+	switch {
+	case ref.Variant != "":
 		return ref.Variant
+	case jdk != 0 && e.Variant.Name == "jdk":
+		return strconv.Itoa(jdk)
 	}
 	return e.Variant.Default
 }
@@ -158,7 +163,7 @@ var (
 )
 
 // javaVariant is the JDKs the Java targets run on.
-var javaVariant = Variant{Name: "jdk", Values: []string{"25"}, Default: "25"}
+var javaVariant = Variant{Name: "jdk", Values: []string{"25", "21"}, Default: "25"}
 
 // GoEntry is the Go target; the starting point for Go entries of one's own.
 func GoEntry() Entry {

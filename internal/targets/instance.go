@@ -33,6 +33,8 @@ type Instance struct {
 	runtime  *Runtime
 	startup  time.Duration
 	settings map[string]string
+	// downstream is the DOWNSTREAM_URL it was started with, for the contract check.
+	downstream string
 
 	mu      sync.Mutex
 	stopped bool
@@ -81,7 +83,9 @@ func (in *Instance) State(ctx context.Context) (bench.ContainerState, error) {
 // Check is the quick contract check (internal/targets/contracttest) of the
 // target, made before an attack.
 func (in *Instance) Check(ctx context.Context) error {
-	return contracttest.Check(ctx, in.BaseURL(), ContractOptions(in.entry, in.name))
+	opts := ContractOptions(in.entry, in.name)
+	opts.Downstream = in.downstream
+	return contracttest.Check(ctx, in.BaseURL(), opts)
 }
 
 // ContractOptions says what a target started from entry as name must

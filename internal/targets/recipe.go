@@ -91,6 +91,10 @@ func (GoBinary) build(ctx context.Context, r *Runtime, job buildJob) (bench.Imag
 // runtimes collect garbage against the same budget.
 func (GoBinary) launch(_ Entry, req bench.StartRequest) (map[string]string, map[string]string, error) {
 	env, settings := map[string]string{}, map[string]string{}
+	if req.Workers > 0 {
+		env["WORKERS"] = strconv.Itoa(req.Workers)
+		settings["workers"] = env["WORKERS"]
+	}
 	if limit := goMemLimit(req); limit > 0 {
 		env["GOMEMLIMIT"] = strconv.FormatInt(limit, 10)
 		settings["gomemlimit"] = env["GOMEMLIMIT"]

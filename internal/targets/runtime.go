@@ -49,6 +49,10 @@ type RuntimeOptions struct {
 	// JavaBaseImage is the JRE image Java targets are built on when a build
 	// names none; empty means DefaultJavaBaseImage (or an assembled JRE).
 	JavaBaseImage string
+	// JavaBaseImages are the JRE images of other Java majors (21: an
+	// eclipse-temurin:21-jre from a registry); a major without one gets
+	// eclipse-temurin:<major>-jre, or a JRE assembled here.
+	JavaBaseImages map[int]string
 }
 
 // Runtime builds target images and runs targets in containers on one Docker
@@ -60,7 +64,9 @@ type Runtime struct {
 	repoRoot string
 	catalog  *Catalog
 
-	javaBaseImage string
+	javaBaseImage  string
+	javaBaseImages map[int]string
+	bases          map[string]string // resolved JRE bases, by major and wanted image
 
 	buildMu sync.Mutex // one build at a time: they share CPU and the java image
 }
@@ -93,7 +99,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 		catalog = DefaultCatalog()
 	}
 	return &Runtime{provider: provider, docker: provider.Client(), logger: logger, repoRoot: opts.RepoRoot,
-		catalog: catalog, javaBaseImage: opts.JavaBaseImage}, nil
+		catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages, bases: map[string]string{}}, nil
 }
 
 // setTestcontainersDefaults turns the testcontainers reaper off unless the

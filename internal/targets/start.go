@@ -39,15 +39,18 @@ type StartOptions struct {
 	HealthTimeout time.Duration     // 0 means DefaultHealthTimeout
 	Port          int               // loopback port; 0 picks a free one
 	Env           map[string]string // extra environment, applied last
+	Downstream    string            // DOWNSTREAM_URL, the downstream service's base URL
+	Workers       int               // requests served at once (a downstream's pool); 0 for the default
 }
 
 func (o StartOptions) request() bench.StartRequest {
-	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java}
+	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Workers: o.Workers}
 }
 
 // Start implements bench.TargetRuntime.
 func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo, req bench.StartRequest) (bench.Target, error) {
-	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID})
+	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID,
+		Downstream: req.Downstream, Workers: req.Workers})
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +80,7 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 		Started:          true,
 		Logger:           r.logger,
 	})
-	inst := &Instance{entry: entry, name: target, image: img, port: port, ctr: ctr, runtime: r}
+	inst := &Instance{entry: entry, name: target, image: img, port: port, ctr: ctr, runtime: r, downstream: opts.Downstream}
 	if err != nil {
 		inst.remove(ctx)
 		return nil, fmt.Errorf("start target %s: %w", target, err)
@@ -100,6 +103,9 @@ func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env,
 	env["PORT"] = strconv.Itoa(port)
 	env["BIND_ADDR"] = "127.0.0.1"
 	env["TARGET_NAME"] = target
+	if opts.Downstream != "" {
+		env["DOWNSTREAM_URL"] = opts.Downstream
+	}
 	launch, settings, err := entry.Recipe.launch(entry, opts.request())
 	if err != nil {
 		return nil, nil, err
@@ -264,6 +270,9 @@ func settings(entry Entry, img bench.ImageInfo, port int, launched map[string]st
 		s["baseImage"] = img.BaseImage
 	}
 	maps.Copy(s, launched)
+	if opts.Downstream != "" {
+		s["downstream"] = opts.Downstream
+	}
 	for k, v := range entry.Env {
 		s["env."+k] = v
 	}

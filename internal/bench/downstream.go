@@ -1,0 +1,67 @@
+package bench
+
+import "fmt"
+
+// Downstream is a service the targets call during a run (GET /api/fanout,
+// GET /api/downstream): one of the catalog's targets, started before them
+// on its own loopback port and removed after them. Seed 001's callee is
+// java-platform with 200 Tomcat workers.
+type Downstream struct {
+	Target string `json:"target" yaml:"target"`
+	// Workers bounds the requests it serves at once: Tomcat's pool for a
+	// Java target, a semaphore around the handlers for the Go target.
+	Workers int `json:"workers" yaml:"workers"`
+	// Limits are its own; zero fields take the spec's.
+	Limits Limits `json:"limits,omitempty" yaml:"limits,omitempty"`
+}
+
+// DownstreamResult is what became of a run's downstream service.
+type DownstreamResult struct {
+	Target    string            `json:"target"`
+	Status    TargetStatus      `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Image     ImageInfo         `json:"image"`
+	Limits    Limits            `json:"limits"`
+	CPUSet    string            `json:"cpuset,omitempty"`
+	Settings  map[string]string `json:"settings,omitempty"`
+	StartupMs float64           `json:"startupMs,omitempty"`
+}
+
+// MaxDownstreamWorkers bounds a downstream's pool.
+const MaxDownstreamWorkers = 10000
+
+// checkDownstream checks a spec's downstream service.
+func checkDownstream(spec *RunSpec, c Catalog) error {
+	d := spec.Downstream
+	if d == nil {
+		for i, r := range spec.Workload.Requests {
+			if e, _ := LookupEndpoint(r.Endpoint); e.Downstream {
+				return FieldErrorf(fmt.Sprintf("workload.requests[%d].endpoint", i), "%s calls a downstream service: declare one (downstream: {target: java-platform, workers: 200})", r.Endpoint)
+			}
+		}
+		return nil
+	}
+	if err := CheckTargetRef(d.Target, c.Targets, "downstream.target"); err != nil {
+		return err
+	}
+	if d.Workers < 1 || d.Workers > MaxDownstreamWorkers {
+		return FieldErrorf("downstream.workers", "must be from 1 to %d, got %d", MaxDownstreamWorkers, d.Workers)
+	}
+	limits := spec.DownstreamLimits()
+	return prefixField(checkLimits(&RunSpec{Limits: limits}, c), "downstream.")
+}
+
+// DownstreamLimits are the downstream's limits: its own, else the spec's.
+func (s RunSpec) DownstreamLimits() Limits {
+	l := s.Limits
+	if s.Downstream != nil {
+		if s.Downstream.Limits.CPUs != 0 {
+			l.CPUs = s.Downstream.Limits.CPUs
+		}
+		if s.Downstream.Limits.MemoryMiB != 0 {
+			l.MemoryMiB = s.Downstream.Limits.MemoryMiB
+		}
+	}
+	return l
+}
