@@ -193,6 +193,8 @@ type Stats struct {
 	Histogram        string           `json:"histogram,omitempty"`
 	ServiceTime      *Latency         `json:"serviceTime,omitempty"`
 	ServiceHistogram string           `json:"serviceHistogram,omitempty"`
+	// Fanout sums the fan-out responses' own accounts of their calls.
+	Fanout *FanoutStats `json:"fanout,omitempty"`
 }
 
 // NamedStats are the figures of one request of a workload ("heavy?duration=500").

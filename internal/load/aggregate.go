@@ -36,7 +36,8 @@ type outcome struct {
 	code     int           // HTTP status; 0 when there was no response
 	err      string
 	dropped  bool
-	waited   bool // open model: no connection was free at its time
+	waited   bool                  // open model: no connection was free at its time
+	fanout   *bench.FanoutResponse // a fan-out's account of its calls
 }
 
 func (o outcome) success() bool { return o.code >= 200 && o.code < 300 }
@@ -61,6 +62,7 @@ type Aggregate struct {
 	maxErrors   int
 	hist        *hdrhistogram.Histogram
 	service     *hdrhistogram.Histogram // nil: latency is service time (closed model)
+	fanout      *bench.FanoutStats      // nil until a fan-out response is added
 }
 
 // NewAggregate returns an empty Aggregate that keeps at most maxErrors
@@ -89,6 +91,12 @@ func (a *Aggregate) add(o outcome) {
 	a.codes[o.code]++
 	if o.err != "" {
 		a.addError(o.err)
+	}
+	if o.fanout != nil {
+		if a.fanout == nil {
+			a.fanout = &bench.FanoutStats{}
+		}
+		a.fanout.Add(*o.fanout)
 	}
 	if o.code != 0 {
 		// Only requests the target answered have a latency worth the name: a
@@ -130,6 +138,10 @@ func (a *Aggregate) stats(elapsed time.Duration, completed, bytesIn, bytesOut in
 		service := hdr.Summarize(a.service)
 		st.ServiceTime = &service
 	}
+	if a.fanout != nil {
+		f := *a.fanout
+		st.Fanout = &f
+	}
 	if len(a.codes) > 0 {
 		st.StatusCodes = make(map[string]int64, len(a.codes))
 		for code, n := range a.codes {
@@ -151,7 +163,7 @@ func (a *Aggregate) withHistograms(st bench.Stats) bench.Stats {
 
 // reset empties the Aggregate for reuse, keeping its memory.
 func (a *Aggregate) reset() {
-	a.requests, a.successes, a.dropped, a.otherErrors = 0, 0, 0, 0
+	a.requests, a.successes, a.dropped, a.otherErrors, a.fanout = 0, 0, 0, 0, nil
 	clear(a.codes)
 	clear(a.errors)
 	a.hist.Reset()

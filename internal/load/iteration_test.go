@@ -3,6 +3,8 @@ package load_test
 import (
 	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -77,5 +79,28 @@ func TestIterationMixedSteps(t *testing.T) {
 	}
 	if h.Latency.P50 < 40 || h.Latency.P50 > 60 || l.Latency.P50 > 20 {
 		t.Errorf("heavy p50 %.1f ms, light p50 %.1f ms: each request's latency should be its own", h.Latency.P50, l.Latency.P50)
+	}
+}
+
+// A fan-out's own account of its calls is summed, not thrown away with
+// the body: what seed 001's table is made of.
+func TestFanoutResponsesAreCounted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"target":"go","endpoint":"fanout","mode":"unbounded","limit":0,"calls":200,"succeeded":40,"failed":160,` +
+			`"failures":{"readTimeout":150,"connectTimeout":10,"refused":0,"other":0},"elapsedMs":1650,"peakConcurrent":200,"thread":"goroutine 9"}`))
+	}))
+	defer srv.Close()
+	plan := iterationPlan(1, 1, requestStep(bench.Request{Endpoint: "fanout", Params: map[string]string{"calls": "200"}}), sleepStep(300*time.Millisecond, 0))
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Total.Fanout
+	if f == nil || f.Responses < 2 || f.Calls != 200*f.Responses || f.Succeeded != 40*f.Responses ||
+		f.Failures.ReadTimeout != 150*f.Responses || f.ElapsedMs != 1650 || f.PeakConcurrent != 200 {
+		t.Fatalf("fan-out figures %+v", f)
+	}
+	if r := f.SuccessRatio(); r != 0.2 {
+		t.Errorf("success %.2f, want 0.20", r)
 	}
 }

@@ -55,8 +55,8 @@ type recorderConfig struct {
 
 // window is what one stretch of the attack (warm-up, stage, whole) kept.
 type window struct {
-	agg       *Aggregate
-	kinds     []*Aggregate // per request, when the workload has several
+	agg        *Aggregate
+	kinds      []*Aggregate // per request, when the workload has several
 	lag        *hdrhistogram.Histogram
 	completed  int64
 	iterations int64

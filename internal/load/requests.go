@@ -13,10 +13,11 @@ import (
 // URLs and names, and the order the mix sends them in, or the steps of the
 // iteration each client repeats.
 type requestSet struct {
-	urls  []string
-	names []string
-	order []int  // one cycle of the mix: each request index weight times
-	steps []step // the iteration; nil for a mix
+	urls   []string
+	names  []string
+	order  []int  // one cycle of the mix: each request index weight times
+	steps  []step // the iteration; nil for a mix
+	fanout []bool // which requests' responses account for their calls (/api/fanout)
 }
 
 // step is an iteration's step: a request (by index) or a think time.
@@ -31,9 +32,9 @@ func newRequestSet(baseURL string, w bench.Workload) *requestSet {
 		reqs = w.IterationRequests()
 	}
 	base := strings.TrimSuffix(baseURL, "/")
-	s := &requestSet{urls: make([]string, len(reqs)), names: make([]string, len(reqs))}
+	s := &requestSet{urls: make([]string, len(reqs)), names: make([]string, len(reqs)), fanout: make([]bool, len(reqs))}
 	for i, r := range reqs {
-		s.urls[i], s.names[i] = base+r.Path(), r.Label()
+		s.urls[i], s.names[i], s.fanout[i] = base+r.Path(), r.Label(), r.Endpoint == "fanout"
 	}
 	for _, st := range w.Iteration {
 		if st.Sleep != nil {

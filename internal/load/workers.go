@@ -1,13 +1,17 @@
 package load
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sync/atomic"
 	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // waitSlack is how late a claim may be before the request counts as having
@@ -162,7 +166,11 @@ func (w *worker) send(kind int, intended time.Duration) outcome {
 		o.done, o.err = w.a.since(), errorMessage(err)
 		return o
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	if w.a.reqs.fanout[kind] && resp.StatusCode == http.StatusOK {
+		o.fanout, err = readFanout(resp.Body)
+	} else {
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
 	resp.Body.Close()
 	o.done, o.code = w.a.since(), resp.StatusCode
 	switch {
@@ -172,6 +180,20 @@ func (w *worker) send(kind int, intended time.Duration) outcome {
 		o.err = resp.Status
 	}
 	return o
+}
+
+// maxFanoutBody bounds what a fan-out response may be.
+const maxFanoutBody = 1 << 16
+
+// readFanout reads a fan-out's account of its calls; a body that is not one
+// is an error of the request, not of the run.
+func readFanout(body io.Reader) (*bench.FanoutResponse, error) {
+	var f bench.FanoutResponse
+	if err := json.NewDecoder(io.LimitReader(body, maxFanoutBody)).Decode(&f); err != nil {
+		return nil, fmt.Errorf("fan-out response: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, body)
+	return &f, nil
 }
 
 // errorMessage is an error without the method and URL net/http wraps it in:
