@@ -100,6 +100,16 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 				}
 			})
 		}
+		t.Run("image named by a caller", func(t *testing.T) {
+			spec := shortSpec("evil")
+			spec["java"] = map[string]any{"baseImage": "127.0.0.1:5999/evil/jre:1"}
+			resp, body := api.do("POST", "/runs", spec)
+			var p httpapi.Problem
+			_ = json.Unmarshal(body, &p)
+			if resp.StatusCode != http.StatusBadRequest || p.Field != "java.baseImage" {
+				t.Errorf("%d %s; want 400 naming java.baseImage", resp.StatusCode, body)
+			}
+		})
 		var page httpapi.RunList
 		api.getJSON("/runs", &page)
 		if len(page.Runs) != 0 {

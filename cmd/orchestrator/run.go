@@ -48,8 +48,11 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if cfg.Server != "" {
 				return runRemote(g, cfg, spec, output, quiet)
 			}
-			// Everything is checked before anything starts.
-			if err := bench.Prepare(&spec, g.specCatalog(cfg)); err != nil {
+			// Everything is checked before anything starts. A local run's user
+			// may name the images to build on; a daemon's callers may not.
+			catalog := g.specCatalog(cfg)
+			catalog.AllowImages = true
+			if err := bench.Prepare(&spec, catalog); err != nil {
 				return err
 			}
 			return runLocal(g, cfg, spec, output, quiet)

@@ -19,6 +19,11 @@ type Catalog struct {
 	// HostCPUs and HostMemoryBytes bound the limits; zero leaves them unchecked.
 	HostCPUs        int
 	HostMemoryBytes int64
+	// AllowImages lets a spec name the images it builds on (java.baseImage):
+	// a local run's user may, a daemon's callers may not, since the engine
+	// would pull and run whatever they named; the daemon's operator sets
+	// images in its configuration.
+	AllowImages bool
 }
 
 // Bounds of spec fields that no configuration changes.
@@ -443,6 +448,9 @@ func checkJava(spec *RunSpec, c Catalog) error {
 		return FieldErrorf("java.virtualParallelism", "must be from 1 to %d (0 for the JVM's default, the CPU count), got %d", MaxParallelism, j.VirtualParallelism)
 	case !(j.HeapPercent > 0 && j.HeapPercent <= 100):
 		return FieldErrorf("java.heapPercent", "must be above 0 and at most 100, got %g", j.HeapPercent)
+	}
+	if j.BaseImage != "" && !c.AllowImages {
+		return FieldErrorf("java.baseImage", "a run may not name an image here: the daemon builds on the images its operator configured (javaBaseImage, javaBaseImages in its configuration)")
 	}
 	if j.GC != "" {
 		if _, ok := LookupGC(j.GC); !ok {

@@ -377,3 +377,36 @@ func TestPrepareDownstreamAndJDK(t *testing.T) {
 		})
 	}
 }
+
+// Images are the operator's choice: a daemon's callers may not name one, in
+// the spec or in a case; a local run's user may.
+func TestPrepareImages(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(*bench.RunSpec)
+		field  string
+	}{
+		{"spec", func(s *bench.RunSpec) { s.Java.BaseImage = "127.0.0.1:5999/evil/jre:1" }, "java.baseImage"},
+		{"case", func(s *bench.RunSpec) {
+			s.Targets = nil
+			s.Cases = []bench.Case{{Name: "x", Target: "java-virtual", Java: &bench.JavaOptions{BaseImage: "evil/jre:1"}}}
+		}, "cases[0].java.baseImage"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := validSpec()
+			tt.change(&spec)
+			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			var e *bench.Error
+			if !asError(err, &e) || e.Field != tt.field {
+				t.Errorf("daemon: Prepare = %v, want a fault in %s", err, tt.field)
+			}
+			local := testCatalog(bench.DefaultGuardrails)
+			local.AllowImages = true
+			spec = validSpec()
+			tt.change(&spec)
+			if err := bench.Prepare(&spec, local); err != nil {
+				t.Errorf("local run: %v", err)
+			}
+		})
+	}
+}
