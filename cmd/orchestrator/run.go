@@ -113,7 +113,15 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 	if quiet {
 		buildLog = io.Discard
 	}
-	rt, err := targets.NewRuntime(cfg.runtimeOptions(g))
+	opts := cfg.runtimeOptions(g)
+	// Containers carry the history's identity, so that a daemon's start-up
+	// cleanup removes this history's leftovers and nothing else's.
+	history, err := db.HistoryID(g.ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts.History = history
+	rt, err := targets.NewRuntime(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -227,3 +227,16 @@ func (db *DB) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	defer tx.Rollback()
 	return fn(tx)
 }
+
+// HistoryID returns the history's identity, made when the database was
+// created: it labels the containers its runs start.
+func (db *DB) HistoryID(ctx context.Context) (string, error) {
+	var id string
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'history_id'`).Scan(&id)
+	})
+	if err != nil {
+		return "", fmt.Errorf("read the history's identity: %w", err)
+	}
+	return id, nil
+}

@@ -139,3 +139,27 @@ func withRawDB(t *testing.T, path string, fn func(*sql.DB) error) {
 		t.Fatal(err)
 	}
 }
+
+// Each history has an identity of its own, kept across reopening.
+func TestHistoryID(t *testing.T) {
+	dir := t.TempDir()
+	ids := map[string]string{}
+	for _, name := range []string{"a.db", "b.db", "a.db"} {
+		db := store.NewDB(dir + "/" + name)
+		if err := db.Open(); err != nil {
+			t.Fatal(err)
+		}
+		id, err := db.HistoryID(context.Background())
+		db.Close()
+		if err != nil || len(id) != 16 {
+			t.Fatalf("%s: HistoryID = %q, %v", name, id, err)
+		}
+		if prev, ok := ids[name]; ok && prev != id {
+			t.Errorf("%s: identity changed on reopening: %s then %s", name, prev, id)
+		}
+		ids[name] = id
+	}
+	if ids["a.db"] == ids["b.db"] {
+		t.Error("two histories share an identity")
+	}
+}

@@ -35,6 +35,7 @@ type Instance struct {
 	settings map[string]string
 	// downstream is the DOWNSTREAM_URL it was started with, for the contract check.
 	downstream string
+	instance   string // its io.threadbench.instance label
 
 	mu      sync.Mutex
 	stopped bool
@@ -174,8 +175,12 @@ func (in *Instance) Stop(ctx context.Context) error {
 	if in.stopped {
 		return nil
 	}
-	if err := in.ctr.Terminate(ctx, testcontainers.StopTimeout(stopGracePeriod)); err != nil {
-		return fmt.Errorf("stop target %s: %w", in.entry.Name, err)
+	err := in.ctr.Terminate(ctx, testcontainers.StopTimeout(stopGracePeriod))
+	if err != nil {
+		// Whatever failed, the container must not outlive its run.
+		if _, rmErr := in.runtime.removeLabelled(context.WithoutCancel(ctx), LabelInstance+"="+in.instance); rmErr != nil {
+			return fmt.Errorf("stop target %s: %w (and removing it: %v)", in.entry.Name, err, rmErr)
+		}
 	}
 	in.stopped = true
 	return nil

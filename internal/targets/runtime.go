@@ -20,9 +20,11 @@ import (
 
 // Labels on every container the runtime starts.
 const (
-	LabelManaged = "io.threadbench.managed" // "true"
-	LabelTarget  = "io.threadbench.target"  // catalog name
-	LabelRun     = "io.threadbench.run"     // run ID, when started for a run
+	LabelManaged  = "io.threadbench.managed"  // "true"
+	LabelTarget   = "io.threadbench.target"   // catalog name
+	LabelRun      = "io.threadbench.run"      // run ID, when started for a run
+	LabelHistory  = "io.threadbench.history"  // the identity of the history the run is kept in
+	LabelInstance = "io.threadbench.instance" // one start, so that a failed one is removed whatever became of it
 )
 
 // Labels on the images Build produces, read back when an image is cached.
@@ -53,6 +55,9 @@ type RuntimeOptions struct {
 	// eclipse-temurin:21-jre from a registry); a major without one gets
 	// eclipse-temurin:<major>-jre, or a JRE assembled here.
 	JavaBaseImages map[int]string
+	// History is the identity of the run history the runtime's containers
+	// belong to (store.DB.HistoryID); Cleanup removes only those.
+	History string
 }
 
 // Runtime builds target images and runs targets in containers on one Docker
@@ -66,6 +71,7 @@ type Runtime struct {
 
 	javaBaseImage  string
 	javaBaseImages map[int]string
+	history        string
 	bases          map[string]string // resolved JRE bases, by major and wanted image
 
 	buildMu sync.Mutex // one build at a time: they share CPU and the java image
@@ -99,7 +105,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 		catalog = DefaultCatalog()
 	}
 	return &Runtime{provider: provider, docker: provider.Client(), logger: logger, repoRoot: opts.RepoRoot,
-		catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages, bases: map[string]string{}}, nil
+		catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages, bases: map[string]string{}, history: opts.History}, nil
 }
 
 // setTestcontainersDefaults turns the testcontainers reaper off unless the
@@ -133,10 +139,11 @@ func (r *Runtime) Close() error {
 	return r.provider.Close()
 }
 
-// Cleanup removes every container labelled io.threadbench.managed=true,
-// running or not, and returns how many it removed: what crashed runs left.
+// Cleanup removes the containers, running or not, that runs of this
+// runtime's history left behind (a crashed process), and returns how many:
+// those of other histories on the same engine are not its to touch.
 func (r *Runtime) Cleanup(ctx context.Context) (removed int, err error) {
-	return r.removeLabelled(ctx, LabelManaged+"=true")
+	return r.removeLabelled(ctx, LabelManaged+"=true", LabelHistory+"="+r.history)
 }
 
 // CleanupRun removes the containers, running or not, started for one run.

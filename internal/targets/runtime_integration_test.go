@@ -266,3 +266,57 @@ func freePort(t *testing.T) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// Cleanup removes what this history's runs left and nothing of another
+// history's, on the same engine.
+func TestCleanupKeepsOtherHistories(t *testing.T) {
+	mine := newRuntimeWith(t, targets.RuntimeOptions{History: "test-mine-" + runID(t)[len(runID(t))-8:]})
+	theirs := newRuntimeWith(t, targets.RuntimeOptions{History: "test-theirs-" + runID(t)[len(runID(t))-8:]})
+	img := buildGo(t, mine)
+	id := runID(t)
+	start(t, mine, bench.TargetGo, img, targets.StartOptions{RunID: id})
+	kept := start(t, theirs, bench.TargetGo, img, targets.StartOptions{RunID: id + "-theirs"})
+	removed, err := mine.Cleanup(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed != 1 || len(labelled(t, id)) != 0 {
+		t.Fatalf("Cleanup removed %d, left %v; want this history's one container gone", removed, labelled(t, id))
+	}
+	if st, err := kept.State(context.Background()); err != nil || !st.Running {
+		t.Fatalf("another history's container: %+v, %v; want it left running", st, err)
+	}
+}
+
+// A start cancelled while the container is being created leaves nothing
+// behind: the container is removed by the label of that one start, even
+// when testcontainers returns no handle to it.
+func TestStartCancelledMidCreateLeavesNothing(t *testing.T) {
+	rt := newRuntime(t)
+	img := buildGo(t, rt)
+	// The create call takes some tens of milliseconds here: cancel every
+	// 3 ms across it.
+	for i := range 25 {
+		after := time.Duration(i) * 3 * time.Millisecond
+		id := fmt.Sprintf("%s-%d", runID(t), i)
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		inst, err := rt.StartTarget(ctx, bench.TargetGo, img, targets.StartOptions{RunID: id})
+		cancel()
+		if err == nil {
+			inst.Stop(context.Background())
+		}
+		if left := labelled(t, id); len(left) != 0 {
+			t.Errorf("cancelled after %s (err %v): containers left %v", after, err, left)
+		}
+	}
+}
+
+func newRuntimeWith(t *testing.T, opts targets.RuntimeOptions) *targets.Runtime {
+	t.Helper()
+	rt, err := targets.NewRuntime(opts)
+	if err != nil {
+		t.Fatalf("NewRuntime: %v", err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}

@@ -27,6 +27,7 @@ const (
 	probeTimeout    = time.Second
 	errorLogLines   = 30
 	removeTimeout   = 30 * time.Second
+	createTimeout   = 60 * time.Second
 	stopGracePeriod = 5 * time.Second
 )
 
@@ -75,12 +76,22 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	if err != nil {
 		return nil, err
 	}
-	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
-		ContainerRequest: r.containerRequest(entry, img, port, env, opts),
+	instance := newInstanceID()
+	// The create and start calls are not cancelled half-way: a cancelled
+	// create request does not stop the engine from creating the container a
+	// moment later, out of reach. They run to the end (bounded), and a
+	// cancel is honoured after, by removing what they made.
+	createCtx, cancelCreate := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+	ctr, err := testcontainers.GenericContainer(createCtx, testcontainers.GenericContainerRequest{
+		ContainerRequest: r.containerRequest(entry, img, port, env, opts, instance),
 		Started:          true,
 		Logger:           r.logger,
 	})
-	inst := &Instance{entry: entry, name: target, image: img, port: port, ctr: ctr, runtime: r, downstream: opts.Downstream}
+	cancelCreate()
+	inst := &Instance{entry: entry, name: target, image: img, port: port, ctr: ctr, runtime: r, downstream: opts.Downstream, instance: instance}
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		inst.remove(ctx)
 		return nil, fmt.Errorf("start target %s: %w", target, err)
@@ -123,15 +134,17 @@ func healthTimeout(opts StartOptions) time.Duration {
 }
 
 // containerRequest describes the target's container to testcontainers.
-func (r *Runtime) containerRequest(entry Entry, img bench.ImageInfo, port int, env map[string]string, opts StartOptions) testcontainers.ContainerRequest {
+func (r *Runtime) containerRequest(entry Entry, img bench.ImageInfo, port int, env map[string]string, opts StartOptions, instance string) testcontainers.ContainerRequest {
 	return testcontainers.ContainerRequest{
 		Image: img.Ref,
 		Name:  containerName(entry.Name, port),
 		Env:   env,
 		Labels: map[string]string{
-			LabelManaged: "true",
-			LabelTarget:  entry.Name,
-			LabelRun:     opts.RunID,
+			LabelManaged:  "true",
+			LabelTarget:   entry.Name,
+			LabelRun:      opts.RunID,
+			LabelHistory:  r.history,
+			LabelInstance: instance,
 		},
 		HostConfigModifier: func(hc *container.HostConfig) {
 			hc.NetworkMode = "host"
@@ -242,15 +255,22 @@ func (in *Instance) sinceStarted(ctx context.Context) time.Duration {
 	return time.Since(started)
 }
 
-// remove removes a container that failed to start, even when ctx is done.
+// remove removes a container that failed to start, even when ctx is done:
+// by its instance label, so that a container created just before a cancel
+// (testcontainers then returns no handle) is removed too.
 func (in *Instance) remove(ctx context.Context) {
-	if in.ctr == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	_ = in.ctr.Terminate(ctx, testcontainers.StopTimeout(0))
+	if in.ctr != nil {
+		_ = in.ctr.Terminate(ctx, testcontainers.StopTimeout(0))
+	}
+	if _, err := in.runtime.removeLabelled(ctx, LabelInstance+"="+in.instance); err != nil && in.runtime.logger != nil {
+		in.runtime.logger.Printf("remove the container of a failed start (%s): %v", in.instance, err)
+	}
 }
+
+// newInstanceID names one start of a container.
+func newInstanceID() string { return fmt.Sprintf("%016x", rand.Uint64()) }
 
 // settings lists everything about how the target ran that results should
 // record: the container's, the recipe's (launched), and extra environment.
