@@ -118,6 +118,11 @@ func (db *DB) Open() error {
 		db.sql = nil
 		return fmt.Errorf("migrate database %s: %w", db.path, err)
 	}
+	if err := db.summarizeOld(context.Background()); err != nil {
+		sqlDB.Close()
+		db.sql = nil
+		return fmt.Errorf("summarise runs in %s: %w", db.path, err)
+	}
 	return nil
 }
 

@@ -109,7 +109,10 @@ func createRun(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
 		nullNanos(run.StartedAt), nullNanos(run.FinishedAt), spec, env); err != nil {
 		return fmt.Errorf("insert run %s: %w", run.ID, err)
 	}
-	return insertTargets(ctx, tx, run)
+	if err := insertTargets(ctx, tx, run); err != nil {
+		return err
+	}
+	return saveSummary(ctx, tx, run)
 }
 
 func updateRun(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
@@ -142,6 +145,18 @@ func updateRun(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM run_seconds WHERE run_id = ?1
 		AND target NOT IN (SELECT target FROM run_targets WHERE run_id = ?1)`, run.ID); err != nil {
 		return fmt.Errorf("delete stale seconds of run %s: %w", run.ID, err)
+	}
+	return saveSummary(ctx, tx, run)
+}
+
+// saveSummary writes the run's summary beside it.
+func saveSummary(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
+	b, err := json.Marshal(run.Summary())
+	if err != nil {
+		return fmt.Errorf("encode summary of run %s: %w", run.ID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET summary = ? WHERE id = ?`, string(b), run.ID); err != nil {
+		return fmt.Errorf("save summary of run %s: %w", run.ID, err)
 	}
 	return nil
 }

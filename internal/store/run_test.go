@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -663,4 +664,79 @@ func fieldOf(err error) string {
 		return ""
 	}
 	return e.Field
+}
+
+// Listing reads summaries: each result's headline by its key, flags, and
+// the same filters and pages as FindRuns.
+func TestFindRunSummaries(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := context.Background()
+	full := fullRun("with-results")
+	full.Targets[0].Stages[0].Flags = []bench.Flag{{Kind: bench.FlagGeneratorBound, Reason: "send lag p99 9 ms"}}
+	if err := db.CreateRun(ctx, full); err != nil {
+		t.Fatal(err)
+	}
+	queued := &bench.Run{Name: "queued", Status: bench.RunQueued, Spec: bench.RunSpec{Targets: []string{"go"},
+		Cases: []bench.Case{{Name: "one-carrier", Target: "java-virtual"}}}}
+	if err := db.CreateRun(ctx, queued); err != nil {
+		t.Fatal(err)
+	}
+	got, next, err := db.FindRunSummaries(ctx, bench.RunFilter{Limit: 1})
+	if err != nil || len(got) != 1 || next == "" {
+		t.Fatalf("first page: %+v, %q, %v", got, next, err)
+	}
+	if s := got[0]; s.ID != queued.ID || len(s.Targets) != 1 || s.Targets[0].Key != "one-carrier" || s.Targets[0].Status != bench.TargetPending {
+		t.Errorf("queued run's summary %+v, want its case pending", s)
+	}
+	got, _, err = db.FindRunSummaries(ctx, bench.RunFilter{Limit: 1, Cursor: next})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("second page: %+v, %v", got, err)
+	}
+	s := got[0].Targets[0]
+	want := full.Targets[0].Total
+	if got[0].ID != full.ID || s.Throughput != want.Throughput || s.P99 != want.Latency.P99 || len(s.Flags) != 1 || s.Flags[0] != bench.FlagGeneratorBound {
+		t.Errorf("summary %+v, want the run's headline and its flag", got[0])
+	}
+	if only, _, _ := db.FindRunSummaries(ctx, bench.RunFilter{Name: "queued"}); len(only) != 1 || only[0].ID != queued.ID {
+		t.Errorf("name filter: %+v", only)
+	}
+	// An update rewrites the summary.
+	queued.Status = bench.RunCanceled
+	if err := db.UpdateRun(ctx, queued); err != nil {
+		t.Fatal(err)
+	}
+	if again, _, _ := db.FindRunSummaries(ctx, bench.RunFilter{Name: "queued"}); again[0].Status != bench.RunCanceled {
+		t.Errorf("summary not updated: %+v", again[0])
+	}
+}
+
+// Runs stored before summaries existed get theirs when the history is opened.
+func TestOldRunsAreSummarisedOnOpen(t *testing.T) {
+	path := t.TempDir() + "/history.db"
+	db := store.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	run := fullRun("old")
+	if err := db.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE runs SET summary = ''`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db = store.NewDB(path)
+	if err := db.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, _, err := db.FindRunSummaries(context.Background(), bench.RunFilter{})
+	if err != nil || len(got) != 1 || got[0].ID != run.ID || len(got[0].Targets) != len(run.Targets) {
+		t.Fatalf("summaries after reopening: %+v, %v", got, err)
+	}
 }
