@@ -104,3 +104,22 @@ func TestFanoutResponsesAreCounted(t *testing.T) {
 		t.Errorf("success %.2f, want 0.20", r)
 	}
 }
+
+// A think time that outlasts the profile ends with it: an iteration of
+// one request and a long sleep (seed 001's one fan-out per case) makes
+// its request and the attack still ends on time.
+func TestIterationThinkTimeEndsWithTheProfile(t *testing.T) {
+	srv := newServer(t, 0)
+	plan := iterationPlan(2, 1, requestStep(bench.Request{Endpoint: "light"}), sleepStep(time.Hour, 0))
+	began := time.Now()
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("the attack took %s; a 1 s profile should end within a moment of 1 s", took)
+	}
+	if st := res.Total; st.Requests != 2 || st.Iterations != 0 {
+		t.Errorf("%d requests, %d iterations; want one request per client and no finished iteration", st.Requests, st.Iterations)
+	}
+}

@@ -110,8 +110,9 @@ func (w *worker) closedClient(i int, sends *claimCounter) {
 // iterate runs the iteration once: its requests one after the other, its
 // think times between them (never counted as latency). A client that has
 // started an iteration finishes it, as k6 lets iterations finish when a
-// ramp lowers the virtual users, unless the profile ends or the attack is
-// cancelled. It reports false when the client should stop.
+// ramp lowers the virtual users, unless the profile ends (a request in
+// flight then comes back, a think time is cut) or the attack is cancelled.
+// It reports false when the client should stop.
 func (w *worker) iterate() bool {
 	a := w.a
 	for _, st := range a.reqs.steps {
@@ -120,7 +121,11 @@ func (w *worker) iterate() bool {
 			return false
 		}
 		if st.request < 0 {
-			if !w.sleepUntil(now + w.thinkTime(st)) {
+			// A think time that outlasts the profile ends the client now:
+			// it holds no request, and waiting would only stretch the
+			// attack past its end (the iteration does not count).
+			until := now + w.thinkTime(st)
+			if until >= a.sched.end || !w.sleepUntil(until) {
 				return false
 			}
 			continue
