@@ -62,6 +62,7 @@ var curated = map[string][]string{
 	// each, parked or not (targets/CONTRACT.md).
 	InflightRequests:                           {"thread"},
 	"jvm_threads_live_threads":                 nil,
+	"jvm_threads_peak_threads":                 nil, // the JVM's own peak since it started
 	"jvm_threads_states_threads":               {"state"},
 	"tomcat_threads_busy_threads":              nil,
 	"tomcat_threads_current_threads":           nil,

@@ -97,11 +97,17 @@ func (r *Recording) scrapeEvery(ctx context.Context, sc *scraper) {
 	}
 }
 
-// scrape takes one sample, within one interval, filed under the instant it
-// began.
+// scrapeTimeouts is how many intervals a scrape may take.
+const scrapeTimeouts = 3
+
+// scrape takes one sample, within scrapeTimeouts intervals, filed under the
+// instant it began.
 func (r *Recording) scrape(loop context.Context, sc *scraper) {
 	at := time.Now()
-	ctx, cancel := context.WithTimeout(loop, r.interval)
+	// A target whose pool is saturated serves its metrics endpoint from the
+	// same queue as the load (Tomcat): a late sample is worth more than a
+	// stage without any, so a scrape may take three intervals.
+	ctx, cancel := context.WithTimeout(loop, scrapeTimeouts*r.interval)
 	defer cancel()
 	text, samples, err := sc.scrape(ctx)
 	if loop.Err() != nil {
