@@ -35,6 +35,19 @@ func TestDecodeSpec(t *testing.T) {
 		{name: "InfiniteRate", body: `{"profile":{"stages":[{"duration":"1s","rate":1e400}]}}`, code: bench.EINVALID, field: "profile.stages[0].rate", detail: "finite"},
 		{name: "HugeDuration", body: `{"profile":{"stages":[{"duration":"9999999999h"}]}}`, code: bench.EINVALID, field: "profile.stages[0].duration", detail: "invalid duration"},
 		{name: "DuplicateKey", body: `{"name":"a","name":"b"}`, code: bench.EINVALID, detail: "appears twice"},
+		// null is not a value of any field but those the spec declares nullable
+		{name: "NullString", body: `{"targets":["go"],"java":{"gc":null}}`, code: bench.EINVALID, field: "java.gc", detail: "must not be null"},
+		{name: "NullObject", body: `{"targets":["go"],"limits":null}`, code: bench.EINVALID, field: "limits", detail: "must not be null"},
+		{name: "NullProfile", body: `{"targets":["go"],"profile":null}`, code: bench.EINVALID, field: "profile", detail: "must not be null"},
+		{name: "NullItem", body: `{"targets":[null]}`, code: bench.EINVALID, field: "targets[0]", detail: "must not be null"},
+		{name: "NullStage", body: `{"profile":{"stages":[{"duration":"1s"},null]}}`, code: bench.EINVALID, field: "profile.stages[1]", detail: "must not be null"},
+		{name: "NullParam", body: `{"workload":{"requests":[{"endpoint":"heavy","params":{"duration":null}}]}}`, code: bench.EINVALID,
+			field: "workload.requests[0].params.duration", detail: "must not be null"},
+		// a boolean is true or false, not 0 or 1 or "true"
+		{name: "NumberForBoolean", body: `{"targets":["go"],"warmup":{"disabled":0}}`, code: bench.EINVALID, field: "warmup.disabled", detail: "must be true or false, got 0"},
+		{name: "StringForBoolean", body: `{"profile":{"stages":[{"duration":"1s","ramp":"true"}]}}`, code: bench.EINVALID, field: "profile.stages[0].ramp", detail: "must be true or false"},
+		{name: "NullableRequests", body: `{"targets":["go"],"profile":"smoke","workload":{"requests":null}}`},
+		{name: "NullUnknownField", body: `{"targets":["go"],"colour":null}`, code: bench.EINVALID, field: "colour", detail: "unknown field"},
 		{name: "TabsAndEscapes", body: "{\n\t\"name\": \"caf\\u00e9 \\/ bar\",\n\t\"targets\": [\"go\"]\n}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

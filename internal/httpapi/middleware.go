@@ -84,6 +84,10 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// maxLoggedPath bounds the path an access log line quotes: a caller
+// cannot put a megabyte into every line.
+const maxLoggedPath = 256
+
 // accessLog logs one line per request once it is answered.
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,7 +100,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		s.log.LogAttrs(r.Context(), accessLevel(rec.status), "http request",
 			slog.String("requestId", requestIDFrom(r.Context())),
 			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
+			slog.String("path", clip(r.URL.Path, maxLoggedPath)),
 			slog.Int("status", rec.status),
 			slog.Int64("bytes", rec.bytes),
 			slog.Duration("duration", time.Since(start)),

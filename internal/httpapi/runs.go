@@ -16,7 +16,7 @@ import (
 
 // submitRun queues a run and answers 202 with its document and its URL.
 func (s *Server) submitRun(w http.ResponseWriter, r *http.Request) {
-	spec, err := decodeSpec(r)
+	spec, err := decodeSpec(r, s.spec.bodySchema(http.MethodPost, "/runs"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -80,7 +80,7 @@ func parseStatuses(values []string) ([]bench.RunStatus, error) {
 		for name := range strings.SplitSeq(v, ",") {
 			status := bench.RunStatus(strings.TrimSpace(name))
 			if !slices.Contains(bench.RunStatuses, status) {
-				return nil, bench.FieldErrorf("status", "unknown status %q", name)
+				return nil, bench.FieldErrorf("status", "unknown status %s", quoteClipped(name))
 			}
 			out = append(out, status)
 		}

@@ -23,7 +23,7 @@ func TestSubmitRun(t *testing.T) {
 		req := e.newRequest(t, "POST", "/runs", `{"name":"n","targets":["go","java-virtual"],"profile":"smoke",
 			"workload":{"requests":[{"endpoint":"heavy","params":{"duration":"200"},"weight":3}],"timeout":"5s"},
 			"warmup":{"disabled":true},"limits":{"cpus":1.5,"memoryMiB":512},
-			"java":{"tomcatMaxThreads":100,"virtualParallelism":2,"heapPercent":60,"gc":"ZGC","baseImage":"img"}}`)
+			"java":{"tomcatMaxThreads":100,"virtualParallelism":2,"heapPercent":60,"gc":"ZGC"}}`)
 		resp := e.send(t, req)
 		if got, want := resp.StatusCode, http.StatusAccepted; got != want {
 			t.Fatalf("status = %d, want %d: %s", got, want, resp.body)
@@ -38,7 +38,7 @@ func TestSubmitRun(t *testing.T) {
 				Timeout: bench.Duration(5 * time.Second)},
 			Warmup: bench.Warmup{Disabled: true},
 			Limits: bench.Limits{CPUs: 1.5, MemoryMiB: 512},
-			Java:   bench.JavaOptions{TomcatMaxThreads: 100, VirtualParallelism: 2, HeapPercent: 60, GC: "ZGC", BaseImage: "img"},
+			Java:   bench.JavaOptions{TomcatMaxThreads: 100, VirtualParallelism: 2, HeapPercent: 60, GC: "ZGC"},
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("submitted spec\n %+v\nwant\n %+v", got, want)

@@ -94,7 +94,7 @@ func parameterReason(re *openapi3filter.RequestError) string {
 	case errors.As(re.Err, &se):
 		return schemaReason(se)
 	case errors.As(re.Err, &pe) && pe.Value != nil && pe.Reason != "":
-		return fmt.Sprintf("%q is %s", fmt.Sprint(pe.Value), pe.Reason)
+		return fmt.Sprintf("%s is %s", quoteClipped(fmt.Sprint(pe.Value)), pe.Reason)
 	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
 		return "is required"
 	case re.Err != nil:
@@ -212,6 +212,9 @@ func formatReason(format string) string {
 func jsonPath(segments []string) string {
 	var b strings.Builder
 	for _, seg := range segments {
+		if seg == "" {
+			continue
+		}
 		if _, err := strconv.Atoi(seg); err == nil {
 			fmt.Fprintf(&b, "[%s]", seg)
 			continue
