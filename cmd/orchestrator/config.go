@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/client"
+	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/targets"
 )
@@ -22,6 +25,12 @@ type config struct {
 	Repo          string           `yaml:"repo"`
 	JavaBaseImage string           `yaml:"javaBaseImage"`
 	Guardrails    bench.Guardrails `yaml:"guardrails"`
+	// Token is the daemon's bearer token: serve requires it of every
+	// request, the CLI sends it to a daemon.
+	Token string `yaml:"token"`
+	// AllowedHosts are Host names the daemon answers besides its own
+	// (host:port, or host for any port).
+	AllowedHosts []string `yaml:"allowedHosts"`
 }
 
 // Environment variables the configuration reads.
@@ -32,7 +41,13 @@ const (
 	envAddr          = "THREADBENCH_ADDR"
 	envRepo          = "THREADBENCH_REPO"
 	envJavaBaseImage = "THREADBENCH_JAVA_BASE_IMAGE"
+	envToken         = "THREADBENCH_TOKEN"
+	envAllowedHosts  = "THREADBENCH_ALLOWED_HOSTS" // comma-separated
 )
+
+// minTokenLength is the shortest token the daemon takes: one that guards a
+// daemon reachable from the network must not be guessable.
+const minTokenLength = 16
 
 const defaultAddr = "127.0.0.1:8080"
 
@@ -45,15 +60,22 @@ func loadConfig(g *globalState, flags *pflag.FlagSet) (config, error) {
 			return cfg, err
 		}
 	}
-	for env, field := range map[string]*string{envDB: &cfg.DB, envServer: &cfg.Server, envAddr: &cfg.Addr, envRepo: &cfg.Repo, envJavaBaseImage: &cfg.JavaBaseImage} {
+	for env, field := range map[string]*string{envDB: &cfg.DB, envServer: &cfg.Server, envAddr: &cfg.Addr, envRepo: &cfg.Repo,
+		envJavaBaseImage: &cfg.JavaBaseImage, envToken: &cfg.Token} {
 		if v := g.getenv(env); v != "" {
 			*field = v
 		}
 	}
-	for name, field := range map[string]*string{"db": &cfg.DB, "server": &cfg.Server, "addr": &cfg.Addr, "java-base-image": &cfg.JavaBaseImage} {
+	if v := g.getenv(envAllowedHosts); v != "" {
+		cfg.AllowedHosts = splitList(v)
+	}
+	for name, field := range map[string]*string{"db": &cfg.DB, "server": &cfg.Server, "addr": &cfg.Addr, "java-base-image": &cfg.JavaBaseImage, "token": &cfg.Token} {
 		if flags.Changed(name) {
 			*field = flagString(flags, name)
 		}
+	}
+	if flags.Changed("allowed-host") {
+		cfg.AllowedHosts, _ = flags.GetStringSlice("allowed-host")
 	}
 	return cfg, cfg.Validate()
 }
@@ -86,7 +108,48 @@ func (c config) Validate() error {
 	if g.MaxRate <= 0 || g.MaxConcurrency <= 0 || g.MaxDuration <= 0 || g.MaxQueue <= 0 || g.MaxTimeout <= 0 {
 		return bench.FieldErrorf("guardrails", "every maximum must be positive, got %+v", g)
 	}
+	if err := validToken(c.Token); err != nil {
+		return err
+	}
+	for i, h := range c.AllowedHosts {
+		if !httpapi.ValidHost(h) {
+			return bench.FieldErrorf(fmt.Sprintf("allowedHosts[%d]", i), "must be host:port, or a host for any port, got %q", h)
+		}
+	}
 	return nil
+}
+
+// validToken checks a token: none, or one long enough not to be guessed,
+// of the characters a header carries as they are. The message never quotes it.
+func validToken(token string) error {
+	if token == "" {
+		return nil
+	}
+	if len(token) < minTokenLength {
+		return bench.FieldErrorf("token", "must be at least %d characters long (it has %d); openssl rand -hex 32 makes a good one", minTokenLength, len(token))
+	}
+	for _, c := range token {
+		if c < 0x21 || c > 0x7e {
+			return bench.FieldErrorf("token", "must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(v string) []string {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// newClient returns an API client for the configured daemon, with its token.
+func (c config) newClient() *client.Client {
+	return client.New(c.Server, client.WithToken(c.Token))
 }
 
 func flagString(flags *pflag.FlagSet, name string) string {

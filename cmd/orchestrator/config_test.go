@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -46,6 +47,7 @@ func TestConfigLayers(t *testing.T) {
 	defaults := config{DB: "/home/u/.local/share/threadbench/history.db", Addr: defaultAddr, Guardrails: bench.DefaultGuardrails}
 	fromA := config{DB: "/file-a.db", Server: "http://127.0.0.1:1001", Addr: "127.0.0.1:9001", Repo: "/repo-a",
 		JavaBaseImage: "jre:a", Guardrails: bench.DefaultGuardrails}
+	fileSecurity := tempFile(t, "s.yaml", "token: file-token-0123456789\nallowedHosts: [\"bench.lan:8080\", \"[::1]\"]\n")
 	edit := func(c config, f func(*config)) config { f(&c); return c }
 	for _, tt := range []struct {
 		name string
@@ -84,13 +86,26 @@ func TestConfigLayers(t *testing.T) {
 		// Guardrails the file leaves out keep their defaults.
 		{"PartialGuardrails", map[string]string{"HOME": "/home/u"}, []string{"--config", "testdata/config/maxrate-100.yaml"},
 			edit(defaults, func(c *config) { c.Guardrails.MaxRate = 100 })},
+		// The token and the allowed hosts, from the file...
+		{"TokenAndHostsFromFile", map[string]string{"HOME": "/home/u"}, []string{"--config", fileSecurity},
+			edit(defaults, func(c *config) {
+				c.Token, c.AllowedHosts = "file-token-0123456789", []string{"bench.lan:8080", "[::1]"}
+			})},
+		// ...from the environment over the file (hosts comma-separated)...
+		{"TokenAndHostsFromEnv", map[string]string{"HOME": "/home/u", envConfig: fileSecurity, envToken: "env-token-0123456789",
+			envAllowedHosts: "a.lan, b.lan:1"}, nil,
+			edit(defaults, func(c *config) { c.Token, c.AllowedHosts = "env-token-0123456789", []string{"a.lan", "b.lan:1"} })},
+		// ...and from flags over both; --allowed-host repeats.
+		{"TokenAndHostsFromFlags", map[string]string{"HOME": "/home/u", envConfig: fileSecurity, envToken: "env-token-0123456789",
+			envAllowedHosts: "a.lan"}, []string{"--token", "flag-token-0123456789", "--allowed-host", "c.lan", "--allowed-host", "d.lan:2"},
+			edit(defaults, func(c *config) { c.Token, c.AllowedHosts = "flag-token-0123456789", []string{"c.lan", "d.lan:2"} })},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := configFor(t, tt.env, tt.args...)
 			if err != nil {
 				t.Fatalf("loadConfig: %v", err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -123,6 +138,14 @@ func TestConfigErrors(t *testing.T) {
 		{"Guardrail", nil, []string{"--config", tempFile(t, "g.yaml", "guardrails: {maxRate: -1}\n")}, "guardrails", "every maximum must be positive"},
 		// An empty database path.
 		{"NoDB", map[string]string{"HOME": "/home/u"}, []string{"--db", ""}, "db", "no database path"},
+		// A token short enough to guess; the message does not quote it.
+		{"ShortToken", map[string]string{envToken: "abc123"}, nil, "token", "at least 16 characters"},
+		// A token a header cannot carry as it is.
+		{"TokenWithSpace", nil, []string{"--token", "0123456789 abcdef"}, "token", "printable ASCII"},
+		// An allowed host that is a URL.
+		{"HostURL", map[string]string{envAllowedHosts: "ok.lan,http://bench.lan"}, nil, "allowedHosts[1]", "must be host:port"},
+		// ...or has a path.
+		{"HostPath", nil, []string{"--allowed-host", "bench.lan/x"}, "allowedHosts[0]", `got "bench.lan/x"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := configFor(t, tt.env, tt.args...)
@@ -135,6 +158,9 @@ func TestConfigErrors(t *testing.T) {
 			}
 			if !strings.Contains(be.Error(), tt.want) {
 				t.Errorf("error %q lacks %q", be.Error(), tt.want)
+			}
+			if tt.field == "token" && strings.Contains(be.Error(), "abc123") {
+				t.Errorf("error %q quotes the token", be.Error())
 			}
 		})
 	}
@@ -209,6 +235,35 @@ func TestConfigLayersCLI(t *testing.T) {
 		}
 		if _, err := os.Stat(db); !os.IsNotExist(err) {
 			t.Errorf("local history %s opened although a daemon was named (err %v)", db, err)
+		}
+	})
+	// The CLI sends the configured token to the daemon, and none without one.
+	t.Run("Token", func(t *testing.T) {
+		var got atomic.Value
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got.Store(r.Header.Get("Authorization"))
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"runs": []}`))
+		}))
+		t.Cleanup(srv.Close)
+		for _, tt := range []struct {
+			name string
+			env  map[string]string
+			want string
+		}{
+			{"FromEnv", map[string]string{envServer: srv.URL, envToken: "env-token-0123456789"}, "Bearer env-token-0123456789"},
+			{"FromFile", map[string]string{envServer: srv.URL, envConfig: tempFile(t, "t.yaml", "token: file-token-0123456789\n")},
+				"Bearer file-token-0123456789"},
+			{"None", map[string]string{envServer: srv.URL}, ""},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				got.Store("unset")
+				code, _, stderr := run(t, tt.env, "runs", "list")
+				mustOK(t, code, stderr)
+				if got.Load() != tt.want {
+					t.Errorf("Authorization = %q, want %q", got.Load(), tt.want)
+				}
+			})
 		}
 	})
 	for _, tt := range []struct {

@@ -28,7 +28,7 @@ var (
 // openHistory opens the daemon client or the local store the config names.
 func openHistory(cfg config) (history, error) {
 	if cfg.Server != "" {
-		return client.New(cfg.Server), nil
+		return cfg.newClient(), nil
 	}
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {

@@ -17,7 +17,7 @@ import (
 // Ctrl-C asks whether to cancel the run on the daemon (without a terminal
 // to ask on, it cancels); answering no detaches and leaves the run going.
 func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool) error {
-	c := client.New(cfg.Server)
+	c := cfg.newClient()
 	run, err := c.Submit(context.WithoutCancel(g.ctx), spec)
 	if err != nil {
 		return err

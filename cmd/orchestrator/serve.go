@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,7 +31,11 @@ func newServeCmd(g *globalState) *cobra.Command {
 		Short: "Run the daemon: the REST API of api/openapi.yaml in front of a run queue",
 		Long: "Serve the REST API (GET /openapi.yaml describes it). Runs execute one at a time, first in first out.\n" +
 			"On SIGINT/SIGTERM the running run is cancelled and its container removed; queued runs stay queued\n" +
-			"for the next start. On start, runs a killed daemon left running are marked interrupted.",
+			"for the next start. On start, runs a killed daemon left running are marked interrupted.\n\n" +
+			"The daemon answers only requests addressed to its own names (its address, 127.0.0.1, localhost\n" +
+			"and [::1] with its port, and --allowed-host), and refuses requests of other web sites to change\n" +
+			"anything. With --token every request must carry Authorization: Bearer <token>; listening on\n" +
+			"anything but a loopback address requires one.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(g, cmd.Flags())
@@ -42,18 +47,23 @@ func newServeCmd(g *globalState) *cobra.Command {
 	}
 	cmd.Flags().String("addr", defaultAddr, "address to listen on (env "+envAddr+")")
 	cmd.Flags().String("java-base-image", "", "Java: default JRE base image")
+	cmd.Flags().String("token", "", "bearer token every request must carry; required beyond loopback (env "+envToken+", which keeps it out of ps)")
+	cmd.Flags().StringSlice("allowed-host", nil, "another Host the API answers to: host:port, or host for any port (repeatable; env "+envAllowedHosts+")")
 	return cmd
 }
 
 // serve runs the daemon until g.ctx is done. It prints the address it
 // listens on (useful with port 0) before serving.
 func serve(g *globalState, cfg config) error {
+	if err := checkExposure(cfg); err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewJSONHandler(g.stderr, nil))
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return bench.Errorf(bench.EINVALID, "listen on %s: %v", cfg.Addr, err)
 	}
-	d, err := openDaemon(g, cfg, logger)
+	d, err := openDaemon(g, cfg, ownHosts(cfg.Addr, ln.Addr(), cfg.AllowedHosts), logger)
 	if err != nil {
 		ln.Close()
 		return err
@@ -82,6 +92,46 @@ func serve(g *globalState, cfg config) error {
 		return err
 	}
 	return nil
+}
+
+// checkExposure refuses to serve beyond this machine without a token:
+// anyone who can reach the port could otherwise run and delete runs.
+func checkExposure(cfg config) error {
+	if cfg.Token != "" || isLoopback(cfg.Addr) {
+		return nil
+	}
+	return bench.FieldErrorf("token", "--addr %s listens beyond this machine (not a loopback address); "+
+		"give the daemon a token (%s, --token, or token in the config file) so that only its holders can drive it, "+
+		"or listen on 127.0.0.1", cfg.Addr, envToken)
+}
+
+// isLoopback reports whether a listen address is on loopback only:
+// localhost or a loopback IP. No host (":8080") is every interface.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ownHosts are the Host header values the API answers to: the listen
+// address as given and the loopback names, with the port it listens on
+// (the real one when it was given as 0), and the configured extras.
+func ownHosts(given string, listening net.Addr, extra []string) []string {
+	_, port, err := net.SplitHostPort(listening.String())
+	if err != nil {
+		return extra // not TCP: only what was configured
+	}
+	hosts := []string{net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("localhost", port), net.JoinHostPort("::1", port)}
+	if host, _, err := net.SplitHostPort(given); err == nil && host != "" {
+		hosts = append(hosts, net.JoinHostPort(host, port))
+	}
+	return append(hosts, extra...)
 }
 
 // streamGrace is how long open requests get to end by themselves once the
@@ -123,13 +173,20 @@ type daemon struct {
 	api   *httpapi.Server
 }
 
-func openDaemon(g *globalState, cfg config, logger *slog.Logger) (*daemon, error) {
+// serveRunDeps makes the parts that execute the daemon's runs: the Docker
+// runtime and the load engine. The conformance build replaces it with a
+// stand-in (standin_conformance.go).
+var serveRunDeps = func(g *globalState, cfg config, db *store.DB) (*runDeps, error) {
+	return newRunDeps(g, cfg, db, true)
+}
+
+func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger) (*daemon, error) {
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {
 		return nil, bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
 	}
 	d := &daemon{db: db}
-	deps, err := newRunDeps(g, cfg, db, true)
+	deps, err := serveRunDeps(g, cfg, db)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -152,8 +209,10 @@ func openDaemon(g *globalState, cfg config, logger *slog.Logger) (*daemon, error
 		Compare: func(base, head *bench.Run, threshold float64) bench.Comparison {
 			return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
 		},
-		Gatherer: reg,
-		Logger:   logger,
+		Gatherer:     reg,
+		Logger:       logger,
+		AllowedHosts: hosts,
+		Token:        cfg.Token,
 	})
 	if err == nil {
 		err = d.queue.Open(g.ctx)

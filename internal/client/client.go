@@ -21,13 +21,39 @@ import (
 
 // Client is a daemon's API client.
 type Client struct {
-	base string
-	hc   *http.Client
+	base  string
+	token string
+	hc    *http.Client
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithToken makes the client send the daemon's bearer token with every
+// request; an empty token sends none.
+func WithToken(token string) Option {
+	return func(c *Client) { c.token = token }
 }
 
 // New returns a client for the daemon at baseURL (e.g. http://127.0.0.1:8080).
-func New(baseURL string) *Client {
-	return &Client{base: strings.TrimRight(baseURL, "/"), hc: &http.Client{}}
+func New(baseURL string, options ...Option) *Client {
+	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: &http.Client{}}
+	for _, o := range options {
+		o(c)
+	}
+	return c
+}
+
+// newRequest makes a request to the daemon, with the token when there is one.
+func (c *Client) newRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return nil, bench.Errorf(bench.EINVALID, "bad daemon URL %q: %v", c.base, err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
 }
 
 // Close releases nothing; it lets a Client stand where a store does.
@@ -104,9 +130,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	req, err := c.newRequest(ctx, method, path, rd)
 	if err != nil {
-		return bench.Errorf(bench.EINVALID, "bad daemon URL %q: %v", c.base, err)
+		return err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -137,5 +163,8 @@ func problemError(resp *http.Response) error {
 		p.Detail = fmt.Sprintf("daemon answered %s", resp.Status)
 	}
 	p.Status = resp.StatusCode
+	if resp.StatusCode == http.StatusUnauthorized {
+		p.Detail += "; give the CLI the daemon's token (THREADBENCH_TOKEN, or token in the config file)"
+	}
 	return p.Err()
 }

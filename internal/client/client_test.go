@@ -127,3 +127,50 @@ func TestEventsReadsTheStream(t *testing.T) {
 		t.Errorf("final run %+v, want succeeded", final)
 	}
 }
+
+// TestToken checks that a client with a token sends it on every request,
+// event streams included, and that one without sends none.
+func TestToken(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("Authorization"))
+		if strings.HasSuffix(r.URL.Path, "/events") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"runs":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		c     *client.Client
+		wants string
+	}{
+		{"WithToken", client.New(srv.URL, client.WithToken("tb-0123456789abcdef")), "Bearer tb-0123456789abcdef"},
+		{"Without", client.New(srv.URL), ""},
+		{"EmptyToken", client.New(srv.URL, client.WithToken("")), ""},
+	} {
+		got = nil
+		_, _, _ = tt.c.FindRuns(ctx, bench.RunFilter{})
+		_ = tt.c.Events(ctx, "r1", func(client.Message) error { return nil })
+		if len(got) != 2 || got[0] != tt.wants || got[1] != tt.wants {
+			t.Errorf("%s: Authorization sent %q, want %q twice", tt.name, got, tt.wants)
+		}
+	}
+}
+
+// TestUnauthorizedSaysWhereTheTokenGoes checks the hint a 401 gets.
+func TestUnauthorizedSaysWhereTheTokenGoes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"status":401,"detail":"this daemon requires a token","field":"Authorization"}`)
+	}))
+	t.Cleanup(srv.Close)
+	_, err := client.New(srv.URL).FindRunByID(context.Background(), "r1")
+	if err == nil || !strings.Contains(err.Error(), "requires a token") || !strings.Contains(err.Error(), "THREADBENCH_TOKEN") {
+		t.Errorf("error %v, want the daemon's detail and where the CLI takes its token from", err)
+	}
+}

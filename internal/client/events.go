@@ -22,7 +22,7 @@ type Message struct {
 // Events follows a run's progress until the daemon ends the stream (the run
 // ended) or ctx is done. handle is called for each message in order.
 func (c *Client) Events(ctx context.Context, id string, handle func(Message) error) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/runs/"+url.PathEscape(id)+"/events", nil)
+	req, err := c.newRequest(ctx, http.MethodGet, "/runs/"+url.PathEscape(id)+"/events", nil)
 	if err != nil {
 		return err
 	}
