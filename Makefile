@@ -42,6 +42,12 @@ java-test:
 integration: docker-up
 	$(GO) test -count=1 -p 1 -tags integration -timeout $(INTEGRATION_TIMEOUT) ./...
 
+## conformance: schemathesis (pinned, from PyPI into .build/venv) fuzzes the daemon's API against api/openapi.yaml,
+## with runs executed by a stand-in (no Docker); about two minutes, 0 server errors and 0 schema violations
+.PHONY: conformance
+conformance:
+	GO=$(GO) bash scripts/conformance.sh
+
 ## demo: on a fresh machine, bring the engine up, build the three targets and compare them under load
 demo: docker-up build
 	./bin/orchestrator targets build
