@@ -21,8 +21,8 @@ build:
 docker-up:
 	bash scripts/docker-up.sh
 
-## test: everything: static checks, Go unit tests, the Java targets' JUnit tests, integration tests on the real engine
-test: lint unit java-test integration
+## test: everything: static checks, Go unit tests, the Java targets' JUnit tests, integration tests on the real engine, the API's conformance
+test: lint unit java-test integration conformance
 
 ## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block), with and without the integration tag; the CLI builds for macOS too
 lint:
