@@ -266,8 +266,14 @@ func (d decoder) fail(n *node, path, format string, args ...any) error {
 
 func (d decoder) decode(n *node, v reflect.Value, path string) error {
 	if n.kind == nodeNull {
-		v.SetZero()
-		return nil
+		// null stands for "left out" only where a field may be left out
+		// by having no value: a list, a map, an optional object.
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+			v.SetZero()
+			return nil
+		}
+		return d.fail(n, path, "must not be null (leave the field out instead)")
 	}
 	if td, ok := v.Addr().Interface().(textDecoder); ok && (n.kind == nodeScalar || v.Kind() != reflect.Struct) {
 		if n.kind != nodeScalar || !n.str {
@@ -363,8 +369,8 @@ func (d decoder) decodeScalar(n *node, v reflect.Value, path string) error {
 		v.SetString(n.text)
 		return nil
 	case reflect.Bool:
-		b, err := strconv.ParseBool(n.text)
-		if n.str || err != nil {
+		b, ok := map[string]bool{"true": true, "True": true, "TRUE": true, "false": false, "False": false, "FALSE": false}[n.text]
+		if n.str || !ok {
 			return d.fail(n, path, "must be true or false, got %s", n.describe())
 		}
 		v.SetBool(b)

@@ -152,3 +152,25 @@ func TestStageResourcesLegacyDocument(t *testing.T) {
 		t.Error("a figure the legacy document did not have appeared")
 	}
 }
+
+// null means "left out" only where a value may be missing; booleans are
+// true or false, not numbers or words.
+func TestDecodeNullAndBooleans(t *testing.T) {
+	for _, tt := range []struct{ doc, field, says string }{
+		{`{"name": null}`, "name", "must not be null"},
+		{`{"warmup": {"disabled": 1}}`, "warmup.disabled", "true or false"},
+		{`{"warmup": {"disabled": "true"}}`, "warmup.disabled", "true or false"},
+		{"warmup:\n  disabled: yes\n", "warmup.disabled", "true or false"},
+		{`{"profile": {"stages": [{"duration": "5s", "rate": null}]}}`, "profile.stages[0].rate", "must not be null"},
+	} {
+		_, err := bench.DecodeSpec([]byte(tt.doc), "x")
+		var e *bench.Error
+		if !asError(err, &e) || e.Field != tt.field || !strings.Contains(e.Message, tt.says) {
+			t.Errorf("%s: %v, want %s saying %q", tt.doc, err, tt.field, tt.says)
+		}
+	}
+	spec, err := bench.DecodeSpec([]byte(`{"targets": null, "workload": {"requests": null}, "warmup": {"disabled": true}}`), "x")
+	if err != nil || spec.Targets != nil || !spec.Warmup.Disabled {
+		t.Errorf("nullable fields: %+v, %v", spec, err)
+	}
+}

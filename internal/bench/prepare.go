@@ -73,6 +73,9 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	if err := casesToTargets(spec); err != nil {
 		return err
 	}
+	if err := checkProfileWorkload(spec.Profile); err != nil {
+		return err
+	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
 		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkWorkload, checkWarmup, checkTotal, checkLimits, checkJava, checkDownstream,
@@ -102,6 +105,35 @@ func (g Guardrails) withDefaults() Guardrails {
 		g.MaxTimeout = d.MaxTimeout
 	}
 	return g
+}
+
+// checkProfileWorkload checks the workload a written-out profile carries,
+// used or not: it is stored with the run and must read back as valid.
+func checkProfileWorkload(p Profile) error {
+	if p.Scale < 0 || math.IsNaN(p.Scale) {
+		return FieldErrorf("profile.scale", "must not be negative, got %g", p.Scale)
+	}
+	if p.Workload == nil {
+		return nil
+	}
+	w := *p.Workload
+	w.Requests = cloneRequests(w.Requests)
+	w.applyDefaults()
+	probe := RunSpec{Workload: w, Profile: Profile{Model: p.Model}}
+	for i, r := range w.Requests {
+		if err := checkRequest(r, fmt.Sprintf("workload.requests[%d]", i)); err != nil {
+			return prefixField(err, "profile.")
+		}
+	}
+	if len(w.Iteration) > 0 {
+		if probe.Profile.Model == "" {
+			probe.Profile.Model = ModelClosed
+		}
+		if err := checkIteration(w, probe.Profile.Model); err != nil {
+			return prefixField(err, "profile.")
+		}
+	}
+	return nil
 }
 
 // resolveProfile replaces a profile given by name only with the built-in.

@@ -410,3 +410,20 @@ func TestPrepareImages(t *testing.T) {
 		})
 	}
 }
+
+// A written-out profile's own workload is checked even when the spec's
+// replaces it: it is stored with the run (found by schemathesis).
+func TestPrepareProfileWorkload(t *testing.T) {
+	spec := validSpec()
+	spec.Profile.Workload = &bench.Workload{Requests: []bench.Request{{Endpoint: "light", Weight: -1}}}
+	err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+	var e *bench.Error
+	if !asError(err, &e) || e.Field != "profile.workload.requests[0].weight" {
+		t.Errorf("Prepare = %v, want a fault in profile.workload.requests[0].weight", err)
+	}
+	spec = validSpec()
+	spec.Profile.Scale = -1
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); !asError(err, &e) || e.Field != "profile.scale" {
+		t.Errorf("negative scale: %v", err)
+	}
+}
