@@ -2,11 +2,14 @@ package bench
 
 import "time"
 
-// DefaultNoiseThreshold is the relative change, in percent, under which a
-// compared figure is "within noise" unless the user sets another.
+// DefaultNoiseThreshold is the smallest relative change, in percent, that
+// a comparison calls better or worse unless the user sets another: the
+// minimum effect a user cares about. A change must also be significant.
 const DefaultNoiseThreshold = 5.0
 
-// Verdicts of a compared figure.
+// Verdicts of a compared figure: VerdictBetter, VerdictWorse, or
+// VerdictNoDifference (report.go). VerdictNoise is what comparisons said
+// before they were tested for significance.
 const (
 	VerdictBetter = "better"
 	VerdictWorse  = "worse"
@@ -19,7 +22,8 @@ type Comparison struct {
 	Base           RunRef             `json:"base"`
 	Head           RunRef             `json:"head"`
 	Warnings       []string           `json:"warnings,omitempty"` // e.g. the specs differ
-	NoiseThreshold float64            `json:"noiseThreshold"`     // percent change under which a figure is "within noise"
+	NoiseThreshold float64            `json:"noiseThreshold"`     // percent change under which no figure is better or worse
+	Alpha          float64            `json:"alpha,omitempty"`    // significance level of the tests
 	Targets        []TargetComparison `json:"targets"`
 	OnlyInBase     []string           `json:"onlyInBase,omitempty"`
 	OnlyInHead     []string           `json:"onlyInHead,omitempty"`
@@ -50,14 +54,16 @@ type StageComparison struct {
 }
 
 // MetricDelta is one figure in both runs. Change is the relative change in
-// percent, (head - base) / base * 100; Verdict says whether that is better,
-// worse, or within the noise threshold, given HigherIsBetter.
+// percent, (head - base) / base * 100; Verdict says whether that is better
+// or worse, given HigherIsBetter, or no significant difference: Test is the
+// test behind it.
 type MetricDelta struct {
-	Name           string  `json:"name"` // throughput, p50, p90, p95, p99, max, errorRate...
-	Unit           string  `json:"unit"` // req/s, ms, %
-	Base           float64 `json:"base"`
-	Head           float64 `json:"head"`
-	Change         float64 `json:"change"`
-	HigherIsBetter bool    `json:"higherIsBetter"`
-	Verdict        string  `json:"verdict"`
+	Name           string        `json:"name"` // throughput, p50, p90, p95, p99, max, errorRate...
+	Unit           string        `json:"unit"` // req/s, ms, %
+	Base           float64       `json:"base"`
+	Head           float64       `json:"head"`
+	Change         float64       `json:"change"`
+	HigherIsBetter bool          `json:"higherIsBetter"`
+	Verdict        string        `json:"verdict"`
+	Test           *Significance `json:"test,omitempty"`
 }

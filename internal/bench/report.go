@@ -159,7 +159,9 @@ type Rank struct {
 
 // RankEntry is one subject's place in a Rank. Place follows the value; Same
 // is true when the difference from the entry above is not significant or
-// below the minimum effect, as VsAbove says.
+// below the minimum effect, as VsAbove says. VsAbove is absent for the
+// first entry and where no test could be made (one round over stages of
+// different loads: the stages are tested instead).
 type RankEntry struct {
 	Label    string        `json:"label"`
 	Place    int           `json:"place"`
