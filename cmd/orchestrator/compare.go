@@ -20,7 +20,11 @@ func newCompareCmd(g *globalState) *cobra.Command {
 		Use:   "compare BASE HEAD",
 		Short: "Compare two runs target by target: throughput, latency percentiles, errors, resources",
 		Long: "Compare two runs target by target. Percentiles are recomputed from the stored histograms.\n" +
-			"With --fail-on-regression PCT the command exits with code 3 when any figure is worse by more than PCT percent.",
+			"A figure is better or worse only when the runs differ significantly (Mann-Whitney U at alpha 0.05\n" +
+			"on per-round values, or on batch means of per-second values when a run has one round) and by at\n" +
+			"least --threshold percent; otherwise there is no significant difference (p = ..., n = ...).\n" +
+			"With --fail-on-regression PCT the command exits with code 3 when any figure is significantly\n" +
+			"worse by more than PCT percent.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if failOnPct < 0 || threshold < 0 {
@@ -49,7 +53,7 @@ func newCompareCmd(g *globalState) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", report.FormatTable, "table, markdown or json")
-	f.Float64Var(&threshold, "threshold", bench.DefaultNoiseThreshold, "changes smaller than this percentage are within noise")
-	f.Float64Var(&failOnPct, "fail-on-regression", 0, "exit with code 3 when a figure is worse by more than this percentage")
+	f.Float64Var(&threshold, "threshold", bench.DefaultNoiseThreshold, "minimum effect in percent: smaller changes are never better or worse")
+	f.Float64Var(&failOnPct, "fail-on-regression", 0, "exit with code 3 when a figure is significantly worse by more than this percentage")
 	return cmd
 }

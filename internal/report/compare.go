@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/stats"
 )
 
 // Figure names and units of the MetricDeltas Compare produces.
@@ -29,16 +30,22 @@ const (
 
 // CompareOptions tune Compare.
 type CompareOptions struct {
-	// NoiseThreshold is the change, in percent, under which a figure is
-	// "within noise". Zero or less means bench.DefaultNoiseThreshold.
+	// NoiseThreshold is the smallest change, in percent, that a verdict
+	// calls better or worse: the least a user cares about. Zero or less
+	// means bench.DefaultNoiseThreshold.
 	NoiseThreshold float64
 }
 
-// Compare compares every target present in both runs: the whole attack, each
-// stage when the two profiles have the same shape, and resource use. Latency
-// percentiles are recomputed from the stored histograms. Differences that make
-// the comparison doubtful (specs, environments, failed targets, missing
-// histograms) are compared anyway and listed in Warnings.
+// Compare compares every label (target, or case) present in both runs: the
+// whole attack, each stage when the two profiles have the same shape, and
+// resource use. Latency percentiles are recomputed from the stored
+// histograms. A figure is better or worse only when the two runs differ
+// significantly (stats.Verdict: Mann-Whitney U at alpha 0.05 on per-round
+// values, or on batch means of per-second values when either run has one
+// round) and by at least the noise threshold; otherwise there is no
+// significant difference. Differences that make the comparison doubtful
+// (specs, environments, failed targets, missing histograms) are compared
+// anyway and listed in Warnings.
 func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 	threshold := opts.NoiseThreshold
 	if threshold <= 0 {
@@ -48,6 +55,7 @@ func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 		Base:           refOf(base),
 		Head:           refOf(head),
 		NoiseThreshold: threshold,
+		Alpha:          stats.DefaultAlpha,
 		Targets:        []bench.TargetComparison{},
 	}
 	c.Warnings = runWarnings(base, head)
@@ -56,69 +64,90 @@ func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 		c.Warnings = append(c.Warnings, "stages were not compared: "+why)
 	}
 	n := &notes{}
-	for i := range base.Targets {
-		bt := &base.Targets[i]
-		ht := head.Target(bt.Key())
-		if ht == nil {
-			c.OnlyInBase = append(c.OnlyInBase, bt.Key())
+	ba, ha := newAnalysis(base, threshold), newAnalysis(head, threshold)
+	for _, bs := range ba.subjects {
+		hs := ha.subject(bs.info.Label)
+		if hs == nil {
+			c.OnlyInBase = append(c.OnlyInBase, bs.info.Label)
 			continue
 		}
-		tc := targetComparer{target: bt.Key(), threshold: threshold, notes: n}
-		c.Targets = append(c.Targets, tc.compare(bt, ht, withStages))
+		tc := targetComparer{target: bs.info.Label, threshold: threshold, notes: n,
+			base: side{"base", ba, bs, resultsOf(base, bs.info.Label)},
+			head: side{"head", ha, hs, resultsOf(head, hs.info.Label)}}
+		c.Targets = append(c.Targets, tc.compare(withStages))
 	}
-	for _, ht := range head.Targets {
-		if base.Target(ht.Key()) == nil {
-			c.OnlyInHead = append(c.OnlyInHead, ht.Key())
+	for _, hs := range ha.subjects {
+		if ba.subject(hs.info.Label) == nil {
+			c.OnlyInHead = append(c.OnlyInHead, hs.info.Label)
 		}
 	}
 	c.Warnings = append(c.Warnings, n.lines()...)
 	return c
 }
 
+// resultsOf returns every round of a label in a run.
+func resultsOf(r *bench.Run, label string) []*bench.TargetResult {
+	var out []*bench.TargetResult
+	for i := range r.Targets {
+		if r.Targets[i].Label() == label {
+			out = append(out, &r.Targets[i])
+		}
+	}
+	return out
+}
+
 func refOf(r *bench.Run) bench.RunRef {
 	return bench.RunRef{ID: r.ID, Name: r.Name, Status: r.Status, CreatedAt: r.CreatedAt}
 }
 
-// newDelta compares one figure. Change is relative, in percent, except from a
-// zero base, where a relative change would be infinite: there it is the
+// delta compares one figure, from its value in each run and the samples
+// its test rests on. Change is relative, in percent, except from a zero
+// base, where a relative change would be infinite: there it is the
 // absolute difference in the figure's unit (percentage points for
 // percentages).
-func newDelta(name, unit string, base, head float64, higherIsBetter bool, threshold float64) bench.MetricDelta {
+func (tc targetComparer) delta(name, unit string, base, head float64, higherIsBetter bool, baseSamples, headSamples []float64, kind string) bench.MetricDelta {
 	d := bench.MetricDelta{Name: name, Unit: unit, Base: base, Head: head, HigherIsBetter: higherIsBetter}
 	if base == 0 {
 		d.Change = head - base
 	} else {
 		// Multiplying before dividing keeps exact inputs exact, so that a
-		// change of exactly the threshold is not "within noise" by rounding.
+		// change of exactly the threshold is not under it by rounding.
 		d.Change = (head - base) * 100 / math.Abs(base)
 	}
-	d.Verdict = verdict(d, threshold)
+	_, test, _ := stats.Verdict(baseSamples, headSamples, higherIsBetter, 0, tc.base.a.alpha)
+	sig := toSignificance(test, kind)
+	d.Test = &sig
+	within := math.Abs(d.Change) < tc.threshold
+	if base == 0 && unit != unitPercent {
+		within = head == 0
+	}
+	d.Verdict = decide(test, baseSamples, headSamples, base, head, higherIsBetter, within)
 	return d
 }
 
-// verdict says whether a figure got better, worse, or stayed within the noise
-// threshold. Percentages from a zero base are judged in percentage points;
-// other figures from a zero base change by more than any threshold.
-func verdict(d bench.MetricDelta, threshold float64) string {
-	within := math.Abs(d.Change) < threshold
-	if d.Base == 0 && d.Unit != unitPercent {
-		within = d.Head == 0
+// decide is a verdict: better or worse only when the test is significant,
+// the figures moved by at least the minimum effect (within is false), and
+// the values the test rests on moved the same way as the figures.
+func decide(test stats.Test, baseSamples, headSamples []float64, base, head float64, higherIsBetter, within bool) string {
+	if !test.Significant || within || head == base {
+		return bench.VerdictNoDifference
 	}
-	switch {
-	case within:
-		return bench.VerdictNoise
-	case (d.Head > d.Base) == d.HigherIsBetter:
+	up := head > base
+	if samplesUp := medianOf(headSamples) > medianOf(baseSamples); samplesUp != up {
+		return bench.VerdictNoDifference
+	}
+	if up == higherIsBetter {
 		return bench.VerdictBetter
-	default:
-		return bench.VerdictWorse
 	}
+	return bench.VerdictWorse
 }
 
 // Regressions lists every figure of c, whole attack, stages and resources,
-// that got worse by more than pct percent (percentage points for a
-// percentage from a zero base; any worsening for other figures from a zero
-// base), e.g. "go p99 +12.3% (105.2 ms -> 118.1 ms)". It ignores the noise
-// threshold: pct is the caller's own tolerance.
+// that got significantly worse (its test significant at the comparison's
+// alpha) by more than pct percent (percentage points for a percentage from
+// a zero base; any worsening for other figures from a zero base), e.g. "go
+// p99 +12.3% (105.2 ms -> 118.1 ms; p < 0.001, n = 10+10)". pct is the
+// caller's own tolerance, apart from the noise threshold.
 func Regressions(c bench.Comparison, pct float64) []string {
 	var found []string
 	for _, t := range c.Targets {
@@ -134,15 +163,15 @@ func Regressions(c bench.Comparison, pct float64) []string {
 func appendRegressions(found []string, scope string, deltas []bench.MetricDelta, pct float64) []string {
 	for _, d := range deltas {
 		if isRegression(d, pct) {
-			found = append(found, fmt.Sprintf("%s %s %s (%s -> %s)", scope, d.Name, change(d),
-				valueWithUnit(d.Base, d.Unit), valueWithUnit(d.Head, d.Unit)))
+			found = append(found, fmt.Sprintf("%s %s %s (%s -> %s; %s)", scope, d.Name, change(d),
+				valueWithUnit(d.Base, d.Unit), valueWithUnit(d.Head, d.Unit), testString(*d.Test)))
 		}
 	}
 	return found
 }
 
 func isRegression(d bench.MetricDelta, pct float64) bool {
-	if d.Head == d.Base || (d.Head > d.Base) == d.HigherIsBetter {
+	if d.Test == nil || !d.Test.Significant || d.Head == d.Base || (d.Head > d.Base) == d.HigherIsBetter {
 		return false
 	}
 	if d.Base == 0 && d.Unit != unitPercent {

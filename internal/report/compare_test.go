@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
@@ -59,40 +60,157 @@ func totals(successes int64, throughput float64) bench.Stats {
 	return bench.Stats{Requests: 1000, Successes: successes, Throughput: throughput}
 }
 
+// holdRun is a run whose go target held one open stage of one second per
+// value of perSecond (its throughput in that second), with failed[i]
+// requests failing in second i out of 1000 sent; the stage's and the
+// whole attack's throughput and error rate are those of all its seconds.
+func holdRun(id string, perSecond []float64, failed []int64) *bench.Run {
+	spec := openSpec()
+	spec.Profile.Stages = []bench.Stage{{Name: "hold", Duration: bench.Duration(time.Duration(len(perSecond)) * time.Second), Rate: 1000}}
+	var total bench.Stats
+	var seconds []bench.Bucket
+	for i, v := range perSecond {
+		st := bench.Stats{Requests: 1000, Successes: 1000, Throughput: v, Elapsed: bench.Duration(time.Second)}
+		if failed != nil {
+			st.Successes -= failed[i]
+		}
+		seconds = append(seconds, bench.Bucket{Second: i, Stats: st})
+		total.Requests += st.Requests
+		total.Successes += st.Successes
+		total.Throughput += v / float64(len(perSecond))
+	}
+	total.Elapsed = spec.Profile.Stages[0].Duration
+	stage := bench.StageResult{Name: "hold", Model: bench.ModelOpen, Duration: total.Elapsed, Rate: 1000, Stats: total}
+	return &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: spec, Environment: environment(),
+		Targets: []bench.TargetResult{{Target: bench.TargetGo, Status: bench.TargetSucceeded, Total: &total,
+			Stages: []bench.StageResult{stage}, Seconds: seconds}}}
+}
+
+// roundsRun is a run of the go target in len(throughputs) rounds, round i
+// with the given whole-attack throughput.
+func roundsRun(id string, throughputs ...float64) *bench.Run {
+	r := &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: openSpec(), Environment: environment()}
+	r.Spec.Repeat = len(throughputs)
+	for i, v := range throughputs {
+		total := totals(1000, v)
+		r.Targets = append(r.Targets, bench.TargetResult{Target: bench.TargetGo, Round: i, Status: bench.TargetSucceeded, Total: &total})
+	}
+	return r
+}
+
+// around returns n values near center, each second's wobbling by ±2%.
+func around(center float64, n int) []float64 {
+	values := make([]float64, n)
+	for i := range values {
+		values[i] = center * wobble(i)
+	}
+	return values
+}
+
+// scattered returns n values near center scattered by up to ±40% in a
+// pseudo-random order that seed varies.
+func scattered(center float64, n, seed int) []float64 {
+	values := make([]float64, n)
+	for i := range values {
+		values[i] = center * (1 + 0.4*float64((i*seed)%11-5)/5)
+	}
+	return values
+}
+
+func mean(values []float64) float64 {
+	sum := 0.0
+	for _, v := range values {
+		sum += v
+	}
+	return sum / float64(len(values))
+}
+
+// failures returns n seconds each with k failed requests.
+func failures(n int, k int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = k
+	}
+	return out
+}
+
 func TestCompare_Verdicts(t *testing.T) {
 	tests := []struct {
 		name       string
-		base, head bench.Stats
+		base, head *bench.Run
 		threshold  float64
 		figure     string
 		verdict    string
 		change     float64
+		// significant is whether the test alone finds a difference.
+		significant bool
 	}{
-		// A change of exactly the threshold is no longer noise.
-		{"throughput +5% at threshold is better", totals(1000, 100), totals(1000, 105), 0, "throughput", bench.VerdictBetter, 5},
-		{"throughput +4.9% is noise", totals(1000, 100), totals(1000, 104.9), 0, "throughput", bench.VerdictNoise, 4.9},
-		{"throughput -5% is worse", totals(1000, 100), totals(1000, 95), 0, "throughput", bench.VerdictWorse, -5},
-		{"a wider threshold absorbs +5%", totals(1000, 100), totals(1000, 105), 10, "throughput", bench.VerdictNoise, 5},
-		{"unchanged is noise", totals(1000, 100), totals(1000, 100), 0, "throughput", bench.VerdictNoise, 0},
+		// Every second of head 10% above base: significant and large enough.
+		{"throughput +10%, every second apart, is better", holdRun("a", around(100, 20), nil), holdRun("b", around(110, 20), nil),
+			0, "throughput", bench.VerdictBetter, 10, true},
+		{"throughput -10%, every second apart, is worse", holdRun("a", around(100, 20), nil), holdRun("b", around(90, 20), nil),
+			0, "throughput", bench.VerdictWorse, -10, true},
+		// Significant, but smaller than the minimum effect.
+		{"throughput +3%, significant, is under the threshold", holdRun("a", around(100, 20), nil), holdRun("b", around(103, 20), nil),
+			0, "throughput", bench.VerdictNoDifference, 3, true},
+		{"a wider threshold absorbs +10%", holdRun("a", around(100, 20), nil), holdRun("b", around(110, 20), nil),
+			20, "throughput", bench.VerdictNoDifference, 10, true},
+		// Large enough, but lost in the scatter of the seconds.
+		{"throughput +10% within ±40% scatter is no difference", holdRun("a", scattered(100, 20, 7), nil), holdRun("b", scattered(110, 20, 3), nil),
+			0, "throughput", bench.VerdictNoDifference, (mean(scattered(110, 20, 3))/mean(scattered(100, 20, 7)) - 1) * 100, false},
+		{"unchanged is no difference", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), nil),
+			0, "throughput", bench.VerdictNoDifference, 0, false},
 		// From a zero error rate the change is in percentage points.
-		{"errors 0 -> 4.9% is noise in pp", totals(1000, 100), totals(951, 100), 0, "errorRate", bench.VerdictNoise, 4.9},
-		{"errors 0 -> 5% is worse in pp", totals(1000, 100), totals(950, 100), 0, "errorRate", bench.VerdictWorse, 5},
-		{"errors 0 -> 0 is noise", totals(1000, 100), totals(1000, 100), 0, "errorRate", bench.VerdictNoise, 0},
+		{"errors 0 -> 4.9% is under the threshold in pp", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), failures(20, 49)),
+			0, "errorRate", bench.VerdictNoDifference, 4.9, true},
+		{"errors 0 -> 5% is worse in pp", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), failures(20, 50)),
+			0, "errorRate", bench.VerdictWorse, 5, true},
+		{"errors 0 -> 0 is no difference", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), nil),
+			0, "errorRate", bench.VerdictNoDifference, 0, false},
 		// From a non-zero error rate the change is relative.
-		{"errors 2% -> 1% is better", totals(980, 100), totals(990, 100), 0, "errorRate", bench.VerdictBetter, -50},
-		{"errors 2% -> 2.06% is noise", totals(980, 100), bench.Stats{Requests: 10000, Successes: 9794, Throughput: 100}, 0, "errorRate", bench.VerdictNoise, 3},
+		{"errors 2% -> 1% is better", holdRun("a", around(100, 20), failures(20, 20)), holdRun("b", around(100, 20), failures(20, 10)),
+			0, "errorRate", bench.VerdictBetter, -50, true},
+		// Rounds: three a side can never be significant (smallest p 0.1), six can.
+		{"3 rounds +10% cannot be significant", roundsRun("a", 100, 101, 99), roundsRun("b", 110, 111, 109),
+			0, "throughput", bench.VerdictNoDifference, 10, false},
+		{"6 rounds +10% is better", roundsRun("a", 100, 101, 99, 100, 102, 98), roundsRun("b", 110, 111, 109, 110, 112, 108),
+			0, "throughput", bench.VerdictBetter, 10, true},
+		// A run with only totals stored (no seconds, one round) has nothing to test.
+		{"totals only cannot be tested", totalsRun("a", totals(1000, 100)), totalsRun("b", totals(1000, 150)),
+			0, "throughput", bench.VerdictNoDifference, 50, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := report.Compare(totalsRun("a", tt.base), totalsRun("b", tt.head), report.CompareOptions{NoiseThreshold: tt.threshold})
+			c := report.Compare(tt.base, tt.head, report.CompareOptions{NoiseThreshold: tt.threshold})
 			d := metric(t, target(t, c, bench.TargetGo).Metrics, tt.figure)
 			if got, want := d.Verdict, tt.verdict; got != want {
-				t.Errorf("verdict = %q, want %q (change %v)", got, want, d.Change)
+				t.Errorf("verdict = %q, want %q (change %v, test %+v)", got, want, d.Change, d.Test)
 			}
-			if got, want := d.Change, tt.change; math.Abs(got-want) > 1e-9 {
+			if got, want := d.Change, tt.change; math.Abs(got-want) > 1e-6 {
 				t.Errorf("change = %v, want %v", got, want)
 			}
+			if d.Test == nil {
+				t.Fatal("no test")
+			}
+			if got, want := d.Test.Significant, tt.significant; got != want {
+				t.Errorf("significant = %v, want %v (%+v)", got, want, *d.Test)
+			}
 		})
+	}
+}
+
+func TestCompare_WithItselfIsNoDifference(t *testing.T) {
+	r := baseRun(t)
+	c := report.Compare(r, r, report.CompareOptions{})
+	for _, tc := range c.Targets {
+		for _, d := range append(tc.Metrics, tc.Resources...) {
+			if d.Verdict != bench.VerdictNoDifference || d.Test.Significant {
+				t.Errorf("%s %s: %s (%+v), want no significant difference", tc.Target, d.Name, d.Verdict, d.Test)
+			}
+		}
+	}
+	if got := report.Regressions(c, 0); len(got) != 0 {
+		t.Errorf("regressions of a run against itself: %q", got)
 	}
 }
 
@@ -355,9 +473,13 @@ func TestCompare_Resources(t *testing.T) {
 	if got, want := metric(t, javaRes, "peakPlatformThreads").Base, 210.0; got != want {
 		t.Errorf("peakPlatformThreads = %v, want %v", got, want)
 	}
+	// One round a side: one value each, which no test can tell apart.
 	ws := metric(t, javaRes, "peakWorkingSet")
-	if ws.Base != 310 || ws.Head != 400 || ws.Unit != "MiB" || ws.Verdict != bench.VerdictWorse || ws.HigherIsBetter {
-		t.Errorf("peakWorkingSet = %+v, want 310 -> 400 MiB, worse, lower is better", ws)
+	if ws.Base != 310 || ws.Head != 400 || ws.Unit != "MiB" || ws.Verdict != bench.VerdictNoDifference || ws.HigherIsBetter {
+		t.Errorf("peakWorkingSet = %+v, want 310 -> 400 MiB, no significant difference, lower is better", ws)
+	}
+	if ws.Test == nil || ws.Test.NA != 1 || ws.Test.NB != 1 || ws.Test.Samples != "rounds" {
+		t.Errorf("peakWorkingSet test = %+v, want 1+1 rounds", ws.Test)
 	}
 	if got, want := metric(t, javaRes, "gcPauses").Base, 10.0; got != want {
 		t.Errorf("gcPauses = %v, want %v (measured stages summed)", got, want)
@@ -382,15 +504,20 @@ func TestCompare_ResourcesInOneRunOnly(t *testing.T) {
 }
 
 func TestRegressions(t *testing.T) {
+	significant := &bench.Significance{P: 0.001, NA: 10, NB: 10, Alpha: 0.05, Significant: true}
+	notSignificant := &bench.Significance{P: 0.43, NA: 10, NB: 10, Alpha: 0.05}
 	delta := func(name, unit string, base, head, change float64, higherIsBetter bool) bench.MetricDelta {
-		return bench.MetricDelta{Name: name, Unit: unit, Base: base, Head: head, Change: change, HigherIsBetter: higherIsBetter}
+		return bench.MetricDelta{Name: name, Unit: unit, Base: base, Head: head, Change: change, HigherIsBetter: higherIsBetter, Test: significant}
 	}
+	untested := delta("p95", "ms", 100, 130, 30, false)
+	untested.Test = notSignificant
 	c := bench.Comparison{Targets: []bench.TargetComparison{{
 		Target: "go",
 		Metrics: []bench.MetricDelta{
-			delta("throughput", "req/s", 200, 180, -10, true),     // worse by 10%
-			delta("p50", "ms", 100, 104, 4, false),                // worse, but under 5%
-			delta("p90", "ms", 110, 90, -18.18, false),            // better
+			delta("throughput", "req/s", 200, 180, -10, true), // worse by 10%
+			delta("p50", "ms", 100, 104, 4, false),            // worse, but under 5%
+			delta("p90", "ms", 110, 90, -18.18, false),        // better
+			untested, // worse by 30%, not significant
 			delta("p99", "ms", 105.2, 118.1, 12.2624, false),      // worse by 12.3%
 			delta("max", "ms", 0, 150, 150, false),                // from zero: always a regression
 			delta("errorRate", "%", 0, 3, 3, false),               // from zero: 3 pp < 5
@@ -402,11 +529,11 @@ func TestRegressions(t *testing.T) {
 		Resources: []bench.MetricDelta{delta("peakWorkingSet", "MiB", 200, 240, 20, false)},
 	}}}
 	want := []string{
-		"go throughput -10.0% (200.0 req/s -> 180.0 req/s)",
-		"go p99 +12.3% (105.2 ms -> 118.1 ms)",
-		"go max +150.0 ms (0.00 ms -> 150.0 ms)",
-		"go stage 2 (plateau) errorRate +6.00 pp (0.00% -> 6.00%)",
-		"go peakWorkingSet +20.0% (200.0 MiB -> 240.0 MiB)",
+		"go throughput -10.0% (200.0 req/s -> 180.0 req/s; p = 0.001, n = 10+10)",
+		"go p99 +12.3% (105.2 ms -> 118.1 ms; p = 0.001, n = 10+10)",
+		"go max +150.0 ms (0.00 ms -> 150.0 ms; p = 0.001, n = 10+10)",
+		"go stage 2 (plateau) errorRate +6.00 pp (0.00% -> 6.00%; p = 0.001, n = 10+10)",
+		"go peakWorkingSet +20.0% (200.0 MiB -> 240.0 MiB; p = 0.001, n = 10+10)",
 	}
 	got := report.Regressions(c, 5)
 	if !slices.Equal(got, want) {
@@ -421,8 +548,13 @@ func TestRegressions_FromCompare(t *testing.T) {
 	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
 	found := report.Regressions(c, 5)
 	joined := strings.Join(found, "\n")
-	if !strings.Contains(joined, "java-platform p99 +") {
-		t.Errorf("regressions = %q, want the java-platform p99", found)
+	// One round over two stages: the whole attack is not tested, the
+	// plateau is, within-run.
+	if !strings.Contains(joined, "java-platform stage 2 (plateau) p99 +") {
+		t.Errorf("regressions = %q, want the java-platform plateau's p99", found)
+	}
+	if strings.Contains(joined, "java-platform p99") {
+		t.Errorf("regressions = %q: the whole attack over two loads cannot be tested with one round", found)
 	}
 	if strings.Contains(joined, "go p99") {
 		t.Errorf("regressions = %q; go got faster", found)
@@ -435,11 +567,30 @@ func TestCompare_FromZeroBase(t *testing.T) {
 	head.Targets[1].Resources[2].Threads[bench.ThreadVirtual] = bench.Gauge{Peak: 50, Mean: 50}
 	c := report.Compare(baseRun(t), head, report.CompareOptions{NoiseThreshold: 1000})
 	d := metric(t, target(t, c, bench.TargetJavaPlatform).Resources, "peakVirtualThreads")
-	// A relative change from zero is infinite: beyond any threshold, reported as the absolute difference.
-	if d.Verdict != bench.VerdictWorse || d.Change != 50 {
-		t.Errorf("peakVirtualThreads = %+v, want worse by an absolute 50", d)
+	// A relative change from zero is infinite: reported as the absolute
+	// difference. One round a side cannot make it significant.
+	if d.Change != 50 || d.Verdict != bench.VerdictNoDifference {
+		t.Errorf("peakVirtualThreads = %+v, want an absolute 50 and no significant difference", d)
 	}
-	if got, want := report.Regressions(c, 1000), "java-platform peakVirtualThreads +50 threads (0 threads -> 50 threads)"; !slices.Contains(got, want) {
+	if got := report.Regressions(c, 1000); slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "peakVirtualThreads") }) {
+		t.Errorf("regressions = %q: not significant, not a regression", got)
+	}
+}
+
+func TestCompare_FromZeroBaseOverRounds(t *testing.T) {
+	// Six rounds a side: zero virtual threads against 50 is significant,
+	// and beyond any threshold from zero.
+	base, head := roundsRun("a", 100, 100, 100, 100, 100, 100), roundsRun("b", 100, 100, 100, 100, 100, 100)
+	for i := range head.Targets {
+		base.Targets[i].Resources = []bench.StageResources{resources(0, map[string]float64{bench.ThreadGoroutine: 10}, nil)}
+		head.Targets[i].Resources = []bench.StageResources{resources(0, map[string]float64{bench.ThreadGoroutine: 10, bench.ThreadVirtual: 50 + float64(i)}, nil)}
+	}
+	c := report.Compare(base, head, report.CompareOptions{NoiseThreshold: 1000})
+	d := metric(t, target(t, c, bench.TargetGo).Resources, "peakVirtualThreads")
+	if d.Verdict != bench.VerdictWorse || d.Change != 52.5 {
+		t.Errorf("peakVirtualThreads = %+v, want worse by an absolute 52.5 (the median)", d)
+	}
+	if got, want := report.Regressions(c, 1000), "go peakVirtualThreads +52 threads (0 threads -> 52 threads; p = 0.002, n = 6+6)"; !slices.Contains(got, want) {
 		t.Errorf("regressions = %q, want %q", got, want)
 	}
 }

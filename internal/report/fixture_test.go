@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -63,6 +64,9 @@ func totalOf(t *testing.T, stages []bench.StageResult) *bench.Stats {
 	for _, s := range stages {
 		total.Requests += s.Stats.Requests
 		total.Successes += s.Stats.Successes
+		total.Completed += s.Stats.Completed
+		total.BytesIn += s.Stats.BytesIn
+		total.BytesOut += s.Stats.BytesOut
 		total.Elapsed += s.Stats.Elapsed
 		total.Errors = append(total.Errors, s.Stats.Errors...)
 		hists = append(hists, s.Stats.Histogram)
@@ -70,6 +74,9 @@ func totalOf(t *testing.T, stages []bench.StageResult) *bench.Stats {
 	seconds := total.Elapsed.D().Seconds()
 	total.OfferedRate = float64(total.Requests) / seconds
 	total.Throughput = float64(total.Successes) / seconds
+	if total.Completed > 0 {
+		total.Throughput = float64(total.Completed) / seconds
+	}
 	h, err := hdr.Merge(hists...)
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +122,8 @@ func openTarget(t *testing.T, name string, plateauRPS float64, lowMs, highMs flo
 			Stats: statsOf(t, spread{requests: int64(plateauRPS * 20), failures: failures, seconds: 20, low: lowMs, high: highMs})},
 	}
 	started := created.Add(time.Minute)
+	seconds := append(bucketsOf(0, 0, spread{requests: 500, seconds: 10, low: lowMs, high: lowMs * 1.1}, true),
+		bucketsOf(1, 10, spread{requests: int64(plateauRPS * 20), failures: failures, seconds: 20, low: lowMs, high: highMs}, false)...)
 	return bench.TargetResult{
 		Target: name, Status: bench.TargetSucceeded,
 		Image:     bench.ImageInfo{Ref: "threadbench/" + name + ":dev", Runtime: runtimes[name], Cached: true},
@@ -125,9 +134,39 @@ func openTarget(t *testing.T, name string, plateauRPS float64, lowMs, highMs flo
 			Duration: bench.Duration(10 * time.Second), Stats: statsOf(t, spread{requests: 500, seconds: 10, low: lowMs * 2, high: lowMs * 4})},
 		Stages:    stages,
 		Total:     totalOf(t, stages),
+		Seconds:   seconds,
 		StartedAt: &started,
 	}
 }
+
+// bucketsOf returns the per-second buckets of a stage starting at second
+// from, whose requests s describes: spread evenly over its seconds (rising
+// linearly on a ramp), each second's figures wobbling by a deterministic
+// ±2% so that within-run intervals and tests have something to rest on.
+func bucketsOf(stage, from int, s spread, ramp bool) []bench.Bucket {
+	n := int(s.seconds)
+	buckets := make([]bench.Bucket, n)
+	for i := range buckets {
+		share := 1 / float64(n)
+		if ramp {
+			share = (2*float64(i) + 1) / float64(n*n)
+		}
+		requests := int64(math.Round(float64(s.requests) * share))
+		failures := int64(math.Round(float64(s.failures) * share))
+		w := wobble(from + i)
+		mid := (s.low + s.high) / 2
+		st := bench.Stats{Requests: requests, Successes: requests - failures, Completed: requests - failures,
+			OfferedRate: float64(requests), Throughput: float64(requests-failures) * w, Elapsed: bench.Duration(time.Second),
+			Latency: bench.Latency{Min: s.low, Mean: mid * w, P50: mid * w, P90: (s.low + 0.9*(s.high-s.low)) * w,
+				P95: (s.low + 0.95*(s.high-s.low)) * w, P99: (s.low + 0.99*(s.high-s.low)) * w,
+				P999: s.high * w, Max: s.high * w}}
+		buckets[i] = bench.Bucket{Second: from + i, Stage: stage, Stats: st}
+	}
+	return buckets
+}
+
+// wobble is a deterministic factor from 0.98 to 1.02 for second i.
+func wobble(i int) float64 { return 1 + 0.01*float64((i*7)%5-2) }
 
 var (
 	runtimes = map[string]string{bench.TargetGo: "go1.26.0", bench.TargetJavaPlatform: "OpenJDK 25.0.3+9", bench.TargetJavaVirtual: "OpenJDK 25.0.3+9"}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/stats"
 )
 
 var comparisonHeader = []string{"SCOPE", "FIGURE", "BASE", "HEAD", "CHANGE", "VERDICT"}
@@ -36,7 +37,7 @@ func writeComparisonTable(buf *bytes.Buffer, c bench.Comparison) {
 		append([]string{"head"}, refCells(c.Head)...),
 	})
 	tw.Flush()
-	fmt.Fprintf(buf, "noise threshold: %g%%\n", c.NoiseThreshold)
+	fmt.Fprintf(buf, "%s\n", thresholdLine(c))
 	if len(c.Warnings) > 0 {
 		fmt.Fprintf(buf, "\nwarnings:\n")
 		for _, warning := range c.Warnings {
@@ -58,7 +59,7 @@ func writeComparisonMarkdown(buf *bytes.Buffer, c bench.Comparison) {
 		append([]string{"base"}, markdownRefCells(c.Base)...),
 		append([]string{"head"}, markdownRefCells(c.Head)...),
 	})
-	fmt.Fprintf(buf, "\nNoise threshold: %g%%.\n", c.NoiseThreshold)
+	fmt.Fprintf(buf, "\n%s.\n", upperFirst(thresholdLine(c)))
 	if len(c.Warnings) > 0 {
 		fmt.Fprintf(buf, "\n**Warnings**\n\n")
 		for _, warning := range c.Warnings {
@@ -104,12 +105,34 @@ func targetRows(t bench.TargetComparison, markdown bool) [][]string {
 	return append(rows, deltaRows("resources", t.Resources, markdown)...)
 }
 
+// thresholdLine says when a figure is better or worse.
+func thresholdLine(c bench.Comparison) string {
+	if c.Alpha == 0 {
+		return fmt.Sprintf("noise threshold: %g%%", c.NoiseThreshold)
+	}
+	return fmt.Sprintf("minimum effect: %g%%; better or worse only when also significant at alpha %g (%s)",
+		c.NoiseThreshold, c.Alpha, stats.MethodMannWhitney)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
 func deltaRows(scope string, deltas []bench.MetricDelta, markdown bool) [][]string {
 	rows := make([][]string, len(deltas))
 	for i, d := range deltas {
 		verdict := d.Verdict
 		if markdown && verdict == bench.VerdictWorse {
 			verdict = "**" + verdict + "**"
+		}
+		switch {
+		case d.Test != nil && !tested(*d.Test):
+			verdict = "not tested"
+		case d.Test != nil:
+			verdict += " (" + testString(*d.Test) + ")"
 		}
 		rows[i] = []string{"", figureLabel(d), value(d.Base, d.Unit), value(d.Head, d.Unit), change(d), verdict}
 		if i == 0 {

@@ -18,9 +18,9 @@ var (
 		"P50 ms", "P90 ms", "P99 ms", "MAX ms", "ERRORS"}
 )
 
-// WriteRun writes one run as "table" (a header, then per target its stages,
-// total and resources) or "json" (the run document, indented). Any other
-// format is an EINVALID error.
+// WriteRun writes one run as "table" (a header, the cross-target summary of
+// its report, then per target its stages, total and resources) or "json"
+// (the run document, indented). Any other format is an EINVALID error.
 func WriteRun(w io.Writer, r *bench.Run, format string) error {
 	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
 		return err
@@ -30,6 +30,10 @@ func WriteRun(w io.Writer, r *bench.Run, format string) error {
 	}
 	var buf bytes.Buffer
 	writeRunHeader(&buf, r)
+	if len(r.Targets) > 0 {
+		fmt.Fprintln(&buf)
+		writeReportSummary(&buf, r)
+	}
 	for i := range r.Targets {
 		fmt.Fprintln(&buf)
 		writeTargetResult(&buf, r, &r.Targets[i])
@@ -159,8 +163,19 @@ func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) 
 	if t.Warmup != nil {
 		fmt.Fprintf(buf, "  * warm-up is excluded from the total\n")
 	}
+	writeFlags(buf, t)
 	if t.Total != nil {
 		writeTopErrors(buf, t.Total.Errors)
+	}
+}
+
+// writeFlags lists the stages whose figures may not be the target's alone
+// (generator-bound, disturbed), with the figures that say so.
+func writeFlags(buf *bytes.Buffer, t *bench.TargetResult) {
+	for _, s := range measuredStages(t) {
+		for _, f := range s.Flags {
+			fmt.Fprintf(buf, "  ! %s %s: %s\n", stageLabel(s.Index, s.Name), f.Kind, f.Reason)
+		}
 	}
 }
 

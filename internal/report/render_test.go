@@ -179,3 +179,61 @@ var errBrokenPipe = errors.New("broken pipe")
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errBrokenPipe }
+
+func TestWriteReport_Golden(t *testing.T) {
+	for _, format := range report.ReportFormats {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := report.WriteReport(&buf, threeTargetSource(t), format, report.ReportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "report."+format+".golden", buf.Bytes())
+		})
+	}
+}
+
+// TestWriteReport_HTMLStaysSmall renders a nine-minute run of three
+// targets, a point a second in every series: the page must stay well under
+// the 2 MB a self-contained report may weigh, tooltips included.
+func TestWriteReport_HTMLStaysSmall(t *testing.T) {
+	src := threeTargetSource(t)
+	const seconds = 540
+	for i := range src.Run.Targets {
+		tr := &src.Run.Targets[i]
+		long := make([]bench.Bucket, seconds)
+		for s := range long {
+			long[s] = tr.Seconds[s%len(tr.Seconds)]
+			long[s].Second = s
+		}
+		tr.Seconds = long
+	}
+	for key, series := range src.Series {
+		for j := range series {
+			pts := series[j].Points
+			var long []bench.Point
+			for s := -10; s < seconds; s++ {
+				long = append(long, bench.Point{T: float64(s), V: pts[(s+10)%len(pts)].V})
+			}
+			series[j].Points = long
+		}
+		src.Series[key] = series
+	}
+	var buf bytes.Buffer
+	if err := report.WriteReport(&buf, src, "html", report.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if size := buf.Len(); size > 1<<20 {
+		t.Errorf("the HTML report of a nine-minute run weighs %d bytes, want under 1 MiB", size)
+	}
+	if !strings.Contains(page, `<g class="points"`) {
+		t.Error("no per-point tooltips: long series should be thinned, not stripped of them")
+	}
+	outside := strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, "")
+	for _, banned := range []string{"<script", "http://", "https://", "<link", "@import", "url("} {
+		if strings.Contains(outside, banned) {
+			t.Errorf("the page contains %q: it must open offline and ask nothing of anyone", banned)
+		}
+	}
+	t.Logf("nine-minute three-target report: %d bytes", buf.Len())
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/stats"
 )
 
 // Resource figure names of comparisons that are not keyed by kind.
@@ -157,42 +158,60 @@ func (m *weightedMean) mean() float64 {
 	return 0
 }
 
-// resources compares the targets' resource summaries, lower being better,
-// leaving out figures neither run recorded (a Go target has no threads of
-// either JVM kind).
-func (tc targetComparer) resources(base, head *bench.TargetResult) []bench.MetricDelta {
-	bs, inBase := summarizeResources(base)
-	hs, inHead := summarizeResources(head)
-	if !inBase || !inHead {
-		if inBase || inHead {
-			side := map[bool]string{true: "base", false: "head"}[inBase]
+// resources compares the label's resource summaries over the measured
+// stages, lower being better, leaving out figures neither run recorded (a
+// Go target has no threads of either JVM kind). Each round gives one
+// value: the tests rest on rounds, so that one round each can show no
+// significant difference.
+func (tc targetComparer) resources() []bench.MetricDelta {
+	bs, hs := roundSummaries(tc.base), roundSummaries(tc.head)
+	if len(bs) == 0 || len(hs) == 0 {
+		if len(bs) > 0 || len(hs) > 0 {
+			side := map[bool]string{true: "base", false: "head"}[len(bs) > 0]
 			tc.notes.addLine(fmt.Sprintf("%s: resource figures only in the %s run; not compared", tc.target, side))
 		}
 		return nil
 	}
 	type row struct {
 		name, unit string
-		base, head float64
+		pick       func(resourceSummary) float64
 	}
 	var rows []row
-	for _, kind := range kindsOf(tableThreadKinds, bench.ThreadKinds, threadsOf, bs, hs) {
-		rows = append(rows, row{threadFigure(kind), threadUnit(kind), bs.threads[kind], hs.threads[kind]})
+	all := append(slices.Clone(bs), hs...)
+	for _, kind := range kindsOf(tableThreadKinds, bench.ThreadKinds, threadsOf, all...) {
+		rows = append(rows, row{threadFigure(kind), threadUnit(kind), func(s resourceSummary) float64 { return s.threads[kind] }})
 	}
-	for _, kind := range kindsOf(tableMemoryKinds, bench.MemoryKinds, memoryOf, bs, hs) {
-		rows = append(rows, row{memoryFigure(kind), unitMiB, bs.memoryMiB[kind], hs.memoryMiB[kind]})
+	for _, kind := range kindsOf(tableMemoryKinds, bench.MemoryKinds, memoryOf, all...) {
+		rows = append(rows, row{memoryFigure(kind), unitMiB, func(s resourceSummary) float64 { return s.memoryMiB[kind] }})
 	}
 	rows = append(rows,
-		row{resCPUPer1k, unitSeconds, bs.cpuPer1k, hs.cpuPer1k},
-		row{resGCPauses, unitPauses, bs.gcPauses, hs.gcPauses},
-		row{resGCPauseSeconds, unitSeconds, bs.gcPauseSeconds, hs.gcPauseSeconds})
+		row{resCPUPer1k, unitSeconds, func(s resourceSummary) float64 { return s.cpuPer1k }},
+		row{resGCPauses, unitPauses, func(s resourceSummary) float64 { return s.gcPauses }},
+		row{resGCPauseSeconds, unitSeconds, func(s resourceSummary) float64 { return s.gcPauseSeconds }})
 	var deltas []bench.MetricDelta
 	for _, r := range rows {
-		if r.base != 0 || r.head != 0 {
-			deltas = append(deltas, newDelta(r.name, r.unit, r.base, r.head, false, tc.threshold))
+		bv, hv := resourceValues(bs, r.pick), resourceValues(hs, r.pick)
+		b, h := medianOf(bv), medianOf(hv)
+		if b != 0 || h != 0 {
+			deltas = append(deltas, tc.delta(r.name, r.unit, b, h, false, bv, hv, samplesRounds))
 		}
 	}
 	return deltas
 }
+
+// roundSummaries returns each measured round's resource summary.
+func roundSummaries(sd side) []resourceSummary {
+	var out []resourceSummary
+	for _, t := range sd.s.rounds {
+		if s, ok := summarizeResources(t); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// medianOf is the median of values: the figure itself for one round.
+func medianOf(values []float64) float64 { return stats.Median(values, 0).Center }
 
 func threadUnit(kind string) string {
 	if kind == bench.ThreadGoroutine {

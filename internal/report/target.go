@@ -6,31 +6,43 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/hdr"
 )
 
 const scopeWhole = "the whole attack"
 
-// targetComparer compares one target across two runs. Remarks about missing
-// data go to notes, shared by all targets of a comparison.
+// targetComparer compares one label (a target, or a case) across two runs:
+// the figures of its rounds in each. Remarks about missing data go to
+// notes, shared by all targets of a comparison.
 type targetComparer struct {
-	target    string
-	threshold float64
-	notes     *notes
+	target     string
+	threshold  float64
+	notes      *notes
+	base, head side
 }
 
-func (tc targetComparer) compare(base, head *bench.TargetResult, withStages bool) bench.TargetComparison {
-	tc.statusWarning("base", base)
-	tc.statusWarning("head", head)
+// side is one run of a comparison: its analysis and the label's subject.
+type side struct {
+	name string // "base" or "head"
+	a    *analysis
+	s    *subject
+	all  []*bench.TargetResult // every round of the label, measured or not
+}
+
+func (tc targetComparer) compare(withStages bool) bench.TargetComparison {
+	for _, sd := range []side{tc.base, tc.head} {
+		for _, t := range sd.all {
+			tc.statusWarning(sd.name, t)
+		}
+	}
 	out := bench.TargetComparison{Target: tc.target}
-	out.Metrics = tc.figures(scopeWhole, wholeAttack(base), wholeAttack(head))
+	out.Metrics = tc.figures(scopeWhole, tc.scopeOf(tc.base, nil), tc.scopeOf(tc.head, nil))
 	if out.Metrics == nil {
 		out.Metrics = []bench.MetricDelta{}
 	}
 	if withStages {
-		out.Stages = tc.stages(base, head)
+		out.Stages = tc.stages()
 	}
-	out.Resources = tc.resources(base, head)
+	out.Resources = tc.resources()
 	return out
 }
 
@@ -38,14 +50,27 @@ func (tc targetComparer) statusWarning(side string, t *bench.TargetResult) {
 	if t.Status == bench.TargetSucceeded {
 		return
 	}
-	msg := fmt.Sprintf("%s %s in the %s run", tc.target, t.Status, side)
+	msg := fmt.Sprintf("%s %s in the %s run", t.Key(), t.Status, side)
 	if t.Status != bench.TargetFailed {
-		msg = fmt.Sprintf("%s did not finish in the %s run (%s)", tc.target, side, t.Status)
+		msg = fmt.Sprintf("%s did not finish in the %s run (%s)", t.Key(), side, t.Status)
 	}
 	if t.Error != "" {
 		msg += ": " + t.Error
 	}
 	tc.notes.addLine(msg)
+}
+
+// scopeOf returns a side's rounds in the whole attack (stage nil) or one
+// stage, or nil when no round measured it.
+func (tc targetComparer) scopeOf(sd side, stage *int) *scopeSubject {
+	sc := wholeScope(sd.a.run, sd.a.stages)
+	if stage != nil {
+		var ok bool
+		if sc, ok = sd.a.stageScope(*stage); !ok {
+			return nil
+		}
+	}
+	return sd.a.subjectIn(sd.s, sc)
 }
 
 // measured is a set of requests of one scope (the whole attack or a stage)
@@ -96,80 +121,71 @@ func measuredStages(t *bench.TargetResult) []bench.StageResult {
 	return stages
 }
 
+// comparedFigures are the figures compare sets side by side, in order.
+var comparedFigures = []figure{figThroughput, figP50, figP90, figP95, figP99, figMax, figErrorRate}
+
 // figures compares throughput, latency percentiles and error rate of one
 // scope, or returns nil when either run measured no request in it.
-func (tc targetComparer) figures(scope string, base, head measured) []bench.MetricDelta {
-	if base.stats.Requests == 0 || head.stats.Requests == 0 {
+func (tc targetComparer) figures(scope string, base, head *scopeSubject) []bench.MetricDelta {
+	if base == nil || head == nil {
 		side := "base and head runs"
-		if base.stats.Requests != 0 {
+		if base != nil {
 			side = "head run"
-		} else if head.stats.Requests != 0 {
+		} else if head != nil {
 			side = "base run"
 		}
-		tc.notes.add(fmt.Sprintf("%s: no requests measured in the %s for %%s; not compared", tc.target, side), scope)
+		tc.notes.add(fmt.Sprintf("%s: no requests measured in the %s for %%s; not compared", escape(tc.target), side), scope)
 		return nil
 	}
-	bl := tc.latency("base", scope, base)
-	hl := tc.latency("head", scope, head)
-	delta := func(name, unit string, b, h float64, higherIsBetter bool) bench.MetricDelta {
-		return newDelta(name, unit, b, h, higherIsBetter, tc.threshold)
+	tc.latencyNotes("base", scope, base)
+	tc.latencyNotes("head", scope, head)
+	kind := samplesKind(base, head)
+	deltas := make([]bench.MetricDelta, len(comparedFigures))
+	for i, f := range comparedFigures {
+		deltas[i] = tc.delta(f.name, f.unit, base.values[f.name], head.values[f.name], f.higherIsBetter,
+			base.samples(f, kind), head.samples(f, kind), kind)
 	}
-	return []bench.MetricDelta{
-		delta(metricThroughput, unitReqPerSec, base.stats.Throughput, head.stats.Throughput, true),
-		delta(metricP50, unitMs, bl.P50, hl.P50, false),
-		delta(metricP90, unitMs, bl.P90, hl.P90, false),
-		delta(metricP95, unitMs, bl.P95, hl.P95, false),
-		delta(metricP99, unitMs, bl.P99, hl.P99, false),
-		delta(metricMax, unitMs, bl.Max, hl.Max, false),
-		delta(metricErrorRate, unitPercent, ErrorRate(base.stats), ErrorRate(head.stats), false),
-	}
+	return deltas
 }
 
-// latency recomputes the percentiles of m from its histograms, or falls back
-// to the stored summary and notes it.
-func (tc targetComparer) latency(side, scope string, m measured) bench.Latency {
-	if m.histograms == nil {
-		tc.notes.add(fmt.Sprintf("%s: no latency histogram in the %s run for %%s; stored percentiles used", tc.target, side), scope)
-		return m.stats.Latency
+// latencyNotes notes the rounds whose percentiles come from the stored
+// summary: no histogram was kept, or it could not be read.
+func (tc targetComparer) latencyNotes(side, scope string, ss *scopeSubject) {
+	for _, p := range ss.plains {
+		switch {
+		case p.histErr != nil:
+			tc.notes.add(fmt.Sprintf("%s: unreadable latency histogram in the %s run for %%s (%s); stored percentiles used",
+				escape(tc.target), side, escape(p.histErr.Error())), scope)
+		case p.storedLatency && p.requests > p.errors:
+			tc.notes.add(fmt.Sprintf("%s: no latency histogram in the %s run for %%s; stored percentiles used", escape(tc.target), side), scope)
+		}
 	}
-	h, err := hdr.Merge(m.histograms...)
-	if err != nil {
-		tc.notes.add(fmt.Sprintf("%s: unreadable latency histogram in the %s run for %%s (%s); stored percentiles used", tc.target, side, escape(err.Error())), scope)
-		return m.stats.Latency
-	}
-	return hdr.Summarize(h)
 }
 
 // stages compares the stages both runs measured, pairing them by index. A
 // target that failed part-way measured fewer stages; the rest are noted.
-func (tc targetComparer) stages(base, head *bench.TargetResult) []bench.StageComparison {
-	baseStages, headStages := byIndex(measuredStages(base)), byIndex(measuredStages(head))
+func (tc targetComparer) stages() []bench.StageComparison {
 	var out []bench.StageComparison
-	for _, bs := range measuredStages(base) {
-		scope := stageLabel(bs.Index, bs.Name)
-		hs, ok := headStages[bs.Index]
-		if !ok {
-			tc.notes.add(fmt.Sprintf("%s: %%s not measured in the head run; not compared", tc.target), scope)
+	for _, sc := range tc.base.a.stages {
+		base := tc.scopeOf(tc.base, sc.stage)
+		if base == nil {
 			continue
 		}
-		if metrics := tc.figures(scope, stageMeasured(bs), stageMeasured(hs)); metrics != nil {
-			out = append(out, bench.StageComparison{Index: bs.Index, Name: bs.Name, Metrics: metrics})
+		head := tc.scopeOf(tc.head, sc.stage)
+		if head == nil {
+			tc.notes.add(fmt.Sprintf("%s: %%s not measured in the head run; not compared", escape(tc.target)), sc.name)
+			continue
+		}
+		if metrics := tc.figures(sc.name, base, head); metrics != nil {
+			out = append(out, bench.StageComparison{Index: *sc.stage, Name: sc.stageName, Metrics: metrics})
 		}
 	}
-	for _, hs := range measuredStages(head) {
-		if _, ok := baseStages[hs.Index]; !ok {
-			tc.notes.add(fmt.Sprintf("%s: %%s not measured in the base run; not compared", tc.target), stageLabel(hs.Index, hs.Name))
+	for _, sc := range tc.head.a.stages {
+		if tc.scopeOf(tc.head, sc.stage) != nil && tc.scopeOf(tc.base, sc.stage) == nil {
+			tc.notes.add(fmt.Sprintf("%s: %%s not measured in the base run; not compared", escape(tc.target)), sc.name)
 		}
 	}
 	return out
-}
-
-func byIndex(stages []bench.StageResult) map[int]bench.StageResult {
-	m := make(map[int]bench.StageResult, len(stages))
-	for _, s := range stages {
-		m[s.Index] = s
-	}
-	return m
 }
 
 // ErrorRate returns the percentage of requests that did not succeed, or 0

@@ -1,0 +1,227 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/stats"
+)
+
+// ReportOptions tune Analyze.
+type ReportOptions struct {
+	// MinEffect is the smallest relative difference, in percent, that a
+	// verdict calls better or worse: the least a user cares about.
+	// bench.DefaultNoiseThreshold when zero or less.
+	MinEffect float64
+}
+
+// Latency notes, by load model.
+const (
+	latencyNoteOpen = "Open model: latency runs from each request's scheduled send time (coordinated omission corrected), " +
+		"so waiting for a free connection counts; throughput counts responses completed in each window, and a request's " +
+		"latency stays with the window it was scheduled in."
+	latencyNoteClosed = "Closed model: latency runs from when a client sends a request to its response; throughput counts " +
+		"responses completed in each window, and a request's latency stays with the window it was sent in."
+)
+
+// analysis is the state of one Analyze call.
+type analysis struct {
+	run       *bench.Run
+	est       estimator
+	alpha     float64
+	minEffect float64
+	subjects  []*subject
+	stages    []scopeDef
+	notes     *notes
+}
+
+// Analyze computes the report of a run from what it stores: every label
+// (target or case) side by side for the whole attack and per stage, each
+// figure with its interval, ranks, the pairs users ask about, bounds and
+// findings. Latency percentiles are recomputed from the stored histograms.
+func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
+	a := newAnalysis(r, opts.MinEffect)
+	rep := a.header()
+	var scopes []*scopeData
+	for _, sc := range append([]scopeDef{wholeScope(r, a.stages)}, a.stages...) {
+		if d := a.scope(sc); len(d.subs) > 0 {
+			scopes = append(scopes, d)
+			rep.Scopes = append(rep.Scopes, d.out)
+		}
+	}
+	rep.Findings = a.findings(scopes)
+	a.methodNotes(scopes)
+	rep.Notes = a.notes.lines()
+	return rep
+}
+
+// newAnalysis prepares the analysis of a run: its subjects and stages.
+func newAnalysis(r *bench.Run, minEffect float64) *analysis {
+	if minEffect <= 0 {
+		minEffect = bench.DefaultNoiseThreshold
+	}
+	return &analysis{run: r, est: estimator{confidence: stats.DefaultConfidence}, alpha: stats.DefaultAlpha,
+		minEffect: minEffect, subjects: subjectsOf(r), stages: stageScopes(r), notes: &notes{}}
+}
+
+// subject returns the subject of a label, or nil.
+func (a *analysis) subject(label string) *subject {
+	for _, s := range a.subjects {
+		if s.info.Label == label {
+			return s
+		}
+	}
+	return nil
+}
+
+// stageScope returns the scope of stage index, or false when no result
+// measured it.
+func (a *analysis) stageScope(index int) (scopeDef, bool) {
+	for _, sc := range a.stages {
+		if *sc.stage == index {
+			return sc, true
+		}
+	}
+	return scopeDef{}, false
+}
+
+func (a *analysis) header() bench.Report {
+	r := a.run
+	rep := bench.Report{
+		Run: refOf(r), Profile: fmt.Sprintf("%s (%s model): %s", orDash(r.Spec.Profile.Name), modelOf(r.Spec.Profile), describeStages(r.Spec.Profile)),
+		Model: modelOf(r.Spec.Profile), Workload: describeWorkload(effectiveWorkload(r.Spec)),
+		Limits: describeLimits(r.Spec.Limits) + " per target", Environment: r.Environment,
+		Rounds: r.Spec.Rounds(), Confidence: a.est.confidence, Alpha: a.alpha, MinEffect: a.minEffect,
+		Subjects: []bench.ReportSubject{}, Scopes: []bench.ReportScope{}, Findings: []bench.Finding{},
+	}
+	rep.Method = fmt.Sprintf("median of %d rounds; Mann-Whitney U on per-round values", rep.Rounds)
+	if rep.Rounds < 2 {
+		rep.Method = "one round: within-run intervals (batch means of per-second values of a stage's steady part); Mann-Whitney U on batch means"
+	}
+	rep.LatencyNote = latencyNoteClosed
+	if rep.Model == bench.ModelOpen {
+		rep.LatencyNote = latencyNoteOpen
+	}
+	for _, s := range a.subjects {
+		rep.Subjects = append(rep.Subjects, s.info)
+	}
+	return rep
+}
+
+// stageScopes lists the measured stages of the run in index order, with
+// the load the spec gave them.
+func stageScopes(r *bench.Run) []scopeDef {
+	var indexes []int
+	byIndex := map[int]bench.StageResult{}
+	for i := range r.Targets {
+		for _, s := range measuredStages(&r.Targets[i]) {
+			if _, ok := byIndex[s.Index]; !ok {
+				indexes = append(indexes, s.Index)
+				byIndex[s.Index] = s
+			}
+		}
+	}
+	slices.Sort(indexes)
+	scopes := make([]scopeDef, len(indexes))
+	for i, idx := range indexes {
+		scopes[i] = stageScope(r.Spec.Profile, byIndex[idx])
+	}
+	return scopes
+}
+
+func stageScope(p bench.Profile, s bench.StageResult) scopeDef {
+	index := s.Index
+	sc := scopeDef{stage: &index, name: stageLabel(s.Index, s.Name), stageName: s.Name, model: s.Model, concurrency: s.Concurrency,
+		rate: s.Rate, duration: s.Duration, from: s.Concurrency}
+	if sc.model == "" {
+		sc.model = modelOf(p)
+	}
+	if s.Index >= 0 && s.Index < len(p.Stages) && p.Stages[s.Index].Ramp {
+		sc.ramp, sc.from = true, 0
+		if s.Index > 0 {
+			sc.from = p.Stages[s.Index-1].Concurrency
+		}
+	}
+	return sc
+}
+
+func wholeScope(r *bench.Run, stages []scopeDef) scopeDef {
+	sc := scopeDef{name: scopeWholeName, model: modelOf(r.Spec.Profile), duration: r.Spec.Profile.Duration()}
+	if len(stages) == 1 {
+		sc.ramp, sc.concurrency, sc.from, sc.rate = stages[0].ramp, stages[0].concurrency, stages[0].from, stages[0].rate
+	}
+	return sc
+}
+
+const scopeWholeName = "whole attack"
+
+// load describes the load a scope offered: "closed, 400 clients",
+// "closed, ramp 300 -> 500 clients", "open, 200 req/s".
+func (sc scopeDef) load(stages int) string {
+	if sc.stage == nil && stages != 1 {
+		return fmt.Sprintf("%s, %d stages", sc.model, stages)
+	}
+	switch {
+	case sc.model == bench.ModelClosed && sc.ramp:
+		return fmt.Sprintf("closed, ramp %d -> %d clients", sc.from, sc.concurrency)
+	case sc.model == bench.ModelClosed:
+		return fmt.Sprintf("closed, %d clients", sc.concurrency)
+	case sc.ramp:
+		return fmt.Sprintf("open, ramp to %s req/s", num(sc.rate))
+	}
+	return fmt.Sprintf("open, %s req/s", num(sc.rate))
+}
+
+// scopeData is one scope as analysed: its subjects' windows and the
+// scope's part of the report.
+type scopeData struct {
+	def  scopeDef
+	subs []*scopeSubject
+	out  bench.ReportScope
+}
+
+// scope analyses one scope for every subject that measured it.
+func (a *analysis) scope(sc scopeDef) *scopeData {
+	d := &scopeData{def: sc, out: bench.ReportScope{Stage: sc.stage, Name: sc.name, Load: sc.load(len(a.stages)),
+		Duration: sc.duration, Results: []bench.SubjectResult{}}}
+	for _, s := range a.subjects {
+		if ss := a.subjectIn(s, sc); ss != nil {
+			d.subs = append(d.subs, ss)
+			d.out.Results = append(d.out.Results, ss.result)
+		}
+	}
+	d.out.Ranks = a.ranks(d.subs)
+	d.out.Pairs = a.pairs(d.subs)
+	d.out.Bounds = a.bounds(d)
+	return d
+}
+
+// methodNotes says what the intervals and tests could not rest on.
+func (a *analysis) methodNotes(scopes []*scopeData) {
+	if a.run.Spec.Rounds() < 2 {
+		a.notes.addLine("One round: intervals are within-run (batch means of per-second values of a stage's steady part) " +
+			"and tests compare batch means; neither includes run-to-run variation. Repeat the run (--repeat) for that.")
+	}
+	var ramps []string
+	for _, d := range scopes[min(1, len(scopes)):] {
+		if d.def.ramp {
+			ramps = append(ramps, d.def.name)
+		}
+	}
+	if len(ramps) > 0 && a.run.Spec.Rounds() < 2 {
+		a.notes.addLine("Ramps (" + strings.Join(ramps, ", ") + ") have no steady part: no within-run interval, " +
+			"and tests across a changing load can rarely find a difference.")
+	}
+	for _, s := range a.subjects {
+		for _, t := range s.rounds {
+			if len(t.Seconds) == 0 {
+				a.notes.addLine(t.Key() + ": no per-second figures stored: no within-run interval or test")
+			}
+		}
+		if len(s.rounds) == 0 {
+			a.notes.addLine(s.info.Label + ": nothing measured")
+		}
+	}
+}

@@ -1,0 +1,327 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/chart"
+)
+
+// Series the HTML report charts besides the catalog's thread and memory
+// figures: the targets' own gauge of requests in flight, the container's
+// figures, and the runtimes' GC counters (the first that has data).
+const (
+	seriesInflight   = "threadbench_inflight_requests"
+	seriesWorkingSet = "container_memory_working_set_bytes"
+	seriesCPURatio   = "container_cpu_usage_ratio"
+)
+
+var (
+	gcCountSeries = []string{"jvm_gc_pause_seconds_count", "go_gc_duration_seconds_count"}
+	gcTimeSeries  = []string{"jvm_gc_pause_seconds_sum", "go_gc_duration_seconds_sum"}
+)
+
+// ChartSeries returns the names of the series the HTML report of a result
+// may chart, given the catalog entry of its target: what LoadSeries reads.
+func ChartSeries(info bench.TargetInfo) []string {
+	names := []string{seriesInflight, seriesWorkingSet, seriesCPURatio}
+	names = append(names, gcCountSeries...)
+	names = append(names, gcTimeSeries...)
+	for _, src := range append(slices.Clone(info.Threads), info.Memory...) {
+		for _, ref := range src.Series {
+			if !slices.Contains(names, ref.Name) {
+				names = append(names, ref.Name)
+			}
+		}
+	}
+	return names
+}
+
+// LoadSeries reads from store the series the HTML report of r charts: for
+// the first round of each label, by TargetResult.Key.
+func LoadSeries(ctx context.Context, store bench.SeriesStore, r *bench.Run, targets []bench.TargetInfo) (map[string][]bench.Series, error) {
+	out := map[string][]bench.Series{}
+	for _, s := range subjectsOf(r) {
+		if len(s.rounds) == 0 {
+			continue
+		}
+		key := s.rounds[0].Key()
+		info, _ := bench.LookupTarget(targets, s.info.Target)
+		series, err := store.FindSeries(ctx, r.ID, key, ChartSeries(info))
+		if err != nil {
+			return nil, fmt.Errorf("series of %s: %w", key, err)
+		}
+		out[key] = series
+	}
+	return out, nil
+}
+
+// maxChartPoints bounds a line's points: past it, consecutive points are
+// merged (a mean for rates, the peak for gauges and latencies), so that a
+// long run's page keeps its per-point tooltips and stays small: 150 points
+// is one every 5 px of a chart, and a nine-minute run of three targets
+// stays under 1 MB.
+const maxChartPoints = 150
+
+// chartSet builds the HTML report's charts: one series per subject, in
+// subject order so that colours match the tables, on the attack's clock.
+type chartSet struct {
+	rep      bench.Report
+	results  []*bench.TargetResult // the first round of each subject; nil when none
+	series   [][]bench.Series      // by subject
+	infos    []bench.TargetInfo    // by subject
+	markers  []chart.Marker
+	bands    []chart.Band
+	subjects []string
+}
+
+func newChartSet(rep bench.Report, src Source) chartSet {
+	cs := chartSet{rep: rep}
+	for _, s := range subjectsOf(src.Run) {
+		var first *bench.TargetResult
+		if len(s.rounds) > 0 {
+			first = s.rounds[0]
+		}
+		info, _ := bench.LookupTarget(src.Targets, s.info.Target)
+		var series []bench.Series
+		if first != nil {
+			series = src.Series[first.Key()]
+		}
+		cs.results, cs.series, cs.infos = append(cs.results, first), append(cs.series, series), append(cs.infos, info)
+		cs.subjects = append(cs.subjects, s.info.Label)
+	}
+	cs.markers, cs.bands = stageMarks(src.Run, cs.results)
+	return cs
+}
+
+// stageMarks marks where each stage starts and shades the warm-up.
+func stageMarks(r *bench.Run, results []*bench.TargetResult) ([]chart.Marker, []chart.Band) {
+	var markers []chart.Marker
+	var bands []chart.Band
+	for _, t := range results {
+		if t == nil {
+			continue
+		}
+		for _, s := range measuredStages(t) {
+			markers = append(markers, chart.Marker{X: s.StartOffset.D().Seconds(), Label: stageLabel(s.Index, s.Name)})
+		}
+		if t.Warmup != nil && t.Warmup.Duration > 0 {
+			bands = append(bands, chart.Band{From: -t.Warmup.Duration.D().Seconds(), To: 0, Label: "warm-up"})
+		}
+		break
+	}
+	if len(markers) > 0 {
+		end := r.Spec.Profile.Duration().D().Seconds()
+		markers = append(markers, chart.Marker{X: end, Label: "end"})
+	}
+	return markers, bands
+}
+
+// lineCharts are the time-series charts, in the order the page shows them.
+func (cs chartSet) lineCharts() []chart.LineChart {
+	charts := []chart.LineChart{
+		cs.bucketChart("throughput", "Throughput (completed requests per second)", unitReqPerSec, pointMean,
+			func(b bench.Bucket) (float64, bool) { return b.Stats.Throughput, true }),
+		cs.bucketChart("latency-p50", "p50 latency per second", unitMs, pointMax,
+			func(b bench.Bucket) (float64, bool) { return b.Stats.Latency.P50, b.Stats.Successes > 0 }),
+		cs.bucketChart("latency-p99", "p99 latency per second", unitMs, pointMax,
+			func(b bench.Bucket) (float64, bool) { return b.Stats.Latency.P99, b.Stats.Successes > 0 }),
+		cs.seriesChart("inflight", "Requests in flight (by the targets' own gauge)", "requests", pointMax,
+			func(i int) []chart.Point { return cs.sumOf(i, bench.SeriesRef{Name: seriesInflight}, 1) }),
+	}
+	for _, kind := range cs.kinds(func(info bench.TargetInfo) []bench.FigureSource { return info.Threads }, bench.ThreadKinds) {
+		charts = append(charts, cs.seriesChart("threads-"+kind, titleCase(bench.ThreadLabel(kind)), unitThreads, pointMax,
+			func(i int) []chart.Point { return cs.figure(i, cs.infos[i].Threads, kind, 1) }))
+	}
+	charts = append(charts,
+		cs.seriesChart("working-set", "Working set (container)", unitMiB, pointMax,
+			func(i int) []chart.Point {
+				return cs.sumOf(i, bench.SeriesRef{Name: seriesWorkingSet}, 1.0/bytesPerMiB)
+			}))
+	for _, kind := range cs.kinds(func(info bench.TargetInfo) []bench.FigureSource { return info.Memory }, bench.MemoryKinds) {
+		if kind == bench.MemoryWorkingSet {
+			continue
+		}
+		charts = append(charts, cs.seriesChart("memory-"+kind, titleCase(memoryLabel(kind)), unitMiB, pointMax,
+			func(i int) []chart.Point { return cs.figure(i, cs.infos[i].Memory, kind, 1.0/bytesPerMiB) }))
+	}
+	return append(charts,
+		cs.seriesChart("cpu", "CPU use, share of the limit", unitPercent, pointMean,
+			func(i int) []chart.Point { return cs.sumOf(i, bench.SeriesRef{Name: seriesCPURatio}, 100) }),
+		cs.seriesChart("gc-pauses", "GC pauses per second", "pauses/s", pointMean,
+			func(i int) []chart.Point { return rate(cs.firstOf(i, gcCountSeries, 1)) }),
+		cs.seriesChart("gc-time", "GC pause time per second", unitMs, pointMean,
+			func(i int) []chart.Point { return rate(cs.firstOf(i, gcTimeSeries, 1000)) }),
+	)
+}
+
+// bucketChart charts a figure of each second of the attack.
+func (cs chartSet) bucketChart(id, title, unit string, merge pointMerge, pick func(bench.Bucket) (float64, bool)) chart.LineChart {
+	return cs.seriesChart(id, title, unit, merge, func(i int) []chart.Point {
+		t := cs.results[i]
+		if t == nil {
+			return nil
+		}
+		var points []chart.Point
+		for _, b := range t.Seconds {
+			v, ok := pick(b)
+			if !ok {
+				v = math.NaN()
+			}
+			points = append(points, chart.Point{X: float64(b.Second) + 0.5, Y: v})
+		}
+		return points
+	})
+}
+
+// seriesChart is a line chart with one series per subject, thinned to
+// maxChartPoints.
+func (cs chartSet) seriesChart(id, title, unit string, merge pointMerge, pointsOf func(i int) []chart.Point) chart.LineChart {
+	c := chart.LineChart{ID: id, Title: title, Unit: unit, Markers: cs.markers, Bands: cs.bands}
+	for i, name := range cs.subjects {
+		c.Series = append(c.Series, chart.Series{Name: name, Points: thin(pointsOf(i), maxChartPoints, merge)})
+	}
+	return c
+}
+
+// kinds returns the figures any subject's catalog entry gives a source
+// for, in bench's order.
+func (cs chartSet) kinds(sources func(bench.TargetInfo) []bench.FigureSource, order []string) []string {
+	found := map[string]bool{}
+	for i, info := range cs.infos {
+		for _, src := range sources(info) {
+			if len(cs.figure(i, sources(info), src.Figure, 1)) > 0 {
+				found[src.Figure] = true
+			}
+		}
+	}
+	return orderedKinds(found, order)
+}
+
+// figure reads a resource figure of subject i from the first of its
+// sources that has data.
+func (cs chartSet) figure(i int, sources []bench.FigureSource, kind string, scale float64) []chart.Point {
+	for _, src := range sources {
+		if src.Figure != kind {
+			continue
+		}
+		for _, ref := range src.Series {
+			if points := cs.sumOf(i, ref, scale); len(points) > 0 {
+				return points
+			}
+		}
+	}
+	return nil
+}
+
+// firstOf reads the first of the named series subject i has.
+func (cs chartSet) firstOf(i int, names []string, scale float64) []chart.Point {
+	for _, name := range names {
+		if points := cs.sumOf(i, bench.SeriesRef{Name: name}, scale); len(points) > 0 {
+			return points
+		}
+	}
+	return nil
+}
+
+// sumOf sums, at each time, the series of subject i that ref picks (its
+// name and, when set, one label's value), scaled.
+func (cs chartSet) sumOf(i int, ref bench.SeriesRef, scale float64) []chart.Point {
+	sums := map[float64]float64{}
+	for _, s := range cs.series[i] {
+		if s.Name != ref.Name || (ref.Label != "" && s.Labels[ref.Label] != ref.Value) {
+			continue
+		}
+		for _, p := range s.Points {
+			sums[p.T] += p.V * scale
+		}
+	}
+	points := make([]chart.Point, 0, len(sums))
+	for t, v := range sums {
+		points = append(points, chart.Point{X: t, Y: v})
+	}
+	sort.Slice(points, func(a, b int) bool { return points[a].X < points[b].X })
+	return points
+}
+
+// rate turns a counter into its increase per second, left out across a
+// reset.
+func rate(counter []chart.Point) []chart.Point {
+	var out []chart.Point
+	for i := 1; i < len(counter); i++ {
+		dt, dv := counter[i].X-counter[i-1].X, counter[i].Y-counter[i-1].Y
+		if dt > 0 && dv >= 0 {
+			out = append(out, chart.Point{X: counter[i].X, Y: dv / dt})
+		}
+	}
+	return out
+}
+
+// pointMerge merges the values of consecutive points into one.
+type pointMerge func([]float64) float64
+
+// pointMean keeps a rate's mean; pointMax keeps a gauge's or a latency's
+// peak, which a mean would hide.
+func pointMean(vs []float64) float64 {
+	sum := 0.0
+	for _, v := range vs {
+		sum += v
+	}
+	return sum / float64(len(vs))
+}
+
+func pointMax(vs []float64) float64 { return slices.Max(vs) }
+
+// thin merges runs of consecutive points so that at most n remain; missing
+// values (NaN) are left out of a merge, and a run of only missing values
+// stays missing.
+func thin(points []chart.Point, n int, merge pointMerge) []chart.Point {
+	if len(points) <= n {
+		return points
+	}
+	per := (len(points) + n - 1) / n
+	out := make([]chart.Point, 0, n)
+	for start := 0; start < len(points); start += per {
+		run := points[start:min(start+per, len(points))]
+		var vs []float64
+		for _, p := range run {
+			if !math.IsNaN(p.Y) {
+				vs = append(vs, p.Y)
+			}
+		}
+		y := math.NaN()
+		if len(vs) > 0 {
+			y = merge(vs)
+		}
+		out = append(out, chart.Point{X: (run[0].X + run[len(run)-1].X) / 2, Y: y})
+	}
+	return out
+}
+
+// barCharts are the summary bars of a scope: throughput and p99 per
+// subject with their intervals.
+func (cs chartSet) barCharts(sc bench.ReportScope, id string) []chart.BarChart {
+	colors := subjectColors(cs.rep)
+	bars := func(pick func(bench.Figures) bench.Estimate) []chart.Bar {
+		var out []chart.Bar
+		for _, r := range sc.Results {
+			e := pick(r.Figures)
+			b := chart.Bar{Label: r.Label, Value: e.Value, Lo: math.NaN(), Hi: math.NaN(), Color: colors[r.Label]}
+			if e.CI != nil {
+				b.Lo, b.Hi = e.CI.Lo, e.CI.Hi
+			}
+			out = append(out, b)
+		}
+		return out
+	}
+	return []chart.BarChart{
+		{ID: id + "-throughput", Title: "Throughput, " + sc.Name, Unit: unitReqPerSec,
+			Bars: bars(func(f bench.Figures) bench.Estimate { return f.Throughput })},
+		{ID: id + "-p99", Title: "p99 latency, " + sc.Name, Unit: unitMs,
+			Bars: bars(func(f bench.Figures) bench.Estimate { return f.Latency.P99 })},
+	}
+}

@@ -1,0 +1,122 @@
+package report
+
+import (
+	"slices"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// rankedFigures are the figures a report ranks the subjects by, as seed
+// 000 did: throughput, then latency, then errors.
+var rankedFigures = []figure{figThroughput, figMean, figP50, figP99, figMax, figErrorRate}
+
+// ranks orders the subjects by each ranked figure, best first. A figure
+// every subject has the same value of (no errors anywhere) is left out.
+func (a *analysis) ranks(subs []*scopeSubject) []bench.Rank {
+	if len(subs) < 2 {
+		return nil
+	}
+	var ranks []bench.Rank
+	for _, f := range rankedFigures {
+		if r, ok := a.rank(subs, f); ok {
+			ranks = append(ranks, r)
+		}
+	}
+	return ranks
+}
+
+func (a *analysis) rank(subs []*scopeSubject, f figure) (bench.Rank, bool) {
+	order := slices.Clone(subs)
+	slices.SortStableFunc(order, func(x, y *scopeSubject) int {
+		vx, vy := x.values[f.name], y.values[f.name]
+		if f.higherIsBetter {
+			vx, vy = -vx, -vy
+		}
+		switch {
+		case vx < vy:
+			return -1
+		case vx > vy:
+			return 1
+		}
+		return 0
+	})
+	best, worst := order[0].values[f.name], order[len(order)-1].values[f.name]
+	if best == worst {
+		return bench.Rank{}, false
+	}
+	r := bench.Rank{Figure: f.name, Unit: f.unit, HigherIsBetter: f.higherIsBetter}
+	for i, ss := range order {
+		e := bench.RankEntry{Label: ss.s.info.Label, Place: i + 1, Value: ss.values[f.name]}
+		if best != 0 {
+			e.Relative = e.Value / best
+		}
+		if i > 0 {
+			if v, sig, _ := a.verdict(order[i-1], ss, f); tested(sig) {
+				e.Same, e.VsAbove = v == bench.VerdictNoDifference, &sig
+			}
+		}
+		r.Entries = append(r.Entries, e)
+	}
+	return r, true
+}
+
+// askedPairs are the comparisons users ask about, by target name: A
+// relative to B.
+var askedPairs = [][2]string{
+	{bench.TargetJavaVirtual, bench.TargetJavaPlatform},
+	{bench.TargetJavaVirtual, bench.TargetGo},
+}
+
+// pairFigures are the figures a pair compares.
+var pairFigures = []figure{figThroughput, figMean, figP50, figP99, figErrorRate}
+
+// pairs compares the asked pairs present in the scope, each target
+// present once (two cases of one target make the pair ambiguous).
+func (a *analysis) pairs(subs []*scopeSubject) []bench.Pair {
+	var pairs []bench.Pair
+	for _, p := range askedPairs {
+		x, y := onlyOf(subs, p[0]), onlyOf(subs, p[1])
+		if x == nil || y == nil {
+			continue
+		}
+		pair := bench.Pair{A: x.s.info.Label, B: y.s.info.Label}
+		for _, f := range pairFigures {
+			if f.name == metricErrorRate && x.values[f.name] == 0 && y.values[f.name] == 0 {
+				continue
+			}
+			pair.Figures = append(pair.Figures, a.pairFigure(y, x, f))
+		}
+		pairs = append(pairs, pair)
+	}
+	return pairs
+}
+
+// pairFigure compares head (A) with base (B) in one figure.
+func (a *analysis) pairFigure(base, head *scopeSubject, f figure) bench.PairFigure {
+	v, sig, change := a.verdict(base, head, f)
+	pf := bench.PairFigure{Figure: f.name, Unit: f.unit, A: head.values[f.name], B: base.values[f.name],
+		Change: change, HigherIsBetter: f.higherIsBetter, Verdict: v, Test: sig}
+	if pf.B != 0 {
+		pf.Ratio = pf.A / pf.B
+	}
+	return pf
+}
+
+// onlyOf returns the one subject of the scope that runs target, or nil
+// when none or several do.
+func onlyOf(subs []*scopeSubject, target string) *scopeSubject {
+	var found *scopeSubject
+	for _, ss := range subs {
+		if ss.s.targetName() != target {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = ss
+	}
+	return found
+}
+
+// tested reports whether a test had values on both sides.
+func tested(s bench.Significance) bool { return s.NA > 0 && s.NB > 0 }

@@ -1,0 +1,168 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/chart"
+)
+
+// The HTML report is one file that opens offline: its styles are inline,
+// its charts are internal/chart's SVG set into the page, and it has no
+// script and asks no other host for anything.
+
+// htmlPage is what the page template renders.
+type htmlPage struct {
+	Title    string
+	Palette  []string
+	Header   section
+	Findings section
+	Bars     []template.HTML
+	Lines    []template.HTML
+	Scopes   []section
+	Notes    *section
+	NoSeries bool // the run's series were not at hand: only per-second figures charted
+}
+
+func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
+	sections := layoutReport(rep)
+	page := htmlPage{Title: "threadbench report: run " + rep.Run.ID + suffix(" ", quoteName(rep.Run.Name)),
+		Palette: chart.Palette(), Header: sections[0], Findings: sections[1], NoSeries: len(src.Series) == 0}
+	for _, s := range sections[2:] {
+		if s.ID == "notes" {
+			n := s
+			page.Notes = &n
+			continue
+		}
+		page.Scopes = append(page.Scopes, s)
+	}
+	cs := newChartSet(rep, src)
+	for i, sc := range summaryScopes(rep) {
+		for _, c := range cs.barCharts(sc, fmt.Sprintf("bars-%d", i)) {
+			page.Bars = append(page.Bars, template.HTML(c.SVG())) // #nosec: chart escapes every text it draws
+		}
+	}
+	for _, c := range cs.lineCharts() {
+		page.Lines = append(page.Lines, template.HTML(c.SVG()))
+	}
+	if err := pageTemplate.Execute(buf, page); err != nil {
+		return fmt.Errorf("render html report: %w", err)
+	}
+	return nil
+}
+
+// summaryScopes are the scopes the page draws bars for: the whole attack
+// and, when there are several stages, the busiest.
+func summaryScopes(rep bench.Report) []bench.ReportScope {
+	if len(rep.Scopes) <= 2 {
+		return rep.Scopes[:min(1, len(rep.Scopes))]
+	}
+	best := 1
+	for i := 2; i < len(rep.Scopes); i++ {
+		if loadLevel(rep.Scopes[i]) >= loadLevel(rep.Scopes[best]) {
+			best = i
+		}
+	}
+	return []bench.ReportScope{rep.Scopes[0], rep.Scopes[best]}
+}
+
+// loadLevel reads back the clients or rate a scope's load names: the last
+// number in it.
+func loadLevel(sc bench.ReportScope) float64 {
+	var level float64
+	var n float64
+	digits := false
+	for _, r := range sc.Load + " " {
+		switch {
+		case r >= '0' && r <= '9':
+			n, digits = n*10+float64(r-'0'), true
+		case digits && r != ',':
+			level, n, digits = n, 0, false
+		}
+	}
+	return level
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"color": func(i int) template.CSS { return template.CSS(chart.Color(i)) },
+	"right": func(b block, i int) bool { return b.Right[i] },
+	"rowColor": func(b block, i int) int {
+		if i < len(b.Color) {
+			return b.Color[i]
+		}
+		return -1
+	},
+}).Parse(pageHTML))
+
+const pageHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+:root { color-scheme: light dark; --fg: #1b1f24; --bg: #fff; --muted: #57606a; --line: #d0d7de; --head: #f6f8fa; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #8d96a0; --line: #30363d; --head: #161b22; } }
+* { box-sizing: border-box; }
+body { margin: 0 auto; padding: 24px; max-width: 1500px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; Color: var(--fg); background: var(--bg); }
+h1 { font-size: 22px; margin: 0 0 12px; }
+h2 { font-size: 18px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 14px; margin: 16px 0 6px; Color: var(--muted); font-weight: 600; }
+nav a { margin-right: 12px; Color: inherit; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
+dt { Color: var(--muted); }
+dd { margin: 0; }
+table { border-collapse: collapse; margin: 4px 0 8px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: left; white-space: nowrap; }
+th { background: var(--head); font-weight: 600; font-size: 12px; text-transform: lowercase; }
+td.num, th.num { text-align: right; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: baseline; }
+ul.lines { margin: 4px 0; padding-left: 20px; }
+ul.lines li { margin: 2px 0; }
+.findings li { font-size: 15px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(600px, 1fr)); gap: 12px 20px; }
+.charts figure { margin: 0; }
+svg.chart { max-width: 100%; height: auto; }
+.scroll { overflow-x: auto; }
+.muted { Color: var(--muted); }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<nav><a href="#findings">findings</a><a href="#charts">charts</a>{{range .Scopes}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}{{if .Notes}}<a href="#notes">notes</a>{{end}}</nav>
+<section id="{{.Header.ID}}">
+{{range .Header.Blocks}}{{template "block" .}}{{end}}
+</section>
+<section id="findings" class="findings">
+<h2>{{.Findings.Title}}</h2>
+{{range .Findings.Blocks}}{{template "block" .}}{{end}}
+</section>
+<section id="charts">
+<h2>Charts</h2>
+<p class="muted">Every target on one time axis (seconds from the first measured request; the warm-up is shaded, stages are marked).
+Bars show each figure with its {{if .Bars}}interval{{end}} where there is one.{{if .NoSeries}} The run's scraped series were not available: only per-second request figures are charted.{{end}}</p>
+<div class="charts">
+{{range .Bars}}<figure>{{.}}</figure>
+{{end}}{{range .Lines}}<figure>{{.}}</figure>
+{{end}}</div>
+</section>
+{{range .Scopes}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+{{range .Blocks}}{{template "block" .}}{{end}}
+</section>
+{{end}}{{with .Notes}}<section id="notes">
+<h2>{{.Title}}</h2>
+{{range .Blocks}}{{template "block" .}}{{end}}
+</section>
+{{end}}</body>
+</html>
+{{define "block"}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}{{if .KV}}<dl>{{range .KV}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
+{{end}}{{if .Rows}}{{$b := .}}<div class="scroll"><table>
+<tr>{{range $i, $h := .Header}}<th{{if right $b $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr>
+{{range $r, $row := .Rows}}<tr>{{range $i, $c := $row}}<td{{if right $b $i}} class="num"{{end}}>{{if and (eq $i 0) (ge (rowColor $b $r) 0)}}<span class="swatch" style="background: {{color (rowColor $b $r)}}"></span>{{end}}{{$c}}</td>{{end}}</tr>
+{{end}}</table></div>
+{{end}}{{if .Lines}}<ul class="lines">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{end}}`

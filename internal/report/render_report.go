@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Formats only reports are written in.
+const (
+	FormatCSV  = "csv"
+	FormatHTML = "html"
+)
+
+// ReportFormats are the formats WriteReport writes.
+var ReportFormats = []string{FormatTable, FormatMarkdown, FormatJSON, FormatCSV, FormatHTML}
+
+// Source is what a report is written from: the run as stored and, for the
+// HTML report's charts, the series of its results (by TargetResult.Key)
+// and the catalog that says which series hold which resource figure.
+type Source struct {
+	Run     *bench.Run
+	Series  map[string][]bench.Series
+	Targets []bench.TargetInfo
+}
+
+// WriteReport writes the report of src.Run as "table" (aligned text),
+// "markdown" (GitHub), "json" (bench.Report), "csv" (one row per result ×
+// stage × request and one per result × second; see WriteReportCSV) or
+// "html" (one self-contained page with charts). Any other format is an
+// EINVALID error.
+func WriteReport(w io.Writer, src Source, format string, opts ReportOptions) error {
+	if err := CheckFormat(format, ReportFormats...); err != nil {
+		return err
+	}
+	if format == FormatCSV {
+		return WriteReportCSV(w, src.Run)
+	}
+	rep := Analyze(src.Run, opts)
+	var buf bytes.Buffer
+	switch format {
+	case FormatJSON:
+		return writeJSON(w, rep)
+	case FormatMarkdown:
+		writeSectionsMarkdown(&buf, layoutReport(rep))
+	case FormatHTML:
+		if err := writeHTML(&buf, rep, src); err != nil {
+			return err
+		}
+	default:
+		writeSectionsText(&buf, layoutReport(rep))
+	}
+	return flush(w, &buf)
+}
+
+// writeSectionsText writes sections as aligned text: each title underlined,
+// each block indented under its own title.
+func writeSectionsText(buf *bytes.Buffer, sections []section) {
+	for i, s := range sections {
+		if i > 0 {
+			buf.WriteString("\n")
+		}
+		fmt.Fprintf(buf, "%s\n%s\n", s.Title, strings.Repeat("=", textWidth(s.Title)))
+		for j, b := range s.Blocks {
+			if j > 0 {
+				buf.WriteString("\n")
+			}
+			writeBlockText(buf, b)
+		}
+	}
+}
+
+// textWidth counts the characters, not the bytes, of a title.
+func textWidth(s string) int { return len([]rune(s)) }
+
+func writeBlockText(buf *bytes.Buffer, b block) {
+	if b.Title != "" {
+		fmt.Fprintf(buf, "%s\n", b.Title)
+	}
+	if len(b.KV) > 0 {
+		tw := newTable(buf)
+		for _, kv := range b.KV {
+			fmt.Fprintf(tw, "  %s\t%s\n", kv[0], kv[1])
+		}
+		tw.Flush()
+	}
+	if len(b.Rows) > 0 {
+		tw := newTable(buf)
+		writeRows(tw, "  ", append([][]string{b.Header}, b.Rows...))
+		tw.Flush()
+	}
+	for _, line := range b.Lines {
+		fmt.Fprintf(buf, "  - %s\n", line)
+	}
+}
+
+// writeSectionsMarkdown writes sections as GitHub markdown: a heading per
+// section, bold block titles, tables and bullet lists.
+func writeSectionsMarkdown(buf *bytes.Buffer, sections []section) {
+	for i, s := range sections {
+		if i > 0 {
+			buf.WriteString("\n")
+		}
+		level := "###"
+		if i == 0 {
+			level = "##"
+		}
+		fmt.Fprintf(buf, "%s %s\n", level, s.Title)
+		for _, b := range s.Blocks {
+			buf.WriteString("\n")
+			writeBlockMarkdown(buf, b)
+		}
+	}
+}
+
+func writeBlockMarkdown(buf *bytes.Buffer, b block) {
+	if b.Title != "" {
+		fmt.Fprintf(buf, "**%s**\n\n", markdownText(b.Title))
+	}
+	for _, kv := range b.KV {
+		fmt.Fprintf(buf, "- **%s**: %s\n", kv[0], markdownText(kv[1]))
+	}
+	if len(b.Rows) > 0 {
+		writeMarkdownTable(buf, lower(b.Header), b.Right, b.Rows)
+	}
+	for _, line := range b.Lines {
+		fmt.Fprintf(buf, "- %s\n", markdownText(line))
+	}
+}
+
+// markdownText keeps text literal in markdown where it is most likely not
+// to be: asterisks, underscores and angle brackets.
+func markdownText(s string) string {
+	return strings.NewReplacer("*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// writeReportSummary writes what `runs show` opens with: the findings and
+// the whole attack side by side.
+func writeReportSummary(buf *bytes.Buffer, r *bench.Run) {
+	if len(r.Targets) == 0 {
+		return
+	}
+	writeSectionsText(buf, layoutSummary(Analyze(r, ReportOptions{})))
+}

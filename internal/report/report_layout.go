@@ -1,0 +1,465 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// A report is laid out once, as sections of blocks, and the layout is
+// written as aligned text, GitHub markdown or HTML: the three show the same
+// figures in the same order.
+
+// section is one part of a report: the header, the findings, a scope.
+type section struct {
+	Title  string
+	ID     string // for HTML anchors
+	Blocks []block
+}
+
+// block is a titled table, key-value list or list of lines.
+type block struct {
+	Title  string
+	KV     [][2]string
+	Header []string
+	Rows   [][]string
+	Right  map[int]bool // columns of numbers
+	Color  []int        // per row: the subject's colour index, -1 for none (HTML swatches)
+	Lines  []string
+}
+
+// layoutReport lays out the whole report.
+func layoutReport(rep bench.Report) []section {
+	sections := []section{headerSection(rep), findingsSection(rep)}
+	colors := subjectColors(rep)
+	for i, sc := range rep.Scopes {
+		sections = append(sections, scopeSection(sc, colors, fmt.Sprintf("scope-%d", i), rep.MinEffect))
+	}
+	if len(rep.Notes) > 0 {
+		sections = append(sections, section{Title: "Notes", ID: "notes", Blocks: []block{{Lines: rep.Notes}}})
+	}
+	return sections
+}
+
+// layoutSummary lays out what `runs show` opens with: the findings and the
+// whole attack's figures, ranks and pairs.
+func layoutSummary(rep bench.Report) []section {
+	sections := []section{findingsSection(rep)}
+	if len(rep.Scopes) > 0 {
+		whole := scopeSection(rep.Scopes[0], subjectColors(rep), "scope-0", rep.MinEffect)
+		var kept []block
+		for _, b := range whole.Blocks {
+			if b.Title != "resources (peaks)" && b.Title != "per request" {
+				kept = append(kept, b)
+			}
+		}
+		whole.Blocks = kept
+		sections = append(sections, whole)
+	}
+	return sections
+}
+
+func subjectColors(rep bench.Report) map[string]int {
+	colors := map[string]int{}
+	for i, s := range rep.Subjects {
+		colors[s.Label] = i
+	}
+	return colors
+}
+
+func headerSection(rep bench.Report) section {
+	kv := [][2]string{
+		{"run", rep.Run.ID + suffix(" ", quoteName(rep.Run.Name))},
+		{"status", string(rep.Run.Status)},
+		{"created", shortTime(rep.Run.CreatedAt)},
+		{"profile", rep.Profile},
+		{"workload", rep.Workload},
+		{"limits", rep.Limits},
+		{"host", environmentLine(rep.Environment)},
+		{"rounds", fmt.Sprint(rep.Rounds)},
+		{"statistics", fmt.Sprintf("%s; %.0f%% intervals, alpha %g, minimum effect %g%%", rep.Method, rep.Confidence*100, rep.Alpha, rep.MinEffect)},
+		{"latency", rep.LatencyNote},
+	}
+	targets := block{Title: "targets", Header: []string{"TARGET", "RUNS", "RUNTIME", "ROUNDS", "STATUS"}, Right: map[int]bool{3: true}}
+	for i, s := range rep.Subjects {
+		targets.Rows = append(targets.Rows, []string{s.Label, s.Target, orDash(s.Runtime), fmt.Sprint(s.Rounds),
+			string(s.Status) + suffix(": ", s.Error)})
+		targets.Color = append(targets.Color, i)
+	}
+	return section{Title: "Report of run " + rep.Run.ID, ID: "run", Blocks: []block{{KV: kv}, targets}}
+}
+
+func quoteName(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("(%s)", name)
+}
+
+func environmentLine(env bench.Environment) string {
+	if env == (bench.Environment{}) {
+		return "not recorded"
+	}
+	return fmt.Sprintf("%s, %s x %s, kernel %s, docker %s, cgroup %s; load on CPUs %s, targets on %s",
+		orDash(env.Host), orDash(env.CPUModel), orDash(countString(env.CPUs)), orDash(env.Kernel),
+		orDash(env.DockerVersion), orDash(env.CgroupVersion), orDash(env.LoadCPUSet), orDash(env.TargetCPUSet))
+}
+
+func findingsSection(rep bench.Report) section {
+	lines := make([]string, len(rep.Findings))
+	for i, f := range rep.Findings {
+		lines[i] = f.Text
+	}
+	if len(lines) == 0 {
+		lines = []string{"nothing measured"}
+	}
+	return section{Title: "Findings", ID: "findings", Blocks: []block{{Lines: lines}}}
+}
+
+// scopeSection lays out one scope: throughput and errors, latency, per
+// request, resources, ranks, pairs, bounds, flags.
+func scopeSection(sc bench.ReportScope, colors map[string]int, id string, minEffect float64) section {
+	title := sc.Name + " — " + sc.Load
+	if sc.Duration > 0 {
+		title += ", " + sc.Duration.String()
+	}
+	s := section{Title: title, ID: id}
+	add := func(b block) {
+		if len(b.Rows) > 0 || len(b.Lines) > 0 {
+			s.Blocks = append(s.Blocks, b)
+		}
+	}
+	add(throughputBlock(sc, colors))
+	add(latencyBlock(sc, colors))
+	add(requestBlock(sc, colors))
+	add(resourceBlock(sc, colors))
+	add(rankBlock(sc, minEffect))
+	add(pairBlock(sc, minEffect))
+	add(boundBlock(sc, colors))
+	add(flagBlock(sc))
+	return s
+}
+
+func throughputBlock(sc bench.ReportScope, colors map[string]int) block {
+	b := block{Title: "throughput and errors",
+		Header: []string{"TARGET", "REQUESTS", "COMPLETED", "ERRORS", "ERROR RATE %", "THROUGHPUT req/s", "RELATIVE", "IN MiB", "OUT MiB"},
+		Right:  rightFrom(1)}
+	relative := relativeOf(sc, metricThroughput)
+	for _, r := range sc.Results {
+		f := r.Figures
+		b.Rows = append(b.Rows, []string{r.Label, fmt.Sprint(f.Requests), completedCell(f), fmt.Sprint(f.Errors),
+			estimateText(f.ErrorRate, unitPercent), estimateText(f.Throughput, unitReqPerSec), relative[r.Label],
+			mib(f.BytesIn), mib(f.BytesOut)})
+		b.Color = append(b.Color, colors[r.Label])
+	}
+	return b
+}
+
+func latencyBlock(sc bench.ReportScope, colors map[string]int) block {
+	b := block{Title: "latency (ms)", Header: latencyHeader, Right: rightFrom(1)}
+	for _, r := range sc.Results {
+		b.Rows = append(b.Rows, append([]string{r.Label}, latencyCells(r.Figures.Latency)...))
+		b.Color = append(b.Color, colors[r.Label])
+	}
+	return b
+}
+
+var latencyHeader = []string{"TARGET", "MIN", "MEAN", "P50", "P90", "P95", "P99", "P99.9", "MAX"}
+
+func latencyCells(l bench.LatencyEstimates) []string {
+	cells := []string{}
+	for _, e := range []bench.Estimate{l.Min, l.Mean, l.P50, l.P90, l.P95, l.P99, l.P999, l.Max} {
+		cells = append(cells, estimateText(e, unitMs))
+	}
+	return cells
+}
+
+// requestBlock lays out the figures of each request of a mixed workload,
+// request by request.
+func requestBlock(sc bench.ReportScope, colors map[string]int) block {
+	b := block{Title: "per request",
+		Header: []string{"REQUEST", "TARGET", "REQUESTS", "ERRORS", "THROUGHPUT req/s", "MEAN ms", "P50 ms", "P90 ms", "P99 ms", "MAX ms"},
+		Right:  rightFrom(2)}
+	for _, name := range requestNames(sc) {
+		for _, r := range sc.Results {
+			for _, rf := range r.Requests {
+				if rf.Name != name {
+					continue
+				}
+				f := rf.Figures
+				b.Rows = append(b.Rows, []string{name, r.Label, fmt.Sprint(f.Requests), fmt.Sprint(f.Errors),
+					estimateText(f.Throughput, unitReqPerSec), estimateText(f.Latency.Mean, unitMs),
+					estimateText(f.Latency.P50, unitMs), estimateText(f.Latency.P90, unitMs),
+					estimateText(f.Latency.P99, unitMs), estimateText(f.Latency.Max, unitMs)})
+				b.Color = append(b.Color, colors[r.Label])
+			}
+		}
+	}
+	return b
+}
+
+func requestNames(sc bench.ReportScope) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range sc.Results {
+		for _, rf := range r.Requests {
+			if !seen[rf.Name] {
+				seen[rf.Name] = true
+				names = append(names, rf.Name)
+			}
+		}
+	}
+	return names
+}
+
+// resourceBlock lays out peaks per thread kind and memory figure, CPU and
+// GC: a column for every kind any subject reported.
+func resourceBlock(sc bench.ReportScope, colors map[string]int) block {
+	threads, memory := map[string]bool{}, map[string]bool{}
+	for _, r := range sc.Results {
+		if r.Resources == nil {
+			continue
+		}
+		for k := range r.Resources.Threads {
+			threads[k] = true
+		}
+		for k := range r.Resources.MemoryMiB {
+			memory[k] = true
+		}
+	}
+	threadKinds, memoryKinds := orderedKinds(threads, bench.ThreadKinds), orderedKinds(memory, bench.MemoryKinds)
+	b := block{Title: "resources (peaks)", Header: []string{"TARGET"}, Right: rightFrom(1)}
+	for _, k := range threadKinds {
+		b.Header = append(b.Header, strings.ToUpper(bench.ThreadLabel(k)))
+	}
+	for _, k := range memoryKinds {
+		b.Header = append(b.Header, strings.ToUpper(memoryLabel(k))+" MiB")
+	}
+	b.Header = append(b.Header, "CPU s / 1k req", "GC PAUSES", "GC TIME s")
+	for _, r := range sc.Results {
+		if r.Resources == nil {
+			continue
+		}
+		row := []string{r.Label}
+		for _, k := range threadKinds {
+			row = append(row, mapCell(r.Resources.Threads, k, unitThreads))
+		}
+		for _, k := range memoryKinds {
+			row = append(row, mapCell(r.Resources.MemoryMiB, k, unitMiB))
+		}
+		row = append(row, optionalCell(r.Resources.CPUSecondsPer1k, unitSeconds), optionalCell(r.Resources.GCPauses, unitPauses),
+			optionalCell(r.Resources.GCPauseSeconds, unitSeconds))
+		b.Rows = append(b.Rows, row)
+		b.Color = append(b.Color, colors[r.Label])
+	}
+	return b
+}
+
+func mapCell(m map[string]bench.Estimate, key, unit string) string {
+	e, ok := m[key]
+	if !ok || e.Value == 0 {
+		return "-"
+	}
+	return estimateText(e, unit)
+}
+
+func optionalCell(e *bench.Estimate, unit string) string {
+	if e == nil {
+		return "-"
+	}
+	return estimateText(*e, unit)
+}
+
+// rankBlock writes each rank as a chain, best first, with each entry's
+// value relative to the best and its test against the entry above.
+func rankBlock(sc bench.ReportScope, minEffect float64) block {
+	b := block{Title: "ranks (best first; > differs from the one before, ≈ does not, a comma was not tested)"}
+	for _, r := range sc.Ranks {
+		b.Lines = append(b.Lines, fmt.Sprintf("%s: %s", figureName(r.Figure), rankChain(r, minEffect)))
+	}
+	return b
+}
+
+// rankChain is rankSentence with each entry's value relative to the best.
+func rankChain(r bench.Rank, minEffect float64) string {
+	var b strings.Builder
+	for i, e := range r.Entries {
+		switch {
+		case i == 0:
+		case e.VsAbove == nil:
+			b.WriteString(", ")
+		case e.Same:
+			b.WriteString(" ≈ ")
+		default:
+			b.WriteString(" > ")
+		}
+		b.WriteString(e.Label + " " + valueWithUnit(e.Value, r.Unit))
+		var notes []string
+		if i > 0 && e.Relative != 0 {
+			notes = append(notes, relativeText(e.Relative, r.HigherIsBetter))
+		}
+		if e.VsAbove != nil {
+			notes = append(notes, testString(*e.VsAbove)+sameWhy(e, r.Entries[i-1], minEffect))
+		}
+		if len(notes) > 0 {
+			b.WriteString(" (" + strings.Join(notes, "; ") + ")")
+		}
+	}
+	return b.String()
+}
+
+// relativeText is a value relative to the best: a share for figures where
+// higher is better ("68.1%"), a multiple for the others ("2.13×").
+func relativeText(rel float64, higherIsBetter bool) string {
+	if higherIsBetter {
+		return fmt.Sprintf("%.1f%%", rel*100)
+	}
+	return fmt.Sprintf("%.2f×", rel)
+}
+
+// relativeOf returns each label's value relative to the best in a ranked
+// figure, as text.
+func relativeOf(sc bench.ReportScope, name string) map[string]string {
+	out := map[string]string{}
+	if r, ok := rankOf(sc, name); ok {
+		for _, e := range r.Entries {
+			out[e.Label] = relativeText(e.Relative, r.HigherIsBetter)
+		}
+	}
+	for _, res := range sc.Results {
+		if out[res.Label] == "" {
+			out[res.Label] = "-"
+		}
+	}
+	return out
+}
+
+func pairBlock(sc bench.ReportScope, minEffect float64) block {
+	b := block{Title: "pairs", Header: []string{"PAIR", "FIGURE", "A", "B", "CHANGE", "VERDICT"}, Right: map[int]bool{2: true, 3: true, 4: true}}
+	for _, p := range sc.Pairs {
+		for i, pf := range p.Figures {
+			pair := ""
+			if i == 0 {
+				pair = p.A + " vs " + p.B
+			}
+			b.Rows = append(b.Rows, []string{pair, figureName(pf.Figure) + " (" + pf.Unit + ")", value(pf.A, pf.Unit), value(pf.B, pf.Unit),
+				positiveZero(fmt.Sprintf("%+.1f%%", pf.Change)), verdictText(pf, minEffect)})
+			b.Color = append(b.Color, -1)
+		}
+	}
+	return b
+}
+
+// verdictText writes a verdict with the test behind it: "worse (p < 0.001,
+// n = 10+10)", "no significant difference (p = 0.43, n = 3+3)"; and why a
+// significant test is no verdict: under the minimum effect, or pointing
+// the other way from the figures.
+func verdictText(pf bench.PairFigure, minEffect float64) string {
+	test := testString(pf.Test)
+	switch {
+	case !tested(pf.Test):
+		return "not tested (" + untestedWhy + ")"
+	case pf.Verdict != bench.VerdictNoDifference || !pf.Test.Significant:
+		return pf.Verdict + " (" + test + ")"
+	case math.Abs(pf.Change) < minEffect:
+		return fmt.Sprintf("%s (%s; under the %g%% minimum effect)", pf.Verdict, test, minEffect)
+	}
+	return "no claim (" + test + ", but pointing the other way)"
+}
+
+// untestedWhy is why a figure has no test: with one round, a whole attack
+// over stages of different loads is no sample of one thing.
+const untestedWhy = "one round over several loads; see the stages"
+
+func boundBlock(sc bench.ReportScope, colors map[string]int) block {
+	b := block{Title: "bounds (req/s; the lower ceiling binds)", Header: []string{"TARGET", "BOUND", "ALLOWED", "MEASURED", "BINDS", "BASIS"},
+		Right: map[int]bool{2: true, 3: true}}
+	for _, bd := range sc.Bounds {
+		binds := ""
+		if bd.Binds {
+			binds = "binds"
+		}
+		b.Rows = append(b.Rows, []string{bd.Label, boundName(bd.Kind), num(bd.Allowed), num(bd.Measured), binds, bd.Basis})
+		b.Color = append(b.Color, colors[bd.Label])
+	}
+	return b
+}
+
+func boundName(kind string) string {
+	switch kind {
+	case bench.BoundLittle:
+		return "Little's law"
+	case bench.BoundClients:
+		return "clients"
+	case bench.BoundPool:
+		return "thread pool"
+	}
+	return kind
+}
+
+func flagBlock(sc bench.ReportScope) block {
+	b := block{Title: "flags"}
+	for _, r := range sc.Results {
+		for _, f := range r.Flags {
+			b.Lines = append(b.Lines, fmt.Sprintf("%s: %s: %s", r.Label, f.Kind, f.Reason))
+		}
+	}
+	return b
+}
+
+// figureName names a figure for people.
+func figureName(name string) string {
+	if label, ok := figureLabels[name]; ok {
+		return label
+	}
+	return name
+}
+
+// estimateText writes a figure with its interval: "501.5 ±110.2" for a
+// within-run interval (the figure ± the half-width), "501.5 (480.2..520.3)"
+// for an interval over rounds.
+func estimateText(e bench.Estimate, unit string) string {
+	v := value(e.Value, unit)
+	if e.CI == nil {
+		return v
+	}
+	if e.CI.Method == bench.IntervalWithinRun {
+		return v + " ±" + value(e.CI.Hi-e.Value, unit)
+	}
+	return fmt.Sprintf("%s (%s..%s)", v, value(e.CI.Lo, unit), value(e.CI.Hi, unit))
+}
+
+// completedCell is the completed requests, or "-" for a run stored before
+// completions were counted (successes without completions).
+func completedCell(f bench.Figures) string {
+	if f.Completed == 0 && f.Requests > f.Errors {
+		return "-"
+	}
+	return fmt.Sprint(f.Completed)
+}
+
+func mib(bytes int64) string { return value(float64(bytes)/bytesPerMiB, unitMiB) }
+
+// rightFrom marks every column from first on as numbers.
+func rightFrom(first int) map[int]bool {
+	right := map[int]bool{}
+	for i := first; i < 16; i++ {
+		right[i] = true
+	}
+	return right
+}
+
+// sameWhy says why an entry is ranked the same as the one above although
+// its test is significant: the difference is under the minimum effect, or
+// the values the test rests on order them the other way.
+func sameWhy(e, above bench.RankEntry, minEffect float64) string {
+	if !e.Same || !e.VsAbove.Significant {
+		return ""
+	}
+	if math.Abs(relativeChange(above.Value, e.Value)) < minEffect {
+		return fmt.Sprintf(", under the %g%% minimum effect", minEffect)
+	}
+	return ", pointing the other way"
+}

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"math"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
+)
+
+// scopeDef is the part of an attack a report scope covers: the whole
+// attack (stage nil) or one stage, with the load it offered.
+type scopeDef struct {
+	stage       *int
+	name        string // "whole attack", "stage 2 (c400)"
+	stageName   string // the stage's own name, "c400"
+	model       bench.Model
+	ramp        bool
+	concurrency int // closed: clients at the end of the stage
+	from        int // closed: clients at its start (the previous stage's, on a ramp)
+	rate        float64
+	duration    bench.Duration
+}
+
+// window is one round of a subject in one scope: its stored figures,
+// histograms, per-request figures, per-second buckets and resources.
+type window struct {
+	stats     bench.Stats
+	hists     []string // nil when a latency was stored without its histogram
+	requests  []bench.NamedStats
+	seconds   []bench.Bucket // every bucket of the scope; nil when they sample no one load (a whole attack of several stages)
+	steady    []bench.Bucket // the steady part of a hold stage; nil otherwise
+	resources resourceSummary
+	hasRes    bool
+	flags     []bench.Flag
+}
+
+// windowOf returns one round's window on a scope, or false when the round
+// did not measure it.
+func windowOf(t *bench.TargetResult, sc scopeDef, stages []scopeDef) (window, bool) {
+	if sc.stage == nil {
+		return wholeWindow(t, stages)
+	}
+	for _, s := range measuredStages(t) {
+		if s.Index == *sc.stage && s.Stats.Requests > 0 {
+			return stageWindow(t, s, sc), true
+		}
+	}
+	return window{}, false
+}
+
+func wholeWindow(t *bench.TargetResult, stages []scopeDef) (window, bool) {
+	m := wholeAttack(t)
+	if t.Total == nil || t.Total.Requests == 0 {
+		return window{}, false
+	}
+	w := window{stats: m.stats, hists: m.histograms, requests: t.Requests, seconds: fullSeconds(t.Seconds)}
+	w.resources, w.hasRes = summarizeResources(t)
+	measured := measuredStages(t)
+	for _, s := range measured {
+		for _, f := range s.Flags {
+			f.Reason = stageLabel(s.Index, s.Name) + ": " + f.Reason
+			w.flags = append(w.flags, f)
+		}
+	}
+	// A profile of one hold stage is that stage: its steady part serves.
+	// Across stages of different loads the seconds are no sample of one
+	// thing: such a whole attack is tested stage by stage.
+	switch {
+	case len(stages) != 1:
+		w.seconds = nil
+	case len(measured) == 1 && !stages[0].ramp:
+		w.steady = steadyPart(secondsOf(t, measured[0].Index))
+	}
+	return w, true
+}
+
+func stageWindow(t *bench.TargetResult, s bench.StageResult, sc scopeDef) window {
+	m := stageMeasured(s)
+	w := window{stats: m.stats, hists: m.histograms, requests: s.Requests, flags: s.Flags,
+		seconds: secondsOf(t, s.Index)}
+	if !sc.ramp {
+		w.steady = steadyPart(w.seconds)
+	}
+	for _, r := range t.Resources {
+		if !r.Warmup && r.Stage == s.Index {
+			w.resources, w.hasRes = stageSummary(r), true
+		}
+	}
+	return w
+}
+
+// secondsOf returns the full seconds that fell in stage index.
+func secondsOf(t *bench.TargetResult, index int) []bench.Bucket {
+	var out []bench.Bucket
+	for _, b := range fullSeconds(t.Seconds) {
+		if b.Stage == index {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// fullSeconds leaves out a last second cut short by the end of the attack,
+// whose rates come from a fraction of a second.
+func fullSeconds(buckets []bench.Bucket) []bench.Bucket {
+	var out []bench.Bucket
+	for _, b := range buckets {
+		if b.Stats.Elapsed.D() >= 990*time.Millisecond {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// steadyPart is a hold stage's seconds without its first tenth (at least
+// one second): the move from the previous load level, and the responses
+// to the previous stage's requests completing in it, are not the stage's
+// steady state.
+func steadyPart(seconds []bench.Bucket) []bench.Bucket {
+	skip := max(1, int(math.Ceil(float64(len(seconds))/10)))
+	if len(seconds) <= skip {
+		return nil
+	}
+	return seconds[skip:]
+}
+
+// plain is one round's figures in one scope, latency recomputed from the
+// histograms when they were kept.
+type plain struct {
+	requests, completed, errors int64
+	bytesIn, bytesOut           int64
+	throughput, errorRate       float64
+	latency                     bench.Latency
+	storedLatency               bool  // no histogram, or an unreadable one: the stored summary was used
+	histErr                     error // why the histograms could not be read
+}
+
+func plainOf(st bench.Stats, hists []string) plain {
+	p := plain{requests: st.Requests, completed: st.Completed, errors: st.Requests - st.Successes,
+		bytesIn: st.BytesIn, bytesOut: st.BytesOut, throughput: st.Throughput, errorRate: ErrorRate(st),
+		latency: st.Latency, storedLatency: true}
+	if hists == nil {
+		return p
+	}
+	h, err := hdr.Merge(hists...)
+	if err != nil {
+		p.histErr = err
+		return p
+	}
+	p.latency, p.storedLatency = hdr.Summarize(h), false
+	return p
+}
+
+// requestPlain returns the figures of one request of a window.
+func requestPlain(ns bench.NamedStats) plain {
+	var hists []string
+	if ns.Stats.Histogram != "" {
+		hists = []string{ns.Stats.Histogram}
+	}
+	return plainOf(ns.Stats, hists)
+}
