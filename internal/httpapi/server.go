@@ -159,6 +159,20 @@ func loadSpecRoutes() (specRoutes, error) {
 	return routes, nil
 }
 
+// bodySchema returns the JSON schema of an operation's request body, nil
+// when it has none.
+func (routes specRoutes) bodySchema(method, path string) *openapi3.Schema {
+	route := routes[method+" "+path]
+	if route == nil || route.Operation.RequestBody == nil || route.Operation.RequestBody.Value == nil {
+		return nil
+	}
+	mt := route.Operation.RequestBody.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil {
+		return nil
+	}
+	return mt.Schema.Value
+}
+
 // Handler returns the root handler, middleware included.
 func (s *Server) Handler() http.Handler { return s.mux }
 
@@ -204,6 +218,7 @@ func (s *Server) operations(r chi.Router) {
 	r.Post("/runs/{id}/cancel", s.cancelRun)
 	r.Get("/runs/{id}/events", s.followRun)
 	r.Get("/runs/{id}/targets/{target}/series", s.getSeries)
+	r.Get("/runs/{id}/report", s.getReport)
 
 	r.Get("/compare", s.compareRuns)
 }
