@@ -61,6 +61,7 @@ func newRootCmd(g *globalState) *cobra.Command {
 		newTargetsCmd(g),
 		newRunsCmd(g),
 		newCompareCmd(g),
+		newReportCmd(g),
 		newRunCmd(g),
 		newServeCmd(g),
 		newProfilesCmd(g),
