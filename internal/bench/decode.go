@@ -266,13 +266,8 @@ func (d decoder) fail(n *node, path, format string, args ...any) error {
 
 func (d decoder) decode(n *node, v reflect.Value, path string) error {
 	if n.kind == nodeNull {
-		// null stands for "left out" only where a field may be left out
-		// by having no value: a list, a map, an optional object.
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map:
-			v.SetZero()
-			return nil
-		}
+		// A field is given or left out; null would be a third way to say
+		// nothing, which the API's schema does not allow either.
 		return d.fail(n, path, "must not be null (leave the field out instead)")
 	}
 	if td, ok := v.Addr().Interface().(textDecoder); ok && (n.kind == nodeScalar || v.Kind() != reflect.Struct) {
@@ -348,6 +343,9 @@ func (d decoder) decodeMap(n *node, v reflect.Value, path string) error {
 	m := reflect.MakeMapWithSize(v.Type(), len(n.keys))
 	for i, key := range n.keys {
 		val := n.vals[i]
+		if val.kind == nodeNull {
+			return d.fail(val, joinPath(path, key), "must not be null (leave the field out instead)")
+		}
 		if val.kind != nodeScalar {
 			return d.fail(val, joinPath(path, key), "must be a string or a number, got %s", val.describe())
 		}

@@ -169,8 +169,9 @@ func TestDecodeNullAndBooleans(t *testing.T) {
 			t.Errorf("%s: %v, want %s saying %q", tt.doc, err, tt.field, tt.says)
 		}
 	}
-	spec, err := bench.DecodeSpec([]byte(`{"targets": null, "workload": {"requests": null}, "warmup": {"disabled": true}}`), "x")
-	if err != nil || spec.Targets != nil || !spec.Warmup.Disabled {
-		t.Errorf("nullable fields: %+v, %v", spec, err)
+	for _, doc := range []string{`{"targets": null}`, `{"workload": {"requests": null}}`, `{"downstream": null}`, "targets:\n"} {
+		if _, err := bench.DecodeSpec([]byte(doc), "x"); err == nil || !strings.Contains(err.Error(), "must not be null") {
+			t.Errorf("%q: %v, want null refused", doc, err)
+		}
 	}
 }

@@ -46,7 +46,8 @@ func TestDecodeSpec(t *testing.T) {
 		// a boolean is true or false, not 0 or 1 or "true"
 		{name: "NumberForBoolean", body: `{"targets":["go"],"warmup":{"disabled":0}}`, code: bench.EINVALID, field: "warmup.disabled", detail: "must be true or false, got 0"},
 		{name: "StringForBoolean", body: `{"profile":{"stages":[{"duration":"1s","ramp":"true"}]}}`, code: bench.EINVALID, field: "profile.stages[0].ramp", detail: "must be true or false"},
-		{name: "NullableRequests", body: `{"targets":["go"],"profile":"smoke","workload":{"requests":null}}`},
+		// null is never "left out": leave the field out instead
+		{name: "NullRequests", body: `{"targets":["go"],"profile":"smoke","workload":{"requests":null}}`, code: bench.EINVALID, field: "workload.requests", detail: "must not be null"},
 		{name: "NullUnknownField", body: `{"targets":["go"],"colour":null}`, code: bench.EINVALID, field: "colour", detail: "unknown field"},
 		{name: "TabsAndEscapes", body: "{\n\t\"name\": \"caf\\u00e9 \\/ bar\",\n\t\"targets\": [\"go\"]\n}"},
 	} {

@@ -159,20 +159,6 @@ func loadSpecRoutes() (specRoutes, error) {
 	return routes, nil
 }
 
-// bodySchema returns the JSON schema of an operation's request body, nil
-// when it has none.
-func (routes specRoutes) bodySchema(method, path string) *openapi3.Schema {
-	route := routes[method+" "+path]
-	if route == nil || route.Operation.RequestBody == nil || route.Operation.RequestBody.Value == nil {
-		return nil
-	}
-	mt := route.Operation.RequestBody.Value.Content.Get("application/json")
-	if mt == nil || mt.Schema == nil {
-		return nil
-	}
-	return mt.Schema.Value
-}
-
 // Handler returns the root handler, middleware included.
 func (s *Server) Handler() http.Handler { return s.mux }
 
