@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sync/atomic"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/report"
@@ -106,6 +108,17 @@ type runDeps struct {
 	config runner.Config
 	rt     *targets.Runtime
 	close  []func()
+	// api is the daemon's API, whose requests the load engine counts as
+	// disturbance; nil for a local run.
+	api atomic.Pointer[httpapi.Server]
+}
+
+// apiRequests counts the requests the daemon's API has answered, 0 without one.
+func (d *runDeps) apiRequests() int64 {
+	if api := d.api.Load(); api != nil {
+		return api.Served()
+	}
+	return 0
 }
 
 func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps, error) {
@@ -126,15 +139,17 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		return nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return &runDeps{rt: rt, close: []func(){func() { rt.Close() }}, config: runner.Config{
+	d := &runDeps{rt: rt, close: []func(){func() { rt.Close() }}}
+	d.config = runner.Config{
 		Targets:  rt,
 		Store:    db,
 		Series:   db,
-		Attacker: load.NewEngine(),
+		Attacker: load.NewEngine(load.WithAPIRequests(d.apiRequests)),
 		Recorder: metrics.NewSampler(rt.Client()),
 		BuildLog: buildLog,
 		Logger:   logger,
-	}}, nil
+	}
+	return d, nil
 }
 
 // Close releases the runtime and recorder.

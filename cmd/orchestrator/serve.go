@@ -215,6 +215,7 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 		Token:        cfg.Token,
 	})
 	if err == nil {
+		deps.api.Store(d.api) // its requests are disturbance during attacks
 		err = d.queue.Open(g.ctx)
 	}
 	if err != nil {

@@ -94,6 +94,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
+		s.served.Add(1)
 		if rec.status == 0 {
 			rec.status = http.StatusOK // what net/http sends for a handler that wrote nothing
 		}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -84,12 +85,13 @@ type Config struct {
 // Server is the daemon's HTTP API. It holds no goroutines of its own; event
 // streams live as long as the requests that opened them.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
-	spec  specRoutes
-	hosts hostSet
-	token []byte // SHA-256 of Config.Token; nil without one
-	mux   *chi.Mux
+	served atomic.Int64 // requests answered, for the disturbance mark
+	cfg    Config
+	log    *slog.Logger
+	spec   specRoutes
+	hosts  hostSet
+	token  []byte // SHA-256 of Config.Token; nil without one
+	mux    *chi.Mux
 }
 
 // NewServer loads the embedded spec and builds the router.
@@ -158,6 +160,10 @@ func loadSpecRoutes() (specRoutes, error) {
 	}
 	return routes, nil
 }
+
+// Served returns how many requests the server has answered: API work that
+// shares the load generator's CPUs during an attack (bench.FlagDisturbed).
+func (s *Server) Served() int64 { return s.served.Load() }
 
 // Handler returns the root handler, middleware included.
 func (s *Server) Handler() http.Handler { return s.mux }
