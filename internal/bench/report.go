@@ -225,6 +225,11 @@ type Bound struct {
 	Allowed  float64 `json:"allowed"`
 	Measured float64 `json:"measured"`
 	Binds    bool    `json:"binds,omitempty"`
+	// Slack is what the stage's edges may add to a measured throughput,
+	// req/s: the requests in flight when it began (clients or threads)
+	// complete within it. A measured figure above Allowed + Slack is
+	// impossible.
+	Slack float64 `json:"slack,omitempty"`
 }
 
 // Bound kinds.

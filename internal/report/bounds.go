@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -24,9 +25,20 @@ func (a *analysis) bounds(d *scopeData) []bench.Bound {
 		clients = float64(sc.from+sc.concurrency) / 2
 		clientsDesc = fmt.Sprintf("%s clients on average", num(clients))
 	}
+	// The requests in flight when the stage began complete within it.
+	seconds := sc.duration.D().Seconds()
+	inFlight := float64(max(sc.from, sc.concurrency))
 	var bounds []bench.Bound
 	for _, ss := range d.subs {
-		bounds = append(bounds, a.subjectBounds(ss, clients, clientsDesc)...)
+		for _, b := range a.subjectBounds(ss, clients, clientsDesc) {
+			if seconds > 0 {
+				b.Slack = inFlight / seconds
+				if b.Kind == bench.BoundPool {
+					b.Slack = math.Min(inFlight, float64(ss.s.pool)) / seconds
+				}
+			}
+			bounds = append(bounds, b)
+		}
 	}
 	return bounds
 }

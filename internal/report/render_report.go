@@ -131,10 +131,20 @@ func writeBlockMarkdown(buf *bytes.Buffer, b block) {
 	}
 }
 
-// markdownText keeps text literal in markdown where it is most likely not
-// to be: asterisks, underscores and angle brackets.
+// markdownText keeps text literal in markdown: an asterisk would start
+// emphasis and a "<" before a letter an HTML tag; "p < 0.001" and "a > b"
+// stay as they are, readable where the markdown is pasted.
 func markdownText(s string) string {
-	return strings.NewReplacer("*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;").Replace(s)
+	s = strings.ReplaceAll(s, "*", `\*`)
+	var b strings.Builder
+	for i, r := range s {
+		if r == '<' && i+1 < len(s) && (s[i+1] == '/' || s[i+1] == '!' || s[i+1] >= 'A' && s[i+1] <= 'z') {
+			b.WriteString("&lt;")
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // writeReportSummary writes what `runs show` opens with: the findings and

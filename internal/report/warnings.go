@@ -171,6 +171,16 @@ func (n *notes) add(format, scope string) {
 	e.scopes = append(e.scopes, scope)
 }
 
+// addOnce notes a message that concerns no scope, once.
+func (n *notes) addOnce(text string) {
+	for _, e := range n.entries {
+		if e.scopes == nil && e.text == text {
+			return
+		}
+	}
+	n.addLine(text)
+}
+
 // addLine notes a message that concerns no scope in particular.
 func (n *notes) addLine(text string) {
 	n.entries = append(n.entries, &note{text: text})

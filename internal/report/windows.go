@@ -134,6 +134,7 @@ type plain struct {
 	latency                     bench.Latency
 	storedLatency               bool  // no histogram, or an unreadable one: the stored summary was used
 	histErr                     error // why the histograms could not be read
+	answered                    bool  // throughput counts answers to the window's requests, not completions
 }
 
 func plainOf(st bench.Stats, hists []string) plain {
@@ -152,11 +153,18 @@ func plainOf(st bench.Stats, hists []string) plain {
 	return p
 }
 
-// requestPlain returns the figures of one request of a window.
+// requestPlain returns the figures of one request of a window. Completions
+// are not recorded per request: its throughput is then the requests of it
+// answered among those sent in the window, per second of the window.
 func requestPlain(ns bench.NamedStats) plain {
 	var hists []string
 	if ns.Stats.Histogram != "" {
 		hists = []string{ns.Stats.Histogram}
 	}
-	return plainOf(ns.Stats, hists)
+	p := plainOf(ns.Stats, hists)
+	if p.throughput == 0 && p.completed == 0 && ns.Stats.Successes > 0 && ns.Stats.Elapsed > 0 {
+		p.throughput = float64(ns.Stats.Successes) / ns.Stats.Elapsed.D().Seconds()
+		p.answered = true
+	}
+	return p
 }
