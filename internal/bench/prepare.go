@@ -53,13 +53,17 @@ var GCNames = map[string]string{
 
 // Prepare makes spec ready to run, or says what is wrong with it, before
 // anything is built or started: the one place a spec is checked. It
-// resolves a profile given only by name to the built-in (scaled by
+// expands a built-in experiment named by spec.Experiment, resolves a
+// profile given only by name to the built-in (scaled by
 // spec.Profile.Scale), takes the profile's workload when the spec has no
 // requests, applies the defaults, and checks every field against the
 // catalog. The first problem is returned as an EINVALID *Error whose Field
 // is the JSON path of the offending input.
 func Prepare(spec *RunSpec, c Catalog) error {
 	c.Guardrails = c.Guardrails.withDefaults()
+	if err := resolveExperiment(spec); err != nil {
+		return err
+	}
 	if err := resolveProfile(spec); err != nil {
 		return err
 	}
@@ -78,7 +82,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkWorkload, checkWarmup, checkTotal, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkWarmup, checkTotal, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -314,6 +318,15 @@ func sendsRequests(p Profile) bool {
 		}
 	}
 	return false
+}
+
+// checkSpecWorkload checks the spec's own workload, unless every case
+// brings its own (an experiment's cases do), which leaves it unused.
+func checkSpecWorkload(spec *RunSpec, c Catalog) error {
+	if len(spec.Cases) > 0 && !slices.ContainsFunc(spec.Cases, func(cs Case) bool { return cs.Workload == nil }) {
+		return nil
+	}
+	return checkWorkload(spec, c)
 }
 
 func checkWorkload(spec *RunSpec, c Catalog) error {

@@ -191,6 +191,9 @@ type RunSpec struct {
 	Java     JavaOptions `json:"java,omitempty" yaml:"java,omitempty"`
 	// Downstream is a service the targets call, started before them.
 	Downstream *Downstream `json:"downstream,omitempty" yaml:"downstream,omitempty"`
+	// Experiment names a built-in experiment (a seed's), which Prepare
+	// expands into the fields above; the stored spec keeps it, resolved.
+	Experiment *ExperimentRef `json:"experiment,omitempty" yaml:"experiment,omitempty"`
 }
 
 // Defaults applied by RunSpec.ApplyDefaults.

@@ -1,0 +1,272 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// ExperimentRef names a built-in experiment in a spec: a bare name
+// ("seed-003") or {name, scale, part}. It is one object rather than
+// top-level experiment and scale fields because a top-level scale would
+// read as stretching any spec's profile, and seed 001 needs a third knob
+// (which part: its callee's size); the bare name keeps
+// {"experiment": "seed-003"} as short as a built-in profile's name.
+type ExperimentRef struct {
+	Name string `json:"name" yaml:"name"`
+	// Scale stretches the experiment as its ScaleNote says; 0 means its
+	// DefaultScale. Prepare records the scale it ran at.
+	Scale float64 `json:"scale,omitempty" yaml:"scale,omitempty"`
+	// Part picks one of the experiment's runs; "" means its first.
+	Part string `json:"part,omitempty" yaml:"part,omitempty"`
+}
+
+// decodeText reads the bare-name form.
+func (r *ExperimentRef) decodeText(text string) error {
+	*r = ExperimentRef{Name: text}
+	return nil
+}
+
+// UnmarshalJSON accepts the bare name or the object.
+func (r *ExperimentRef) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err == nil {
+		*r = ExperimentRef{Name: name}
+		return nil
+	}
+	type plain ExperimentRef
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = ExperimentRef(v)
+	return nil
+}
+
+// Layouts of an experiment's result table: each seed's own.
+const (
+	LayoutK6       = "k6"       // seed 000: k6's summary, requests, req/s, iterations, relative to the best
+	LayoutFanout   = "fanout"   // seed 001: time, succeeded, failed, success per fan-out mode, with threads and memory
+	LayoutStages   = "stages"   // seed 001's service-level attack: error rate per stage and case
+	LayoutNGrinder = "ngrinder" // seeds 002 and 004: TPS, peak TPS, MTT, error rate, vusers
+	LayoutLocust   = "locust"   // seed 003: Locust's statistics table, with pinning
+)
+
+// Figures a seed's table reports, as SeedRow.Seed keys them.
+const (
+	FigRequests        = "requests"        // requests made
+	FigRate            = "rate"            // requests/s (k6 RPS, Locust req/s)
+	FigIterations      = "iterations"      // iterations completed
+	FigRelative        = "relative"        // throughput as a percentage of the best row's
+	FigMin             = "min"             // latency, ms
+	FigMean            = "mean"            // latency, ms
+	FigMedian          = "median"          // latency, ms
+	FigP90             = "p90"             // latency, ms
+	FigP95             = "p95"             // latency, ms
+	FigMax             = "max"             // latency, ms
+	FigErrorRate       = "errorRate"       // percent of requests
+	FigFails           = "fails"           // failed requests
+	FigFailuresPerSec  = "failuresPerSec"  // failed requests per second
+	FigTPS             = "tps"             // nGrinder's mean tests per second
+	FigPeakTPS         = "peakTps"         // nGrinder's highest per-second TPS
+	FigMTT             = "mtt"             // nGrinder's mean test time, ms
+	FigVusers          = "vusers"          // virtual users
+	FigTests           = "tests"           // tests executed
+	FigSuccessfulTests = "successfulTests" // tests that succeeded
+	FigSeconds         = "seconds"         // a fan-out's time
+	FigSucceeded       = "succeeded"       // a fan-out's calls that succeeded
+	FigFailed          = "failed"          // a fan-out's calls that failed
+	FigSuccess         = "success"         // a fan-out's success, percent
+	FigThreadsAdded    = "threadsAdded"    // live platform threads added during the fan-out
+	FigStacksReserved  = "stacksReserved"  // NMT Thread reserved added, MiB
+	FigStacksCommitted = "stacksCommitted" // NMT Thread committed added, MiB
+)
+
+// MemoryThreadStacksReserved is the memory figure of thread stacks
+// reserved (Java NMT Thread reserved), beside MemoryThreadStacks'
+// committed: seed 001 reads both.
+const MemoryThreadStacksReserved = "threadStacksReserved"
+
+// SeedRow is one row of a seed's own result table: its words for the row,
+// the case (or target) of ours it corresponds to, and its figures (absent
+// where the seed gives none).
+type SeedRow struct {
+	Label string             `json:"label"`
+	Case  string             `json:"case"`
+	Part  string             `json:"part,omitempty"` // the experiment part the row belongs to; "" for every part
+	Seed  map[string]float64 `json:"seed,omitempty"`
+}
+
+// Experiment is a seed article's experiment, built in: what it
+// reproduces, the run (or runs: Parts) it expands into at a scale, and
+// the table its results are shown in, the seed's own figures beside ours.
+type Experiment struct {
+	Name        string  `json:"name"`
+	Seed        string  `json:"seed"`   // the seed it reproduces: "003" for ../shared/seeds/003_*.txt
+	Source      string  `json:"source"` // the article
+	Description string  `json:"description"`
+	Scale       float64 `json:"defaultScale"`
+	// ScaleNote says what scale stretches, and what the default runs.
+	ScaleNote string `json:"scaleNote"`
+	// Parts are the runs the experiment takes, in order, when one run
+	// cannot hold it (seed 001's two callee sizes: a run has one
+	// downstream); empty for one run.
+	Parts  []string  `json:"parts,omitempty"`
+	Layout string    `json:"layout"`
+	Rows   []SeedRow `json:"rows"`
+	// Notes say where the reproduction differs from the seed.
+	Notes []string `json:"notes,omitempty"`
+	// expand builds the spec of a part at a scale, both resolved.
+	expand func(scale float64, part string) RunSpec
+}
+
+// Spec returns the run spec of one part ("" for the first) at a scale (0
+// for the default), as Prepare resolves it: every field the experiment
+// sets, Experiment filled in, not yet checked or defaulted.
+func (e Experiment) Spec(scale float64, part string) (RunSpec, error) {
+	ref := ExperimentRef{Name: e.Name, Scale: scale, Part: part}
+	if err := e.resolveRef(&ref); err != nil {
+		return RunSpec{}, err
+	}
+	spec := e.expand(ref.Scale, ref.Part)
+	spec.Experiment = &ref
+	return spec, nil
+}
+
+// RowsOf returns the seed's rows for one part of the experiment.
+func (e Experiment) RowsOf(part string) []SeedRow {
+	var rows []SeedRow
+	for _, r := range e.Rows {
+		if r.Part == "" || r.Part == part {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// MaxExperimentScale bounds an experiment's scale: at 10 the longest
+// experiment attacks each case for an hour and a half.
+const MaxExperimentScale = 10
+
+// resolveRef checks ref against e and fills in the default scale and part.
+func (e Experiment) resolveRef(ref *ExperimentRef) error {
+	if s := ref.Scale; s < 0 || s > MaxExperimentScale || math.IsNaN(s) {
+		return FieldErrorf("experiment.scale", "must be above 0 and at most %d (0 for the experiment's default, %g), got %g", MaxExperimentScale, e.Scale, s)
+	}
+	if ref.Scale == 0 {
+		ref.Scale = e.Scale
+	}
+	switch {
+	case ref.Part == "" && len(e.Parts) > 0:
+		ref.Part = e.Parts[0]
+	case ref.Part != "" && !slices.Contains(e.Parts, ref.Part):
+		if len(e.Parts) == 0 {
+			return FieldErrorf("experiment.part", "experiment %s is one run and has no parts, got %q", e.Name, ref.Part)
+		}
+		return FieldErrorf("experiment.part", "experiment %s has no part %q (parts: %s)", e.Name, ref.Part, strings.Join(e.Parts, ", "))
+	}
+	return nil
+}
+
+// Experiments returns the built-in experiments, in seed order.
+func Experiments() []Experiment { return experiments() }
+
+// ExperimentNames returns the built-in experiments' names, in seed order.
+func ExperimentNames() []string {
+	exps := experiments()
+	names := make([]string, len(exps))
+	for i, e := range exps {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// LookupExperiment returns the named built-in experiment, or an ENOTFOUND
+// *Error listing the names.
+func LookupExperiment(name string) (Experiment, error) {
+	for _, e := range experiments() {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return Experiment{}, Errorf(ENOTFOUND, "no built-in experiment %q (built-in experiments: %s)", name, strings.Join(ExperimentNames(), ", "))
+}
+
+// resolveExperiment replaces a spec that names an experiment with the
+// experiment's spec. The spec may add a name, rounds, limits and the Java
+// options the experiment leaves alone (heap, collector, base image); any
+// field the experiment sets itself is refused, naming it.
+func resolveExperiment(spec *RunSpec) error {
+	ref := spec.Experiment
+	if ref == nil {
+		return nil
+	}
+	e, err := LookupExperiment(ref.Name)
+	if err != nil {
+		return FieldErrorf("experiment.name", "%s", ErrorMessage(err))
+	}
+	if field := setByExperiment(*spec); field != "" {
+		return FieldErrorf(field, "experiment %s sets %s itself; leave it out (or write the experiment's spec out in full, without experiment)", e.Name, field)
+	}
+	resolved, err := e.Spec(ref.Scale, ref.Part)
+	if err != nil {
+		return err
+	}
+	resolved.Name, resolved.Repeat, resolved.Limits = spec.Name, spec.Repeat, spec.Limits
+	resolved.Java = spec.Java.With(resolved.Java)
+	if resolved.Name == "" {
+		resolved.Name = experimentRunName(*resolved.Experiment)
+	}
+	*spec = resolved
+	return nil
+}
+
+// experimentRunName names an experiment's run when the spec does not:
+// "seed-003", "seed-001 callee-400".
+func experimentRunName(ref ExperimentRef) string {
+	if ref.Part == "" {
+		return ref.Name
+	}
+	return ref.Name + " " + ref.Part
+}
+
+// setByExperiment returns the JSON path of the first field a spec sets
+// that its experiment sets itself, or "".
+func setByExperiment(spec RunSpec) string {
+	fields := []struct {
+		path  string
+		value any
+	}{
+		{"targets", spec.Targets},
+		{"cases", spec.Cases},
+		{"profile", spec.Profile},
+		{"workload", spec.Workload},
+		{"warmup", spec.Warmup},
+		{"downstream", spec.Downstream},
+		{"java.tomcatMaxThreads", spec.Java.TomcatMaxThreads},
+		{"java.virtualParallelism", spec.Java.VirtualParallelism},
+		{"java.jdk", spec.Java.JDK},
+	}
+	for _, f := range fields {
+		if !reflect.ValueOf(f.value).IsZero() {
+			return f.path
+		}
+	}
+	return ""
+}
+
+// String describes the reference as the CLI prints it: "seed-001
+// (callee-400) at scale 0.2".
+func (r ExperimentRef) String() string {
+	s := r.Name
+	if r.Part != "" {
+		s += " (" + r.Part + ")"
+	}
+	if r.Scale != 0 {
+		s += fmt.Sprintf(" at scale %g", r.Scale)
+	}
+	return s
+}
