@@ -24,8 +24,8 @@ func TestCatalogSources(t *testing.T) {
 		memory  []string
 	}{
 		{bench.TargetGo, []string{bench.ThreadGoroutine, bench.ThreadPlatform}, []string{bench.MemoryHeap, bench.MemoryThreadStacks}},
-		{bench.TargetJavaPlatform, []string{bench.ThreadPlatform, bench.ThreadVirtual}, []string{bench.MemoryHeap, bench.MemoryThreadStacks}},
-		{bench.TargetJavaVirtual, []string{bench.ThreadPlatform, bench.ThreadVirtual}, []string{bench.MemoryHeap, bench.MemoryThreadStacks}},
+		{bench.TargetJavaPlatform, []string{bench.ThreadPlatform, bench.ThreadVirtual}, []string{bench.MemoryHeap, bench.MemoryThreadStacks, bench.MemoryThreadStacksReserved}},
+		{bench.TargetJavaVirtual, []string{bench.ThreadPlatform, bench.ThreadVirtual}, []string{bench.MemoryHeap, bench.MemoryThreadStacks, bench.MemoryThreadStacksReserved}},
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			entry, err := catalog.Lookup(tc.target)

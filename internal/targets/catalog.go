@@ -150,6 +150,9 @@ var (
 	}
 	javaMemory = []bench.FigureSource{
 		{Figure: bench.MemoryThreadStacks, Series: []bench.SeriesRef{{Name: "jvm_nmt_thread_committed_bytes"}}},
+		// Reserved too: a platform thread reserves its whole stack (1 MiB)
+		// and commits pages as it touches them; seed 001 reads both.
+		{Figure: bench.MemoryThreadStacksReserved, Series: []bench.SeriesRef{{Name: "jvm_nmt_thread_reserved_bytes"}}},
 		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "jvm_memory_used_bytes", Label: "area", Value: "heap"}}},
 	}
 	goThreads = []bench.FigureSource{
