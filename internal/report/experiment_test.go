@@ -1,0 +1,164 @@
+package report_test
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+// experimentRun is a finished run of an experiment's part, every case
+// succeeded with the figures fill gives it (by case, or target).
+func experimentRun(t *testing.T, name, part string, fill func(key string, tr *bench.TargetResult)) *bench.Run {
+	t.Helper()
+	e, err := bench.LookupExperiment(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := e.Spec(0, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &bench.Run{ID: "r-" + name, Status: bench.RunSucceeded, Spec: spec}
+	for _, c := range spec.RunCases() {
+		tr := bench.TargetResult{Target: c.Target, Case: c.Name, Status: bench.TargetSucceeded}
+		fill(tr.Label(), &tr)
+		run.Targets = append(run.Targets, tr)
+	}
+	return run
+}
+
+// stats is a window's figures: n requests of which failed failed, over
+// elapsed, with a latency spread from low to high ms around mean.
+func stats(n, failed int64, elapsed time.Duration, low, mean, high float64) *bench.Stats {
+	return &bench.Stats{Requests: n, Successes: n - failed, Completed: n - failed, Elapsed: bench.Duration(elapsed),
+		Throughput: float64(n-failed) / elapsed.Seconds(),
+		Latency:    bench.Latency{Min: low, Mean: mean, P50: mean, P90: (mean + high) / 2, P95: high * 0.98, P99: high, Max: high}}
+}
+
+func gauges(kv ...any) map[string]bench.Gauge {
+	m := map[string]bench.Gauge{}
+	for i := 0; i+2 < len(kv); i += 3 {
+		m[kv[i].(string)] = bench.Gauge{Peak: kv[i+1].(float64), Mean: kv[i+2].(float64)}
+	}
+	return m
+}
+
+func writeExperiment(t *testing.T, run *bench.Run, format string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := report.WriteExperimentRun(&buf, run, format); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestExperimentK6(t *testing.T) {
+	rates := map[string]float64{bench.TargetGo: 960, bench.TargetJavaVirtual: 952, bench.TargetJavaPlatform: 651}
+	run := experimentRun(t, "seed-000", "", func(key string, tr *bench.TargetResult) {
+		r := rates[key]
+		tr.Total = stats(int64(r*54), 0, 54*time.Second, 0.1, 250, 540)
+		tr.Total.Iterations, tr.Total.IterationRate = int64(r*27), r/2
+		tr.Requests = []bench.NamedStats{
+			{Name: "heavy", Stats: *stats(int64(r*27), 0, 54*time.Second, 500, 501, 520)},
+			{Name: "light", Stats: *stats(int64(r*27), 0, 54*time.Second, 0.1, 0.4, 9)},
+		}
+	})
+	golden(t, "experiment_seed-000.table.golden", writeExperiment(t, run, report.FormatTable))
+	golden(t, "experiment_seed-000.markdown.golden", writeExperiment(t, run, report.FormatMarkdown))
+}
+
+func TestExperimentFanout(t *testing.T) {
+	run := experimentRun(t, "seed-001", "callee-200", func(key string, tr *bench.TargetResult) {
+		fan := bench.FanoutStats{Responses: 1, Calls: 1000, Succeeded: 1000, ElapsedMs: 6120, PeakConcurrent: 100}
+		if key == "go-unbounded" || key == "java-unbounded" {
+			fan = bench.FanoutStats{Responses: 1, Calls: 1000, Succeeded: 201, Failed: 799, ElapsedMs: 1040, PeakConcurrent: 1000,
+				Failures: bench.FanoutFailures{ReadTimeout: 790, ConnectTimeout: 9}}
+		}
+		tr.Total = stats(1, 0, 10*time.Second, fan.ElapsedMs, fan.ElapsedMs, fan.ElapsedMs)
+		tr.Total.Fanout = &fan
+		if tr.Target == bench.TargetGo {
+			tr.Resources = []bench.StageResources{
+				{Stage: 0, Threads: gauges(bench.ThreadPlatform, 6.0, 6.0, bench.ThreadGoroutine, 12.0, 12.0), Memory: gauges(bench.MemoryHeap, 4e6, 4e6, bench.MemoryThreadStacks, 5e5, 5e5)},
+				{Stage: 1, Threads: gauges(bench.ThreadPlatform, 9.0, 8.0, bench.ThreadGoroutine, 2030.0, 900.0), Memory: gauges(bench.MemoryHeap, 30e6, 12e6, bench.MemoryThreadStacks, 9e6, 4e6), GCPauses: 6},
+			}
+			return
+		}
+		added := 2.0
+		if key == "java-pool" {
+			added = 101
+		}
+		tr.Resources = []bench.StageResources{
+			{Stage: 0, Threads: gauges(bench.ThreadPlatform, 40.0, 40.0, bench.ThreadCarrier, 0.0, 0.0),
+				Memory: gauges(bench.MemoryHeap, 40e6, 40e6, bench.MemoryThreadStacksReserved, 40*float64(1<<20), 40*float64(1<<20), bench.MemoryThreadStacks, 3*float64(1<<20), 3*float64(1<<20))},
+			{Stage: 1, Threads: gauges(bench.ThreadPlatform, 40+added, 60.0, bench.ThreadCarrier, 1.0, 1.0),
+				Memory:   gauges(bench.MemoryHeap, 90e6, 60e6, bench.MemoryThreadStacksReserved, (40+added)*float64(1<<20), 60*float64(1<<20), bench.MemoryThreadStacks, (3+added/20)*float64(1<<20), 4*float64(1<<20)),
+				GCPauses: 3},
+		}
+		tr.DownstreamResources = []bench.StageResources{{Stage: 1, Threads: gauges(bench.ThreadPlatform, 232.0, 120.0)}}
+	})
+	golden(t, "experiment_seed-001.table.golden", writeExperiment(t, run, report.FormatTable))
+}
+
+func TestExperimentStages(t *testing.T) {
+	run := experimentRun(t, "seed-001-service", "", func(key string, tr *bench.TargetResult) {
+		for i, st := range []int{50, 100, 200, 300, 400} {
+			failed := int64(0)
+			if (key == "java-virtual" || key == "go") && st > 200 {
+				failed = int64(st-200) * 4
+			}
+			s := stats(int64(st)*6, failed, 6*time.Second, 1000, 1100, 1600)
+			tr.Stages = append(tr.Stages, bench.StageResult{Index: i, Concurrency: st, Stats: *s})
+		}
+		tr.Total = &tr.Stages[4].Stats
+	})
+	golden(t, "experiment_seed-001-service.table.golden", writeExperiment(t, run, report.FormatTable))
+}
+
+func TestExperimentNGrinder(t *testing.T) {
+	run := experimentRun(t, "seed-004", "", func(key string, tr *bench.TargetResult) {
+		rate := map[string]float64{bench.TargetJavaPlatform: 330, bench.TargetJavaVirtual: 790, bench.TargetGo: 800}[key]
+		tr.Total = stats(int64(rate*53.5), 0, 53500*time.Millisecond, 600, 500/rate*1000, 1800)
+		tr.Seconds = []bench.Bucket{{Second: -1, Stats: bench.Stats{Throughput: 999}}, {Second: 20, Stats: bench.Stats{Throughput: rate * 1.1}}}
+	})
+	run.Targets[2].Status, run.Targets[2].Total, run.Targets[2].Error = bench.TargetFailed, nil, "start: never healthy"
+	golden(t, "experiment_seed-004.table.golden", writeExperiment(t, run, report.FormatTable))
+}
+
+func TestExperimentLocust(t *testing.T) {
+	run := experimentRun(t, "seed-003", "", func(key string, tr *bench.TargetResult) {
+		jdk := key[len(key)-2:]
+		tr.Image.Runtime = "OpenJDK " + jdk + ".0.8+9-LTS"
+		collapsed := key[:8] == "platform" || key[:6] == "native" || key == "synchronized@21"
+		if collapsed {
+			tr.Total = stats(108, 100, 8*time.Second, 1001, 4500, 8000)
+		} else {
+			tr.Total = stats(800, 0, 8*time.Second, 1000, 1004, 1030)
+		}
+		tr.Resources = []bench.StageResources{{Stage: 0}}
+		if key == "synchronized@21" {
+			tr.Resources[0].Pinned, tr.Resources[0].PinnedSeconds = 8, 8.02
+		}
+	})
+	golden(t, "experiment_seed-003.table.golden", writeExperiment(t, run, report.FormatTable))
+}
+
+func TestExperimentList(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteExperiments(&buf, bench.Experiments(), report.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "experiments.table.golden", buf.Bytes())
+}
+
+// A run that is no experiment's gets no seed table.
+func TestExperimentNone(t *testing.T) {
+	if out := writeExperiment(t, &bench.Run{ID: "r1"}, report.FormatTable); len(out) != 0 {
+		t.Errorf("wrote %q for a run without experiment", out)
+	}
+	if err := report.WriteExperimentRun(&bytes.Buffer{}, &bench.Run{}, "html"); bench.ErrorCode(err) != bench.EINVALID {
+		t.Errorf("format html: %v, want invalid", err)
+	}
+}
