@@ -65,6 +65,7 @@ func newRootCmd(g *globalState) *cobra.Command {
 		newRunCmd(g),
 		newServeCmd(g),
 		newProfilesCmd(g),
+		newExperimentsCmd(g),
 	)
 	return root
 }

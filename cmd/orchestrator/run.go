@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +33,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 			"run is submitted to a daemon and followed until it ends.",
 		Example: "  orchestrator run --targets go --profile smoke --endpoint heavy --param duration=500\n" +
 			"  orchestrator run --profile seed-k6 --scale 0.05\n" +
+			"  orchestrator run --experiment seed-003 --scale 0.5\n" +
 			"  orchestrator run --profile steps --request heavy?duration=200@1 --request light@1 -o json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,17 +48,34 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// An experiment of several parts is a run per part, in order.
+			specs, err := experimentParts(spec)
+			if err != nil {
+				return err
+			}
 			if cfg.Server != "" {
-				return runRemote(g, cfg, spec, output, quiet)
+				for _, spec := range specs {
+					if err := runRemote(g, cfg, spec, output, quiet); err != nil {
+						return err
+					}
+				}
+				return nil
 			}
 			// Everything is checked before anything starts. A local run's user
 			// may name the images to build on; a daemon's callers may not.
 			catalog := g.specCatalog(cfg)
 			catalog.AllowImages = true
-			if err := bench.Prepare(&spec, catalog); err != nil {
-				return err
+			for i := range specs {
+				if err := bench.Prepare(&specs[i], catalog); err != nil {
+					return err
+				}
 			}
-			return runLocal(g, cfg, spec, output, quiet)
+			for _, spec := range specs {
+				if err := runLocal(g, cfg, spec, output, quiet); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())
@@ -162,6 +180,9 @@ func (d *runDeps) Close() {
 // finishRun prints the stored run and turns a failed run into an exit code.
 func finishRun(g *globalState, run *bench.Run, output, where string) error {
 	if err := report.WriteRun(g.stdout, run, output); err != nil {
+		return err
+	}
+	if err := writeExperiment(g, run, output); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.stderr, "stored run %s (%s) in %s\n", run.ID, run.Status, where)

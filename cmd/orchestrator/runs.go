@@ -132,7 +132,10 @@ func newRunsShowCmd(g *globalState) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return report.WriteRun(g.stdout, run, output)
+				if err := report.WriteRun(g.stdout, run, output); err != nil {
+					return err
+				}
+				return writeExperiment(g, run, output)
 			})
 		},
 	}

@@ -31,6 +31,8 @@ type specFlags struct {
 	parallelism int
 	heapPercent float64
 	gc          string
+	experiment  string
+	part        string
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
@@ -38,7 +40,9 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.name, "name", "", "a name for the run, to find it later")
 	fs.StringSliceVarP(&f.targets, "targets", "t", targetNames, "targets to run, in this order (NAME or NAME@VARIANT, e.g. java-virtual@21)")
 	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(bench.BuiltinNames(), ", ")+") or a profile file (YAML/JSON)")
-	fs.Float64Var(&f.scale, "scale", 0, "multiply a built-in profile's stage durations (default: the profile's own)")
+	fs.Float64Var(&f.scale, "scale", 0, "multiply a built-in profile's stage durations, or stretch an experiment (default: the profile's or experiment's own)")
+	fs.StringVar(&f.experiment, "experiment", "", "run a built-in experiment ("+strings.Join(bench.ExperimentNames(), ", ")+"): it sets the targets, cases, profile and workload")
+	fs.StringVar(&f.part, "part", "", "with --experiment: run only this part of it (default: every part, a run each)")
 	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "endpoint every request asks ("+strings.Join(bench.EndpointNames(), ", ")+")")
 	fs.StringSliceVar(&f.params, "param", nil, "query parameter of --endpoint, NAME=VALUE (repeatable)")
 	fs.StringSliceVar(&f.requests, "request", nil, "a request of a weighted mix, ENDPOINT[?NAME=VALUE...][@WEIGHT], e.g. heavy?duration=500@1 (repeatable)")
@@ -62,8 +66,13 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 			return spec, err
 		}
 	}
+	if err := f.experimentRef(fs, &spec); err != nil {
+		return spec, err
+	}
+	// An experiment sets its targets and profile: no defaults for them.
+	experiment := spec.Experiment != nil
 	set := func(name string, apply func()) {
-		if fs.Changed(name) || (f.file == "" && name == "targets") {
+		if fs.Changed(name) || (f.file == "" && name == "targets" && !experiment) {
 			apply()
 		}
 	}
@@ -71,14 +80,20 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("targets", func() { spec.Targets = f.targets })
 	// A profile the file gives, even an empty one, is the user's: only a
 	// file without any profile takes the flag's default.
-	if fs.Changed("profile") || reflect.ValueOf(spec.Profile).IsZero() {
+	if fs.Changed("profile") || (reflect.ValueOf(spec.Profile).IsZero() && !experiment) {
 		p, err := profileArg(f.profile)
 		if err != nil {
 			return spec, err
 		}
 		spec.Profile = p
 	}
-	set("scale", func() { spec.Profile.Scale = f.scale })
+	set("scale", func() {
+		if experiment {
+			spec.Experiment.Scale = f.scale
+		} else {
+			spec.Profile.Scale = f.scale
+		}
+	})
 	if err := f.workload(fs, &spec); err != nil {
 		return spec, err
 	}
@@ -94,6 +109,20 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("gc", func() { spec.Java.GC = f.gc })
 	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
 	return spec, nil
+}
+
+// experimentRef puts --experiment and --part into the spec, over a file's.
+func (f *specFlags) experimentRef(fs *pflag.FlagSet, spec *bench.RunSpec) error {
+	if fs.Changed("experiment") {
+		spec.Experiment = &bench.ExperimentRef{Name: f.experiment}
+	}
+	if fs.Changed("part") {
+		if spec.Experiment == nil {
+			return bench.FieldErrorf("part", "--part picks a part of an experiment: give --experiment too")
+		}
+		spec.Experiment.Part = f.part
+	}
+	return nil
 }
 
 // profileArg reads a profile file when the argument names one, else takes

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+func newExperimentsCmd(g *globalState) *cobra.Command {
+	cmd := &cobra.Command{Use: "experiments", Short: "The built-in experiments: the seed articles' experiments, each in one command"}
+	var output string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in experiments, the seed each reproduces and what its scale stretches",
+		Long: "List the built-in experiments. Run one with: orchestrator run --experiment NAME [--scale F] [--part P]\n" +
+			"(an experiment with parts runs each part as a run of its own unless --part picks one).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return report.WriteExperiments(g.stdout, bench.Experiments(), output)
+		},
+	}
+	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table or json")
+	cmd.AddCommand(list)
+	return cmd
+}
+
+// experimentParts returns the specs to run: one per part when the spec
+// names an experiment of several parts without picking one, else the spec.
+func experimentParts(spec bench.RunSpec) ([]bench.RunSpec, error) {
+	ref := spec.Experiment
+	if ref == nil || ref.Part != "" {
+		return []bench.RunSpec{spec}, nil
+	}
+	e, err := bench.LookupExperiment(ref.Name)
+	if err != nil || len(e.Parts) < 2 {
+		return []bench.RunSpec{spec}, nil // Prepare says what is wrong with the name
+	}
+	specs := make([]bench.RunSpec, len(e.Parts))
+	for i, part := range e.Parts {
+		specs[i] = spec
+		specs[i].Experiment = &bench.ExperimentRef{Name: ref.Name, Scale: ref.Scale, Part: part}
+	}
+	return specs, nil
+}
+
+// writeExperiment prints an experiment run's seed table after its run
+// tables; other runs and formats print nothing more.
+func writeExperiment(g *globalState, run *bench.Run, output string) error {
+	if output != report.FormatTable || run.Spec.Experiment == nil {
+		return nil
+	}
+	return report.WriteExperimentRun(g.stdout, run, report.FormatTable)
+}
