@@ -594,3 +594,13 @@ func TestCompare_FromZeroBaseOverRounds(t *testing.T) {
 		t.Errorf("regressions = %q, want %q", got, want)
 	}
 }
+
+func TestCompare_FlagsAreWarned(t *testing.T) {
+	head := headRun(t)
+	head.Targets[0].Stages[1].Flags = []bench.Flag{{Kind: bench.FlagGeneratorBound, Reason: "generator CPU 95% of its 1 CPU(s) (limit 90%)"}}
+	c := report.Compare(baseRun(t), head, report.CompareOptions{})
+	want := "go stage 2 (plateau) in the head run: generator-bound (generator CPU 95% of its 1 CPU(s) (limit 90%))"
+	if !slices.Contains(c.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", c.Warnings, want)
+	}
+}

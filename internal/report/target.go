@@ -32,6 +32,7 @@ func (tc targetComparer) compare(withStages bool) bench.TargetComparison {
 	for _, sd := range []side{tc.base, tc.head} {
 		for _, t := range sd.all {
 			tc.statusWarning(sd.name, t)
+			tc.flagWarnings(sd.name, t)
 		}
 	}
 	out := bench.TargetComparison{Target: tc.target}
@@ -58,6 +59,16 @@ func (tc targetComparer) statusWarning(side string, t *bench.TargetResult) {
 		msg += ": " + t.Error
 	}
 	tc.notes.addLine(msg)
+}
+
+// flagWarnings lists the stages whose figures may not be the target's
+// alone (generator-bound, disturbed), with the figures that say so.
+func (tc targetComparer) flagWarnings(side string, t *bench.TargetResult) {
+	for _, s := range measuredStages(t) {
+		for _, f := range s.Flags {
+			tc.notes.addLine(fmt.Sprintf("%s %s in the %s run: %s (%s)", t.Key(), stageLabel(s.Index, s.Name), side, f.Kind, f.Reason))
+		}
+	}
 }
 
 // scopeOf returns a side's rounds in the whole attack (stage nil) or one
