@@ -1,0 +1,198 @@
+//go:build integration
+
+package main
+
+// The HTML report of a real three-target run, opened in headless Chromium
+// from a file: it draws every chart with one series per target, logs no
+// error, and asks nothing of any host. The screenshot it takes is the one
+// the README shows (docs/report.png).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+// chromium is Debian's headless browser.
+const chromium = "/usr/bin/chromium"
+
+// reportProfile is short: 100 then 400 clients on heavy?duration=500, so
+// that Tomcat's 200 threads bind java-platform at 200 / 0.5 s = 400 req/s.
+const reportProfile = `name: pool-400
+model: closed
+stages:
+  - {name: c100, duration: 6s, concurrency: 100}
+  - {name: c400, duration: 8s, concurrency: 400}
+`
+
+func TestReportHTMLInChromium(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("no %s: %v", chromium, err)
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	profile := writeFile(t, "pool-400.yaml", reportProfile)
+	begin := time.Now()
+	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--profile", profile, "--endpoint", "heavy", "--param", "duration=500",
+		"--warmup", "3s", "--name", "report-html", "-q", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	t.Logf("three-target run %s took %s", run.ID, time.Since(begin).Round(time.Second))
+
+	sizes := map[string]int{}
+	for _, format := range report.ReportFormats {
+		out := filepath.Join(dir, "report."+format)
+		if code, _, stderr := runCLI(t, nil, "report", run.ID, "--db", db, "--format", format, "--out", out); code != exitOK {
+			t.Fatalf("report --format %s: exit %d\n%s", format, code, stderr)
+		}
+		info, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[format] = int(info.Size())
+	}
+	t.Logf("report sizes (bytes): %v", sizes)
+	if sizes[report.FormatHTML] > 2<<20 {
+		t.Errorf("the HTML report weighs %d bytes, want under 2 MB", sizes[report.FormatHTML])
+	}
+	checkPoolBound(t, filepath.Join(dir, "report.json"))
+
+	page := openInChromium(t, filepath.Join(dir, "report.html"), len(run.Targets))
+	if err := os.MkdirAll(filepath.Join("..", "..", "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join("..", "..", "docs", "report.png")
+	if err := os.WriteFile(png, page.screenshot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", png, len(page.screenshot))
+}
+
+// checkPoolBound reads the JSON report: at 400 clients java-platform is
+// bound by its 200-thread pool at 400 req/s, the figure beside it.
+func checkPoolBound(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	last := rep.Scopes[len(rep.Scopes)-1]
+	for _, bd := range last.Bounds {
+		if bd.Label == bench.TargetJavaPlatform && bd.Kind == bench.BoundPool {
+			if bd.Allowed != 400 || !bd.Binds || bd.Measured > bd.Allowed+bd.Slack {
+				t.Errorf("java-platform's pool bound in %s = %+v, want 400 req/s binding, the measured figure under it", last.Name, bd)
+			}
+			t.Logf("java-platform in %s: %s allowed (%s), %.1f measured", last.Name, fmt.Sprint(bd.Allowed), bd.Basis, bd.Measured)
+			return
+		}
+	}
+	t.Errorf("no pool bound for java-platform in %s: %+v", last.Name, last.Bounds)
+}
+
+// openedPage is what Chromium made of the report.
+type openedPage struct {
+	screenshot []byte
+}
+
+// openInChromium loads the page from its file in a fresh headless Chromium
+// and checks it: no console error or exception, no request for anything
+// but the file itself (or data:), and every chart with one series per
+// target.
+func openInChromium(t *testing.T, path string, targets int) openedPage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	defer cancelAlloc()
+	var mu sync.Mutex
+	var problems, requests []string
+	listen := func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				problems = append(problems, fmt.Sprintf("console.error: %v", e.Args))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				problems = append(problems, "log: "+e.Entry.Text+" "+e.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			requests = append(requests, e.Request.URL)
+		}
+	}
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithListener(listen))
+	defer cancelTab()
+	url := "file://" + path
+	err := chromedp.Do(tabCtx,
+		chromedp.EmulateViewport(1400, 2300),
+		chromedp.Navigate(url),
+		chromedp.WaitReady("svg.chart"),
+	)
+	if err != nil {
+		t.Fatalf("load %s: %v", url, err)
+	}
+	counts, err := chromedp.Run(tabCtx, chromedp.Evaluate[[][2]any](
+		`Array.from(document.querySelectorAll('svg.chart')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length])`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(tabCtx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("the page logged an error: %s", p)
+	}
+	for _, u := range requests {
+		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the page asked for %s: it must need nothing beyond its file", u)
+		}
+	}
+	if len(counts) < 10 {
+		t.Errorf("%d charts drawn, want the bars and every time series", len(counts))
+	}
+	for _, c := range counts {
+		if n, ok := c[1].(float64); !ok || int(n) != targets {
+			t.Errorf("chart %v has %v series, want one per target (%d)", c[0], c[1], targets)
+		}
+	}
+	t.Logf("%d charts, each with %d series; %d requests, all for the file", len(counts), targets, len(requests))
+	return openedPage{screenshot: shot}
+}
