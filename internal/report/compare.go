@@ -36,8 +36,8 @@ type CompareOptions struct {
 	NoiseThreshold float64
 }
 
-// Compare compares every label (target, or case) present in both runs: the
-// whole attack, each stage when the two profiles have the same shape, and
+// Compare compares every label (target, or case) present in both runs, or,
+// when each run has one label and they differ, those two: the whole attack, each stage when the two profiles have the same shape, and
 // resource use. Latency percentiles are recomputed from the stored
 // histograms. A figure is better or worse only when the two runs differ
 // significantly (stats.Verdict: Mann-Whitney U at alpha 0.05 on per-round
@@ -65,6 +65,16 @@ func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 	}
 	n := &notes{}
 	ba, ha := newAnalysis(base, threshold), newAnalysis(head, threshold)
+	if bs, hs, ok := onlySubjects(ba, ha); ok {
+		// One target each, not the same: the question is how they differ.
+		c.Warnings = append(c.Warnings, fmt.Sprintf("each run has one target: %s (base) is compared with %s (head)", bs.info.Label, hs.info.Label))
+		tc := targetComparer{target: bs.info.Label + " -> " + hs.info.Label, threshold: threshold, notes: n,
+			base: side{"base", ba, bs, resultsOf(base, bs.info.Label)},
+			head: side{"head", ha, hs, resultsOf(head, hs.info.Label)}}
+		c.Targets = append(c.Targets, tc.compare(withStages))
+		c.Warnings = append(c.Warnings, n.lines()...)
+		return c
+	}
 	for _, bs := range ba.subjects {
 		hs := ha.subject(bs.info.Label)
 		if hs == nil {
@@ -83,6 +93,16 @@ func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 	}
 	c.Warnings = append(c.Warnings, n.lines()...)
 	return c
+}
+
+// onlySubjects returns the one label of each run when each has exactly
+// one and they differ, such as a run of java-platform against one of
+// java-virtual.
+func onlySubjects(base, head *analysis) (*subject, *subject, bool) {
+	if len(base.subjects) != 1 || len(head.subjects) != 1 || base.subjects[0].info.Label == head.subjects[0].info.Label {
+		return nil, nil, false
+	}
+	return base.subjects[0], head.subjects[0], true
 }
 
 // resultsOf returns every round of a label in a run.

@@ -604,3 +604,21 @@ func TestCompare_FlagsAreWarned(t *testing.T) {
 		t.Errorf("warnings = %q, want %q", c.Warnings, want)
 	}
 }
+
+func TestCompare_OneTargetEach(t *testing.T) {
+	// A run of java-platform against one of java-virtual: the two are
+	// compared, and said to be.
+	base, head := holdRun("a", around(400, 20), nil), holdRun("b", around(580, 20), nil)
+	base.Targets[0].Target, head.Targets[0].Target = bench.TargetJavaPlatform, bench.TargetJavaVirtual
+	c := report.Compare(base, head, report.CompareOptions{})
+	if len(c.Targets) != 1 || c.Targets[0].Target != "java-platform -> java-virtual" || c.OnlyInBase != nil || c.OnlyInHead != nil {
+		t.Fatalf("compared %+v, only in base %v, head %v; want java-platform -> java-virtual", c.Targets, c.OnlyInBase, c.OnlyInHead)
+	}
+	d := metric(t, c.Targets[0].Metrics, "throughput")
+	if d.Verdict != bench.VerdictBetter || !d.Test.Significant {
+		t.Errorf("throughput %+v, want significantly better", d)
+	}
+	if want := "each run has one target: java-platform (base) is compared with java-virtual (head)"; !slices.Contains(c.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", c.Warnings, want)
+	}
+}
