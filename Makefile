@@ -53,7 +53,7 @@ demo: docker-up build
 	./bin/orchestrator targets build
 	./bin/orchestrator run --targets go,java-platform,java-virtual --profile demo-heavy --endpoint heavy --param duration=200
 
-## bench: the load generator against wrk, the open model's sweep and a 1M-request soak (about 6 minutes; installs nothing)
+## bench: the load generator against wrk, the open model's sweep, a 1M-request soak and the 10,000-run history list (about 7 minutes; installs nothing)
 bench: docker-up
 	bash scripts/bench.sh all
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh: the load generator measured against its ceiling, on this machine.
 #
-#   bash scripts/bench.sh [wrk|open|soak|all]     (make bench runs all)
+#   bash scripts/bench.sh [wrk|open|soak|list|all]     (make bench runs all)
 #
 #   wrk   closed model, 64 connections on the Go target's /api/light for 15 s:
 #         wrk (the ceiling) and threadbench, each pinned to CPU 0 with the
@@ -11,30 +11,36 @@
 #         orchestrator's peak RSS, and whether the run says it was
 #         generator-bound.
 #   soak  1,000,000 requests at 8,000 req/s, the orchestrator's RSS every 10 s.
+#   list  the history list: 10,000 runs in a history, GET /runs?limit=20 read
+#         by four clients through the real API; p50, p99 and the page's size
+#         beside the size of the same twenty runs as whole documents.
 #
 # It installs nothing: wrk (Debian package wrk), python3, taskset and a
 # Docker engine (scripts/docker-up.sh) must be there, or it says which is
-# missing. Load goes to 127.0.0.1 only.
+# missing (list needs only Go). Load goes to 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 die() { echo "bench: $*" >&2; exit 1; }
-for tool in wrk python3 taskset docker go; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed${tool/wrk/ (Debian: apt-get install wrk; it is the ceiling threadbench is measured against)}"
-done
-docker version >/dev/null 2>&1 || die "no Docker engine answers; run scripts/docker-up.sh"
-export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
-
 what=${1:-all}
+command -v go >/dev/null 2>&1 || die "go is not installed"
 work=$(mktemp -d /tmp/threadbench-bench.XXXXXX)
 trap 'docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-cpus=$(nproc)
-[ "$cpus" -ge 2 ] || die "needs 2 CPUs or more, to keep generator and target apart"
-target_cpu=$((cpus - 1))
 
-go build -o "$work/orchestrator" ./cmd/orchestrator
-image=$("$work/orchestrator" targets build go 2>/dev/null | awk '{print $2}')
-[ -n "$image" ] || die "could not build the Go target's image"
+# engine: the tools, the engine and the Go target's image the attacks need.
+engine() {
+  for tool in wrk python3 taskset docker; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed${tool/wrk/ (Debian: apt-get install wrk; it is the ceiling threadbench is measured against)}"
+  done
+  docker version >/dev/null 2>&1 || die "no Docker engine answers; run scripts/docker-up.sh"
+  export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
+  cpus=$(nproc)
+  [ "$cpus" -ge 2 ] || die "needs 2 CPUs or more, to keep generator and target apart"
+  target_cpu=$((cpus - 1))
+  go build -o "$work/orchestrator" ./cmd/orchestrator
+  image=$("$work/orchestrator" targets build go 2>/dev/null | awk '{print $2}')
+  [ -n "$image" ] || die "could not build the Go target's image"
+}
 
 # profile NAME MODEL STAGE-YAML...: a profile file.
 profile() {
@@ -109,10 +115,18 @@ bench_soak() {
   figure "'requests %d, dropped %d, p99 %.2f ms, peak RSS %.1f MiB' % (r['targets'][0]['total']['requests'], r['targets'][0]['total'].get('dropped',0), r['targets'][0]['total']['latency']['p99'], $(cat "$work/peak")/1024)"
 }
 
+bench_list() {
+  echo "== the history list: GET /runs?limit=20 from a history of 10,000 runs, four clients =="
+  go test ./internal/httpapi -run '^$' -bench BenchmarkListRuns -benchtime 100x | tee "$work/list.txt" |
+    awk '/^BenchmarkListRuns/ {for (i = 3; i < NF; i += 2) printf "%-18s %s\n", $(i+1), $i}
+         /seeded/ {sub(/^ *list_bench_test.go:[0-9]+: /, ""); print}'
+}
+
 case $what in
-  wrk) bench_wrk ;;
-  open) bench_open ;;
-  soak) bench_soak ;;
-  all) bench_wrk; echo; bench_open; echo; bench_soak ;;
-  *) die "unknown benchmark $what (wrk, open, soak or all)" ;;
+  wrk) engine; bench_wrk ;;
+  open) engine; bench_open ;;
+  soak) engine; bench_soak ;;
+  list) bench_list ;;
+  all) engine; bench_wrk; echo; bench_open; echo; bench_soak; echo; bench_list ;;
+  *) die "unknown benchmark $what (wrk, open, soak, list or all)" ;;
 esac

@@ -15,7 +15,7 @@ import (
 // when --server is set. Both speak bench.
 type history interface {
 	FindRunByID(ctx context.Context, id string) (*bench.Run, error)
-	FindRuns(ctx context.Context, f bench.RunFilter) ([]*bench.Run, string, error)
+	FindRunSummaries(ctx context.Context, f bench.RunFilter) ([]bench.RunSummary, string, error)
 	DeleteRun(ctx context.Context, id string) error
 	Close() error
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -40,7 +41,7 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 				return err
 			}
 			return withHistory(g, cmd, func(h history) error {
-				runs, next, err := h.FindRuns(cmd.Context(), filter)
+				runs, next, err := h.FindRunSummaries(cmd.Context(), filter)
 				if err != nil {
 					return err
 				}
@@ -69,18 +70,15 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 	return cmd
 }
 
-// writeRunPage writes a page of runs as JSON in the daemon's shape, with
-// the cursor of the next page, so that scripts can page through.
-func writeRunPage(w io.Writer, runs []*bench.Run, next string) error {
+// writeRunPage writes a page of run summaries as JSON in the daemon's
+// shape, with the cursor of the next page, so that scripts can page through.
+func writeRunPage(w io.Writer, runs []bench.RunSummary, next string) error {
 	if runs == nil {
-		runs = []*bench.Run{}
+		runs = []bench.RunSummary{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		Runs       []*bench.Run `json:"runs"`
-		NextCursor string       `json:"nextCursor,omitempty"`
-	}{runs, next})
+	return enc.Encode(httpapi.RunList{Runs: runs, NextCursor: next})
 }
 
 // parseFilter turns the list flags into a filter, refusing bad values.

@@ -249,9 +249,10 @@ type RunStore interface {
 	UpdateRun(ctx context.Context, run *Run) error
 	// FindRunByID returns the full run document.
 	FindRunByID(ctx context.Context, id string) (*Run, error)
-	// FindRuns returns matching runs newest first, without per-second results,
-	// and a cursor for the next page ("" when there is none).
-	FindRuns(ctx context.Context, filter RunFilter) ([]*Run, string, error)
+	// FindRunSummaries returns the summaries of matching runs newest first,
+	// never their whole documents, and a cursor for the next page ("" when
+	// there is none).
+	FindRunSummaries(ctx context.Context, filter RunFilter) ([]RunSummary, string, error)
 	// DeleteRun removes a finished run; ECONFLICT if it is not finished.
 	DeleteRun(ctx context.Context, id string) error
 }

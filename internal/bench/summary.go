@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -41,7 +42,11 @@ func (r *Run) Summary() RunSummary {
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Model: r.Spec.Profile.Model, Repeat: r.Spec.Repeat,
 		Profile: r.Spec.Profile.Name, Targets: []TargetSummary{}}
 	if s.Profile == "" && len(r.Spec.Profile.Stages) > 0 {
-		s.Profile = "custom"
+		model := r.Spec.Profile.Model
+		if model == "" {
+			model = ModelOpen
+		}
+		s.Profile = fmt.Sprintf("%s/%d stages", model, len(r.Spec.Profile.Stages))
 	}
 	if len(r.Targets) == 0 {
 		for _, c := range r.Spec.RunCases() {

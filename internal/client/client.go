@@ -71,8 +71,9 @@ func (c *Client) FindRunByID(ctx context.Context, id string) (*bench.Run, error)
 	return &run, c.do(ctx, http.MethodGet, "/runs/"+url.PathEscape(id), nil, &run)
 }
 
-// FindRuns lists runs newest first with the filter's paging.
-func (c *Client) FindRuns(ctx context.Context, f bench.RunFilter) ([]*bench.Run, string, error) {
+// FindRunSummaries lists runs newest first with the filter's paging, as
+// summaries.
+func (c *Client) FindRunSummaries(ctx context.Context, f bench.RunFilter) ([]bench.RunSummary, string, error) {
 	q := url.Values{}
 	for _, s := range f.Status {
 		q.Add("status", string(s))

@@ -53,13 +53,13 @@ func TestUnreachableDaemonIsUnavailable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close() // nothing listens there any more
-	_, _, err := client.New(url).FindRuns(context.Background(), bench.RunFilter{})
+	_, _, err := client.New(url).FindRunSummaries(context.Background(), bench.RunFilter{})
 	if bench.ErrorCode(err) != bench.EUNAVAILABLE || !strings.Contains(err.Error(), "does not answer") {
 		t.Errorf("got %v, want an unavailable error saying the daemon does not answer", err)
 	}
 }
 
-func TestFindRunsSendsTheFilter(t *testing.T) {
+func TestFindRunSummariesSendsTheFilter(t *testing.T) {
 	var query string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		query = r.URL.RawQuery
@@ -67,7 +67,7 @@ func TestFindRunsSendsTheFilter(t *testing.T) {
 	}))
 	defer srv.Close()
 	since := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	runs, next, err := client.New(srv.URL).FindRuns(context.Background(), bench.RunFilter{
+	runs, next, err := client.New(srv.URL).FindRunSummaries(context.Background(), bench.RunFilter{
 		Status: []bench.RunStatus{bench.RunFailed, bench.RunCanceled}, Target: "go", Name: "nightly",
 		Since: &since, Limit: 5, Cursor: "xyz",
 	})
@@ -153,7 +153,7 @@ func TestToken(t *testing.T) {
 		{"EmptyToken", client.New(srv.URL, client.WithToken("")), ""},
 	} {
 		got = nil
-		_, _, _ = tt.c.FindRuns(ctx, bench.RunFilter{})
+		_, _, _ = tt.c.FindRunSummaries(ctx, bench.RunFilter{})
 		_ = tt.c.Events(ctx, "r1", func(client.Message) error { return nil })
 		if len(got) != 2 || got[0] != tt.wants || got[1] != tt.wants {
 			t.Errorf("%s: Authorization sent %q, want %q twice", tt.name, got, tt.wants)

@@ -24,8 +24,8 @@ func TestHeadOnGetRoutes(t *testing.T) {
 		}
 		return sampleRun(id, bench.RunSucceeded), nil
 	}
-	e.store.FindRunsFn = func(ctxT, bench.RunFilter) ([]*bench.Run, string, error) {
-		return []*bench.Run{sampleRun("r1", bench.RunSucceeded)}, "", nil
+	e.store.FindRunSummariesFn = func(ctxT, bench.RunFilter) ([]bench.RunSummary, string, error) {
+		return []bench.RunSummary{sampleRun("r1", bench.RunSucceeded).Summary()}, "", nil
 	}
 	e.store.FindSeriesFn = func(ctxT, string, string, []string) ([]bench.Series, error) { return nil, nil }
 	paths := map[string]string{ // route -> a path of it

@@ -65,15 +65,15 @@ func (f *fakeRuns) QueueLength() int {
 
 // fakeStore is a hand-written httpapi.Store whose methods are fields.
 type fakeStore struct {
-	CreateRunFn       func(ctx context.Context, run *bench.Run) error
-	UpdateRunFn       func(ctx context.Context, run *bench.Run) error
-	FindRunByIDFn     func(ctx context.Context, id string) (*bench.Run, error)
-	FindRunsFn        func(ctx context.Context, filter bench.RunFilter) ([]*bench.Run, string, error)
-	DeleteRunFn       func(ctx context.Context, id string) error
-	SaveSeriesFn      func(ctx context.Context, runID, target string, series []bench.Series) error
-	FindSeriesFn      func(ctx context.Context, runID, target string, names []string) ([]bench.Series, error)
-	SaveExpositionFn  func(ctx context.Context, runID, target string, e bench.Exposition) error
-	FindExpositionsFn func(ctx context.Context, runID, target string) ([]bench.Exposition, error)
+	CreateRunFn        func(ctx context.Context, run *bench.Run) error
+	UpdateRunFn        func(ctx context.Context, run *bench.Run) error
+	FindRunByIDFn      func(ctx context.Context, id string) (*bench.Run, error)
+	FindRunSummariesFn func(ctx context.Context, filter bench.RunFilter) ([]bench.RunSummary, string, error)
+	DeleteRunFn        func(ctx context.Context, id string) error
+	SaveSeriesFn       func(ctx context.Context, runID, target string, series []bench.Series) error
+	FindSeriesFn       func(ctx context.Context, runID, target string, names []string) ([]bench.Series, error)
+	SaveExpositionFn   func(ctx context.Context, runID, target string, e bench.Exposition) error
+	FindExpositionsFn  func(ctx context.Context, runID, target string) ([]bench.Exposition, error)
 }
 
 var _ httpapi.Store = (*fakeStore)(nil)
@@ -99,11 +99,11 @@ func (f *fakeStore) FindRunByID(ctx context.Context, id string) (*bench.Run, err
 	return f.FindRunByIDFn(ctx, id)
 }
 
-func (f *fakeStore) FindRuns(ctx context.Context, filter bench.RunFilter) ([]*bench.Run, string, error) {
-	if f.FindRunsFn == nil {
+func (f *fakeStore) FindRunSummaries(ctx context.Context, filter bench.RunFilter) ([]bench.RunSummary, string, error) {
+	if f.FindRunSummariesFn == nil {
 		return nil, "", errNotFaked
 	}
-	return f.FindRunsFn(ctx, filter)
+	return f.FindRunSummariesFn(ctx, filter)
 }
 
 func (f *fakeStore) DeleteRun(ctx context.Context, id string) error {

@@ -30,20 +30,20 @@ func (s *Server) submitRun(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, r, http.StatusAccepted, run)
 }
 
-// listRuns answers one page of the history.
+// listRuns answers one page of the history: summaries, never whole runs.
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	filter, err := runFilter(r.URL.Query())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	runs, next, err := s.cfg.Store.FindRuns(r.Context(), filter)
+	runs, next, err := s.cfg.Store.FindRunSummaries(r.Context(), filter)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if runs == nil {
-		runs = []*bench.Run{}
+		runs = []bench.RunSummary{}
 	}
 	s.writeJSON(w, r, http.StatusOK, RunList{Runs: runs, NextCursor: next})
 }

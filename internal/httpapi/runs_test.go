@@ -74,9 +74,9 @@ func TestSubmitRun(t *testing.T) {
 func TestListRuns(t *testing.T) {
 	e := newEnv(t)
 	var got bench.RunFilter
-	e.store.FindRunsFn = func(_ ctxT, f bench.RunFilter) ([]*bench.Run, string, error) {
+	e.store.FindRunSummariesFn = func(_ ctxT, f bench.RunFilter) ([]bench.RunSummary, string, error) {
 		got = f
-		return []*bench.Run{sampleRun("r2", bench.RunSucceeded), sampleRun("r1", bench.RunFailed)}, "cursor-2", nil
+		return []bench.RunSummary{sampleRun("r2", bench.RunSucceeded).Summary(), sampleRun("r1", bench.RunFailed).Summary()}, "cursor-2", nil
 	}
 	req := e.newRequest(t, "GET", "/runs?status=succeeded,failed&status=running&target=go&name=n"+
 		"&since=2026-05-01T00:00:00Z&until=2026-05-02T00:00:00%2B02:00&limit=2&cursor=cursor-1", "")
@@ -106,7 +106,7 @@ func TestListRuns(t *testing.T) {
 
 func TestListRunsLastPage(t *testing.T) {
 	e := newEnv(t)
-	e.store.FindRunsFn = func(ctxT, bench.RunFilter) ([]*bench.Run, string, error) { return nil, "", nil }
+	e.store.FindRunSummariesFn = func(ctxT, bench.RunFilter) ([]bench.RunSummary, string, error) { return nil, "", nil }
 	req := e.newRequest(t, "GET", "/runs", "")
 	resp := e.send(t, req)
 	conforms(t, req, resp)

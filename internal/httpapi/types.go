@@ -21,11 +21,11 @@ type ProfileList struct {
 	Profiles []bench.Profile `json:"profiles"`
 }
 
-// RunList is the body of GET /runs: one page, and the cursor of the next
-// ("" on the last page).
+// RunList is the body of GET /runs: one page of run summaries, and the
+// cursor of the next ("" on the last page).
 type RunList struct {
-	Runs       []*bench.Run `json:"runs"`
-	NextCursor string       `json:"nextCursor,omitempty"`
+	Runs       []bench.RunSummary `json:"runs"`
+	NextCursor string             `json:"nextCursor,omitempty"`
 }
 
 // SeriesList is the body of GET /runs/{id}/targets/{target}/series.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -307,16 +308,17 @@ func writeScrapeFailures(buf *bytes.Buffer, resources []bench.StageResources) {
 	}
 }
 
-// WriteRunList writes one line per run as "table" (id, created, status, name,
-// targets, profile, and each target's throughput and p99) or "json" (the
-// runs, indented). Any other format is an EINVALID error.
-func WriteRunList(w io.Writer, runs []*bench.Run, format string) error {
+// WriteRunList writes one line per run summary as "table" (id, created,
+// status, name, targets, profile, and each result's throughput, p99 and
+// flags) or "json" (the summaries, indented). Any other format is an
+// EINVALID error.
+func WriteRunList(w io.Writer, runs []bench.RunSummary, format string) error {
 	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
 		return err
 	}
 	if format == FormatJSON {
 		if runs == nil {
-			runs = []*bench.Run{}
+			runs = []bench.RunSummary{}
 		}
 		return writeJSON(w, runs)
 	}
@@ -330,27 +332,30 @@ func WriteRunList(w io.Writer, runs []*bench.Run, format string) error {
 	return flush(w, &buf)
 }
 
-func runListRow(r *bench.Run) []string {
-	targets := r.Spec.Targets
-	if len(targets) == 0 {
-		for _, t := range r.Targets {
+func runListRow(r bench.RunSummary) []string {
+	var targets []string
+	for _, t := range r.Targets {
+		if !slices.Contains(targets, t.Target) {
 			targets = append(targets, t.Target)
 		}
 	}
 	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), orDash(r.Name),
-		orDash(strings.Join(targets, ",")), profileName(r.Spec.Profile), orDash(headline(r))}
+		orDash(strings.Join(targets, ",")), orDash(r.Profile), orDash(headline(r))}
 }
 
-// headline is each target's throughput and p99 over the whole attack, or
-// its status when it has no total.
-func headline(r *bench.Run) string {
+// headline is each result's throughput and p99 over the whole attack and
+// the flags of its stages, or its status when it has no figures.
+func headline(r bench.RunSummary) string {
 	parts := make([]string, len(r.Targets))
 	for i, t := range r.Targets {
-		if t.Total == nil {
-			parts[i] = fmt.Sprintf("%s %s", t.Key(), t.Status)
-			continue
+		if t.Throughput == 0 && t.P99 == 0 {
+			parts[i] = fmt.Sprintf("%s %s", t.Key, t.Status)
+		} else {
+			parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Key, num(t.Throughput), num(t.P99))
 		}
-		parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Key(), num(t.Total.Throughput), num(t.Total.Latency.P99))
+		if len(t.Flags) > 0 {
+			parts[i] += " [" + strings.Join(t.Flags, ", ") + "]"
+		}
 	}
 	return strings.Join(parts, "; ")
 }

@@ -123,7 +123,7 @@ func TestWriteRun_JSON(t *testing.T) {
 
 func TestWriteRunList_Golden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.WriteRunList(&buf, []*bench.Run{headRun(t), baseRun(t), closedRun(t)}, "table"); err != nil {
+	if err := report.WriteRunList(&buf, []bench.RunSummary{headRun(t).Summary(), baseRun(t).Summary(), closedRun(t).Summary()}, "table"); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "runlist.table.golden", buf.Bytes())

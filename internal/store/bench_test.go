@@ -42,8 +42,8 @@ func BenchmarkFindRunByID(b *testing.B) {
 	}
 }
 
-// BenchmarkFindRuns lists a default page of 50 from 200 full runs.
-func BenchmarkFindRuns(b *testing.B) {
+// BenchmarkFindRunSummaries lists a default page of 50 from 200 full runs.
+func BenchmarkFindRunSummaries(b *testing.B) {
 	db := MustOpenDB(b)
 	for range 200 {
 		run := fullRun("bench")
@@ -53,9 +53,9 @@ func BenchmarkFindRuns(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		runs, _, err := db.FindRuns(context.Background(), bench.RunFilter{})
+		runs, _, err := db.FindRunSummaries(context.Background(), bench.RunFilter{})
 		if err != nil || len(runs) != 50 {
-			b.Fatalf("FindRuns = %d runs, %v", len(runs), err)
+			b.Fatalf("FindRunSummaries = %d runs, %v", len(runs), err)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"strconv"
@@ -11,42 +9,13 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Page sizes of FindRuns.
+// Page sizes of FindRunSummaries.
 const (
 	DefaultLimit = 50
 	MaxLimit     = 1000
 )
 
-// FindRuns returns the runs that match filter, newest first by (created
-// time, ID), without per-second buckets, and a cursor for the next page,
-// "" when there is none. Filters combine with AND:
-//   - Status: any of the listed statuses;
-//   - Target: runs with that target in their spec or their results;
-//   - Name: runs whose name contains it, ignoring ASCII case;
-//   - Since, Until: created at or after Since, and before Until.
-//
-// Limit is DefaultLimit when 0; above MaxLimit, below 0, or with a cursor
-// this store did not issue, the error is EINVALID.
-func (db *DB) FindRuns(ctx context.Context, filter bench.RunFilter) ([]*bench.Run, string, error) {
-	q, err := newRunQuery(filter)
-	if err != nil {
-		return nil, "", err
-	}
-	var runs []*bench.Run
-	err = db.read(ctx, func(tx *sql.Tx) (err error) {
-		runs, err = queryRuns(ctx, tx, q.sql(), q.args...)
-		if err != nil {
-			return err
-		}
-		return loadTargets(ctx, tx, runs, false)
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return q.page(runs)
-}
-
-// runQuery is a FindRuns filter turned into SQL.
+// runQuery is a FindRunSummaries filter turned into SQL.
 type runQuery struct {
 	where []string
 	args  []any
@@ -114,24 +83,15 @@ func (q *runQuery) add(cond string, args ...any) {
 	q.args = append(q.args, args...)
 }
 
-// sql returns the query, asking for one row more than the page so that
-// page knows whether there is a next one.
+// sql returns the query for the stored summaries, asking for one row more
+// than the page so that the caller knows whether there is a next one.
 func (q *runQuery) sql() string {
 	where := ""
 	if len(q.where) > 0 {
 		where = "WHERE " + strings.Join(q.where, " AND ")
 	}
-	return fmt.Sprintf(`SELECT %s FROM runs %s ORDER BY created_at DESC, id DESC LIMIT %d`,
-		runColumns, where, q.limit+1)
-}
-
-func (q *runQuery) page(runs []*bench.Run) ([]*bench.Run, string, error) {
-	if len(runs) <= q.limit {
-		return runs, "", nil
-	}
-	runs = runs[:q.limit]
-	last := runs[len(runs)-1]
-	return runs, encodeCursor(last.CreatedAt.UnixNano(), last.ID), nil
+	return fmt.Sprintf(`SELECT summary FROM runs %s ORDER BY created_at DESC, id DESC LIMIT %d`,
+		where, q.limit+1)
 }
 
 // encodeCursor returns an opaque token for the position after a run.

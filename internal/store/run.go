@@ -40,7 +40,7 @@ func (db *DB) CreateRun(ctx context.Context, run *bench.Run) error {
 // UpdateRun replaces the stored run with the same ID: name, status, error,
 // timestamps, spec, environment and targets. CreatedAt never changes. A
 // target whose update carries no seconds keeps the seconds stored for it,
-// so that a run read with FindRuns can be updated without losing them.
+// so that a run read without them (QueuedRuns) can be updated without losing them.
 // ENOTFOUND if there is no such run.
 func (db *DB) UpdateRun(ctx context.Context, run *bench.Run) error {
 	return db.write(ctx, func(tx *sql.Tx) error { return updateRun(ctx, tx, run) })

@@ -5,14 +5,22 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // FindRunSummaries returns the summaries of the runs that match filter,
-// newest first, and a cursor for the next page, as FindRuns does; it reads
-// each run's stored summary and nothing else.
+// newest first by (created time, ID), and a cursor for the next page, ""
+// when there is none; it reads each run's stored summary and nothing else,
+// so a page costs the same however large the runs are. Filters combine
+// with AND:
+//   - Status: any of the listed statuses;
+//   - Target: runs with that target in their spec or their results;
+//   - Name: runs whose name contains it, ignoring ASCII case;
+//   - Since, Until: created at or after Since, and before Until.
+//
+// Limit is DefaultLimit when 0; above MaxLimit, below 0, or with a cursor
+// this store did not issue, the error is EINVALID.
 func (db *DB) FindRunSummaries(ctx context.Context, filter bench.RunFilter) ([]bench.RunSummary, string, error) {
 	q, err := newRunQuery(filter)
 	if err != nil {
@@ -20,8 +28,7 @@ func (db *DB) FindRunSummaries(ctx context.Context, filter bench.RunFilter) ([]b
 	}
 	var out []bench.RunSummary
 	err = db.read(ctx, func(tx *sql.Tx) error {
-		query := strings.Replace(q.sql(), runColumns, "summary", 1)
-		rows, err := tx.QueryContext(ctx, query, q.args...)
+		rows, err := tx.QueryContext(ctx, q.sql(), q.args...)
 		if err != nil {
 			return fmt.Errorf("query run summaries: %w", err)
 		}
