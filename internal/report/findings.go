@@ -173,8 +173,18 @@ func (a *analysis) pairSentence(p bench.Pair, pf bench.PairFigure) string {
 	case pf.Figure == metricP99:
 		return "" // unremarkable: the tables show it
 	}
-	return fmt.Sprintf("%s and %s differ by %.1f%% %s (%s): not a difference this run can show (%s).",
-		p.A, p.B, math.Abs(pf.Change), what, values, test)
+	return fmt.Sprintf("%s and %s differ by %.1f%% %s (%s): not a difference this run can show (%s%s).",
+		p.A, p.B, math.Abs(pf.Change), what, values, test, suffix("; ", firstWarning(pf.Test)))
+}
+
+// firstWarning is why a test could not find a difference whatever the
+// values, such as too few rounds ("need >= 4 samples to detect a
+// difference at alpha level 0.05"), or "".
+func firstWarning(s bench.Significance) string {
+	if len(s.Warnings) == 0 {
+		return ""
+	}
+	return s.Warnings[0]
 }
 
 func betterWord(pf bench.PairFigure) string {

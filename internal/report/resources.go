@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/stats"
@@ -244,5 +246,18 @@ func memoryLabel(kind string) string {
 	case bench.MemoryThreadStacks:
 		return "thread stacks"
 	}
-	return kind
+	return words(kind)
+}
+
+// words spells a camelCase key for people: "threadStacksReserved" is
+// "thread stacks reserved".
+func words(key string) string {
+	var b strings.Builder
+	for i, r := range key {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
