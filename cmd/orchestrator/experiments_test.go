@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/store"
@@ -121,5 +123,39 @@ func TestRunsShowExperiment(t *testing.T) {
 	mustOK(t, code, stderr)
 	if strings.Contains(stdout, "nGrinder summary") {
 		t.Errorf("the seed table in JSON output:\n%s", stdout)
+	}
+}
+
+// POST /runs {"experiment": "seed-003"} queues the experiment's run, expanded;
+// bad experiment input is a 400 naming the field.
+func TestServeExperiment(t *testing.T) {
+	d := startStandInServe(t, time.Millisecond, nil)
+	h := map[string]string{"Content-Type": "application/json"}
+	resp, body := d.request(t, "POST", "/runs", `{"experiment": "seed-003"}`, h)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /runs = %d: %s", resp.StatusCode, body)
+	}
+	var queued bench.Run
+	if err := json.Unmarshal(body, &queued); err != nil {
+		t.Fatal(err)
+	}
+	d.waitStatus(t, queued.ID, bench.RunSucceeded)
+	run := d.run(t, queued.ID)
+	if run.Name != "seed-003" || len(run.Spec.Cases) != 8 || *run.Spec.Experiment != (bench.ExperimentRef{Name: "seed-003", Scale: 1}) || len(run.Targets) != 8 {
+		t.Errorf("run %q: %d cases, experiment %+v, %d results", run.Name, len(run.Spec.Cases), run.Spec.Experiment, len(run.Targets))
+	}
+	for _, tt := range []struct{ body, field string }{
+		{`{"experiment": "seed-9"}`, "experiment.name"},
+		{`{"experiment": {"name": "seed-001", "part": "x"}}`, "experiment.part"},
+		{`{"experiment": "seed-003", "targets": ["go"]}`, "targets"},
+	} {
+		resp, body := d.request(t, "POST", "/runs", tt.body, h)
+		var problem struct {
+			Field string `json:"field"`
+		}
+		_ = json.Unmarshal(body, &problem)
+		if resp.StatusCode != http.StatusBadRequest || problem.Field != tt.field {
+			t.Errorf("POST %s = %d %s, want 400 naming %s", tt.body, resp.StatusCode, body, tt.field)
+		}
 	}
 }
