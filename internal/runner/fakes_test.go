@@ -26,7 +26,9 @@ type fakeRuntime struct {
 	requests []bench.StartRequest
 	stopped  []string
 	cleanups int
-	info     map[string]string // what the targets say about themselves; nil: GET /info fails
+	// cleanupErrs fail the first Cleanups, one each.
+	cleanupErrs []error
+	info        map[string]string // what the targets say about themselves; nil: GET /info fails
 }
 
 var _ bench.TargetRuntime = (*fakeRuntime)(nil)
@@ -50,11 +52,16 @@ func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo,
 		stateErr: f.stateErr[target], checkErr: f.checkErr[target]}, nil
 }
 
-func (f *fakeRuntime) Cleanup(context.Context) (int, error) {
+func (f *fakeRuntime) Cleanup(ctx context.Context) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cleanups++
-	return 0, nil
+	if len(f.cleanupErrs) > 0 {
+		err := f.cleanupErrs[0]
+		f.cleanupErrs = f.cleanupErrs[1:]
+		return 0, err
+	}
+	return 0, ctx.Err()
 }
 
 func (f *fakeRuntime) Engine(context.Context) (bench.EngineInfo, error) {

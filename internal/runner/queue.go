@@ -34,8 +34,12 @@ type Queue struct {
 	prepare  Preparer
 	maxQueue int
 
+	// recovering guards recovered: one recovery at a time, apart from mu,
+	// which the API's calls take and which no engine call may hold.
+	recovering sync.Mutex
+	recovered  bool
+
 	mu        sync.Mutex
-	recovered bool
 	pending   []string
 	current   string
 	cancelRun context.CancelFunc
@@ -99,22 +103,32 @@ func (q *Queue) recover(ctx context.Context) error {
 	return nil
 }
 
-// recoverLocked does the recovery, once, with the host lock held.
+// recoverTimeout bounds one attempt at recovery.
+const recoverTimeout = time.Minute
+
+// recoverLocked does the recovery with the host lock held, until it has
+// succeeded once. It is not the run's to cancel: a run cancelled just as it
+// took the lock must not leave the leftovers in place for good.
 func (q *Queue) recoverLocked(ctx context.Context) {
-	q.mu.Lock()
-	done := q.recovered
-	q.recovered = true
-	q.mu.Unlock()
-	if done {
+	q.recovering.Lock()
+	defer q.recovering.Unlock()
+	if q.recovered {
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recoverTimeout)
+	defer cancel()
 	ids, err := q.store.InterruptRunning(ctx, interruptedReason)
 	if err != nil {
 		q.runner.log.Error("mark interrupted runs", "err", err)
+		return
 	}
-	if n, err := q.runner.cfg.Targets.Cleanup(ctx); err != nil {
+	n, err := q.runner.cfg.Targets.Cleanup(ctx)
+	if err != nil {
 		q.runner.log.Warn("remove leftover containers", "err", err)
-	} else if n > 0 || len(ids) > 0 {
+		return
+	}
+	q.recovered = true
+	if n > 0 || len(ids) > 0 {
 		q.runner.log.Info("recovered from previous process", "interrupted", ids, "containersRemoved", n)
 	}
 }
@@ -251,9 +265,17 @@ func (q *Queue) next(ctx context.Context) (string, context.Context, bool) {
 }
 
 func (q *Queue) execute(ctx context.Context, id string) {
-	run, err := q.store.FindRunByID(ctx, id)
-	if err != nil || run.Status != bench.RunQueued {
-		return // cancelled or deleted while waiting
+	// Read under no cancel: a cancel that lands now is the run's to record
+	// (Execute does), not a reason to leave it queued.
+	run, err := q.store.FindRunByID(context.WithoutCancel(ctx), id)
+	if err != nil {
+		if bench.ErrorCode(err) != bench.ENOTFOUND {
+			q.runner.log.Error("read queued run", "run", id, "err", err)
+		}
+		return // deleted while waiting
+	}
+	if run.Status != bench.RunQueued {
+		return // cancelled while waiting
 	}
 	if err := q.runner.Execute(ctx, run); err != nil {
 		q.runner.log.Error("run could not be recorded", "run", id, "err", err)

@@ -2,7 +2,9 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +16,7 @@ import (
 	"github.com/threadbench/threadbench/internal/store"
 )
 
-func newQueue(t *testing.T, st *store.DB, rt *fakeRuntime, lockPath string) *runner.Queue {
+func newQueue(t *testing.T, st runner.QueueStore, rt *fakeRuntime, lockPath string) *runner.Queue {
 	t.Helper()
 	cfg := runner.Config{Targets: rt, Attacker: load.NewEngine(), LockPath: lockPath, CPUs: 1}
 	prepare := func(spec *bench.RunSpec) error { return bench.Prepare(spec, catalog) }
@@ -131,4 +133,64 @@ func TestQueue_OpenInterruptsOrphanedRunsOnlyWhenNoRunExecutes(t *testing.T) {
 	if run.Error == "" || rt.cleanups != 1 {
 		t.Errorf("interrupted run has reason %q and %d cleanups, want a reason and 1", run.Error, rt.cleanups)
 	}
+}
+
+// A recovery that fails (the engine did not answer) is tried again when the
+// queue next holds the host lock, until it succeeds once.
+func TestQueue_RecoveryRetriedUntilItSucceeds(t *testing.T) {
+	st := newStore(t)
+	rt := &fakeRuntime{cleanupErrs: []error{errors.New("engine busy")}}
+	q := newQueue(t, st, rt, t.TempDir()+"/lock")
+	if err := q.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(context.Background())
+	for range 2 {
+		run, err := q.Submit(context.Background(), shortSpec(t, "go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, st, run.ID, bench.RunSucceeded)
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.cleanups != 2 {
+		t.Errorf("%d cleanups, want 2: the failed one at Open, the one retried at the first run, none after", rt.cleanups)
+	}
+}
+
+// cancelOnFirstRead is a store whose first FindRunByID (the queue's read of
+// the run it has just made current) first cancels that run.
+type cancelOnFirstRead struct {
+	*store.DB
+	read   atomic.Bool
+	cancel func(id string)
+}
+
+func (s *cancelOnFirstRead) FindRunByID(ctx context.Context, id string) (*bench.Run, error) {
+	if !s.read.Swap(true) {
+		s.cancel(id) // it reads the run too: not again
+	}
+	return s.DB.FindRunByID(ctx, id)
+}
+
+// A cancel that lands as the queue takes the run up (current, not yet
+// running) ends it canceled; the run is never left queued.
+func TestQueue_CancelAsTheRunIsTakenUp(t *testing.T) {
+	st := &cancelOnFirstRead{DB: newStore(t)}
+	q := newQueue(t, st, &fakeRuntime{}, t.TempDir()+"/lock")
+	st.cancel = func(id string) {
+		if _, err := q.Cancel(context.Background(), id); err != nil {
+			t.Errorf("cancel: %v", err)
+		}
+	}
+	if err := q.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(context.Background())
+	run, err := q.Submit(context.Background(), shortSpec(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, st, run.ID, bench.RunCanceled)
 }
