@@ -283,4 +283,18 @@ func TestPerRequestFigures(t *testing.T) {
 	if heavy.Stats.Histogram == "" || quick.Stats.Histogram == "" {
 		t.Error("per-request figures lack their histograms")
 	}
+	// Throughput per request is completions in the window, as overall.
+	for _, w := range []struct {
+		name  string
+		total bench.Stats
+		reqs  []bench.NamedStats
+	}{{"total", res.Total, res.Requests}, {"stage", res.Stages[0].Stats, res.Stages[0].Requests}} {
+		h, q := w.reqs[0].Stats, w.reqs[1].Stats
+		if h.Completed == 0 || q.Completed == 0 || h.Completed+q.Completed != w.total.Completed {
+			t.Errorf("%s: completions per request %d + %d, want both > 0 and adding up to %d", w.name, h.Completed, q.Completed, w.total.Completed)
+		}
+		if got, want := h.Throughput+q.Throughput, w.total.Throughput; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: throughput per request adds up to %.3f, want %.3f", w.name, got, want)
+		}
+	}
 }

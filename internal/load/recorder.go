@@ -55,12 +55,15 @@ type recorderConfig struct {
 
 // window is what one stretch of the attack (warm-up, stage, whole) kept.
 type window struct {
-	agg        *Aggregate
-	kinds      []*Aggregate // per request, when the workload has several
-	lag        *hdrhistogram.Histogram
-	completed  int64
-	iterations int64
-	late       int64
+	agg   *Aggregate
+	kinds []*Aggregate // per request, when the workload has several
+	// kindCompleted are the successful responses per request that arrived
+	// in the window, beside kinds.
+	kindCompleted []int64
+	lag           *hdrhistogram.Histogram
+	completed     int64
+	iterations    int64
+	late          int64
 }
 
 // second is a bucket of the profile still being filled.
@@ -114,6 +117,7 @@ func (r *recorder) newWindow() *window {
 		for range r.reqs.kinds() {
 			w.kinds = append(w.kinds, NewAggregate(r.cfg.maxErrors, r.cfg.open))
 		}
+		w.kindCompleted = make([]int64, len(w.kinds))
 	}
 	if r.cfg.open {
 		w.lag = newLagHistogram()
@@ -174,7 +178,7 @@ func (r *recorder) record(o outcome) {
 	}
 	r.fileSent(o)
 	if o.success() {
-		r.fileCompleted(o.done)
+		r.fileCompleted(o.kind, o.done)
 	}
 }
 
@@ -219,20 +223,20 @@ func (r *recorder) iterated(done time.Duration) {
 }
 
 // fileCompleted counts a successful response in the windows it arrived in.
-func (r *recorder) fileCompleted(done time.Duration) {
+func (r *recorder) fileCompleted(kind int, done time.Duration) {
 	off := done - r.sched.warm
 	profile := r.sched.end - r.sched.warm
 	switch {
 	case off < 0:
 		if r.warm != nil {
-			r.warm.completed++
+			r.warm.complete(kind)
 		}
 		return
 	case off >= profile:
 		return // after the end: its latency counts, its completion is in no window
 	}
-	r.stages[r.stageAt(off)].completed++
-	r.total.completed++
+	r.stages[r.stageAt(off)].complete(kind)
+	r.total.complete(kind)
 	b := r.bucketOf(off)
 	if b < len(r.done) {
 		r.done[b].Stats.Completed++
@@ -240,6 +244,14 @@ func (r *recorder) fileCompleted(done time.Duration) {
 		return
 	}
 	r.live(b).completed++
+}
+
+// complete counts one successful response that arrived in the window.
+func (w *window) complete(kind int) {
+	w.completed++
+	if w.kindCompleted != nil {
+		w.kindCompleted[kind]++
+	}
 }
 
 func (r *recorder) live(b int) *second {
@@ -530,7 +542,8 @@ func (r *recorder) fillStage(s *bench.StageResult, w *window, elapsed time.Durat
 	s.Stats.Iterations = w.iterations
 	setRates(&s.Stats)
 	for k, agg := range w.kinds {
-		s.Requests = append(s.Requests, bench.NamedStats{Name: r.reqs.names[k], Stats: agg.withHistograms(agg.stats(elapsed, 0, 0, 0))})
+		st := agg.withHistograms(agg.stats(elapsed, w.kindCompleted[k], 0, 0))
+		s.Requests = append(s.Requests, bench.NamedStats{Name: r.reqs.names[k], Stats: st})
 	}
 	g := r.generatorOver(w, from, to)
 	s.Generator = &g

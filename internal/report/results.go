@@ -112,7 +112,7 @@ func (a *analysis) perRequest(ss *scopeSubject) []bench.RequestFigures {
 		out[i] = bench.RequestFigures{Name: name, Figures: a.figures(byName[name], nil, nil)}
 		if slices.ContainsFunc(byName[name], func(p plain) bool { return p.answered }) {
 			a.notes.addOnce("Per request, throughput counts the requests of each kind answered among those sent in the " +
-				"window, per second: completions are counted for all requests together, not per request.")
+				"window, per second: this run was recorded before completions were counted per request.")
 		}
 	}
 	return out

@@ -153,9 +153,10 @@ func plainOf(st bench.Stats, hists []string) plain {
 	return p
 }
 
-// requestPlain returns the figures of one request of a window. Completions
-// are not recorded per request: its throughput is then the requests of it
-// answered among those sent in the window, per second of the window.
+// requestPlain returns the figures of one request of a window. Runs
+// recorded before completions were counted per request have none: its
+// throughput is then the requests of it answered among those sent in the
+// window, per second of the window.
 func requestPlain(ns bench.NamedStats) plain {
 	var hists []string
 	if ns.Stats.Histogram != "" {
