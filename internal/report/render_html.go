@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"io"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
@@ -11,12 +12,14 @@ import (
 
 // The HTML report is one file that opens offline: its styles are inline,
 // its charts are internal/chart's SVG set into the page, and it has no
-// script and asks no other host for anything.
+// script and asks no other host for anything. Its content (everything in
+// <body> but the title) is also written on its own, as a fragment, for the
+// daemon's web page to set into its own: the content carries no style
+// attribute (swatches are SVG), so that page's strict CSP applies it as is.
 
 // htmlPage is what the page template renders.
 type htmlPage struct {
 	Title    string
-	Palette  []string
 	Header   section
 	Findings section
 	Bars     []template.HTML
@@ -27,9 +30,30 @@ type htmlPage struct {
 }
 
 func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
+	if err := pageTemplate.ExecuteTemplate(buf, "page", newHTMLPage(rep, src)); err != nil {
+		return fmt.Errorf("render html report: %w", err)
+	}
+	return nil
+}
+
+// WriteReportFragment writes the HTML report's content without its
+// document: no <html>, <head>, <style> or title, no style attribute; the
+// classes are those of the self-contained page (section, table, td.num,
+// .swatch, .charts, ul.lines, .findings, .scroll, .muted) for the
+// embedding page to style. The daemon's web page shows a run with it.
+func WriteReportFragment(w io.Writer, src Source, opts ReportOptions) error {
+	var buf bytes.Buffer
+	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(Analyze(src.Run, opts), src)); err != nil {
+		return fmt.Errorf("render html report: %w", err)
+	}
+	return flush(w, &buf)
+}
+
+// newHTMLPage lays out the report and draws its charts.
+func newHTMLPage(rep bench.Report, src Source) htmlPage {
 	sections := layoutReport(rep)
 	page := htmlPage{Title: "threadbench report: run " + rep.Run.ID + suffix(" ", quoteName(rep.Run.Name)),
-		Palette: chart.Palette(), Header: sections[0], Findings: sections[1], NoSeries: len(src.Series) == 0}
+		Header: sections[0], Findings: sections[1], NoSeries: len(src.Series) == 0}
 	for _, s := range sections[2:] {
 		if s.ID == "notes" {
 			n := s
@@ -47,10 +71,7 @@ func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
 	for _, c := range cs.lineCharts() {
 		page.Lines = append(page.Lines, template.HTML(c.SVG()))
 	}
-	if err := pageTemplate.Execute(buf, page); err != nil {
-		return fmt.Errorf("render html report: %w", err)
-	}
-	return nil
+	return page
 }
 
 // summaryScopes are the scopes the page draws bars for: the whole attack
@@ -86,7 +107,7 @@ func loadLevel(sc bench.ReportScope) float64 {
 }
 
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"color": func(i int) template.CSS { return template.CSS(chart.Color(i)) },
+	"color": chart.Color,
 	"right": func(b block, i int) bool { return b.Right[i] },
 	"rowColor": func(b block, i int) int {
 		if i < len(b.Color) {
@@ -96,7 +117,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(pageHTML))
 
-const pageHTML = `<!DOCTYPE html>
+const pageHTML = `{{define "page"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -131,7 +152,9 @@ svg.chart { max-width: 100%; height: auto; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<nav><a href="#findings">findings</a><a href="#charts">charts</a>{{range .Scopes}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}{{if .Notes}}<a href="#notes">notes</a>{{end}}</nav>
+{{template "content" .}}</body>
+</html>
+{{end}}{{define "content"}}<nav><a href="#findings">findings</a><a href="#charts">charts</a>{{range .Scopes}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}{{if .Notes}}<a href="#notes">notes</a>{{end}}</nav>
 <section id="{{.Header.ID}}">
 {{range .Header.Blocks}}{{template "block" .}}{{end}}
 </section>
@@ -156,13 +179,11 @@ Bars show each figure with its {{if .Bars}}interval{{end}} where there is one.{{
 <h2>{{.Title}}</h2>
 {{range .Blocks}}{{template "block" .}}{{end}}
 </section>
-{{end}}</body>
-</html>
-{{define "block"}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}{{end}}{{define "block"}}{{if .Title}}<h3>{{.Title}}</h3>
 {{end}}{{if .KV}}<dl>{{range .KV}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
 {{end}}{{if .Rows}}{{$b := .}}<div class="scroll"><table>
 <tr>{{range $i, $h := .Header}}<th{{if right $b $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr>
-{{range $r, $row := .Rows}}<tr>{{range $i, $c := $row}}<td{{if right $b $i}} class="num"{{end}}>{{if and (eq $i 0) (ge (rowColor $b $r) 0)}}<span class="swatch" style="background: {{color (rowColor $b $r)}}"></span>{{end}}{{$c}}</td>{{end}}</tr>
+{{range $r, $row := .Rows}}<tr>{{range $i, $c := $row}}<td{{if right $b $i}} class="num"{{end}}>{{if and (eq $i 0) (ge (rowColor $b $r) 0)}}<svg class="swatch" viewBox="0 0 10 10" width="10" height="10" aria-hidden="true"><rect width="10" height="10" rx="2" fill="{{color (rowColor $b $r)}}"/></svg>{{end}}{{$c}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}{{if .Lines}}<ul class="lines">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
 {{end}}{{end}}`
