@@ -1,0 +1,47 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// newRunView is what the new run form offers: the daemon's catalogs, and
+// the defaults the API applies to what is left empty, as placeholders.
+type newRunView struct {
+	Targets     []bench.TargetInfo
+	Profiles    []bench.Profile
+	Experiments []bench.Experiment
+	Endpoints   []bench.Endpoint
+	Models      []bench.Model
+	GCs         []string
+	Defaults    formDefaults
+}
+
+// formDefaults are the spec's defaults, shown where a field is empty.
+type formDefaults struct {
+	WarmupDuration, WarmupRate, Timeout string
+	CPUs, MemoryMiB, TomcatMaxThreads   string
+	HeapPercent                         string
+}
+
+// garbageCollectors are the collectors the Java targets accept.
+var garbageCollectors = []string{"G1", "Parallel", "Serial", "Z", "Shenandoah"}
+
+// newRunPart renders the form. It is sent by app.js as JSON to POST /runs;
+// the API is its only validator, and its field errors are shown next to
+// the control whose data-field names the same JSON path.
+func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
+	view := newRunView{Targets: p.cfg.Targets, Profiles: p.cfg.Profiles, Experiments: p.cfg.Experiments,
+		Endpoints: p.cfg.Endpoints, Models: []bench.Model{bench.ModelClosed, bench.ModelOpen}, GCs: garbageCollectors,
+		Defaults: formDefaults{
+			WarmupDuration: bench.DefaultWarmupDuration.String(), WarmupRate: formatNum(bench.DefaultWarmupRate),
+			Timeout: bench.DefaultTimeout.String(), CPUs: formatNum(bench.DefaultCPUs),
+			MemoryMiB: formatNum(bench.DefaultMemoryMiB), TomcatMaxThreads: formatNum(bench.DefaultTomcatMaxThreads),
+			HeapPercent: formatNum(bench.DefaultHeapPercent),
+		}}
+	body, err := p.render("new", view)
+	return body, http.StatusOK, err
+}

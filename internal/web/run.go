@@ -1,0 +1,166 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"html/template"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/chart"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+// runHead is what every view of a run shows at its top.
+type runHead struct {
+	Run     bench.RunSummary
+	Spec    bench.RunSpec
+	Stages  []string // "c100 10s", one per stage of the profile
+	Workers string   // the workload's requests: "heavy?duration=500, light"
+}
+
+// reportView is the part of a finished run: its head, the downloads, and
+// internal/report's cross-target report.
+type reportView struct {
+	runHead
+	Downloads []download
+	Report    template.HTML
+}
+
+// download is a link to the report in one format, from the API.
+type download struct {
+	Label, URL, File string
+}
+
+// liveView is the part of a queued or running run: its head and the rows
+// and charts app.js fills from the run's event stream.
+type liveView struct {
+	runHead
+	Events string // the API's event stream of the run
+	Cancel string // the API's cancel of the run
+	Rows   []liveRow
+	// AttackSeconds and StageStarts ("0 10 20") lay out the charts' time
+	// axis before the seconds arrive.
+	AttackSeconds int
+	StageStarts   string
+}
+
+// liveRow is one result the live view follows, in its chart colour.
+type liveRow struct {
+	Key, Target string
+	Status      bench.TargetStatus
+	Color       string // internal/chart's colour of the result's index
+}
+
+// runPart renders a run: its report once it has finished, its live view
+// before.
+func (p *Pages) runPart(ctx context.Context, id string) ([]byte, int, error) {
+	run, err := p.cfg.Store.FindRunByID(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !run.Status.Finished() {
+		body, err := p.render("live", newLiveView(run))
+		return body, http.StatusOK, err
+	}
+	view := reportView{runHead: newRunHead(run), Downloads: downloads(run.ID)}
+	src := report.Source{Run: run, Targets: p.cfg.Targets}
+	if src.Series, err = report.LoadSeries(ctx, p.cfg.Store, run, p.cfg.Targets); err != nil {
+		return nil, 0, err
+	}
+	var buf bytes.Buffer
+	if err := report.WriteReportFragment(&buf, src, report.ReportOptions{MinEffect: bench.DefaultNoiseThreshold}); err != nil {
+		return nil, 0, err
+	}
+	view.Report = template.HTML(buf.String()) // #nosec: internal/report escapes what it writes
+	body, err := p.render("run", view)
+	return body, http.StatusOK, err
+}
+
+// livePart renders the live view of the run that is running, or says that
+// none is and lists the queue.
+func (p *Pages) livePart(ctx context.Context) ([]byte, int, error) {
+	running, _, err := p.cfg.Store.FindRunSummaries(ctx, bench.RunFilter{Status: []bench.RunStatus{bench.RunRunning}, Limit: 1})
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(running) == 0 {
+		queued, _, err := p.cfg.Store.FindRunSummaries(ctx, bench.RunFilter{Status: []bench.RunStatus{bench.RunQueued}, Limit: maxPageSize})
+		if err != nil {
+			return nil, 0, err
+		}
+		body, err := p.render("idle", queued)
+		return body, http.StatusOK, err
+	}
+	return p.runPart(ctx, running[0].ID)
+}
+
+func newRunHead(run *bench.Run) runHead {
+	h := runHead{Run: run.Summary(), Spec: run.Spec}
+	for _, st := range run.Spec.Profile.Stages {
+		h.Stages = append(h.Stages, stageText(run.Spec.Profile.Model, st))
+	}
+	for i, r := range run.Spec.Workload.Requests {
+		if i > 0 {
+			h.Workers += ", "
+		}
+		h.Workers += r.Label()
+	}
+	return h
+}
+
+// stageText describes a stage: "c100 for 10s", "ramp to 300 req/s for 5s".
+func stageText(model bench.Model, st bench.Stage) string {
+	load := formatNum(st.Rate) + " req/s"
+	if model == bench.ModelClosed {
+		load = formatNum(float64(st.Concurrency)) + " clients"
+	}
+	if st.Ramp {
+		load = "ramp to " + load
+	}
+	if st.Name != "" {
+		load = st.Name + ": " + load
+	}
+	return load + " for " + st.Duration.String()
+}
+
+func newLiveView(run *bench.Run) liveView {
+	base := "/runs/" + url.PathEscape(run.ID)
+	v := liveView{runHead: newRunHead(run), Events: base + "/events", Cancel: base + "/cancel"}
+	var start time.Duration
+	var starts []string
+	for _, st := range run.Spec.Profile.Stages {
+		starts = append(starts, strconv.Itoa(int(start.Seconds())))
+		start += st.Duration.D()
+	}
+	v.AttackSeconds, v.StageStarts = int(math.Ceil(start.Seconds())), strings.Join(starts, " ")
+	// Colours go by label, as in the report: the rounds of a target share one.
+	var labels []string
+	for _, t := range v.Run.Targets {
+		label, _, _ := strings.Cut(t.Key, "#")
+		i := slices.Index(labels, label)
+		if i < 0 {
+			i, labels = len(labels), append(labels, label)
+		}
+		v.Rows = append(v.Rows, liveRow{Key: t.Key, Target: t.Target, Status: t.Status, Color: chart.Color(i)})
+	}
+	return v
+}
+
+// downloads are the report in every format the API writes, from the API:
+// the page adds the token to them when the daemon has one.
+func downloads(id string) []download {
+	base := "/runs/" + url.PathEscape(id) + "/report?format="
+	return []download{
+		{"Markdown", base + report.FormatMarkdown, "threadbench-" + id + ".md"},
+		{"CSV", base + report.FormatCSV, "threadbench-" + id + ".csv"},
+		{"JSON", base + report.FormatJSON, "threadbench-" + id + ".json"},
+		{"HTML (one file)", base + report.FormatHTML, "threadbench-" + id + ".html"},
+	}
+}
