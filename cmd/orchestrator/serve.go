@@ -19,6 +19,7 @@ import (
 	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/telemetry"
+	"github.com/threadbench/threadbench/internal/web"
 )
 
 // shutdownTimeout bounds a graceful shutdown: the running run is cancelled
@@ -35,7 +36,9 @@ func newServeCmd(g *globalState) *cobra.Command {
 			"The daemon answers only requests addressed to its own names (its address, 127.0.0.1, localhost\n" +
 			"and [::1] with its port, and --allowed-host), and refuses requests of other web sites to change\n" +
 			"anything. With --token every request must carry Authorization: Bearer <token>; listening on\n" +
-			"anything but a loopback address requires one.",
+			"anything but a loopback address requires one.\n\n" +
+			"The daemon's web page is at / (history, live runs, reports, compare, new run); with --token\n" +
+			"it asks for the token once and keeps it in the browser tab.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(g, cmd.Flags())
@@ -201,19 +204,25 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 	deps.config.Observe, deps.config.Logger = metrics.Observe, logger
 	d.queue = runner.NewQueue(deps.config, db, prepare, cfg.Guardrails.MaxQueue)
 
-	d.api, err = httpapi.NewServer(httpapi.Config{
-		Runs:     d.queue,
-		Store:    db,
-		Targets:  catalog.Targets,
-		Profiles: bench.Builtins(),
-		Compare: func(base, head *bench.Run, threshold float64) bench.Comparison {
-			return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
-		},
-		Gatherer:     reg,
-		Logger:       logger,
-		AllowedHosts: hosts,
-		Token:        cfg.Token,
-	})
+	compare := func(base, head *bench.Run, threshold float64) bench.Comparison {
+		return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
+	}
+	pages, err := web.New(web.Config{Store: db, Compare: compare, Targets: catalog.Targets, Profiles: bench.Builtins(),
+		Experiments: bench.Experiments(), Endpoints: bench.Endpoints(), Logger: logger})
+	if err == nil {
+		d.api, err = httpapi.NewServer(httpapi.Config{
+			Runs:         d.queue,
+			Store:        db,
+			Targets:      catalog.Targets,
+			Profiles:     bench.Builtins(),
+			Compare:      compare,
+			Gatherer:     reg,
+			Logger:       logger,
+			AllowedHosts: hosts,
+			Token:        cfg.Token,
+			Pages:        pages,
+		})
+	}
 	if err == nil {
 		deps.api.Store(d.api) // its requests are disturbance during attacks
 		err = d.queue.Open(g.ctx)

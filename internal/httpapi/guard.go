@@ -19,7 +19,10 @@ import (
 //     its own name.
 //  2. Token: when Config.Token is set, every request (GET /healthz included)
 //     must carry "Authorization: Bearer <token>", or it is refused with 401
-//     and WWW-Authenticate: Bearer.
+//     and WWW-Authenticate: Bearer. The one exception is the web page's
+//     data-free documents and assets (Pages.Public), so that a browser,
+//     which cannot add the header to a navigation, can load the page that
+//     then asks for the token and sends it with each of its requests.
 //  3. Origin: a request that may change state (any method but GET and HEAD)
 //     is refused with 403 when it carries an Origin other than the daemon's
 //     own (the scheme and the Host it was sent to), or Sec-Fetch-Site other
@@ -42,7 +45,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				"the Host header "+quoteClipped(r.Host)+" is not one of this daemon's names; add it to allowedHosts to serve it", "Host")
 			return
 		}
-		if !s.authorized(w, r) {
+		if !s.publicPage(r) && !s.authorized(w, r) {
 			return
 		}
 		if mutates(r.Method) && !s.sameOrigin(w, r) {
@@ -53,6 +56,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// publicPage reports whether a request is a GET or HEAD of the web page's
+// data-free documents and assets.
+func (s *Server) publicPage(r *http.Request) bool {
+	return s.cfg.Pages != nil && !mutates(r.Method) && s.cfg.Pages.Public(r)
 }
 
 // mutates reports whether a method may change state: anything but GET and HEAD.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -80,7 +81,23 @@ type Config struct {
 	// CancelWait bounds how long a cancel waits for the run to reach a final
 	// status before answering 202; DefaultCancelWait when 0.
 	CancelWait time.Duration
+	// Pages, when set, is the web page served at / and /ui/ (internal/web),
+	// paths the API does not use. It passes the same guard as the API.
+	Pages Pages
 }
+
+// Pages is a web page the daemon serves beside its API.
+type Pages interface {
+	http.Handler
+	// Public reports whether a request is for what the page shows before
+	// it has the token: documents and assets that hold no data. The guard
+	// serves those GETs and HEADs without the token, so that the page can
+	// load and ask for it; everything else needs it as the API does.
+	Public(r *http.Request) bool
+}
+
+// pageRoutes are where Config.Pages is mounted: no API route is under them.
+var pageRoutes = []string{"/", "/ui/*"}
 
 // Server is the daemon's HTTP API. It holds no goroutines of its own; event
 // streams live as long as the requests that opened them.
@@ -168,11 +185,14 @@ func (s *Server) Served() int64 { return s.served.Load() }
 // Handler returns the root handler, middleware included.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Routes returns the mounted routes as "METHOD /path/{param}", sorted.
+// Routes returns the API's mounted routes as "METHOD /path/{param}",
+// sorted; the web page's (Config.Pages) are not the API's and not listed.
 func (s *Server) Routes() []string {
 	var out []string
 	_ = chi.Walk(s.mux, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
-		out = append(out, method+" "+route)
+		if !slices.Contains(pageRoutes, route) {
+			out = append(out, method+" "+route)
+		}
 		return nil
 	})
 	sort.Strings(out)
@@ -193,6 +213,11 @@ func (s *Server) routes() {
 		r.Use(s.validate)
 		s.operations(r)
 	})
+	if s.cfg.Pages != nil {
+		for _, route := range pageRoutes {
+			s.mux.Get(route, s.cfg.Pages.ServeHTTP)
+		}
+	}
 }
 
 // operations mounts the handlers of the document's operations.
