@@ -85,11 +85,6 @@ const (
 	FigStacksCommitted = "stacksCommitted" // NMT Thread committed added, MiB
 )
 
-// MemoryThreadStacksReserved is the memory figure of thread stacks
-// reserved (Java NMT Thread reserved), beside MemoryThreadStacks'
-// committed: seed 001 reads both.
-const MemoryThreadStacksReserved = "threadStacksReserved"
-
 // SeedRow is one row of a seed's own result table: its words for the row,
 // the case (or target) of ours it corresponds to, and its figures (absent
 // where the seed gives none).

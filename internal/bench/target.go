@@ -30,10 +30,14 @@ const (
 	MemoryWorkingSet   = "workingSet"   // the container's working set (usage less inactive page cache)
 	MemoryThreadStacks = "threadStacks" // committed for thread stacks (Java NMT Thread; Go stacks in use)
 	MemoryHeap         = "heap"         // the managed heap in use
+	// MemoryThreadStacksReserved is reserved for thread stacks (Java NMT
+	// Thread reserved): a platform thread reserves its whole stack, and
+	// seed 001 reads it beside the committed figure.
+	MemoryThreadStacksReserved = "threadStacksReserved"
 )
 
 // MemoryKinds lists the memory figures in the order tables show them.
-var MemoryKinds = []string{MemoryWorkingSet, MemoryHeap, MemoryThreadStacks}
+var MemoryKinds = []string{MemoryWorkingSet, MemoryHeap, MemoryThreadStacks, MemoryThreadStacksReserved}
 
 // SeriesRef picks a scraped series by name and, optionally, one label's
 // value; the series that differ in other labels are summed.

@@ -118,5 +118,6 @@ func onlyOf(subs []*scopeSubject, target string) *scopeSubject {
 	return found
 }
 
-// tested reports whether a test had values on both sides.
-func tested(s bench.Significance) bool { return s.NA > 0 && s.NB > 0 }
+// tested reports whether a test had values enough on both sides to say
+// anything: with one value a side, a rank test's p is 1 whatever they are.
+func tested(s bench.Significance) bool { return s.NA > 1 && s.NB > 1 }

@@ -129,6 +129,8 @@ func deltaRows(scope string, deltas []bench.MetricDelta, markdown bool) [][]stri
 			verdict = "**" + verdict + "**"
 		}
 		switch {
+		case d.Test != nil && d.Test.NA > 0 && d.Test.NB > 0 && !tested(*d.Test):
+			verdict = fmt.Sprintf("not tested (n = %d+%d)", d.Test.NA, d.Test.NB)
 		case d.Test != nil && !tested(*d.Test):
 			verdict = "not tested"
 		case d.Test != nil:

@@ -245,6 +245,8 @@ func memoryLabel(kind string) string {
 		return "working set"
 	case bench.MemoryThreadStacks:
 		return "thread stacks"
+	case bench.MemoryThreadStacksReserved:
+		return "thread stacks reserved"
 	}
 	return words(kind)
 }
