@@ -1,0 +1,329 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// Experiments against the real engine, smaller than the seeds so that they
+// stay quick: each Java target takes 10-20 s to start on one CPU, and that
+// is most of their time.
+
+// experimentSpec is a built-in experiment's spec written out in full (no
+// experiment reference, so that the test may change it), at scale.
+func experimentSpec(t *testing.T, name, part string, scale float64) bench.RunSpec {
+	t.Helper()
+	e, err := bench.LookupExperiment(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := e.Spec(scale, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Experiment = nil
+	return spec
+}
+
+// specFile writes spec as a JSON spec file, leaving out the fields it
+// does not set (the decoder refuses null).
+func specFile(t *testing.T, spec bench.RunSpec) string {
+	t.Helper()
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(withoutNulls(doc)); err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "spec.json", string(b))
+}
+
+// withoutNulls drops the null members of every object in a JSON document.
+func withoutNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, m := range v {
+			if m == nil {
+				delete(v, k)
+			} else {
+				v[k] = withoutNulls(m)
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = withoutNulls(v[i])
+		}
+	}
+	return v
+}
+
+// runSpec runs spec in-process from a spec file and returns the stored run,
+// which must have succeeded, after checking that none of its containers is
+// left behind.
+func runSpec(t *testing.T, spec bench.RunSpec) *bench.Run {
+	t.Helper()
+	db := t.TempDir() + "/history.db"
+	began := time.Now()
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "-f", specFile(t, spec))
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	t.Logf("run %s took %s", run.ID, time.Since(began).Round(time.Second))
+	if left := runContainers(t, run.ID); len(left) > 0 {
+		t.Errorf("containers left behind by run %s: %v", run.ID, left)
+	}
+	return run
+}
+
+// Issue 13, seed 001 made small: 200 calls of 600 ms, limit 20, read
+// timeout 1 s, a callee with 40 workers. Unbounded, virtual threads and
+// goroutines alike get one wave of 40 through in time (20 %); the pool and
+// the semaphore get every call through.
+func TestExperimentFanoutSmall(t *testing.T) {
+	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
+	spec.Name = "seed-001 small"
+	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 40} // starts in a moment; Tomcat's is the full experiment's
+	spec.Cases = spec.Cases[1:]                                              // a Go callee needs no warming up
+	idle := bench.Duration(time.Second)
+	spec.Profile.Stages[0].Duration = idle
+	spec.Profile.Stages[1].Duration = bench.Duration(7500 * time.Millisecond) // 10 waves of 600 ms, and room
+	for _, c := range spec.Cases {
+		c.Workload.Iteration[0].Sleep.Min = idle
+		p := c.Workload.Iteration[1].Request.Params
+		p["calls"], p["limit"], p["duration"], p["timeout"] = "200", "20", "600", "1000"
+	}
+	run := runSpec(t, spec)
+	for _, tr := range run.Targets {
+		f := tr.Total.Fanout
+		if f == nil || f.Calls != 200 || f.Responses != 1 {
+			t.Errorf("%s: fan-out %+v, want one fan-out of 200 calls", tr.Key(), f)
+			continue
+		}
+		success := 100 * f.SuccessRatio()
+		t.Logf("%-15s %5.1f%% of %d calls in %.2f s, peak %d in flight, failures %+v", tr.Key(), success, f.Calls, f.ElapsedMs/1000, f.PeakConcurrent, f.Failures)
+		want := 100.0
+		if strings.HasSuffix(tr.Case, "-unbounded") {
+			want = 20
+		}
+		if math.Abs(success-want) > 5 {
+			t.Errorf("%s: %.1f%% of calls succeeded, want %.0f%% ± 5 points", tr.Key(), success, want)
+		}
+	}
+}
+
+// Issue 13's service-level attack, short: 100 then 400 clients on
+// /api/downstream (1 s calls, 1.5 s timeout, a callee of 200 workers).
+// Tomcat's 200 threads never send the callee more than it serves, nor does
+// a bulkhead of 100; unbounded virtual threads send it 400 calls at once
+// and half of them time out.
+func TestExperimentDownstreamStaged(t *testing.T) {
+	spec := experimentSpec(t, "seed-001-service", "", 1)
+	spec.Name = "seed-001-service short"
+	spec.Cases = spec.Cases[:3] // java-platform, java-virtual-bulkhead, java-virtual
+	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
+	spec.Profile.Stages = []bench.Stage{
+		{Name: "c100", Duration: bench.Duration(4 * time.Second), Concurrency: 100},
+		{Name: "c400", Duration: bench.Duration(6 * time.Second), Concurrency: 400},
+	}
+	spec.Warmup = bench.Warmup{Duration: bench.Duration(2 * time.Second), Rate: 20}
+	run := runSpec(t, spec)
+	for _, tr := range run.Targets {
+		var rates []float64
+		for _, st := range tr.Stages {
+			rates = append(rates, 100*(1-st.Stats.SuccessRatio()))
+		}
+		t.Logf("%-22s error rate per stage %.1f%%", tr.Key(), rates)
+		if len(rates) != 2 {
+			t.Fatalf("%s: %d stages measured", tr.Key(), len(rates))
+		}
+		if rates[0] > 1 {
+			t.Errorf("%s: %.1f%% errors at 100 clients, want none: the callee serves 200 at once", tr.Key(), rates[0])
+		}
+		switch tr.Case {
+		case "java-virtual":
+			if rates[1] < 10 {
+				t.Errorf("java-virtual: %.1f%% errors at 400 clients, want the flood's timeouts (at least 10%%)", rates[1])
+			}
+		default:
+			if rates[1] > 1 {
+				t.Errorf("%s: %.1f%% errors at 400 clients, want none behind its bound", tr.Key(), rates[1])
+			}
+		}
+	}
+}
+
+// Issue 14, seed 003 at scale 0.2 (20 users on a 200 ms sleep for 4 s) on
+// JDK 21 and 25: one Tomcat thread serves 5 req/s and one carrier about
+// 100; synchronized pins the carrier, with events, on JDK 21 only; a
+// native call holds it on both, without events. (JDK 21 lets a second
+// carrier in while one is pinned: its collapsed cases serve two at a time.)
+func TestExperimentSeed003(t *testing.T) {
+	db := t.TempDir() + "/history.db"
+	began := time.Now()
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--experiment", "seed-003", "--scale", "0.2")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	t.Logf("run %s took %s", run.ID, time.Since(began).Round(time.Second))
+	for _, tr := range run.Targets {
+		rate, events := tr.Total.Throughput, pinnedEvents(tr)
+		t.Logf("%-22s %-22s %6.1f req/s, %3.0f pinned events", tr.Key(), tr.Image.Runtime, rate, events)
+		jdk := strings.TrimPrefix(tr.Case[strings.Index(tr.Case, "@"):], "@")
+		if !strings.Contains(tr.Image.Runtime, " "+jdk+".") {
+			t.Errorf("%s ran on %q", tr.Key(), tr.Image.Runtime)
+		}
+		pinned := strings.HasPrefix(tr.Case, "native@") || tr.Case == "synchronized@21"
+		switch {
+		case strings.HasPrefix(tr.Case, "platform-") && (rate < 2 || rate > 7):
+			t.Errorf("%s: %.1f req/s, want about 5 (one thread, 200 ms each)", tr.Key(), rate)
+		case pinned && rate > 15:
+			t.Errorf("%s: %.1f req/s, want a collapse to a carrier or two (5-10 req/s)", tr.Key(), rate)
+		case !pinned && !strings.HasPrefix(tr.Case, "platform-") && rate < 50:
+			t.Errorf("%s: %.1f req/s, want about 100 (20 users / 200 ms on one unpinned carrier)", tr.Key(), rate)
+		}
+		if wantEvents := tr.Case == "synchronized@21"; wantEvents != (events > 0) {
+			t.Errorf("%s: %.0f pinned events, want them only for synchronized on JDK 21", tr.Key(), events)
+		}
+	}
+	if left := runContainers(t, run.ID); len(left) > 0 {
+		t.Errorf("containers left behind: %v", left)
+	}
+	code, stdout, stderr = runCLI(t, nil, "--db", db, "runs", "show", run.ID)
+	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") {
+		t.Errorf("runs show: exit %d, no seed table:\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// pinnedEvents sums a result's pinned events over its measured stages.
+func pinnedEvents(tr bench.TargetResult) float64 {
+	n := 0.0
+	for _, r := range tr.Resources {
+		if !r.Warmup {
+			n += r.Pinned
+		}
+	}
+	return n
+}
+
+// A callee that never starts fails the run before any target starts, and
+// leaves no container.
+func TestExperimentCalleeFails(t *testing.T) {
+	broken := targets.GoEntry()
+	broken.Name, broken.Description = "broken-callee", "the Go server given a DOWNSTREAM_URL that is no URL: it exits at start"
+	broken.Env = map[string]string{"DOWNSTREAM_URL": "not a url"}
+	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
+	spec.Downstream = &bench.Downstream{Target: broken.Name, Workers: 40}
+	db := t.TempDir() + "/history.db"
+	code, _, stderr := runCLIWith(t, targets.DefaultCatalog().With(broken), nil, "--db", db, "run", "-q", "-f", specFile(t, spec))
+	if code != exitFailure || !strings.Contains(stderr, "downstream service broken-callee") {
+		t.Fatalf("exit %d, want %d and the callee's failure\n%s", code, exitFailure, stderr)
+	}
+	id := runIDIn(t, stderr)
+	run, err := openHistoryDB(t, db).FindRunByID(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (run.Downstream is not asked for: the history does not keep it yet.)
+	if run.Status != bench.RunFailed || !strings.Contains(run.Error, "downstream service broken-callee") {
+		t.Errorf("run %s: %s; want failed by its callee", run.Status, run.Error)
+	}
+	for _, tr := range run.Targets {
+		if tr.Status != bench.TargetSkipped {
+			t.Errorf("%s %s, want skipped", tr.Key(), tr.Status)
+		}
+	}
+	if left := runContainers(t, id); len(left) > 0 {
+		t.Errorf("containers left behind: %v", left)
+	}
+}
+
+// Cancelling an experiment mid-way (a case attacking, the callee up)
+// stops and removes every container of the run.
+func TestExperimentCancelled(t *testing.T) {
+	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
+	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
+	file := specFile(t, spec)
+	db := t.TempDir() + "/history.db"
+	setContainerEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	g := newGlobalState(ctx, strings.NewReader(""), &bytes.Buffer{}, &stderr, func(string) string { return "" })
+	exit := make(chan int, 1)
+	go func() { exit <- execute(g, []string{"--db", db, "run", "-f", file}) }()
+	deadline := time.After(2 * time.Minute)
+	for !strings.Contains(stderr.String(), "[callee-warm-up] stage 2 (fanout)") {
+		select {
+		case code := <-exit:
+			t.Fatalf("the run ended (exit %d) before its first fan-out:\n%s", code, stderr.String())
+		case <-deadline:
+			t.Fatalf("no fan-out after 2 minutes:\n%s", stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	id := runIDIn(t, stderr.String())
+	if n := len(runContainers(t, id)); n != 2 {
+		t.Errorf("%d containers while the first case attacks, want 2 (callee and caller)", n)
+	}
+	cancel()
+	if code := <-exit; code != exitFailure {
+		t.Errorf("exit %d after cancelling, want %d", code, exitFailure)
+	}
+	run, err := openHistoryDB(t, db).FindRunByID(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != bench.RunCanceled {
+		t.Errorf("run %s, want canceled", run.Status)
+	}
+	if left := runContainers(t, id); len(left) > 0 {
+		t.Errorf("containers left behind after cancelling: %v", left)
+	}
+}
+
+// runIDIn finds the run ID in run's first line of stderr.
+func runIDIn(t *testing.T, stderr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^run (\S+): `).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no run ID in:\n%s", stderr)
+	}
+	return m[1]
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
