@@ -26,6 +26,7 @@ var badSpecs = []struct {
 }{
 	{"unknown GC", []string{"--gc", "bogus"}, map[string]any{"java": map[string]any{"gc": "bogus"}}, "java.gc"},
 	{"negative Tomcat pool", []string{"--tomcat-max-threads", "-5"}, map[string]any{"java": map[string]any{"tomcatMaxThreads": -5}}, "java.tomcatMaxThreads"},
+	{"too many rounds", []string{"--repeat", "21"}, map[string]any{"repeat": 21}, "repeat"},
 	{"unknown profile field", []string{"--profile", "PROFILE"},
 		map[string]any{"profile": map[string]any{"model": "open", "stagez": []any{}}}, "profile.stagez"},
 	{"unknown endpoint parameter", []string{"--endpoint", "heavy", "--param", "work=5"},

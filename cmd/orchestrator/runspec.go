@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strconv"
@@ -33,6 +34,7 @@ type specFlags struct {
 	gc          string
 	experiment  string
 	part        string
+	repeat      int
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
@@ -42,6 +44,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(bench.BuiltinNames(), ", ")+") or a profile file (YAML/JSON)")
 	fs.Float64Var(&f.scale, "scale", 0, "multiply a built-in profile's stage durations, or stretch an experiment (default: the profile's or experiment's own)")
 	fs.StringVar(&f.experiment, "experiment", "", "run a built-in experiment ("+strings.Join(bench.ExperimentNames(), ", ")+"): it sets the targets, cases, profile and workload")
+	fs.IntVar(&f.repeat, "repeat", 0, fmt.Sprintf("rounds of the targets, interleaved (go, java-platform, java-virtual, go, ...); each figure is then the median of the rounds with its interval (1 to %d; default 1)", bench.MaxRepeat))
 	fs.StringVar(&f.part, "part", "", "with --experiment: run only this part of it (default: every part, a run each)")
 	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "endpoint every request asks ("+strings.Join(bench.EndpointNames(), ", ")+")")
 	fs.StringSliceVar(&f.params, "param", nil, "query parameter of --endpoint, NAME=VALUE (repeatable)")
@@ -107,6 +110,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("virtual-parallelism", func() { spec.Java.VirtualParallelism = f.parallelism })
 	set("heap-percent", func() { spec.Java.HeapPercent = f.heapPercent })
 	set("gc", func() { spec.Java.GC = f.gc })
+	set("repeat", func() { spec.Repeat = f.repeat })
 	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
 	return spec, nil
 }

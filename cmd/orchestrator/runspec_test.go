@@ -115,6 +115,9 @@ func TestSpecFlags(t *testing.T) {
 				Warmup:   bench.Warmup{Duration: secs(3), Rate: 7},
 				Limits:   bench.Limits{CPUs: 2, MemoryMiB: 512},
 				Java:     bench.JavaOptions{TomcatMaxThreads: 50, VirtualParallelism: 2, HeapPercent: 60, GC: "Z", BaseImage: "jre:25"}}},
+		// --repeat: rounds of the targets.
+		{"Repeat", []string{"--targets", "go,java-virtual", "--repeat", "3"},
+			bench.RunSpec{Targets: []string{"go", "java-virtual"}, Profile: smoke, Repeat: 3}},
 		// A YAML spec file, read as it is.
 		{"SpecFileYAML", []string{"-f", "testdata/spec/full.yaml"}, fullSpec()},
 		// The same spec in JSON reads the same.
