@@ -130,9 +130,10 @@ func seed001() Experiment {
 		Name: "seed-001", Seed: "001", Source: "ThreadPool과 Virtual Thread의 성능 및 메모리 사용 비교 (2025)",
 		Description: "one request fans out 1,000 calls to a slow callee (3 s, Tomcat with 200 then 400 workers, read timeout 5 s): " +
 			"a pool of 100, unbounded, a semaphore of 100; Java and Go",
-		Scale: 0.2,
+		Scale: 0.5,
 		ScaleNote: "multiplies the service time (3 s) and the read timeout (5 s), so that the timeout stays under two service times; " +
-			"the counts (1,000 calls, limit 100, 200 or 400 workers) stay the seed's. The default 0.2 calls for 600 ms with a 1 s timeout",
+			"the counts (1,000 calls, limit 100, 200 or 400 workers) stay the seed's. The default 0.5 calls for 1.5 s with a 2.5 s timeout " +
+			"(shorter calls let a one-CPU Java caller's slow start of its 1,000 calls show: at 0.2 some late calls find the callee free)",
 		Parts:  []string{"callee-200", "callee-400"},
 		Layout: LayoutFanout,
 		Rows:   rows,

@@ -109,8 +109,8 @@ func TestExperimentObject(t *testing.T) {
 				t.Errorf("downstream %+v, name %q, limits %+v", spec.Downstream, spec.Name, spec.Limits)
 			}
 			fan := spec.Cases[0].Workload.Iteration[1].Request
-			if fan.Params["duration"] != "600" || fan.Params["timeout"] != "1000" || fan.Params["calls"] != "1000" {
-				t.Errorf("fan-out %v; want 1000 calls of 600 ms, timeout 1000 ms at the default scale", fan.Params)
+			if fan.Params["duration"] != "1500" || fan.Params["timeout"] != "2500" || fan.Params["calls"] != "1000" {
+				t.Errorf("fan-out %v; want 1000 calls of 1500 ms, timeout 2500 ms at the default scale", fan.Params)
 			}
 		}},
 	} {
