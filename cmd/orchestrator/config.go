@@ -19,12 +19,17 @@ import (
 // config is the orchestrator's configuration, built in layers: defaults,
 // then the config file, then environment, then flags, then validate.
 type config struct {
-	DB            string           `yaml:"db"`
-	Server        string           `yaml:"server"`
-	Addr          string           `yaml:"addr"`
-	Repo          string           `yaml:"repo"`
-	JavaBaseImage string           `yaml:"javaBaseImage"`
-	Guardrails    bench.Guardrails `yaml:"guardrails"`
+	DB            string `yaml:"db"`
+	Server        string `yaml:"server"`
+	Addr          string `yaml:"addr"`
+	Repo          string `yaml:"repo"`
+	JavaBaseImage string `yaml:"javaBaseImage"`
+	// JavaBaseImages are the JRE images of other Java majors, for targets
+	// built with a JDK variant (java-virtual@21): {21: eclipse-temurin:21-jre}.
+	// A major without one is pulled as eclipse-temurin:<major>-jre, or
+	// assembled here.
+	JavaBaseImages map[int]string   `yaml:"javaBaseImages"`
+	Guardrails     bench.Guardrails `yaml:"guardrails"`
 	// Token is the daemon's bearer token: serve requires it of every
 	// request, the CLI sends it to a daemon.
 	Token string `yaml:"token"`
@@ -44,6 +49,9 @@ const (
 	envToken         = "THREADBENCH_TOKEN"
 	envAllowedHosts  = "THREADBENCH_ALLOWED_HOSTS" // comma-separated
 )
+
+// minJavaMajor is the first Java with virtual threads.
+const minJavaMajor = 21
 
 // minTokenLength is the shortest token the daemon takes: one that guards a
 // daemon reachable from the network must not be guessable.
@@ -111,6 +119,15 @@ func (c config) Validate() error {
 	if err := validToken(c.Token); err != nil {
 		return err
 	}
+	for major, ref := range c.JavaBaseImages {
+		field := fmt.Sprintf("javaBaseImages.%d", major)
+		if major < minJavaMajor {
+			return bench.FieldErrorf(field, "Java %d has no virtual threads; majors from %d", major, minJavaMajor)
+		}
+		if ref == "" || strings.ContainsAny(ref, " \t\n") {
+			return bench.FieldErrorf(field, "must be an image reference, got %q", ref)
+		}
+	}
 	for i, h := range c.AllowedHosts {
 		if !httpapi.ValidHost(h) {
 			return bench.FieldErrorf(fmt.Sprintf("allowedHosts[%d]", i), "must be host:port, or a host for any port, got %q", h)
@@ -171,5 +188,5 @@ func firstNonEmpty(values ...string) string {
 
 // runtimeOptions are the Docker runtime's options the configuration sets.
 func (c config) runtimeOptions(g *globalState) targets.RuntimeOptions {
-	return targets.RuntimeOptions{RepoRoot: c.Repo, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage}
+	return targets.RuntimeOptions{RepoRoot: c.Repo, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage, JavaBaseImages: c.JavaBaseImages}
 }

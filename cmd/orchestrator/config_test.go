@@ -134,6 +134,12 @@ func TestConfigErrors(t *testing.T) {
 		{"MissingFile", map[string]string{envConfig: "testdata/config/nope.yaml"}, nil, "", "read config file"},
 		// A config file that is not YAML.
 		{"MalformedFile", nil, []string{"--config", tempFile(t, "m.yaml", "db: [\n")}, "", "config file"},
+		// A Java base image for a major without virtual threads.
+		{"JavaBaseImageMajor", nil, []string{"--config", tempFile(t, "j.yaml", "javaBaseImages: {17: 'eclipse-temurin:17-jre'}\n")},
+			"javaBaseImages.17", "Java 17 has no virtual threads"},
+		// ...or without an image.
+		{"JavaBaseImageEmpty", nil, []string{"--config", tempFile(t, "j.yaml", "javaBaseImages: {21: ''}\n")},
+			"javaBaseImages.21", "must be an image reference"},
 		// A guardrail that is not positive.
 		{"Guardrail", nil, []string{"--config", tempFile(t, "g.yaml", "guardrails: {maxRate: -1}\n")}, "guardrails", "every maximum must be positive"},
 		// An empty database path.
@@ -287,5 +293,17 @@ func TestConfigLayersCLI(t *testing.T) {
 				t.Errorf("history %s created despite a bad configuration", db)
 			}
 		})
+	}
+}
+
+// javaBaseImages in the config file reach the runtime's options.
+func TestConfigJavaBaseImages(t *testing.T) {
+	cfg, err := configFor(t, nil, "--config", tempFile(t, "j.yaml", "javaBaseImages: {21: 'registry.lan/temurin:21-jre'}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGlobalState(context.Background(), nil, nil, nil, nil)
+	if got := cfg.runtimeOptions(g).JavaBaseImages; !reflect.DeepEqual(got, map[int]string{21: "registry.lan/temurin:21-jre"}) {
+		t.Errorf("runtime's JavaBaseImages = %v", got)
 	}
 }
