@@ -216,8 +216,8 @@ func TestServeWithToken(t *testing.T) {
 		code, _, stderr := run(t, map[string]string{envServer: d.base, envToken: token}, "runs", "list")
 		mustOK(t, code, stderr)
 		code, _, stderr = run(t, map[string]string{envServer: d.base}, "runs", "list")
-		if code == exitOK || !strings.Contains(stderr, envToken) {
-			t.Errorf("runs list without the token: exit %d, stderr %q; want a failure naming %s", code, stderr, envToken)
+		if code != exitBadInput || !strings.Contains(stderr, envToken) {
+			t.Errorf("runs list without the token: exit %d, stderr %q; want %d naming %s", code, stderr, exitBadInput, envToken)
 		}
 	})
 }

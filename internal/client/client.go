@@ -166,6 +166,9 @@ func problemError(resp *http.Response) error {
 	p.Status = resp.StatusCode
 	if resp.StatusCode == http.StatusUnauthorized {
 		p.Detail += "; give the CLI the daemon's token (THREADBENCH_TOKEN, or token in the config file)"
+		if p.Field == "" {
+			p.Field = "token"
+		}
 	}
 	return p.Err()
 }

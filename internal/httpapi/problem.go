@@ -50,9 +50,13 @@ func StatusForCode(code string) int {
 }
 
 // CodeForStatus returns the error code an HTTP error status stands for:
-// the table read backwards, plus 422 as invalid input; EINTERNAL otherwise.
+// the table read backwards, plus 422 as invalid input, and 401 and 403 as
+// the caller's input too (a missing or wrong token, a Host or Origin the
+// daemon does not answer: the caller's configuration to fix); EINTERNAL
+// otherwise.
 func CodeForStatus(status int) string {
-	if status == http.StatusUnprocessableEntity {
+	switch status {
+	case http.StatusUnprocessableEntity, http.StatusUnauthorized, http.StatusForbidden:
 		return bench.EINVALID
 	}
 	for code, s := range statusByCode {
