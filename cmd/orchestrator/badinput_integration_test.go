@@ -3,14 +3,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/moby/moby/client"
+	"github.com/moby/moby/api/types/container"
 
 	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/targets"
@@ -37,21 +36,7 @@ var badSpecs = []struct {
 // managedContainers lists every container threadbench labelled, any run's.
 func managedContainers(t *testing.T) []string {
 	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
-		All: true, Filters: make(client.Filters).Add("label", targets.LabelManaged+"=true"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, c := range list.Items {
-		ids = append(ids, c.ID)
-	}
+	ids := labelledContainers(t, func(c container.Summary) string { return c.ID }, targets.LabelManaged+"=true")
 	slices.Sort(ids)
 	return ids
 }

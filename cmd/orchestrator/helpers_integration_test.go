@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -386,10 +387,18 @@ func (e sseEvent) document(t *testing.T) *bench.Run {
 	return &run
 }
 
-// runContainers returns the IDs of the containers, running or not, that
-// the daemon started for one run. Other runs' containers (other tests on
-// the same engine) are not ours to look at.
+// runContainers returns the containers, running or not, that the daemon
+// started for one run, as "ID (state)". Other runs' containers (other tests
+// on the same engine) are not ours to look at.
 func runContainers(t *testing.T, runID string) []string {
+	t.Helper()
+	return labelledContainers(t, func(c container.Summary) string { return fmt.Sprintf("%.12s (%s)", c.ID, c.State) },
+		targets.LabelManaged+"=true", targets.LabelRun+"="+runID)
+}
+
+// labelledContainers describes each container, running or not, that carries
+// every one of labels ("key=value").
+func labelledContainers(t *testing.T, describe func(container.Summary) string, labels ...string) []string {
 	t.Helper()
 	cli, err := client.New(client.FromEnv)
 	if err != nil {
@@ -397,17 +406,16 @@ func runContainers(t *testing.T, runID string) []string {
 	}
 	defer cli.Close()
 	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
-		All:     true,
-		Filters: make(client.Filters).Add("label", targets.LabelManaged+"=true", targets.LabelRun+"="+runID),
+		All: true, Filters: make(client.Filters).Add("label", labels...),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
+	var out []string
 	for _, c := range list.Items {
-		ids = append(ids, fmt.Sprintf("%.12s (%s)", c.ID, c.State))
+		out = append(out, describe(c))
 	}
-	return ids
+	return out
 }
 
 // openHistoryDB opens the daemon's history directly; the test closes it.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
+	"github.com/moby/moby/api/types/container"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/targets"
@@ -96,21 +96,7 @@ func plantContainer(t *testing.T, history, runID string) *targets.Instance {
 // one history's identity.
 func historyContainers(t *testing.T, history string) []string {
 	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
-		All:     true,
-		Filters: make(client.Filters).Add("label", targets.LabelHistory+"="+history),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, c := range list.Items {
-		out = append(out, fmt.Sprintf("%.12s %s (%s)", c.ID, c.Labels[targets.LabelRun], c.State))
-	}
-	return out
+	return labelledContainers(t, func(c container.Summary) string {
+		return fmt.Sprintf("%.12s %s (%s)", c.ID, c.Labels[targets.LabelRun], c.State)
+	}, targets.LabelHistory+"="+history)
 }
