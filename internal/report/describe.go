@@ -118,11 +118,3 @@ func joinSorted(kv map[string]string, empty string) string {
 	return strings.Join(pairs, " ")
 }
 
-// profileName is how run lists name a profile: its name, or its model and
-// stage count when it has none.
-func profileName(p bench.Profile) string {
-	if p.Name != "" {
-		return p.Name
-	}
-	return fmt.Sprintf("%s/%d stages", modelOf(p), len(p.Stages))
-}
