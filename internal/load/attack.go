@@ -3,9 +3,10 @@ package load
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -75,7 +76,7 @@ func (e *Engine) Run(ctx context.Context, baseURL string, plan bench.Plan, obs b
 		return nil, err
 	}
 	defer a.cancel()
-	defer a.transport.CloseIdleConnections()
+	defer a.wire.closeAll()
 	a.start()
 	a.wait(ctx)
 	return a.rec.result(a.began.Add(a.sched.warm)), ctx.Err()
@@ -83,22 +84,22 @@ func (e *Engine) Run(ctx context.Context, baseURL string, plan bench.Plan, obs b
 
 // attack is one Run in progress.
 type attack struct {
-	ctx       context.Context
-	cancel    context.CancelFunc
-	plan      bench.Plan
-	sched     *schedule
-	reqs      *requestSet
-	rec       *recorder
-	obs       bench.Observer
-	client    *http.Client
-	transport *http.Transport
-	began     time.Time
-	timeout   time.Duration
-	workers   int       // open model
-	clients   int       // closed model
-	pool      []*worker // workers, then clients, made before the clock starts
-	seeded    uint64    // workers made, for their think-time seeds
-	wg        sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+	plan    bench.Plan
+	sched   *schedule
+	reqs    *requestSet
+	rec     *recorder
+	obs     bench.Observer
+	client  *fasthttp.HostClient
+	wire    *wire
+	began   time.Time
+	timeout time.Duration
+	workers int       // open model
+	clients int       // closed model
+	pool    []*worker // workers, then clients, made before the clock starts
+	seeded  uint64    // workers made, for their think-time seeds
+	wg      sync.WaitGroup
 }
 
 func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*attack, error) {
@@ -111,23 +112,20 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	if sched.openEnd > 0 {
 		a.workers = e.openConnections(plan)
 	}
-	w := &wire{}
-	a.transport = newTransport(a.workers+a.clients, w)
-	a.client = &http.Client{Transport: a.transport, Timeout: a.timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	a.wire = newWire()
+	client, err := newClient(baseURL, a.workers+a.clients, a.timeout, a.wire)
+	if err != nil {
+		return nil, err
+	}
+	a.client = client
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	for range a.workers + a.clients {
-		w, err := a.newWorker()
-		if err != nil {
-			a.cancel()
-			return nil, err
-		}
-		a.pool = append(a.pool, w)
+		a.pool = append(a.pool, a.newWorker())
 	}
 	a.began = time.Now()
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
 		maxErrors: e.maxErrors, bucket: e.bucket, open: plan.Profile.Model == bench.ModelOpen,
-		cpus: cpuSetSize(), connections: a.workers + a.clients, wire: w, apiRequests: e.apiRequests,
+		cpus: cpuSetSize(), connections: a.workers + a.clients, wire: a.wire, apiRequests: e.apiRequests,
 	}, a.began)
 	return a, nil
 }
@@ -233,6 +231,7 @@ func (a *attack) wait(ctx context.Context) {
 			cancelled = nil
 			a.rec.stop(a.since(), true)
 			a.cancel()
+			a.wire.closeAll() // answers in flight come back at once, as errors not counted
 		case <-ticker.C:
 			a.fire(a.rec.tick(a.since(), false))
 		}

@@ -1,10 +1,11 @@
 package load
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -59,19 +60,17 @@ func (s *requestSet) pick(n uint64) int { return s.order[n%uint64(len(s.order))]
 func (s *requestSet) kinds() int { return len(s.urls) }
 
 // newRequests returns one reusable request per workload request, for one
-// worker: net/http lets a request be sent again once its response body is
-// closed, so the hot path allocates no request of its own.
-func (s *requestSet) newRequests() ([]*http.Request, error) {
-	reqs := make([]*http.Request, len(s.urls))
+// worker, so that the hot path allocates no request of its own.
+func (s *requestSet) newRequests() []*fasthttp.Request {
+	reqs := make([]*fasthttp.Request, len(s.urls))
 	for i, u := range s.urls {
-		req, err := http.NewRequest(http.MethodGet, u, nil)
-		if err != nil {
-			return nil, bench.Errorf(bench.EINVALID, "request %s: %v", s.names[i], err)
-		}
-		req.Header.Set("User-Agent", "threadbench")
+		req := &fasthttp.Request{}
+		req.SetRequestURI(u)
+		req.Header.SetMethod(fasthttp.MethodGet)
+		req.Header.SetUserAgent("threadbench")
 		reqs[i] = req
 	}
-	return reqs, nil
+	return reqs
 }
 
 // Mix picks a workload's requests in proportion to their weights,

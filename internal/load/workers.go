@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
-	"net/url"
+	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -24,27 +24,21 @@ type claimCounter struct{ n atomic.Uint64 }
 
 func (c *claimCounter) next() uint64 { return c.n.Add(1) - 1 }
 
-// worker is what one sending goroutine owns: a reusable request per kind
-// and a timer, so that the hot path allocates nothing of its own.
+// worker is what one sending goroutine owns: a reusable request per kind,
+// a response and a timer, so that the hot path allocates nothing of its own.
 type worker struct {
 	a     *attack
-	reqs  []*http.Request
+	reqs  []*fasthttp.Request
+	resp  fasthttp.Response
 	timer *time.Timer
 	rng   *rand.Rand // think times, each worker its own, seeded apart
 }
 
-func (a *attack) newWorker() (*worker, error) {
-	reqs, err := a.reqs.newRequests()
-	if err != nil {
-		return nil, err
-	}
-	for i, r := range reqs {
-		reqs[i] = r.WithContext(a.ctx)
-	}
+func (a *attack) newWorker() *worker {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	a.seeded++
-	return &worker{a: a, reqs: reqs, timer: t, rng: rand.New(rand.NewPCG(a.seeded, 0x7468726561646265))}, nil
+	return &worker{a: a, reqs: a.reqs.newRequests(), timer: t, rng: rand.New(rand.NewPCG(a.seeded, 0x7468726561646265))}
 }
 
 // openWorker claims the schedule's requests in order and sends each at its
@@ -165,50 +159,51 @@ func (w *worker) sleepUntil(t time.Duration) bool {
 }
 
 // send sends one request of the given kind, scheduled for intended, and
-// reads its response to the end so that the connection is reused.
+// reads its whole response, so that the connection is reused.
 func (w *worker) send(kind int, intended time.Duration) outcome {
 	o := outcome{kind: kind, intended: intended, sent: w.a.since()}
-	resp, err := w.a.client.Do(w.reqs[kind])
+	err := w.a.client.DoTimeout(w.reqs[kind], &w.resp, w.a.timeout)
+	o.done = w.a.since()
 	if err != nil {
-		o.done, o.err = w.a.since(), errorMessage(err)
+		o.err = w.a.errorMessage(err)
 		return o
 	}
-	if w.a.reqs.fanout[kind] && resp.StatusCode == http.StatusOK {
-		o.fanout, err = readFanout(resp.Body)
-	} else {
-		_, err = io.Copy(io.Discard, resp.Body)
-	}
-	resp.Body.Close()
-	o.done, o.code = w.a.since(), resp.StatusCode
+	o.code = w.resp.StatusCode()
 	switch {
-	case err != nil:
-		o.code, o.err = 0, "reading the response: "+errorMessage(err)
+	case w.a.reqs.fanout[kind] && o.code == fasthttp.StatusOK:
+		if o.fanout, err = readFanout(w.resp.Body()); err != nil {
+			o.code, o.err = 0, "reading the response: "+err.Error()
+		}
 	case o.code >= 400:
-		o.err = resp.Status
+		o.err = statusText(o.code)
 	}
 	return o
 }
 
-// maxFanoutBody bounds what a fan-out response may be.
-const maxFanoutBody = 1 << 16
-
 // readFanout reads a fan-out's account of its calls; a body that is not one
 // is an error of the request, not of the run.
-func readFanout(body io.Reader) (*bench.FanoutResponse, error) {
+func readFanout(body []byte) (*bench.FanoutResponse, error) {
 	var f bench.FanoutResponse
-	if err := json.NewDecoder(io.LimitReader(body, maxFanoutBody)).Decode(&f); err != nil {
+	if err := json.Unmarshal(body, &f); err != nil {
 		return nil, fmt.Errorf("fan-out response: %w", err)
 	}
-	_, _ = io.Copy(io.Discard, body)
 	return &f, nil
 }
 
-// errorMessage is an error without the method and URL net/http wraps it in:
-// the same failure reads the same whatever request met it.
-func errorMessage(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
+// statusText is an error status as net/http writes it: "503 Service
+// Unavailable".
+func statusText(code int) string {
+	return strconv.Itoa(code) + " " + fasthttp.StatusMessage(code)
+}
+
+// errorMessage says what became of a request that got no response, the
+// same way whichever request met it.
+func (a *attack) errorMessage(err error) string {
+	switch {
+	case errors.Is(err, fasthttp.ErrTimeout):
+		return "timeout: no response within " + a.timeout.String()
+	case errors.Is(err, fasthttp.ErrConnectionClosed):
+		return "the target closed the connection before answering"
 	}
 	return err.Error()
 }
