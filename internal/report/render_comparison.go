@@ -133,6 +133,9 @@ func deltaRows(scope string, deltas []bench.MetricDelta, markdown bool) [][]stri
 			verdict = fmt.Sprintf("not tested (n = %d+%d)", d.Test.NA, d.Test.NB)
 		case d.Test != nil && !tested(*d.Test):
 			verdict = "not tested"
+		case d.Test != nil && d.Verdict == bench.VerdictNoDifference && d.Test.Significant:
+			// Significant, but a smaller change than the minimum effect.
+			verdict += " (" + testString(*d.Test) + "; under the minimum effect)"
 		case d.Test != nil:
 			verdict += " (" + testString(*d.Test) + ")"
 		}

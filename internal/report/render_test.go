@@ -237,3 +237,32 @@ func TestWriteReport_HTMLStaysSmall(t *testing.T) {
 	}
 	t.Logf("nine-minute three-target report: %d bytes", buf.Len())
 }
+
+// A significant change smaller than the minimum effect is no verdict, and
+// the table says why rather than calling a p of 0.02 "no significant
+// difference" bare.
+func TestWriteComparison_SignificantUnderMinimumEffect(t *testing.T) {
+	sig := func(p float64) *bench.Significance {
+		return &bench.Significance{P: p, NA: 10, NB: 10, Alpha: 0.05, Significant: p < 0.05}
+	}
+	c := bench.Comparison{NoiseThreshold: 5, Alpha: 0.05, Targets: []bench.TargetComparison{{
+		Target: "go",
+		Metrics: []bench.MetricDelta{
+			{Name: "p90", Unit: "ms", Base: 394.2, Head: 405.8, Change: 2.9, Verdict: bench.VerdictNoDifference, Test: sig(0.022)},
+			{Name: "p99", Unit: "ms", Base: 500, Head: 503, Change: 0.6, Verdict: bench.VerdictNoDifference, Test: sig(0.43)},
+		},
+	}}}
+	var buf bytes.Buffer
+	if err := report.WriteComparison(&buf, c, "table"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"no significant difference (p = 0.022, n = 10+10; under the minimum effect)",
+		"no significant difference (p = 0.43, n = 10+10)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+}
