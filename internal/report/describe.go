@@ -117,4 +117,3 @@ func joinSorted(kv map[string]string, empty string) string {
 	}
 	return strings.Join(pairs, " ")
 }
-
