@@ -176,9 +176,9 @@ func TestCheckUsesOnlyBaseURL(t *testing.T) {
 	}
 }
 
-const goInfo = `{"target":"go","threadModel":"goroutines","runtime":"go1.26.8","runtimeVersion":"1.26.8","availableProcessors":2,"memoryLimitBytes":0,"knobs":{"GOGC":"100","GOMAXPROCS":"2","GOMEMLIMIT":"9223372036854775807"}}`
+const goInfo = `{"target":"go","threadModel":"goroutines","runtime":"go1.26.8","runtimeVersion":"1.26.8","availableProcessors":2,"memoryLimitBytes":0,"cpuModel":"AMD EPYC 7B13","knobs":{"GOGC":"100","GOMAXPROCS":"2","GOMEMLIMIT":"9223372036854775807"}}`
 
-const javaInfo = `{"target":"java-virtual","threadModel":"virtual","runtime":"OpenJDK 25.0.3+9-LTS","runtimeVersion":"25.0.3+9-LTS","availableProcessors":2,"memoryLimitBytes":536870912,"knobs":{"gc":"G1","maxHeapBytes":"268435456","tomcatMaxThreads":"200","virtualParallelism":"2"},"jdk":"25.0.3+9-LTS"}`
+const javaInfo = `{"target":"java-virtual","threadModel":"virtual","runtime":"OpenJDK 25.0.3+9-LTS","runtimeVersion":"25.0.3+9-LTS","availableProcessors":2,"memoryLimitBytes":536870912,"cpuModel":"","knobs":{"gc":"G1","maxHeapBytes":"268435456","tomcatMaxThreads":"200","virtualParallelism":"2"},"jdk":"25.0.3+9-LTS"}`
 
 // TestInfoChecks runs the /info check against answers that keep or break
 // the contract in one way each.
@@ -205,6 +205,8 @@ func TestInfoChecks(t *testing.T) {
 		{"no processors", strings.Replace(goInfo, `"availableProcessors":2`, `"availableProcessors":0`, 1), goTarget, "availableProcessors 0, want at least 1"},
 		{"no memory limit", strings.Replace(goInfo, `"memoryLimitBytes":0,`, ``, 1), goTarget, "memoryLimitBytes absent"},
 		{"negative memory limit", strings.Replace(goInfo, `"memoryLimitBytes":0`, `"memoryLimitBytes":-1`, 1), goTarget, "memoryLimitBytes -1"},
+		// The host's CPU model, for a remote host's environment; "" is fine.
+		{"no cpu model", strings.Replace(goInfo, `"cpuModel":"AMD EPYC 7B13",`, ``, 1), goTarget, "cpuModel absent"},
 		// Each runtime's own knobs.
 		{"go without GOGC", strings.Replace(goInfo, `"GOGC":"100",`, ``, 1), goTarget, `knobs lacks "GOGC"`},
 		{"java with go knobs", strings.Replace(goInfo, `"goroutines"`, `"virtual"`, 1), Options{Target: "go", Virtual: new(true)}, `knobs lacks "tomcatMaxThreads"`},

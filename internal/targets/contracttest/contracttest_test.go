@@ -87,7 +87,7 @@ func TestCheckFindsViolations(t *testing.T) {
 		{"virtual absent", onPath("/info", valid, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"target":"go","threadModel":"platform","runtime":"OpenJDK 25","runtimeVersion":"25",` +
-				`"availableProcessors":1,"memoryLimitBytes":0,"knobs":{"gc":"G1","maxHeapBytes":"1","tomcatMaxThreads":"200","virtualParallelism":"1"}}`))
+				`"availableProcessors":1,"memoryLimitBytes":0,"cpuModel":"","knobs":{"gc":"G1","maxHeapBytes":"1","tomcatMaxThreads":"200","virtualParallelism":"1"}}`))
 		}), contracttest.Options{Target: "go", Virtual: new(false)}, "virtual absent, want false"},
 		// No /info.
 		{"no info", onPath("/info", valid, http.NotFound), goOptions, "GET /info: status 404, want 200"},

@@ -31,6 +31,7 @@ type infoResponse struct {
 	RuntimeVersion      *string            `json:"runtimeVersion"`
 	AvailableProcessors *int               `json:"availableProcessors"`
 	MemoryLimitBytes    *int64             `json:"memoryLimitBytes"`
+	CPUModel            *string            `json:"cpuModel"`
 	Knobs               *map[string]string `json:"knobs"`
 }
 
@@ -85,6 +86,8 @@ func (c *checker) checkInfo(info *infoResponse) error {
 		return fmt.Errorf("availableProcessors %s, want at least 1", show(info.AvailableProcessors))
 	case info.MemoryLimitBytes == nil || *info.MemoryLimitBytes < 0:
 		return fmt.Errorf("memoryLimitBytes %s, want the limit in bytes or 0 for none", show(info.MemoryLimitBytes))
+	case info.CPUModel == nil:
+		return fmt.Errorf("cpuModel absent, want the host's CPU model (\"\" where /proc/cpuinfo names none)")
 	case info.Knobs == nil:
 		return fmt.Errorf("knobs absent, want an object of strings")
 	}

@@ -23,6 +23,9 @@ const (
 	cgroupV1MemoryLimit = "sys/fs/cgroup/memory/memory.limit_in_bytes"
 )
 
+// cpuInfo lists the host's processors: a container sees its host's.
+const cpuInfo = "proc/cpuinfo"
+
 // noV1Limit is where cgroup v1 values stop being limits: an unlimited v1
 // group reads a page-rounded 2^63-1, which no container gets.
 const noV1Limit = 1 << 62
@@ -36,6 +39,7 @@ type info struct {
 	RuntimeVersion      string            `json:"runtimeVersion"`
 	AvailableProcessors int               `json:"availableProcessors"`
 	MemoryLimitBytes    int64             `json:"memoryLimitBytes"`
+	CPUModel            string            `json:"cpuModel"`
 	Knobs               map[string]string `json:"knobs"`
 }
 
@@ -52,6 +56,7 @@ func newInfo(target string, root fs.FS, workers int) info {
 		RuntimeVersion:      strings.TrimPrefix(runtime.Version(), "go"),
 		AvailableProcessors: procs,
 		MemoryLimitBytes:    memoryLimit(root),
+		CPUModel:            cpuModel(root),
 		Knobs: map[string]string{
 			"GOMAXPROCS": strconv.Itoa(procs),
 			// A negative limit only reads it; math.MaxInt64 means none.
@@ -88,6 +93,24 @@ func memoryLimit(root fs.FS) int64 {
 		return parseLimit(b, noV1Limit)
 	}
 	return 0
+}
+
+// cpuModel returns the host's CPU model, the first "model name" of
+// /proc/cpuinfo as seen through root, or "" where it has none (arm64 says
+// nothing of the kind): the orchestrator records it for a remote host,
+// whose Docker engine does not say.
+func cpuModel(root fs.FS) string {
+	b, err := fs.ReadFile(root, cpuInfo)
+	if err != nil {
+		return ""
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(key) == "model name" {
+			return strings.TrimSpace(value)
+		}
+	}
+	return ""
 }
 
 // parseLimit parses a cgroup memory limit, returning 0 for anything that

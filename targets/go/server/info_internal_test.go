@@ -42,3 +42,23 @@ func TestInfoReadsTheCgroup(t *testing.T) {
 		t.Errorf("memoryLimitBytes = %d, want %d", got, want)
 	}
 }
+
+// TestCPUModel reads the host's CPU model from /proc/cpuinfo, or "".
+func TestCPUModel(t *testing.T) {
+	file := func(s string) fstest.MapFS { return fstest.MapFS{cpuInfo: &fstest.MapFile{Data: []byte(s)}} }
+	for _, tt := range []struct {
+		name  string
+		files fstest.MapFS
+		want  string
+	}{
+		{"x86", file("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\nprocessor\t: 1\nmodel name\t: AMD EPYC 7B13\n"), "AMD EPYC 7B13"},
+		{"arm64 says none", file("processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n"), ""},
+		{"no file", fstest.MapFS{}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := cpuModel(tt.files); got != tt.want {
+				t.Errorf("cpuModel = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

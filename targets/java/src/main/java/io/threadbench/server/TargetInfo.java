@@ -26,7 +26,7 @@ import org.springframework.core.env.Environment;
  * own, kept for the readers that already use them.
  */
 @JsonPropertyOrder({"target", "threadModel", "runtime", "runtimeVersion", "availableProcessors", "memoryLimitBytes",
-        "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads", "virtualParallelism"})
+        "cpuModel", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads", "virtualParallelism"})
 public record TargetInfo(
         String target,
         String threadModel,
@@ -34,6 +34,7 @@ public record TargetInfo(
         String runtimeVersion,
         int availableProcessors,
         long memoryLimitBytes,
+        String cpuModel,
         Map<String, String> knobs,
         String jdk,
         String vendor,
@@ -76,6 +77,7 @@ public record TargetInfo(
                 Runtime.version().toString(),
                 processors,
                 memoryLimit(totalMemory(), hostMemory()),
+                hostCpuModel(),
                 knobs,
                 Runtime.version().toString(),
                 System.getProperty("java.vendor", ""),
@@ -138,6 +140,29 @@ public record TargetInfo(
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /**
+     * hostCpuModel is the host's CPU model, the first "model name" of
+     * /proc/cpuinfo (a container sees its host's), or "" where there is none:
+     * the orchestrator records it for a remote host, whose engine does not say.
+     */
+    private static String hostCpuModel() {
+        try {
+            return parseCpuModel(Files.readString(Path.of("/proc/cpuinfo")));
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** parseCpuModel reads the first "model name : ..." of /proc/cpuinfo's text. */
+    static String parseCpuModel(String cpuinfo) {
+        return cpuinfo.lines()
+                .map(l -> l.split(":", 2))
+                .filter(kv -> kv.length == 2 && kv[0].strip().equals("model name"))
+                .map(kv -> kv[1].strip())
+                .findFirst()
+                .orElse("");
     }
 
     /** parseMemTotal reads "MemTotal: N kB" from /proc/meminfo's text. */

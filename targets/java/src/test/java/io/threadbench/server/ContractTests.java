@@ -268,13 +268,14 @@ abstract class ContractTests {
         assertEquals(200, resp.status());
         JsonNode body = resp.json();
         assertEquals(List.of("target", "threadModel", "runtime", "runtimeVersion", "availableProcessors",
-                "memoryLimitBytes", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads",
+                "memoryLimitBytes", "cpuModel", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads",
                 "virtualParallelism"), List.copyOf(body.propertyNames()));
         assertEquals(virtual() ? "virtual" : "platform", body.get("threadModel").asString());
         assertEquals(Runtime.version().toString(), body.get("runtimeVersion").asString());
         assertEquals(TargetInfo.runtimeName() + " " + Runtime.version(), body.get("runtime").asString());
         assertEquals(Runtime.getRuntime().availableProcessors(), body.get("availableProcessors").asInt());
         assertTrue(body.get("memoryLimitBytes").isIntegralNumber() && body.get("memoryLimitBytes").asLong() >= 0);
+        assertTrue(body.get("cpuModel").isString(), "cpuModel is a string");
         JsonNode knobs = body.get("knobs");
         for (String knob : List.of("tomcatMaxThreads", "virtualParallelism", "gc", "maxHeapBytes", "pinnedThresholdMs")) {
             assertTrue(knobs.get(knob).isString(), "knob " + knob + " is a string: " + knobs);

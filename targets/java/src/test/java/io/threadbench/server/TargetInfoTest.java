@@ -46,6 +46,13 @@ class TargetInfoTest {
     }
 
     @Test
+    void cpuModelFromCpuinfo() {
+        assertEquals("AMD EPYC 7B13", TargetInfo.parseCpuModel(
+                "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\nprocessor\t: 1\nmodel name\t: AMD EPYC 7B13\n"));
+        assertEquals("", TargetInfo.parseCpuModel("processor\t: 0\nBogoMIPS\t: 50.00\n"), "arm64 names no model");
+    }
+
+    @Test
     void contractFields() {
         TargetInfo info = TargetInfo.from(new MockEnvironment().withProperty("PINNED_THRESHOLD_MS", "15"));
         assertEquals(Runtime.version().toString(), info.runtimeVersion());
