@@ -49,7 +49,7 @@ func checkDownstream(spec *RunSpec, c Catalog) error {
 		return FieldErrorf("downstream.workers", "must be from 1 to %d, got %d", MaxDownstreamWorkers, d.Workers)
 	}
 	limits := spec.DownstreamLimits()
-	return prefixField(checkLimits(&RunSpec{Limits: limits}, c), "downstream.")
+	return prefixField(checkLimits(&RunSpec{Limits: limits, Engine: spec.Engine}, c), "downstream.")
 }
 
 // DownstreamLimits are the downstream's limits: its own, else the spec's.

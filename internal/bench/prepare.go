@@ -19,6 +19,11 @@ type Catalog struct {
 	// HostCPUs and HostMemoryBytes bound the limits; zero leaves them unchecked.
 	HostCPUs        int
 	HostMemoryBytes int64
+	// Engines are the engines besides EngineLocal a spec may place targets
+	// on, and DefaultEngine the one a spec that names none runs on (empty:
+	// EngineLocal). HostCPUs and HostMemoryBytes are the local engine's.
+	Engines       []CatalogEngine
+	DefaultEngine string
 	// AllowImages lets a spec name the images it builds on (java.baseImage):
 	// a local run's user may, a daemon's callers may not, since the engine
 	// would pull and run whatever they named; the daemon's operator sets
@@ -82,7 +87,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkWarmup, checkTotal, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -465,21 +470,34 @@ func addDurations(a, b Duration) (Duration, bool) {
 	return a + b, true
 }
 
+// checkLimits checks the limits against every host the run places targets
+// on: each must be able to give them.
 func checkLimits(spec *RunSpec, c Catalog) error {
 	l := spec.Limits
-	maxCPUs := float64(c.HostCPUs)
-	if maxCPUs == 0 {
-		maxCPUs = 1024
+	maxCPUs, cpuHost := 1024.0, "the host's"
+	maxMiB, memoryHost := int64(MaxMemoryMiB), "the host's"
+	engines := spec.Engines()
+	if len(engines) == 0 { // a downstream's limits, checked alone
+		engines = []string{spec.EngineOf(Case{})}
+	}
+	for _, engine := range engines {
+		cpus, memory := c.hostBounds(engine)
+		host := "the host's"
+		if engine != EngineLocal {
+			host = "engine " + engine + "'s host's"
+		}
+		if cpus > 0 && float64(cpus) < maxCPUs {
+			maxCPUs, cpuHost = float64(cpus), host
+		}
+		if memory > 0 && memory>>20 < maxMiB {
+			maxMiB, memoryHost = memory>>20, host
+		}
 	}
 	if !(l.CPUs > 0 && l.CPUs <= maxCPUs) {
-		return FieldErrorf("limits.cpus", "must be above 0 and at most %g (the host's CPUs), got %g", maxCPUs, l.CPUs)
-	}
-	maxMiB := int64(MaxMemoryMiB)
-	if c.HostMemoryBytes > 0 {
-		maxMiB = c.HostMemoryBytes >> 20
+		return FieldErrorf("limits.cpus", "must be above 0 and at most %g (%s CPUs), got %g", maxCPUs, cpuHost, l.CPUs)
 	}
 	if l.MemoryMiB < MinMemoryMiB || l.MemoryMiB > maxMiB {
-		return FieldErrorf("limits.memoryMiB", "must be from %d to %d MiB (the host's memory), got %d", MinMemoryMiB, maxMiB, l.MemoryMiB)
+		return FieldErrorf("limits.memoryMiB", "must be from %d to %d MiB (%s memory), got %d", MinMemoryMiB, maxMiB, memoryHost, l.MemoryMiB)
 	}
 	return nil
 }

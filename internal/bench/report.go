@@ -39,8 +39,9 @@ type Report struct {
 type ReportSubject struct {
 	Label   string       `json:"label"`
 	Target  string       `json:"target"`
-	Status  TargetStatus `json:"status"` // succeeded only when every round did
-	Rounds  int          `json:"rounds"` // rounds with measured figures
+	Engine  string       `json:"engine,omitempty"` // the engine it ran on
+	Status  TargetStatus `json:"status"`           // succeeded only when every round did
+	Rounds  int          `json:"rounds"`           // rounds with measured figures
 	Runtime string       `json:"runtime,omitempty"`
 	Error   string       `json:"error,omitempty"`
 }

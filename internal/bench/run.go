@@ -74,7 +74,9 @@ func (r *Run) Target(key string) *TargetResult {
 }
 
 // Environment records where a run was measured, so that results from
-// different machines are never mistaken for each other.
+// different machines are never mistaken for each other. Its host fields
+// are the orchestrator's, where the load generator runs; Engines are where
+// the targets ran (the same host for EngineLocal).
 type Environment struct {
 	Host            string `json:"host,omitempty"`
 	OS              string `json:"os,omitempty"`
@@ -88,14 +90,55 @@ type Environment struct {
 	LoadCPUSet      string `json:"loadCpuset,omitempty"`
 	TargetCPUSet    string `json:"targetCpuset,omitempty"`
 	CPUSplitApplied bool   `json:"cpuSplitApplied"`
+	// Engines describe each engine the run's targets ran on, and its host.
+	Engines []EngineEnvironment `json:"engines,omitempty"`
+	// MixedEngines marks a run whose targets ran on different engines:
+	// their figures differ by host as well as by thread model.
+	MixedEngines bool `json:"mixedEngines,omitempty"`
+}
+
+// Recorded reports whether the environment was recorded at all (runs that
+// never started have none).
+func (e Environment) Recorded() bool {
+	return e.Host != "" || e.OS != "" || e.CPUs != 0 || e.DockerVersion != "" || len(e.Engines) > 0
+}
+
+// Engine returns the environment of the engine a result ran on, or nil.
+func (e Environment) Engine(name string) *EngineEnvironment {
+	for i := range e.Engines {
+		if e.Engines[i].Name == name {
+			return &e.Engines[i]
+		}
+	}
+	return nil
+}
+
+// EngineEnvironment is an engine targets ran on, and its host.
+type EngineEnvironment struct {
+	Name          string `json:"name"`
+	Remote        bool   `json:"remote,omitempty"`
+	Address       string `json:"address,omitempty"` // where its targets were reached
+	Host          string `json:"host,omitempty"`
+	OS            string `json:"os,omitempty"`
+	Kernel        string `json:"kernel,omitempty"`
+	CPUModel      string `json:"cpuModel,omitempty"`
+	CPUs          int    `json:"cpus,omitempty"`
+	MemoryBytes   int64  `json:"memoryBytes,omitempty"`
+	DockerVersion string `json:"dockerVersion,omitempty"`
+	CgroupVersion string `json:"cgroupVersion,omitempty"`
+	// TargetCPUSet is the CPUs of that host its targets were pinned to;
+	// empty for any (a remote host's CPUs are all the targets').
+	TargetCPUSet string `json:"targetCpuset,omitempty"`
 }
 
 // TargetResult is what one target did in a run: in one case (its settings)
 // and one round (of spec.repeat).
 type TargetResult struct {
-	Target    string            `json:"target"`          // the catalog reference, e.g. java-virtual@21
-	Case      string            `json:"case,omitempty"`  // the spec's case; empty when the spec has none
-	Round     int               `json:"round,omitempty"` // from 0
+	Target string `json:"target"`           // the catalog reference, e.g. java-virtual@21
+	Case   string `json:"case,omitempty"`   // the spec's case; empty when the spec has none
+	Round  int    `json:"round,omitempty"`  // from 0
+	Engine string `json:"engine,omitempty"` // the engine it ran on; empty for runs before engines
+
 	Status    TargetStatus      `json:"status"`
 	Error     string            `json:"error,omitempty"`
 	Image     ImageInfo         `json:"image"`

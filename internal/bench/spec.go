@@ -175,6 +175,8 @@ type Case struct {
 	Target   string       `json:"target" yaml:"target"`
 	Java     *JavaOptions `json:"java,omitempty" yaml:"java,omitempty"`
 	Workload *Workload    `json:"workload,omitempty" yaml:"workload,omitempty"`
+	// Engine places the case on a configured engine other than the run's.
+	Engine string `json:"engine,omitempty" yaml:"engine,omitempty"`
 }
 
 // RunSpec is everything a run needs: which targets (or cases), in which
@@ -191,6 +193,10 @@ type RunSpec struct {
 	Java     JavaOptions `json:"java,omitempty" yaml:"java,omitempty"`
 	// Downstream is a service the targets call, started before them.
 	Downstream *Downstream `json:"downstream,omitempty" yaml:"downstream,omitempty"`
+	// Engine is the configured engine (by name, never by address) the
+	// targets run on unless a case names another; empty means the
+	// configuration's default, which Prepare fills in.
+	Engine string `json:"engine,omitempty" yaml:"engine,omitempty"`
 	// Experiment names a built-in experiment (a seed's), which Prepare
 	// expands into the fields above; the stored spec keeps it, resolved.
 	Experiment *ExperimentRef `json:"experiment,omitempty" yaml:"experiment,omitempty"`
@@ -284,7 +290,8 @@ func (s RunSpec) RunCases() []Case {
 func (s RunSpec) Rounds() int { return max(s.Repeat, 1) }
 
 // ForCase returns the spec a case runs under: the case's Java options
-// replace the spec's field by field, its workload replaces the spec's.
+// replace the spec's field by field, its workload and its engine replace
+// the spec's.
 func (s RunSpec) ForCase(c Case) RunSpec {
 	out := s
 	if c.Java != nil {
@@ -293,6 +300,7 @@ func (s RunSpec) ForCase(c Case) RunSpec {
 	if c.Workload != nil {
 		out.Workload = *c.Workload
 	}
+	out.Engine = s.EngineOf(c)
 	return out
 }
 

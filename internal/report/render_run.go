@@ -65,7 +65,7 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 }
 
 func writeEnvironment(row func(key, value string), env bench.Environment) {
-	if env == (bench.Environment{}) {
+	if !env.Recorded() {
 		row("environment", "not recorded")
 		return
 	}
@@ -73,6 +73,14 @@ func writeEnvironment(row func(key, value string), env bench.Environment) {
 	row("cpu", fmt.Sprintf("%s x %s, memory %s", orDash(env.CPUModel), orDash(countString(env.CPUs)), gib(env.MemoryBytes)))
 	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", orDash(env.DockerVersion), orDash(env.CgroupVersion), orDash(env.OrchestratorGo)))
 	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", orDash(env.LoadCPUSet), orDash(env.TargetCPUSet), splitString(env.CPUSplitApplied)))
+	if apart(env) {
+		for _, ee := range env.Engines {
+			row("targets on "+ee.Name, engineLine(ee))
+		}
+	}
+	if env.MixedEngines {
+		row("engines", mixedEnginesNote(env))
+	}
 }
 
 func runTimes(r *bench.Run) string {

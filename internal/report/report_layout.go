@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -77,18 +78,34 @@ func headerSection(rep bench.Report) section {
 		{"profile", rep.Profile},
 		{"workload", rep.Workload},
 		{"limits", rep.Limits},
-		{"host", environmentLine(rep.Environment)},
+	}
+	kv = append(kv, hostLines(rep.Environment)...)
+	kv = append(kv, [][2]string{
 		{"rounds", fmt.Sprint(rep.Rounds)},
 		{"statistics", fmt.Sprintf("%s; %.0f%% intervals, alpha %g, minimum effect %g%%", rep.Method, rep.Confidence*100, rep.Alpha, rep.MinEffect)},
 		{"latency", rep.LatencyNote},
-	}
+	}...)
+	return section{Title: "Report of run " + rep.Run.ID, ID: "run", Blocks: []block{{KV: kv}, targetsBlock(rep.Subjects)}}
+}
+
+// targetsBlock lists the subjects, with the engine each ran on when any
+// ran elsewhere than here.
+func targetsBlock(subjects []bench.ReportSubject) block {
+	engines := showEngines(subjects)
 	targets := block{Title: "targets", Header: []string{"TARGET", "RUNS", "RUNTIME", "ROUNDS", "STATUS"}, Right: map[int]bool{3: true}}
-	for i, s := range rep.Subjects {
-		targets.Rows = append(targets.Rows, []string{s.Label, s.Target, orDash(s.Runtime), fmt.Sprint(s.Rounds),
-			string(s.Status) + suffix(": ", s.Error)})
+	if engines {
+		targets.Header = []string{"TARGET", "RUNS", "ENGINE", "RUNTIME", "ROUNDS", "STATUS"}
+		targets.Right = map[int]bool{4: true}
+	}
+	for i, s := range subjects {
+		row := []string{s.Label, s.Target, orDash(s.Runtime), fmt.Sprint(s.Rounds), string(s.Status) + suffix(": ", s.Error)}
+		if engines {
+			row = slices.Insert(row, 2, orDash(s.Engine))
+		}
+		targets.Rows = append(targets.Rows, row)
 		targets.Color = append(targets.Color, i)
 	}
-	return section{Title: "Report of run " + rep.Run.ID, ID: "run", Blocks: []block{{KV: kv}, targets}}
+	return targets
 }
 
 func quoteName(name string) string {
@@ -99,7 +116,7 @@ func quoteName(name string) string {
 }
 
 func environmentLine(env bench.Environment) string {
-	if env == (bench.Environment{}) {
+	if !env.Recorded() {
 		return "not recorded"
 	}
 	return fmt.Sprintf("%s, %s x %s, kernel %s, docker %s, cgroup %s; load on CPUs %s, targets on %s",

@@ -26,7 +26,7 @@ func subjectsOf(r *bench.Run) []*subject {
 		s, ok := byLabel[t.Label()]
 		if !ok {
 			s = &subject{index: len(subjects), spec: specOf(r.Spec, t.Case),
-				info: bench.ReportSubject{Label: t.Label(), Target: t.Target, Status: bench.TargetSucceeded}}
+				info: bench.ReportSubject{Label: t.Label(), Target: t.Target, Engine: t.Engine, Status: bench.TargetSucceeded}}
 			byLabel[t.Label()] = s
 			subjects = append(subjects, s)
 		}

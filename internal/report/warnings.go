@@ -95,10 +95,21 @@ func environmentWarning(base, head bench.Environment) string {
 	diff("load cpuset", base.LoadCPUSet, head.LoadCPUSet)
 	diff("target cpuset", base.TargetCPUSet, head.TargetCPUSet)
 	diff("CPU split", splitString(base.CPUSplitApplied), splitString(head.CPUSplitApplied))
+	diff("target hosts", engineHosts(base), engineHosts(head))
 	if len(diffs) == 0 {
 		return ""
 	}
 	return "environments differ: " + strings.Join(diffs, ", ")
+}
+
+// engineHosts lists the engines a run's targets ran on and their hosts:
+// "lab@bench-2", "local@vm".
+func engineHosts(env bench.Environment) string {
+	parts := make([]string, len(env.Engines))
+	for i, ee := range env.Engines {
+		parts[i] = ee.Name + "@" + orDash(ee.Host)
+	}
+	return strings.Join(parts, "+")
 }
 
 func countString(n int) string {
