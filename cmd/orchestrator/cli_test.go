@@ -22,8 +22,7 @@ import (
 func TestRunBadSpec(t *testing.T) {
 	// The context is cancelled from the start: should a bad spec slip through
 	// validation, the run ends at once instead of building and attacking
-	// targets (a dead DOCKER_HOST would not stop it: testcontainers falls
-	// back to the default socket).
+	// targets.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, tt := range []struct {
@@ -68,6 +67,10 @@ func TestRunBadSpec(t *testing.T) {
 		{"MemoryTooSmall", []string{"--memory", "10"}, "limits.memoryMiB: must be from 64 to"},
 		// A negative scale.
 		{"NegativeScale", []string{"--profile", "ramp", "--scale", "-1"}, "profile.scale: must be a positive number"},
+		// An engine the configuration does not have, named in the message.
+		{"EngineNotConfigured", []string{"--engine", "lab"}, `engine: unknown engine "lab" (configured: local)`},
+		// An engine by URL: only configured names are accepted.
+		{"EngineURL", []string{"--engine", "tcp://198.18.0.2:2375"}, `engine: names a configured engine by its name`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dbDir := filepath.Join(t.TempDir(), "history")

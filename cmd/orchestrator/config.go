@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -36,6 +37,11 @@ type config struct {
 	// AllowedHosts are Host names the daemon answers besides its own
 	// (host:port, or host for any port).
 	AllowedHosts []string `yaml:"allowedHosts"`
+	// Engines are the Docker engines besides the local one that runs may
+	// place targets on, by name; DefaultEngine is where a run that names
+	// none goes (empty: local).
+	Engines       []targets.EngineConfig `yaml:"engines"`
+	DefaultEngine string                 `yaml:"defaultEngine"`
 }
 
 // Environment variables the configuration reads.
@@ -48,6 +54,7 @@ const (
 	envJavaBaseImage = "THREADBENCH_JAVA_BASE_IMAGE"
 	envToken         = "THREADBENCH_TOKEN"
 	envAllowedHosts  = "THREADBENCH_ALLOWED_HOSTS" // comma-separated
+	envDefaultEngine = "THREADBENCH_DEFAULT_ENGINE"
 )
 
 // minJavaMajor is the first Java with virtual threads.
@@ -69,7 +76,7 @@ func loadConfig(g *globalState, flags *pflag.FlagSet) (config, error) {
 		}
 	}
 	for env, field := range map[string]*string{envDB: &cfg.DB, envServer: &cfg.Server, envAddr: &cfg.Addr, envRepo: &cfg.Repo,
-		envJavaBaseImage: &cfg.JavaBaseImage, envToken: &cfg.Token} {
+		envJavaBaseImage: &cfg.JavaBaseImage, envToken: &cfg.Token, envDefaultEngine: &cfg.DefaultEngine} {
 		if v := g.getenv(env); v != "" {
 			*field = v
 		}
@@ -133,6 +140,26 @@ func (c config) Validate() error {
 			return bench.FieldErrorf(fmt.Sprintf("allowedHosts[%d]", i), "must be host:port, or a host for any port, got %q", h)
 		}
 	}
+	return c.validateEngines()
+}
+
+// validateEngines checks each configured engine, that no two share a name,
+// and that the default engine is one of them (or local).
+func (c config) validateEngines() error {
+	names := []string{bench.EngineLocal}
+	for i, e := range c.Engines {
+		field := fmt.Sprintf("engines[%d]", i)
+		if err := e.Validate(field); err != nil {
+			return err
+		}
+		if slices.Contains(names, e.Name) {
+			return bench.FieldErrorf(field+".name", "engine %q is configured twice", e.Name)
+		}
+		names = append(names, e.Name)
+	}
+	if c.DefaultEngine != "" && !slices.Contains(names, c.DefaultEngine) {
+		return bench.FieldErrorf("defaultEngine", "unknown engine %q (configured: %s)", c.DefaultEngine, strings.Join(names, ", "))
+	}
 	return nil
 }
 
@@ -189,4 +216,51 @@ func firstNonEmpty(values ...string) string {
 // runtimeOptions are the Docker runtime's options the configuration sets.
 func (c config) runtimeOptions(g *globalState) targets.RuntimeOptions {
 	return targets.RuntimeOptions{RepoRoot: c.Repo, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage, JavaBaseImages: c.JavaBaseImages}
+}
+
+// openEngines connects to the local engine, which must answer, and to the
+// configured ones, which are asked nothing until a run needs them. Each
+// remote engine loads the local engine's images rather than build them
+// again. history labels the containers (store.DB.HistoryID).
+func (c config) openEngines(g *globalState, history string) (*targets.Engines, error) {
+	opts := c.runtimeOptions(g)
+	opts.History = history
+	local, err := targets.NewRuntime(opts)
+	if err != nil {
+		return nil, err
+	}
+	remote := make([]*targets.Runtime, 0, len(c.Engines))
+	closeAll := func() {
+		local.Close()
+		for _, rt := range remote {
+			rt.Close()
+		}
+	}
+	for _, e := range c.Engines {
+		o := opts
+		o.Engine, o.ImageSource = e, local
+		rt, err := targets.NewRuntime(o)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		remote = append(remote, rt)
+	}
+	engines, err := targets.NewEngines(local, remote...)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return engines, nil
+}
+
+// catalogEngines are the configured engines as a spec's catalog lists them.
+// Their hosts' CPUs and memory are not known before a run asks the engine,
+// which then refuses limits beyond them itself.
+func (c config) catalogEngines() []bench.CatalogEngine {
+	engines := make([]bench.CatalogEngine, len(c.Engines))
+	for i, e := range c.Engines {
+		engines[i] = bench.CatalogEngine{Name: e.Name}
+	}
+	return engines
 }

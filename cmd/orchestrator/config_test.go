@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/targets"
 )
 
 // configFor loads the configuration the serve command would see (it has
@@ -99,6 +100,18 @@ func TestConfigLayers(t *testing.T) {
 		{"TokenAndHostsFromFlags", map[string]string{"HOME": "/home/u", envConfig: fileSecurity, envToken: "env-token-0123456789",
 			envAllowedHosts: "a.lan"}, []string{"--token", "flag-token-0123456789", "--allowed-host", "c.lan", "--allowed-host", "d.lan:2"},
 			edit(defaults, func(c *config) { c.Token, c.AllowedHosts = "flag-token-0123456789", []string{"c.lan", "d.lan:2"} })},
+		// Engines besides the local one, and the default, from the file...
+		{"Engines", map[string]string{"HOME": "/home/u"}, []string{"--config", "testdata/config/engines.yaml"},
+			edit(defaults, func(c *config) {
+				c.Engines = []targets.EngineConfig{{Name: "lab", Host: "tcp://198.18.0.2:2375", Address: "198.18.0.2"}}
+				c.DefaultEngine = "lab"
+			})},
+		// ...the default from the environment over the file.
+		{"DefaultEngineFromEnv", map[string]string{"HOME": "/home/u", envDefaultEngine: "local"}, []string{"--config", "testdata/config/engines.yaml"},
+			edit(defaults, func(c *config) {
+				c.Engines = []targets.EngineConfig{{Name: "lab", Host: "tcp://198.18.0.2:2375", Address: "198.18.0.2"}}
+				c.DefaultEngine = "local"
+			})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := configFor(t, tt.env, tt.args...)
@@ -152,6 +165,15 @@ func TestConfigErrors(t *testing.T) {
 		{"HostURL", map[string]string{envAllowedHosts: "ok.lan,http://bench.lan"}, nil, "allowedHosts[1]", "must be host:port"},
 		// ...or has a path.
 		{"HostPath", nil, []string{"--allowed-host", "bench.lan/x"}, "allowedHosts[0]", `got "bench.lan/x"`},
+		// An engine whose host is no Docker address.
+		{"EngineHost", nil, []string{"--config", tempFile(t, "e.yaml", "engines: [{name: lab, host: 'http://lab:2375', address: 198.18.0.2}]\n")},
+			"engines[0].host", "must be tcp://HOST:PORT"},
+		// Two engines of one name.
+		{"EngineTwice", nil, []string{"--config", tempFile(t, "e.yaml",
+			"engines: [{name: lab, host: 'tcp://a:2376', address: 198.18.0.2}, {name: lab, host: 'tcp://b:2376', address: 198.18.0.3}]\n")},
+			"engines[1].name", `engine "lab" is configured twice`},
+		// A default engine that is not configured.
+		{"DefaultEngineUnknown", map[string]string{envDefaultEngine: "staging"}, nil, "defaultEngine", `unknown engine "staging" (configured: local)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := configFor(t, tt.env, tt.args...)

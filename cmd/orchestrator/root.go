@@ -37,10 +37,11 @@ func newGlobalState(ctx context.Context, stdin io.Reader, stdout, stderr io.Writ
 }
 
 // specCatalog is what this command checks specs against: its targets, the
-// configuration's guardrails and this host's CPUs and memory.
+// configuration's guardrails and engines, and this host's CPUs and memory.
 func (g *globalState) specCatalog(cfg config) bench.Catalog {
 	cpus, memory := runner.HostResources()
-	return bench.Catalog{Targets: g.catalog.Infos(), Guardrails: cfg.Guardrails, HostCPUs: cpus, HostMemoryBytes: memory}
+	return bench.Catalog{Targets: g.catalog.Infos(), Guardrails: cfg.Guardrails, HostCPUs: cpus, HostMemoryBytes: memory,
+		Engines: cfg.catalogEngines(), DefaultEngine: cfg.DefaultEngine}
 }
 
 func newRootCmd(g *globalState) *cobra.Command {

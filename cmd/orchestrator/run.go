@@ -121,11 +121,11 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 }
 
 // runDeps are the parts a run needs, closed together: the runner's
-// configuration with the Docker runtime, the load engine and the sampler.
+// configuration with the Docker engines, the load engine and the sampler.
 type runDeps struct {
-	config runner.Config
-	rt     *targets.Runtime
-	close  []func()
+	config  runner.Config
+	engines *targets.Engines
+	close   []func()
 	// api is the daemon's API, whose requests the load engine counts as
 	// disturbance; nil for a local run.
 	api atomic.Pointer[httpapi.Server]
@@ -144,26 +144,26 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 	if quiet {
 		buildLog = io.Discard
 	}
-	opts := cfg.runtimeOptions(g)
 	// Containers carry the history's identity, so that a daemon's start-up
 	// cleanup removes this history's leftovers and nothing else's.
 	history, err := db.HistoryID(g.ctx)
 	if err != nil {
 		return nil, err
 	}
-	opts.History = history
-	rt, err := targets.NewRuntime(opts)
+	engines, err := cfg.openEngines(g, history)
 	if err != nil {
 		return nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	d := &runDeps{rt: rt, close: []func(){func() { rt.Close() }}}
+	d := &runDeps{engines: engines, close: []func(){func() { engines.Close() }}}
 	d.config = runner.Config{
-		Targets:  rt,
+		Targets:  engines,
 		Store:    db,
 		Series:   db,
 		Attacker: load.NewEngine(load.WithAPIRequests(d.apiRequests)),
-		Recorder: metrics.NewSampler(rt.Client()),
+		// Each target reads its container's stats from its own engine;
+		// the local engine's client is for anything else.
+		Recorder: metrics.NewSampler(engines.Local().Client()),
 		BuildLog: buildLog,
 		Logger:   logger,
 	}

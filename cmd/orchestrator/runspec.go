@@ -35,6 +35,7 @@ type specFlags struct {
 	experiment  string
 	part        string
 	repeat      int
+	engine      string
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
@@ -59,6 +60,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.IntVar(&f.parallelism, "virtual-parallelism", 0, "Java: virtual thread scheduler parallelism (default: CPUs)")
 	fs.Float64Var(&f.heapPercent, "heap-percent", 0, "Java: max heap as a percentage of the memory limit (default 50)")
 	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
+	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
 }
 
 // spec builds the run spec: the file first, then the flags the user gave.
@@ -112,6 +114,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("gc", func() { spec.Java.GC = f.gc })
 	set("repeat", func() { spec.Repeat = f.repeat })
 	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
+	set("engine", func() { spec.Engine = f.engine })
 	return spec, nil
 }
 

@@ -38,6 +38,8 @@ func newTargetsBuildCmd(g *globalState) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build [NAME[@VARIANT]...]",
 		Short: "Build the targets' images (all of them when no name is given); unchanged sources reuse the cached image",
+		Long: "Build the targets' images on an engine, local by default. On a remote engine (--engine NAME, one of the\n" +
+			"configuration's engines) an image the local engine has from the same inputs is loaded rather than built.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			names, err := targetNames(g, args)
 			if err != nil {
@@ -47,11 +49,19 @@ func newTargetsBuildCmd(g *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rt, err := targets.NewRuntime(cfg.runtimeOptions(g))
+			engine := flagString(cmd.Flags(), "engine")
+			if err := bench.CheckEngine(engine, g.specCatalog(cfg), "engine"); err != nil {
+				return err
+			}
+			engines, err := cfg.openEngines(g, "")
 			if err != nil {
 				return err
 			}
-			defer rt.Close()
+			defer engines.Close()
+			rt, err := engines.Runtime(engine)
+			if err != nil {
+				return err
+			}
 			for _, name := range names {
 				if err := buildTarget(g, rt, name); err != nil {
 					return err
@@ -62,6 +72,7 @@ func newTargetsBuildCmd(g *globalState) *cobra.Command {
 	}
 	cmd.Flags().String("java-base-image", "",
 		"JRE image the Java targets run on (default "+targets.DefaultJavaBaseImage+", or a JRE assembled from the host's JDK when that cannot be pulled; config javaBaseImage, env "+envJavaBaseImage+")")
+	cmd.Flags().String("engine", bench.EngineLocal, "the engine to build on, by its name in the configuration")
 	return cmd
 }
 

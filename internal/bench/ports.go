@@ -10,23 +10,30 @@ import (
 // load generator and the metrics recorder. internal/targets, internal/load
 // and internal/metrics implement them; tests use hand-written fakes.
 
-// TargetRuntime builds and starts targets.
+// TargetRuntime builds and starts targets on the configured container
+// engines, which it knows by name (EngineLocal and the operator's).
 type TargetRuntime interface {
 	// Build builds (or finds cached) the image of a target, named as in a
-	// spec (a catalog name, optionally with "@variant").
+	// spec (a catalog name, optionally with "@variant"), on the engine
+	// spec.Engine names.
 	Build(ctx context.Context, target string, spec RunSpec, log io.Writer) (ImageInfo, error)
-	// Start starts the target and returns once it is healthy.
+	// Start starts the target on req.Engine and returns once it is healthy.
 	Start(ctx context.Context, target string, img ImageInfo, req StartRequest) (Target, error)
-	// Cleanup removes the containers earlier runs of this program left behind.
+	// Cleanup removes the containers earlier runs of this program left
+	// behind, on every engine; an engine that does not answer is an error.
 	Cleanup(ctx context.Context) (int, error)
-	// Engine describes the container engine, for the run's environment.
-	Engine(ctx context.Context) (EngineInfo, error)
+	// Engine describes a container engine and its host, for the run's
+	// environment.
+	Engine(ctx context.Context, name string) (EngineInfo, error)
 }
 
 // StartRequest is how a target is started: identically for every target of
 // a run, but for what its catalog entry adds.
 type StartRequest struct {
-	RunID  string
+	RunID string
+	// Engine is the configured engine the target runs on; empty means
+	// EngineLocal.
+	Engine string
 	Limits Limits
 	CPUSet string      // CPUs the target may use, e.g. "1"; empty for any
 	Java   JavaOptions // applies to Java targets only
@@ -38,8 +45,14 @@ type StartRequest struct {
 	Workers int
 }
 
-// EngineInfo describes the container engine and the host it runs on.
+// EngineInfo describes a container engine and the host it runs on.
 type EngineInfo struct {
+	Name string // as configured: EngineLocal, "lab"
+	// Remote is true for an engine on another host than the orchestrator's,
+	// whose targets are reached at Address rather than on loopback.
+	Remote        bool
+	Address       string // where its targets are reached, e.g. "127.0.0.1"
+	Host          string // the host's name, as the engine reports it
 	Version       string // e.g. "20.10.24+dfsg1"
 	APIVersion    string // negotiated, e.g. "1.41"
 	CgroupVersion string // "1" or "2"

@@ -13,8 +13,8 @@ import (
 )
 
 // StatsSource reads a container's stats from the Docker engine. The engine
-// client testcontainers-go uses (*client.Client of github.com/moby/moby) and
-// client.APIClient satisfy it.
+// client (*client.Client of github.com/moby/moby, client.APIClient) and a
+// started target (targets.Instance, from the engine it runs on) satisfy it.
 type StatsSource interface {
 	ContainerStats(ctx context.Context, containerID string, options client.ContainerStatsOptions) (client.ContainerStatsResult, error)
 }

@@ -13,9 +13,11 @@ const DefaultInterval = time.Second
 
 // Target is what a recording watches.
 type Target struct {
-	Name             string  // the target's name, for error messages
-	MetricsURL       string  // Prometheus endpoint on 127.0.0.1; empty skips scraping
-	ContainerID      string  // the container whose stats are read; empty skips them
+	Name        string // the target's name, for error messages
+	MetricsURL  string // Prometheus endpoint, where the target is reached; empty skips scraping
+	ContainerID string // the container whose stats are read; empty skips them
+	// Stats reads them; nil means the sampler's own source.
+	Stats            StatsSource
 	CPULimit         float64 // CPUs the container may use; 0 means all online CPUs
 	MemoryLimitBytes int64   // the container's memory limit; 0 when unlimited
 	// Threads and Memory say which of its series give the generic figures
@@ -65,10 +67,14 @@ func NewSampler(stats StatsSource, opts ...Option) *Sampler {
 }
 
 // Record implements bench.Recorder: it starts recording a started target.
+// A target that reads its container's stats itself (targets.Instance, from
+// the engine it runs on) is asked for them: with several engines, the
+// sampler's own source knows only one.
 func (s *Sampler) Record(ctx context.Context, t bench.Target, limits bench.Limits) bench.Recording {
 	entry := t.Entry()
+	own, _ := t.(StatsSource)
 	return s.Start(ctx, Target{
-		Name: entry.Name, MetricsURL: t.MetricsURL(), ContainerID: t.ContainerID(),
+		Name: entry.Name, MetricsURL: t.MetricsURL(), ContainerID: t.ContainerID(), Stats: own,
 		CPULimit: limits.CPUs, MemoryLimitBytes: limits.MemoryMiB << 20,
 		Threads: entry.Threads, Memory: entry.Memory,
 	})
@@ -86,8 +92,12 @@ func (s *Sampler) Start(ctx context.Context, t Target) *Recording {
 		sc := &scraper{client: s.http, url: t.MetricsURL}
 		r.wg.Go(func() { r.scrapeEvery(ctx, sc) })
 	}
-	if s.stats != nil && t.ContainerID != "" {
-		st := &statsStream{source: s.stats, id: t.ContainerID, cpuLimit: t.CPULimit, interval: s.interval, file: r.fileStats}
+	source := t.Stats
+	if source == nil {
+		source = s.stats
+	}
+	if source != nil && t.ContainerID != "" {
+		st := &statsStream{source: source, id: t.ContainerID, cpuLimit: t.CPULimit, interval: s.interval, file: r.fileStats}
 		r.wg.Go(func() { st.run(ctx) })
 	}
 	return r

@@ -12,16 +12,25 @@ import (
 const downstreamPhase = "downstream"
 
 // startDownstream builds and starts the run's downstream service, if it
-// has one, on the load generator's CPUs: it mostly sleeps, and the target's
-// CPU stays the target's own. It records what it started in run.Downstream;
-// the caller stops it.
+// has one, on the run's engine, where its targets are (Prepare sees to
+// that), off the targets' CPUs, which stay the targets' own: here on the
+// load generator's, since it mostly sleeps; on a remote host on those the
+// targets leave. It records what it started in run.Downstream; the caller
+// stops it.
 func (r *Runner) startDownstream(ctx context.Context, run *bench.Run) (bench.Target, error) {
 	d := run.Spec.Downstream
 	if d == nil {
 		return nil, nil
 	}
 	limits := run.Spec.DownstreamLimits()
-	res := &bench.DownstreamResult{Target: d.Target, Status: bench.TargetRunning, Limits: limits, CPUSet: run.Environment.LoadCPUSet}
+	engine := run.Spec.EngineOf(bench.Case{})
+	res := &bench.DownstreamResult{Target: d.Target, Status: bench.TargetRunning, Limits: limits}
+	switch ee := run.Environment.Engine(engine); {
+	case onLocalEngine(engine):
+		res.CPUSet = run.Environment.LoadCPUSet
+	case ee != nil:
+		_, res.CPUSet = splitRemote(ee.CPUs, run.Spec.Limits.CPUs)
+	}
 	run.Downstream = res
 	r.publish(bench.Event{Type: bench.EventTarget, RunID: run.ID, Target: downstreamPhase, TargetStatus: res.Status, Phase: bench.PhaseBuilding})
 	img, err := r.cfg.Targets.Build(ctx, d.Target, run.Spec, r.cfg.BuildLog)
@@ -31,7 +40,7 @@ func (r *Runner) startDownstream(ctx context.Context, run *bench.Run) (bench.Tar
 	res.Image = img
 	r.publish(bench.Event{Type: bench.EventTarget, RunID: run.ID, Target: downstreamPhase, TargetStatus: res.Status, Phase: bench.PhaseStarting})
 	t, err := r.cfg.Targets.Start(ctx, d.Target, img, bench.StartRequest{
-		RunID: run.ID, Limits: limits, CPUSet: res.CPUSet, Java: run.Spec.Java, Workers: d.Workers,
+		RunID: run.ID, Engine: engine, Limits: limits, CPUSet: res.CPUSet, Java: run.Spec.Java, Workers: d.Workers,
 	})
 	if err != nil {
 		return nil, r.downstreamFailed(run, fmt.Errorf("start: %w", err))

@@ -3,8 +3,10 @@ package runner
 import (
 	"bufio"
 	"context"
+	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,34 +22,96 @@ func splitCPUs(n int) (target, load string, applied bool) {
 	if n < 2 || !canPin {
 		return "", "", false
 	}
-	target = strconv.Itoa(n - 1)
-	load = "0"
-	if n > 2 {
-		load = "0-" + strconv.Itoa(n-2)
-	}
-	return target, load, true
+	return cpuRange(n-1, n-1), cpuRange(0, n-2), true
 }
 
-// hostEnvironment records the machine a run is measured on.
-func hostEnvironment(ctx context.Context, rt bench.TargetRuntime, cpus int) bench.Environment {
+// splitRemote decides where targets run on a remote host of n CPUs, where
+// no load generator runs: on the last ceil(limit) CPUs, as a local target
+// is pinned to its CPU, so that each runtime sizes its parallelism from
+// the CPUs it may use alike on either host (under a CPU quota alone Go
+// counts at least two, Java counts the quota); the rest are for a
+// downstream service. A host that does not say how many CPUs it has, or
+// has no more than the limit, is not split.
+func splitRemote(n int, limit float64) (target, rest string) {
+	k := int(math.Ceil(limit))
+	if k < 1 || n <= k {
+		return "", ""
+	}
+	return cpuRange(n-k, n-1), cpuRange(0, n-k-1)
+}
+
+// cpuRange is the Linux CPU list of CPUs first to last: "3", "0-2".
+func cpuRange(first, last int) string {
+	if first == last {
+		return strconv.Itoa(first)
+	}
+	return strconv.Itoa(first) + "-" + strconv.Itoa(last)
+}
+
+// hostEnvironment records the machine a run is measured on: this host, where
+// the load generator runs, and each engine the spec places targets on. The
+// CPUs are split only when a target runs here: with every target on a
+// remote engine, the whole host is the load generator's and the remote
+// host's CPUs are the targets' (splitRemote).
+func hostEnvironment(ctx context.Context, rt bench.TargetRuntime, cpus int, spec bench.RunSpec) bench.Environment {
 	env := bench.Environment{
 		OS:             runtime.GOOS + "/" + runtime.GOARCH,
 		CPUs:           cpus,
 		CPUModel:       cpuModel(),
 		MemoryBytes:    memTotal(),
 		OrchestratorGo: runtime.Version(),
+		MixedEngines:   spec.MixesEngines(),
 	}
 	env.Host, _ = os.Hostname()
 	var uts unix.Utsname
 	if unix.Uname(&uts) == nil {
 		env.Kernel = unix.ByteSliceToString(uts.Release[:])
 	}
-	if info, err := rt.Engine(ctx); err == nil {
+	if info, err := rt.Engine(ctx, bench.EngineLocal); err == nil {
 		env.DockerVersion, env.CgroupVersion = info.Version, info.CgroupVersion
 	}
-	env.TargetCPUSet, env.LoadCPUSet, env.CPUSplitApplied = splitCPUs(cpus)
+	engines := spec.Engines()
+	if slices.Contains(engines, bench.EngineLocal) {
+		env.TargetCPUSet, env.LoadCPUSet, env.CPUSplitApplied = splitCPUs(cpus)
+	}
+	for _, name := range engines {
+		env.Engines = append(env.Engines, engineEnvironment(ctx, rt, name, env, spec.Limits))
+	}
 	return env
 }
+
+// engineEnvironment describes an engine, its host and the CPUs its targets
+// are pinned to: the local one is this host; a remote one's CPU model comes
+// later, from its first target's GET /info, since the engine API does not
+// say.
+func engineEnvironment(ctx context.Context, rt bench.TargetRuntime, name string, host bench.Environment, limits bench.Limits) bench.EngineEnvironment {
+	ee := bench.EngineEnvironment{Name: name}
+	if info, err := rt.Engine(ctx, name); err == nil {
+		ee.Remote, ee.Address, ee.Host, ee.OS, ee.Kernel = info.Remote, info.Address, info.Host, info.OS, info.Kernel
+		ee.CPUs, ee.MemoryBytes, ee.DockerVersion, ee.CgroupVersion = info.CPUs, info.MemoryBytes, info.Version, info.CgroupVersion
+	}
+	if ee.Remote {
+		ee.TargetCPUSet, _ = splitRemote(ee.CPUs, limits.CPUs)
+	} else {
+		ee.CPUModel, ee.TargetCPUSet = host.CPUModel, host.TargetCPUSet
+	}
+	return ee
+}
+
+// targetCPUSet is the CPUs a target on engine is pinned to, "" for any.
+func targetCPUSet(env bench.Environment, engine string) string {
+	if ee := env.Engine(engine); ee != nil {
+		return ee.TargetCPUSet
+	}
+	if onLocalEngine(engine) {
+		return env.TargetCPUSet
+	}
+	return ""
+}
+
+// onLocalEngine reports whether a target runs on this host, sharing its
+// CPUs with the load generator.
+func onLocalEngine(engine string) bool { return engine == "" || engine == bench.EngineLocal }
 
 // HostResources returns this host's CPUs and memory in bytes (0 when
 // /proc does not say), the bounds of a spec's limits.

@@ -64,8 +64,13 @@ func (f *fakeRuntime) Cleanup(ctx context.Context) (int, error) {
 	return 0, ctx.Err()
 }
 
-func (f *fakeRuntime) Engine(context.Context) (bench.EngineInfo, error) {
-	return bench.EngineInfo{Version: "fake", CgroupVersion: "2"}, nil
+// Engine describes the local engine as this host's and any other as a
+// remote one of 8 CPUs on host "lab-host", reached at 198.18.0.2.
+func (f *fakeRuntime) Engine(_ context.Context, name string) (bench.EngineInfo, error) {
+	if name == bench.EngineLocal {
+		return bench.EngineInfo{Name: name, Address: "127.0.0.1", Version: "fake", CgroupVersion: "2"}, nil
+	}
+	return bench.EngineInfo{Name: name, Remote: true, Address: "198.18.0.2", Host: "lab-host", Version: "fake-remote", CgroupVersion: "2", CPUs: 8}, nil
 }
 
 func (f *fakeRuntime) stoppedTargets() []string {

@@ -94,7 +94,7 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 
 	now := time.Now().UTC()
 	run.Status, run.StartedAt = bench.RunRunning, &now
-	run.Environment = hostEnvironment(ctx, r.cfg.Targets, r.cfg.CPUs)
+	run.Environment = hostEnvironment(ctx, r.cfg.Targets, r.cfg.CPUs, run.Spec)
 	run.Targets = pendingTargets(run.Spec)
 	if err := r.save(run); err != nil {
 		return err
@@ -127,7 +127,7 @@ func pendingTargets(spec bench.RunSpec) []bench.TargetResult {
 	for round := range spec.Rounds() {
 		for _, c := range spec.RunCases() {
 			results = append(results, bench.TargetResult{Target: c.Target, Case: c.Name, Round: round,
-				Status: bench.TargetPending, Limits: spec.Limits})
+				Engine: spec.EngineOf(c), Status: bench.TargetPending, Limits: spec.Limits})
 		}
 	}
 	return results

@@ -48,7 +48,8 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	tr.Image = img
 
 	r.phase(run, tr, bench.PhaseStarting)
-	req := bench.StartRequest{RunID: run.ID, Limits: spec.Limits, CPUSet: run.Environment.TargetCPUSet, Java: spec.Java}
+	req := bench.StartRequest{RunID: run.ID, Engine: spec.Engine, Limits: spec.Limits, Java: spec.Java,
+		CPUSet: targetCPUSet(run.Environment, spec.Engine)}
 	if ds != nil {
 		req.Downstream = ds.BaseURL()
 	}
@@ -68,18 +69,22 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	if err := recordInfo(ctx, t, tr); err != nil {
 		return fmt.Errorf("contract check: %w", err)
 	}
+	if ee := run.Environment.Engine(spec.Engine); ee != nil && ee.CPUModel == "" {
+		ee.CPUModel = tr.Settings["info.cpuModel"]
+	}
 	return r.attack(ctx, run, spec, tr, t, ds)
 }
 
 // attack runs the warm-up and the profile against a started target, with the
-// load generator pinned off the target's CPU and the metrics recorder on.
+// load generator pinned off the target's CPU when they share this host, and
+// the metrics recorder on.
 func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t, ds bench.Target) error {
 	var rec bench.Recording
 	if r.cfg.Recorder != nil {
 		rec = r.cfg.Recorder.Record(ctx, t, spec.Limits)
 	}
 	dsRec := r.recordDownstream(ctx, run, ds)
-	if run.Environment.CPUSplitApplied {
+	if run.Environment.CPUSplitApplied && onLocalEngine(spec.Engine) {
 		restore, err := pinProcess(run.Environment.LoadCPUSet)
 		if err != nil {
 			return fmt.Errorf("pin load generator to CPUs %s: %w", run.Environment.LoadCPUSet, err)

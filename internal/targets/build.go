@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -34,8 +31,9 @@ func (o BuildOptions) log() io.Writer {
 	return o.Log
 }
 
-// Build implements bench.TargetRuntime: the image of the target a spec
-// names, with the runtime's base images.
+// Build builds the image of the target a spec names on the runtime's
+// engine, with the runtime's base images. Engines.Build picks the runtime
+// by spec.Engine.
 func (r *Runtime) Build(ctx context.Context, target string, spec bench.RunSpec, log io.Writer) (bench.ImageInfo, error) {
 	return r.BuildTarget(ctx, target, BuildOptions{JavaBaseImage: spec.Java.BaseImage, JDK: spec.Java.JDK, Log: log})
 }
@@ -74,13 +72,35 @@ func (r *Runtime) root() (string, error) {
 	return FindRepoRoot(wd, os.Getenv(RepoEnv))
 }
 
-// cachedImage returns the image's info with Cached set when ref exists locally.
-func (r *Runtime) cachedImage(ctx context.Context, ref string) (bench.ImageInfo, bool, error) {
-	info, err := r.imageInfo(ctx, ref, true)
-	if cerrdefs.IsNotFound(err) {
-		return bench.ImageInfo{}, false, nil
+// cachedImage returns the image's info with Cached set when ref is on the
+// runtime's engine, or has been loaded there from its image source: refs
+// are tagged by their inputs hash, so an image of the same ref is the same
+// image on any engine.
+func (r *Runtime) cachedImage(ctx context.Context, ref string, log io.Writer) (bench.ImageInfo, bool, error) {
+	ok, err := r.haveImage(ctx, ref, log)
+	if !ok || err != nil {
+		return bench.ImageInfo{}, false, err
 	}
+	info, err := r.imageInfo(ctx, ref, true)
 	return info, err == nil, err
+}
+
+// haveImage reports whether ref is on the runtime's engine, loading it
+// from the image source when it is there and not here.
+func (r *Runtime) haveImage(ctx context.Context, ref string, log io.Writer) (bool, error) {
+	if ok, err := r.imageExists(ctx, ref); ok || err != nil {
+		return ok, err
+	}
+	if r.source == nil {
+		return false, nil
+	}
+	if ok, err := r.source.imageExists(ctx, ref); !ok || err != nil {
+		return false, nil // not there either, or not answering: build here
+	}
+	if err := r.loadImage(ctx, r.source, ref, log); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // imageInfo describes a local image from its inspect data and the labels
@@ -105,31 +125,4 @@ func (r *Runtime) imageExists(ctx context.Context, ref string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
-}
-
-// buildImage builds the Dockerfile in contextDir (honouring its
-// .dockerignore) with testcontainers' Dockerfile build and tags it ref.
-func (r *Runtime) buildImage(ctx context.Context, ref, contextDir string, args map[string]string, labels map[string]string, log io.Writer) error {
-	repo, tag, _ := strings.Cut(ref, ":")
-	buildArgs := make(map[string]*string, len(args))
-	for k, v := range args {
-		buildArgs[k] = &v
-	}
-	fmt.Fprintf(log, "docker build -t %s %s\n", ref, contextDir)
-	req := &testcontainers.ContainerRequest{FromDockerfile: testcontainers.FromDockerfile{
-		Context:        contextDir,
-		Dockerfile:     "Dockerfile",
-		Repo:           repo,
-		Tag:            tag,
-		BuildArgs:      buildArgs,
-		BuildLogWriter: log,
-		KeepImage:      true, // ours to cache, not testcontainers' to delete
-		BuildOptionsModifier: func(o *client.ImageBuildOptions) {
-			o.Labels = labels
-		},
-	}}
-	if _, err := r.provider.BuildImage(ctx, req); err != nil {
-		return fmt.Errorf("build image %s: %w", ref, err)
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,21 +16,19 @@ import (
 
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/targets/contracttest"
 )
-
-var clientInspectOptions = client.ContainerInspectOptions{}
 
 // Instance is one running target container; it implements bench.Target.
 type Instance struct {
 	entry    Entry
 	name     string // as the spec named it, variant included
 	image    bench.ImageInfo
+	host     string // where it is reached: its engine's address
 	port     int
-	ctr      testcontainers.Container
+	id       string // the container's
 	runtime  *Runtime
 	startup  time.Duration
 	settings map[string]string
@@ -52,17 +51,30 @@ func (in *Instance) Entry() bench.TargetInfo { return in.entry.Info() }
 // Image returns the image the instance runs.
 func (in *Instance) Image() bench.ImageInfo { return in.image }
 
-// Port returns the loopback port the target listens on.
+// Port returns the port the target listens on.
 func (in *Instance) Port() int { return in.port }
 
-// BaseURL returns the target's address, e.g. "http://127.0.0.1:40123".
-func (in *Instance) BaseURL() string { return "http://127.0.0.1:" + strconv.Itoa(in.port) }
+// Engine returns the name of the engine the target runs on.
+func (in *Instance) Engine() string { return in.runtime.engine.Name }
+
+// BaseURL returns the target's address, e.g. "http://127.0.0.1:40123", or
+// on a remote engine "http://198.18.0.2:23456": the engine's address.
+func (in *Instance) BaseURL() string {
+	return "http://" + net.JoinHostPort(in.host, strconv.Itoa(in.port))
+}
 
 // MetricsURL returns the address of the target's Prometheus exposition.
 func (in *Instance) MetricsURL() string { return in.BaseURL() + in.entry.MetricsPath }
 
 // ContainerID returns the Docker container's ID.
-func (in *Instance) ContainerID() string { return in.ctr.GetContainerID() }
+func (in *Instance) ContainerID() string { return in.id }
+
+// ContainerStats reads the stats of a container from the engine the
+// instance runs on (metrics.StatsSource): with several engines, only its
+// own knows its container.
+func (in *Instance) ContainerStats(ctx context.Context, containerID string, options client.ContainerStatsOptions) (client.ContainerStatsResult, error) {
+	return in.runtime.docker.ContainerStats(ctx, containerID, options)
+}
 
 // Startup returns how long the target took from container start to its
 // first healthy answer.
@@ -74,7 +86,7 @@ func (in *Instance) Settings() map[string]string { return maps.Clone(in.settings
 
 // State asks the engine about the container.
 func (in *Instance) State(ctx context.Context) (bench.ContainerState, error) {
-	st, err := in.ctr.State(ctx)
+	st, err := in.runtime.containerState(ctx, in.id)
 	if err != nil {
 		return bench.ContainerState{}, fmt.Errorf("inspect container of %s: %w", in.entry.Name, err)
 	}
@@ -155,7 +167,7 @@ func (in *Instance) Logs(ctx context.Context, tail int) (string, error) {
 	if tail > 0 {
 		opts.Tail = strconv.Itoa(tail)
 	}
-	rc, err := in.runtime.docker.ContainerLogs(ctx, in.ContainerID(), opts)
+	rc, err := in.runtime.docker.ContainerLogs(ctx, in.id, opts)
 	if err != nil {
 		return "", fmt.Errorf("logs of %s: %w", in.entry.Name, err)
 	}
@@ -175,7 +187,7 @@ func (in *Instance) Stop(ctx context.Context) error {
 	if in.stopped {
 		return nil
 	}
-	err := in.ctr.Terminate(ctx, testcontainers.StopTimeout(stopGracePeriod))
+	err := in.runtime.stopAndRemove(ctx, in.id, int(stopGracePeriod/time.Second))
 	if err != nil {
 		// Whatever failed, the container must not outlive its run.
 		if _, rmErr := in.runtime.removeLabelled(context.WithoutCancel(ctx), LabelInstance+"="+in.instance); rmErr != nil {

@@ -65,7 +65,7 @@ func (GoBinary) build(ctx context.Context, r *Runtime, job buildJob) (bench.Imag
 		return bench.ImageInfo{}, err
 	}
 	ref := job.entry.Repository + ":" + shortHash(hash)
-	if info, ok, err := r.cachedImage(ctx, ref); ok || err != nil {
+	if info, ok, err := r.cachedImage(ctx, ref, job.opts.log()); ok || err != nil {
 		return info, err
 	}
 	dir, err := os.MkdirTemp("", "threadbench-go-build-")

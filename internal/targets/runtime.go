@@ -12,8 +12,6 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -43,7 +41,7 @@ type RuntimeOptions struct {
 	// Empty means $THREADBENCH_REPO, else the nearest parent of the working
 	// directory with threadbench's go.mod. Only Build needs it.
 	RepoRoot string
-	// Log receives testcontainers-go's own chatter; nil discards it.
+	// Log receives the runtime's own chatter; nil discards it.
 	Log io.Writer
 	// Catalog is the targets the runtime builds and starts; nil means
 	// DefaultCatalog().
@@ -58,14 +56,23 @@ type RuntimeOptions struct {
 	// History is the identity of the run history the runtime's containers
 	// belong to (store.DB.HistoryID); Cleanup removes only those.
 	History string
+	// Engine is the engine the runtime drives; the zero value is the local
+	// one.
+	Engine EngineConfig
+	// ImageSource is an engine whose images this one loads rather than
+	// build them again when their inputs hash is the same (the local
+	// engine, for a remote one); nil builds every image here.
+	ImageSource *Runtime
 }
 
 // Runtime builds target images and runs targets in containers on one Docker
-// engine: it implements bench.TargetRuntime. It is safe for concurrent use.
+// engine. Engines puts several behind bench.TargetRuntime. It is safe for
+// concurrent use.
 type Runtime struct {
-	provider *testcontainers.DockerProvider
-	docker   client.APIClient
-	logger   tclog.Logger
+	docker   *client.Client
+	engine   EngineConfig
+	source   *Runtime // where images may be loaded from; nil for none
+	logger   *stdlog.Logger
 	repoRoot string
 	catalog  *Catalog
 
@@ -77,55 +84,53 @@ type Runtime struct {
 	buildMu sync.Mutex // one build at a time: they share CPU and the java image
 }
 
-var envDefaultsOnce sync.Once
-
-// NewRuntime connects to the Docker engine (DOCKER_HOST or
-// /var/run/docker.sock; the API version is negotiated, 1.41 is enough) and
-// returns an EUNAVAILABLE *bench.Error when none answers.
+// NewRuntime connects to a Docker engine: the local one (DOCKER_HOST or
+// /var/run/docker.sock), which must answer (else an EUNAVAILABLE
+// *bench.Error), or the remote one opts.Engine configures, which is asked
+// nothing until used, so that a remote host being down fails only the runs
+// that need it. The API version is negotiated; 1.41 is enough.
 func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
-	envDefaultsOnce.Do(setTestcontainersDefaults)
-	logger := tclog.NewNoopLogger()
-	if opts.Log != nil {
-		logger = stdlog.New(opts.Log, "", stdlog.LstdFlags)
-	}
-	// The connection banner goes to the library's process-wide logger.
-	tclog.SetDefault(logger)
-	provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(logger))
+	engine := opts.Engine.withDefaults()
+	docker, err := engine.newClient()
 	if err != nil {
-		return nil, engineUnavailable(err)
+		return nil, engineUnavailable(engine, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
-	defer cancel()
-	if _, err := provider.Client().Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		provider.Close()
-		return nil, engineUnavailable(err)
+	if !engine.Remote() {
+		ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+		defer cancel()
+		if _, err := docker.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+			docker.Close()
+			return nil, engineUnavailable(engine, err)
+		}
 	}
 	catalog := opts.Catalog
 	if catalog == nil {
 		catalog = DefaultCatalog()
 	}
-	return &Runtime{provider: provider, docker: provider.Client(), logger: logger, repoRoot: opts.RepoRoot,
-		catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages, bases: map[string]string{}, history: opts.History}, nil
-}
-
-// setTestcontainersDefaults turns the testcontainers reaper off unless the
-// user chose otherwise: it runs from an image that would have to be pulled,
-// and the runtime removes its own containers by label (Stop, Cleanup).
-// testcontainers reads its configuration from the environment once.
-func setTestcontainersDefaults() {
-	if _, ok := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !ok {
-		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	logOut := opts.Log
+	if logOut == nil {
+		logOut = io.Discard
 	}
+	return &Runtime{docker: docker, engine: engine, source: opts.ImageSource, logger: stdlog.New(logOut, "", stdlog.LstdFlags),
+		repoRoot: opts.RepoRoot, catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages,
+		bases: map[string]string{}, history: opts.History}, nil
 }
 
-func engineUnavailable(err error) error {
+// engineUnavailable says which engine does not answer, and why.
+func engineUnavailable(engine EngineConfig, err error) error {
+	why := strings.ReplaceAll(err.Error(), "\n", "; ")
+	if engine.Remote() {
+		return bench.Errorf(bench.EUNAVAILABLE, "engine %s at %s does not answer (%s)", engine.Name, engine.Host, why)
+	}
 	host := os.Getenv("DOCKER_HOST")
 	if host == "" {
 		host = "unix:///var/run/docker.sock"
 	}
-	why := strings.ReplaceAll(err.Error(), "\n", "; ")
 	return bench.Errorf(bench.EUNAVAILABLE, "no Docker engine answers at %s (%s); run scripts/docker-up.sh", host, why)
 }
+
+// EngineName returns the name of the engine the runtime drives.
+func (r *Runtime) EngineName() string { return r.engine.Name }
 
 // Catalog returns the targets the runtime builds and starts.
 func (r *Runtime) Catalog() *Catalog { return r.catalog }
@@ -136,7 +141,7 @@ func (r *Runtime) Client() client.APIClient { return r.docker }
 // Close releases the connection to the engine. Running instances keep
 // running; stop them first.
 func (r *Runtime) Close() error {
-	return r.provider.Close()
+	return r.docker.Close()
 }
 
 // Cleanup removes the containers, running or not, that runs of this
@@ -173,14 +178,18 @@ func (r *Runtime) removeLabelled(ctx context.Context, labels ...string) (removed
 	return removed, nil
 }
 
-// Engine implements bench.TargetRuntime: what the engine runs on.
+// Engine describes the engine and the host it runs on.
 func (r *Runtime) Engine(ctx context.Context) (bench.EngineInfo, error) {
 	res, err := r.docker.Info(ctx, client.InfoOptions{})
 	if err != nil {
-		return bench.EngineInfo{}, fmt.Errorf("docker info: %w", err)
+		return bench.EngineInfo{}, fmt.Errorf("docker info on engine %s: %w", r.engine.Name, err)
 	}
 	info := res.Info
 	return bench.EngineInfo{
+		Name:          r.engine.Name,
+		Remote:        r.engine.Remote(),
+		Address:       r.engine.Address,
+		Host:          info.Name,
 		Version:       info.ServerVersion,
 		APIVersion:    r.docker.ClientVersion(),
 		CgroupVersion: info.CgroupVersion,
@@ -190,5 +199,3 @@ func (r *Runtime) Engine(ctx context.Context) (bench.EngineInfo, error) {
 		MemoryBytes:   info.MemTotal,
 	}, nil
 }
-
-var _ bench.TargetRuntime = (*Runtime)(nil)

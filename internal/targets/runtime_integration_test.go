@@ -290,7 +290,7 @@ func TestCleanupKeepsOtherHistories(t *testing.T) {
 
 // A start cancelled while the container is being created leaves nothing
 // behind: the container is removed by the label of that one start, even
-// when testcontainers returns no handle to it.
+// when the create call returns no ID for it.
 func TestStartCancelledMidCreateLeavesNothing(t *testing.T) {
 	rt := newRuntime(t)
 	img := buildGo(t, rt)

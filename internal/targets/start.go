@@ -7,12 +7,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
-	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -38,18 +38,24 @@ type StartOptions struct {
 	Java          bench.JavaOptions // Java targets only
 	RunID         string            // recorded in the io.threadbench.run label
 	HealthTimeout time.Duration     // 0 means DefaultHealthTimeout
-	Port          int               // loopback port; 0 picks a free one
+	Port          int               // the port it listens on; 0 picks a free one
 	Env           map[string]string // extra environment, applied last
 	Downstream    string            // DOWNSTREAM_URL, the downstream service's base URL
 	Workers       int               // requests served at once (a downstream's pool); 0 for the default
+
+	bind string // BIND_ADDR: the engine's, set by StartTarget
 }
 
 func (o StartOptions) request() bench.StartRequest {
 	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Workers: o.Workers}
 }
 
-// Start implements bench.TargetRuntime.
+// Start starts a target on the runtime's engine; req.Engine must name it
+// (or be empty for the local one). Engines.Start picks the runtime.
 func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo, req bench.StartRequest) (bench.Target, error) {
+	if req.Engine != "" && req.Engine != r.engine.Name {
+		return nil, fmt.Errorf("start target %s: asked for engine %s of the runtime of engine %s", target, req.Engine, r.engine.Name)
+	}
 	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID,
 		Downstream: req.Downstream, Workers: req.Workers})
 	if err != nil {
@@ -60,7 +66,9 @@ func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo,
 
 // StartTarget runs a target ("name" or "name@variant") from img and returns
 // once it answers GET /health with 200. The container uses host networking
-// and listens on 127.0.0.1 only. If the target exits or stays unhealthy,
+// and listens on the engine's bind address only: 127.0.0.1 on the local
+// engine, the configured one on a remote engine, where the target is
+// reached at the engine's address. If the target exits or stays unhealthy,
 // StartTarget removes the container and returns an EUNAVAILABLE
 // *bench.Error quoting its log.
 func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.ImageInfo, opts StartOptions) (*Instance, error) {
@@ -68,10 +76,11 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	if err != nil {
 		return nil, err
 	}
-	port, err := choosePort(opts.Port)
+	port, err := r.choosePort(opts.Port)
 	if err != nil {
 		return nil, err
 	}
+	opts.bind = r.engine.bindAddress()
 	env, launched, err := ContainerEnv(entry, target, port, opts)
 	if err != nil {
 		return nil, err
@@ -82,19 +91,16 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	// moment later, out of reach. They run to the end (bounded), and a
 	// cancel is honoured after, by removing what they made.
 	createCtx, cancelCreate := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
-	ctr, err := testcontainers.GenericContainer(createCtx, testcontainers.GenericContainerRequest{
-		ContainerRequest: r.containerRequest(entry, img, port, env, opts, instance),
-		Started:          true,
-		Logger:           r.logger,
-	})
+	id, err := r.createAndStart(createCtx, containerName(entry.Name, port), r.containerConfig(entry, img, env, opts, instance), hostConfig(opts))
 	cancelCreate()
-	inst := &Instance{entry: entry, name: target, image: img, port: port, ctr: ctr, runtime: r, downstream: opts.Downstream, instance: instance}
+	inst := &Instance{entry: entry, name: target, image: img, host: r.engine.Address, port: port, id: id, runtime: r,
+		downstream: opts.Downstream, instance: instance}
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
 		inst.remove(ctx)
-		return nil, fmt.Errorf("start target %s: %w", target, err)
+		return nil, fmt.Errorf("start target %s on engine %s: %w", target, r.engine.Name, err)
 	}
 	if err := inst.waitHealthy(ctx, healthTimeout(opts)); err != nil {
 		inst.remove(ctx)
@@ -112,7 +118,10 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env, settings map[string]string, err error) {
 	env = cloneEnv(entry.Env)
 	env["PORT"] = strconv.Itoa(port)
-	env["BIND_ADDR"] = "127.0.0.1"
+	env["BIND_ADDR"] = localAddress
+	if opts.bind != "" {
+		env["BIND_ADDR"] = opts.bind
+	}
 	env["TARGET_NAME"] = target
 	if opts.Downstream != "" {
 		env["DOWNSTREAM_URL"] = opts.Downstream
@@ -133,12 +142,16 @@ func healthTimeout(opts StartOptions) time.Duration {
 	return DefaultHealthTimeout
 }
 
-// containerRequest describes the target's container to testcontainers.
-func (r *Runtime) containerRequest(entry Entry, img bench.ImageInfo, port int, env map[string]string, opts StartOptions, instance string) testcontainers.ContainerRequest {
-	return testcontainers.ContainerRequest{
+// containerConfig describes the target's container: its image, its
+// environment and the labels Cleanup and remove find it by.
+func (r *Runtime) containerConfig(entry Entry, img bench.ImageInfo, env map[string]string, opts StartOptions, instance string) *container.Config {
+	vars := make([]string, 0, len(env))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		vars = append(vars, k+"="+env[k])
+	}
+	return &container.Config{
 		Image: img.Ref,
-		Name:  containerName(entry.Name, port),
-		Env:   env,
+		Env:   vars,
 		Labels: map[string]string{
 			LabelManaged:  "true",
 			LabelTarget:   entry.Name,
@@ -146,18 +159,21 @@ func (r *Runtime) containerRequest(entry Entry, img bench.ImageInfo, port int, e
 			LabelHistory:  r.history,
 			LabelInstance: instance,
 		},
-		HostConfigModifier: func(hc *container.HostConfig) {
-			hc.NetworkMode = "host"
-			hc.NanoCPUs = int64(opts.Limits.CPUs * 1e9)
-			hc.CpusetCpus = opts.CPUSet
-			if opts.Limits.MemoryMiB > 0 {
-				// Swap equal to memory means no swap: a target that needs
-				// more is killed, not slowed down unmeasurably.
-				hc.Memory = opts.Limits.MemoryMiB << 20
-				hc.MemorySwap = hc.Memory
-			}
-		},
 	}
+}
+
+// hostConfig gives the container host networking and the run's limits.
+func hostConfig(opts StartOptions) *container.HostConfig {
+	hc := &container.HostConfig{NetworkMode: "host"}
+	hc.NanoCPUs = int64(opts.Limits.CPUs * 1e9)
+	hc.CpusetCpus = opts.CPUSet
+	if opts.Limits.MemoryMiB > 0 {
+		// Swap equal to memory means no swap: a target that needs
+		// more is killed, not slowed down unmeasurably.
+		hc.Memory = opts.Limits.MemoryMiB << 20
+		hc.MemorySwap = hc.Memory
+	}
+	return hc
 }
 
 // containerName names the container for people reading docker ps; the
@@ -166,15 +182,54 @@ func containerName(target string, port int) string {
 	return fmt.Sprintf("threadbench-%s-%d-%06x", target, port, rand.IntN(1<<24))
 }
 
-// choosePort returns port if it is free on 127.0.0.1, or any free port for
-// 0. A busy port would let /health answer from someone else's server.
-func choosePort(port int) (int, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+// choosePort returns port if it is free where the engine's targets listen,
+// or a free one for 0. A busy port would let /health answer from someone
+// else's server.
+func (r *Runtime) choosePort(port int) (int, error) {
+	if !r.engine.Remote() {
+		return freeLocalPort(localAddress, port)
+	}
+	if port != 0 {
+		return port, checkRemotePort(r.engine.Address, port)
+	}
+	for range remotePortTries {
+		port := remotePortMin + rand.IntN(remotePortMax-remotePortMin+1)
+		if checkRemotePort(r.engine.Address, port) == nil {
+			return port, nil
+		}
+	}
+	return 0, bench.Errorf(bench.ECONFLICT, "no free port found at %s (engine %s) in %d tries", r.engine.Address, r.engine.Name, remotePortTries)
+}
+
+// The ports remote targets are given: below Linux's ephemeral range
+// (32768 on), where the remote host's own outgoing connections take theirs.
+const (
+	remotePortMin   = 20000
+	remotePortMax   = 32767
+	remotePortTries = 20
+	portProbe       = 500 * time.Millisecond
+)
+
+// freeLocalPort returns port if it is free on addr here, or any free port for 0.
+func freeLocalPort(addr string, port int) (int, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port)))
 	if err != nil {
-		return 0, bench.Errorf(bench.ECONFLICT, "port %d on 127.0.0.1 is not free: %v", port, err)
+		return 0, bench.Errorf(bench.ECONFLICT, "port %d on %s is not free: %v", port, addr, err)
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// checkRemotePort says whether a port of another host answers: a port
+// that accepts a connection is someone's. One that refuses it, or does not
+// answer at all, is taken as free; the health check tells the rest.
+func checkRemotePort(addr string, port int) error {
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(addr, strconv.Itoa(port)), portProbe)
+	if err != nil {
+		return nil
+	}
+	conn.Close()
+	return bench.Errorf(bench.ECONFLICT, "port %d at %s is in use", port, addr)
 }
 
 // waitHealthy polls /health until it answers 200, the container exits, the
@@ -244,11 +299,11 @@ func (in *Instance) failure(ctx context.Context, format string, args ...any) err
 // sinceStarted returns the time since the engine started the container, or
 // 0 if the engine does not say.
 func (in *Instance) sinceStarted(ctx context.Context) time.Duration {
-	inspect, err := in.runtime.docker.ContainerInspect(ctx, in.ContainerID(), clientInspectOptions)
-	if err != nil || inspect.Container.State == nil {
+	st, err := in.runtime.containerState(ctx, in.id)
+	if err != nil {
 		return 0
 	}
-	started, err := time.Parse(time.RFC3339Nano, inspect.Container.State.StartedAt)
+	started, err := time.Parse(time.RFC3339Nano, st.StartedAt)
 	if err != nil {
 		return 0
 	}
@@ -256,14 +311,11 @@ func (in *Instance) sinceStarted(ctx context.Context) time.Duration {
 }
 
 // remove removes a container that failed to start, even when ctx is done:
-// by its instance label, so that a container created just before a cancel
-// (testcontainers then returns no handle) is removed too.
+// by its instance label, so that a container whose create call failed
+// after the engine made it (a timeout) is removed too.
 func (in *Instance) remove(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if in.ctr != nil {
-		_ = in.ctr.Terminate(ctx, testcontainers.StopTimeout(0))
-	}
 	if _, err := in.runtime.removeLabelled(ctx, LabelInstance+"="+in.instance); err != nil && in.runtime.logger != nil {
 		in.runtime.logger.Printf("remove the container of a failed start (%s): %v", in.instance, err)
 	}
@@ -280,6 +332,7 @@ func settings(entry Entry, img bench.ImageInfo, port int, launched map[string]st
 		"imageId":     img.ID,
 		"runtime":     img.Runtime,
 		"networkMode": "host",
+		"bindAddress": opts.bind,
 		"port":        strconv.Itoa(port),
 		"threadModel": entry.ThreadModel,
 		"cpus":        strconv.FormatFloat(opts.Limits.CPUs, 'f', -1, 64),

@@ -58,9 +58,9 @@ func (rt *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo
 // Cleanup has no containers to remove.
 func (rt *Runtime) Cleanup(context.Context) (int, error) { return 0, nil }
 
-// Engine describes no engine.
-func (rt *Runtime) Engine(context.Context) (bench.EngineInfo, error) {
-	return bench.EngineInfo{Version: "stand-in", CgroupVersion: "2", OS: runtime.GOOS, CPUs: 1}, nil
+// Engine describes no engine, by the name asked.
+func (rt *Runtime) Engine(_ context.Context, name string) (bench.EngineInfo, error) {
+	return bench.EngineInfo{Name: name, Address: "127.0.0.1", Version: "stand-in", CgroupVersion: "2", OS: runtime.GOOS, CPUs: 1}, nil
 }
 
 // Target is a started stand-in target. It answers every check and never dies.
