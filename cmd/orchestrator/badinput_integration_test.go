@@ -31,6 +31,9 @@ var badSpecs = []struct {
 	{"unknown endpoint parameter", []string{"--endpoint", "heavy", "--param", "work=5"},
 		map[string]any{"workload": map[string]any{"requests": []any{map[string]any{"endpoint": "heavy", "params": map[string]any{"work": "5"}}}}},
 		"workload.requests[0].params.work"},
+	// Engines are named as configured: neither one that is not, nor one by URL.
+	{"engine not configured", []string{"--engine", "lab"}, map[string]any{"engine": "lab"}, "engine"},
+	{"engine by URL", []string{"--engine", "tcp://198.18.0.2:2375"}, map[string]any{"engine": "tcp://198.18.0.2:2375"}, "engine"},
 }
 
 // managedContainers lists every container threadbench labelled, any run's.

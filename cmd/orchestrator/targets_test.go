@@ -55,6 +55,13 @@ func TestTargetsBuild(t *testing.T) {
 			}
 		}
 	})
+	t.Run("ErrEngineNotConfigured", func(t *testing.T) {
+		// Checked before any engine is contacted, too.
+		code, stdout, stderr := run(t, nil, "targets", "build", "--engine", "lab", "go")
+		if code != exitBadInput || stdout != "" || !strings.Contains(stderr, `engine: unknown engine "lab" (configured: local)`) {
+			t.Errorf("exit %d, stdout %q, stderr %q; want %d naming the engine", code, stdout, stderr, exitBadInput)
+		}
+	})
 	t.Run("ErrListTakesNoArgs", func(t *testing.T) {
 		if code, _, _ := run(t, nil, "targets", "list", "go"); code != exitBadInput {
 			t.Fatalf("exit code %d, want %d", code, exitBadInput)
