@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -250,8 +251,8 @@ func (q *Queue) next(ctx context.Context) (string, context.Context, bool) {
 		if len(q.pending) > 0 {
 			id := q.pending[0]
 			q.pending = q.pending[1:]
-			runCtx, cancel := context.WithCancel(ctx)
-			q.current, q.cancelRun = id, cancel
+			runCtx, cancel := context.WithCancelCause(ctx)
+			q.current, q.cancelRun = id, func() { cancel(errCancelRequested) }
 			q.mu.Unlock()
 			return id, runCtx, true
 		}
@@ -264,7 +265,14 @@ func (q *Queue) next(ctx context.Context) (string, context.Context, bool) {
 	}
 }
 
+// errCancelRequested is why a run's context ends when Cancel asked for it,
+// as opposed to the daemon stopping.
+var errCancelRequested = errors.New("run cancel requested")
+
 func (q *Queue) execute(ctx context.Context, id string) {
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errCancelRequested) {
+		return // the daemon is stopping: the run stays queued for its next start
+	}
 	// Read under no cancel: a cancel that lands now is the run's to record
 	// (Execute does), not a reason to leave it queued.
 	run, err := q.store.FindRunByID(context.WithoutCancel(ctx), id)

@@ -194,3 +194,35 @@ func TestQueue_CancelAsTheRunIsTakenUp(t *testing.T) {
 	}
 	waitStatus(t, st, run.ID, bench.RunCanceled)
 }
+
+// A daemon that stops cancels the running run and leaves the queued ones
+// queued for its next start: taking the next one up as the first ends must
+// not record it canceled.
+func TestQueue_CloseLeavesQueuedRunsQueued(t *testing.T) {
+	st := newStore(t)
+	q := newQueue(t, st, &fakeRuntime{}, t.TempDir()+"/lock")
+	if err := q.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first, err := q.Submit(ctx, shortSpec(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := q.Submit(ctx, shortSpec(t, "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, st, first.ID, bench.RunRunning)
+	if err := q.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, st, first.ID, bench.RunCanceled)
+	got, err := st.FindRunByID(ctx, second.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != bench.RunQueued || got.StartedAt != nil {
+		t.Errorf("queued run after the daemon stopped: %s (started %v), want still queued", got.Status, got.StartedAt)
+	}
+}
