@@ -98,7 +98,7 @@ func (r Request) Label() string {
 // mix of Requests, or, in the closed model, an Iteration each client
 // repeats, as k6's default function and nGrinder's test loop do.
 type Workload struct {
-	Requests  []Request `json:"requests" yaml:"requests"`
+	Requests  []Request `json:"requests,omitempty" yaml:"requests,omitempty"`
 	Iteration []Step    `json:"iteration,omitempty" yaml:"iteration,omitempty"`
 	Timeout   Duration  `json:"timeout,omitempty" yaml:"timeout,omitempty"`
 }
