@@ -127,15 +127,7 @@ func rankOf(sc bench.ReportScope, name string) (bench.Rank, bool) {
 func rankSentence(r bench.Rank, minEffect float64) string {
 	var b strings.Builder
 	for i, e := range r.Entries {
-		switch {
-		case i == 0:
-		case e.VsAbove == nil:
-			b.WriteString(", ")
-		case e.Same:
-			b.WriteString(" ≈ ")
-		default:
-			b.WriteString(" > ")
-		}
+		b.WriteString(rankSeparator(i, e))
 		b.WriteString(e.Label + " " + num(e.Value))
 		if i == 0 {
 			b.WriteString(" " + r.Unit)
@@ -145,6 +137,21 @@ func rankSentence(r bench.Rank, minEffect float64) string {
 		}
 	}
 	return b.String()
+}
+
+// rankSeparator is what stands before the i-th entry of a rank chain: ">"
+// after a difference the test shows, "≈" after one it cannot, a comma
+// where there was no test.
+func rankSeparator(i int, e bench.RankEntry) string {
+	switch {
+	case i == 0:
+		return ""
+	case e.VsAbove == nil:
+		return ", "
+	case e.Same:
+		return " ≈ "
+	}
+	return " > "
 }
 
 // pairSentence says how A compares with B in one figure: the difference

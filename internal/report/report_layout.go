@@ -303,15 +303,7 @@ func rankBlock(sc bench.ReportScope, minEffect float64) block {
 func rankChain(r bench.Rank, minEffect float64) string {
 	var b strings.Builder
 	for i, e := range r.Entries {
-		switch {
-		case i == 0:
-		case e.VsAbove == nil:
-			b.WriteString(", ")
-		case e.Same:
-			b.WriteString(" ≈ ")
-		default:
-			b.WriteString(" > ")
-		}
+		b.WriteString(rankSeparator(i, e))
 		b.WriteString(e.Label + " " + valueWithUnit(e.Value, r.Unit))
 		var notes []string
 		if i > 0 && e.Relative != 0 {
