@@ -175,6 +175,8 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 // 100; synchronized pins the carrier, with events, on JDK 21 only; a
 // native call holds it on both, without events. (JDK 21 lets a second
 // carrier in while one is pinned: its collapsed cases serve two at a time.)
+// The pinned events are read while the carrier is pinned, from the metrics
+// server, which runs on platform threads of its own.
 func TestExperimentSeed003(t *testing.T) {
 	db := t.TempDir() + "/history.db"
 	began := time.Now()
@@ -202,6 +204,13 @@ func TestExperimentSeed003(t *testing.T) {
 		}
 		if wantEvents := tr.Case == "synchronized@21"; wantEvents != (events > 0) {
 			t.Errorf("%s: %.0f pinned events, want them only for synchronized on JDK 21", tr.Key(), events)
+		}
+		// The metrics have a server of their own on platform threads: a
+		// pinned carrier or the one Tomcat thread does not hold up a scrape.
+		for _, r := range tr.Resources {
+			if r.ScrapeFailures > 0 {
+				t.Errorf("%s: stage %d: %d scrapes failed, want none", tr.Key(), r.Stage, r.ScrapeFailures)
+			}
 		}
 	}
 	if left := runContainers(t, run.ID); len(left) > 0 {

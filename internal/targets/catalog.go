@@ -42,6 +42,12 @@ type Entry struct {
 	Repository  string
 	MetricsPath string
 	HealthPath  string
+	// MetricsPortEnv names the environment variable that moves the
+	// metrics exposition to a port of its own, served apart from the load
+	// (Java: METRICS_PORT, a management server on platform threads, which
+	// a pinned carrier or a full pool cannot hold up); empty when the
+	// target serves its metrics on its one port.
+	MetricsPortEnv string
 	// Env is the environment the target always starts with, on top of the
 	// contract's (PORT, BIND_ADDR, TARGET_NAME) and the recipe's.
 	Env     map[string]string
@@ -188,18 +194,19 @@ func GoEntry() Entry {
 // the same image and differ only in THREAD_MODEL.
 func javaEntry(name, model, description string) Entry {
 	return Entry{
-		Name:        name,
-		ThreadModel: model,
-		Description: description,
-		Source:      "targets/java",
-		Recipe:      MavenJar{},
-		Repository:  "threadbench/java",
-		MetricsPath: "/actuator/prometheus",
-		HealthPath:  HealthPath,
-		Env:         map[string]string{"THREAD_MODEL": model},
-		Variant:     javaVariant,
-		Threads:     javaThreads,
-		Memory:      javaMemory,
+		Name:           name,
+		ThreadModel:    model,
+		Description:    description,
+		Source:         "targets/java",
+		Recipe:         MavenJar{},
+		Repository:     "threadbench/java",
+		MetricsPath:    "/actuator/prometheus",
+		HealthPath:     HealthPath,
+		MetricsPortEnv: "METRICS_PORT",
+		Env:            map[string]string{"THREAD_MODEL": model},
+		Variant:        javaVariant,
+		Threads:        javaThreads,
+		Memory:         javaMemory,
 	}
 }
 

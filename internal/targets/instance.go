@@ -23,15 +23,17 @@ import (
 
 // Instance is one running target container; it implements bench.Target.
 type Instance struct {
-	entry    Entry
-	name     string // as the spec named it, variant included
-	image    bench.ImageInfo
-	host     string // where it is reached: its engine's address
-	port     int
-	id       string // the container's
-	runtime  *Runtime
-	startup  time.Duration
-	settings map[string]string
+	entry Entry
+	name  string // as the spec named it, variant included
+	image bench.ImageInfo
+	host  string // where it is reached: its engine's address
+	port  int
+	// metricsPort is where the metrics are served when not on port (0).
+	metricsPort int
+	id          string // the container's
+	runtime     *Runtime
+	startup     time.Duration
+	settings    map[string]string
 	// downstream is the DOWNSTREAM_URL it was started with, for the contract check.
 	downstream string
 	instance   string // its io.threadbench.instance label
@@ -63,8 +65,18 @@ func (in *Instance) BaseURL() string {
 	return "http://" + net.JoinHostPort(in.host, strconv.Itoa(in.port))
 }
 
-// MetricsURL returns the address of the target's Prometheus exposition.
-func (in *Instance) MetricsURL() string { return in.BaseURL() + in.entry.MetricsPath }
+// MetricsURL returns the address of the target's Prometheus exposition:
+// on its metrics port when it has one.
+func (in *Instance) MetricsURL() string { return in.metricsBase() + in.entry.MetricsPath }
+
+// metricsBase is the base URL of the metrics server: the target's own, or
+// its metrics port's.
+func (in *Instance) metricsBase() string {
+	if in.metricsPort == 0 {
+		return in.BaseURL()
+	}
+	return "http://" + net.JoinHostPort(in.host, strconv.Itoa(in.metricsPort))
+}
 
 // ContainerID returns the Docker container's ID.
 func (in *Instance) ContainerID() string { return in.id }
@@ -98,6 +110,9 @@ func (in *Instance) State(ctx context.Context) (bench.ContainerState, error) {
 func (in *Instance) Check(ctx context.Context) error {
 	opts := ContractOptions(in.entry, in.name)
 	opts.Downstream = in.downstream
+	if in.metricsPort != 0 {
+		opts.MetricsBase = in.metricsBase()
+	}
 	return contracttest.Check(ctx, in.BaseURL(), opts)
 }
 

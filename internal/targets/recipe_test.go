@@ -105,6 +105,14 @@ func TestContainerEnv(t *testing.T) {
 			t.Fatalf("default TOMCAT_MAX_THREADS = %q, want %q", got, want)
 		}
 	})
+	t.Run("MetricsPort", func(t *testing.T) {
+		// Java serves its metrics on a port of its own; Go has none to set.
+		for target, want := range map[string]string{bench.TargetJavaPlatform: "8124", bench.TargetJavaVirtual: "8124", bench.TargetGo: ""} {
+			if got := containerEnv(t, target, 8123, targets.StartOptions{MetricsPort: 8124})["METRICS_PORT"]; got != want {
+				t.Errorf("%s: METRICS_PORT = %q, want %q", target, got, want)
+			}
+		}
+	})
 	t.Run("VariantInTargetName", func(t *testing.T) {
 		env := containerEnv(t, bench.TargetJavaVirtual+"@25", 8123, targets.StartOptions{})
 		if got, want := env["TARGET_NAME"], "java-virtual@25"; got != want {

@@ -249,7 +249,14 @@ func TestJavaTargets(t *testing.T) {
 				HealthTimeout: 90 * time.Second,
 			})
 			virtual := tc.virtual
-			contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: tc.name, MetricsPath: "/actuator/prometheus", Virtual: &virtual})
+			// The metrics have a port of their own, apart from the load.
+			metricsBase, found := strings.CutSuffix(inst.MetricsURL(), "/actuator/prometheus")
+			if !found || metricsBase == inst.BaseURL() || inst.Settings()["metricsPort"] == "" {
+				t.Errorf("metrics at %s (settings: metricsPort %q), want a port other than the target's %s",
+					inst.MetricsURL(), inst.Settings()["metricsPort"], inst.BaseURL())
+			}
+			contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: tc.name, MetricsPath: "/actuator/prometheus",
+				MetricsBase: metricsBase, Virtual: &virtual})
 			if got, want := inst.Settings()["javaThreadModel"], map[bool]string{false: "platform", true: "virtual"}[tc.virtual]; got != want {
 				t.Errorf("thread model setting = %q, want %q", got, want)
 			}

@@ -39,6 +39,7 @@ type StartOptions struct {
 	RunID         string            // recorded in the io.threadbench.run label
 	HealthTimeout time.Duration     // 0 means DefaultHealthTimeout
 	Port          int               // the port it listens on; 0 picks a free one
+	MetricsPort   int               // the metrics port of an entry with a MetricsPortEnv; 0 picks a free one
 	Env           map[string]string // extra environment, applied last
 	Downstream    string            // DOWNSTREAM_URL, the downstream service's base URL
 	Workers       int               // requests served at once (a downstream's pool); 0 for the default
@@ -80,6 +81,11 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	if err != nil {
 		return nil, err
 	}
+	if entry.MetricsPortEnv != "" {
+		if opts.MetricsPort, err = r.chooseMetricsPort(opts.MetricsPort, port); err != nil {
+			return nil, err
+		}
+	}
 	opts.bind = r.engine.bindAddress()
 	env, launched, err := ContainerEnv(entry, target, port, opts)
 	if err != nil {
@@ -93,8 +99,8 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	createCtx, cancelCreate := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 	id, err := r.createAndStart(createCtx, containerName(entry.Name, port), r.containerConfig(entry, img, env, opts, instance), hostConfig(opts))
 	cancelCreate()
-	inst := &Instance{entry: entry, name: target, image: img, host: r.engine.Address, port: port, id: id, runtime: r,
-		downstream: opts.Downstream, instance: instance}
+	inst := &Instance{entry: entry, name: target, image: img, host: r.engine.Address, port: port, metricsPort: opts.MetricsPort,
+		id: id, runtime: r, downstream: opts.Downstream, instance: instance}
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -112,7 +118,8 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 
 // ContainerEnv returns the environment a target runs with on port: the
 // contract's PORT, BIND_ADDR and TARGET_NAME (the reference, variant
-// included), the entry's own Env, what its recipe's runtime needs (JVM
+// included), its metrics port (opts.MetricsPort) under the entry's
+// MetricsPortEnv, the entry's own Env, what its recipe's runtime needs (JVM
 // flags, GOMEMLIMIT), then opts.Env, which may override any of them. It
 // also returns the recipe's settings worth recording.
 func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env, settings map[string]string, err error) {
@@ -123,6 +130,9 @@ func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env,
 		env["BIND_ADDR"] = opts.bind
 	}
 	env["TARGET_NAME"] = target
+	if entry.MetricsPortEnv != "" && opts.MetricsPort != 0 {
+		env[entry.MetricsPortEnv] = strconv.Itoa(opts.MetricsPort)
+	}
 	if opts.Downstream != "" {
 		env["DOWNSTREAM_URL"] = opts.Downstream
 	}
@@ -201,6 +211,21 @@ func (r *Runtime) choosePort(port int) (int, error) {
 	return 0, bench.Errorf(bench.ECONFLICT, "no free port found at %s (engine %s) in %d tries", r.engine.Address, r.engine.Name, remotePortTries)
 }
 
+// chooseMetricsPort returns the metrics port: want if it is free, else a
+// free one other than the target's own port.
+func (r *Runtime) chooseMetricsPort(want, port int) (int, error) {
+	if want == port && want != 0 {
+		return 0, bench.Errorf(bench.EINVALID, "metrics port %d is the target's own port", want)
+	}
+	for range remotePortTries {
+		p, err := r.choosePort(want)
+		if err != nil || p != port {
+			return p, err
+		}
+	}
+	return 0, bench.Errorf(bench.ECONFLICT, "no free metrics port found at %s (engine %s)", r.engine.Address, r.engine.Name)
+}
+
 // The ports remote targets are given: below Linux's ephemeral range
 // (32768 on), where the remote host's own outgoing connections take theirs.
 const (
@@ -241,6 +266,11 @@ func (in *Instance) waitHealthy(ctx context.Context, timeout time.Duration) erro
 	defer ticker.Stop()
 	for {
 		probeErr := probe(ctx, hc, in.BaseURL()+in.entry.HealthPath)
+		if probeErr == nil && in.metricsPort != 0 {
+			// A metrics server of its own may start a moment after the
+			// endpoints: the target is ready when both answer.
+			probeErr = probe(ctx, hc, in.MetricsURL())
+		}
 		if probeErr == nil {
 			in.startup = in.sinceStarted(ctx)
 			return nil
@@ -341,6 +371,9 @@ func settings(entry Entry, img bench.ImageInfo, port int, launched map[string]st
 	}
 	if img.BaseImage != "" {
 		s["baseImage"] = img.BaseImage
+	}
+	if opts.MetricsPort != 0 {
+		s["metricsPort"] = strconv.Itoa(opts.MetricsPort)
 	}
 	maps.Copy(s, launched)
 	if opts.Downstream != "" {

@@ -25,8 +25,11 @@ import (
 
 // Options describe what the target under test should report.
 type Options struct {
-	Target      string       // expected "target" field, e.g. "go", "java-platform"
-	MetricsPath string       // "/metrics" or "/actuator/prometheus"
+	Target      string // expected "target" field, e.g. "go", "java-platform"
+	MetricsPath string // "/metrics" or "/actuator/prometheus"
+	// MetricsBase is the base URL of the metrics server when it is not the
+	// target's (a Java target given a METRICS_PORT); empty for the target's.
+	MetricsBase string
 	Virtual     *bool        // nil: the "virtual" field must be absent (Go); else must be present and equal
 	Client      *http.Client // optional; a client with a 10s timeout when nil
 	// Downstream is the base URL of the downstream service the target was
@@ -95,7 +98,12 @@ type response struct {
 // get requests path (with its query) from the target, accepting the
 // media type accept.
 func (c *checker) get(ctx context.Context, path, accept string, limit int64) (*response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+path, nil)
+	return c.getFrom(ctx, c.baseURL, path, accept, limit)
+}
+
+// getFrom requests path from the server at base.
+func (c *checker) getFrom(ctx context.Context, base, path, accept string, limit int64) (*response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
@@ -281,9 +289,12 @@ func (c *checker) badParam(ctx context.Context, path, param string, mentions ...
 // the request-duration histogram with its labels, and that it counted a
 // request to /api/light.
 func (c *checker) metrics(ctx context.Context) error {
-	path := c.opts.MetricsPath
+	path, base := c.opts.MetricsPath, c.baseURL
+	if c.opts.MetricsBase != "" {
+		base = c.opts.MetricsBase
+	}
 	// Asking for text/plain keeps servers from answering in OpenMetrics.
-	resp, err := c.get(ctx, path, "text/plain", maxMetricsBody)
+	resp, err := c.getFrom(ctx, base, path, "text/plain", maxMetricsBody)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threadbench/threadbench/targets/go/server"
 )
 
 // jsonHandler answers every request with status and body.
@@ -314,5 +316,40 @@ func assertErr(t *testing.T, err error, wantErr string) {
 		t.Fatalf("no error, want one containing %q", wantErr)
 	case err != nil && !strings.Contains(err.Error(), wantErr):
 		t.Fatalf("error %q, want it to contain %q", err, wantErr)
+	}
+}
+
+// A target whose metrics are served on a port of their own (a Java
+// target's METRICS_PORT) passes the metrics check when MetricsBase names
+// that server, and fails it when MetricsBase is left out: its own port
+// does not serve them.
+func TestMetricsOnTheirOwnPort(t *testing.T) {
+	h := server.NewHandler("go")
+	t.Cleanup(h.Close)
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.Handle(server.MetricsPath, http.NotFoundHandler())
+	target := httptest.NewServer(mux)
+	defer target.Close()
+	metrics := httptest.NewServer(h)
+	defer metrics.Close()
+
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, base, wantErr string
+	}{
+		{"MetricsBase", metrics.URL, ""},
+		{"target's port", "", "GET /metrics: status 404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newChecker(target.URL, Options{Target: "go", MetricsPath: server.MetricsPath, MetricsBase: tc.base})
+			if _, err := c.getJSON(ctx, "/api/light", http.StatusOK); err != nil {
+				t.Fatal(err)
+			}
+			err := c.metrics(ctx)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("metrics check: %v, want %q", err, tc.wantErr)
+			}
+		})
 	}
 }
