@@ -173,8 +173,8 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 // Issue 14, seed 003 at scale 0.2 (20 users on a 200 ms sleep for 4 s) on
 // JDK 21 and 25: one Tomcat thread serves 5 req/s and one carrier about
 // 100; synchronized pins the carrier, with events, on JDK 21 only; a
-// native call holds it on both, without events. (JDK 21 lets a second
-// carrier in while one is pinned: its collapsed cases serve two at a time.)
+// native call holds it on both, without events. (A second carrier may
+// join while one is pinned; the collapse allows for two at a time.)
 // The pinned events are read while the carrier is pinned, from the metrics
 // server, which runs on platform threads of its own.
 func TestExperimentSeed003(t *testing.T) {
