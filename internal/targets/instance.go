@@ -110,9 +110,7 @@ func (in *Instance) State(ctx context.Context) (bench.ContainerState, error) {
 func (in *Instance) Check(ctx context.Context) error {
 	opts := ContractOptions(in.entry, in.name)
 	opts.Downstream = in.downstream
-	if in.metricsPort != 0 {
-		opts.MetricsBase = in.metricsBase()
-	}
+	opts.MetricsBase = in.metricsBase()
 	return contracttest.Check(ctx, in.BaseURL(), opts)
 }
 
