@@ -326,6 +326,9 @@ func expandSeed003(scale float64, _ string) RunSpec {
 		// served by then is given up, as Locust gives it up.
 		return &Workload{Requests: []Request{request("/test ("+endpoint+")", endpoint, map[string]string{"duration": millis(sleep)})}, Timeout: length}
 	}
+	// Half a sleep apart (one at a time even on one thread), but no
+	// slower than the slowest rate a spec may ask for.
+	warmRate := max(0.5/sleep.D().Seconds(), MinRate)
 	var cases []Case
 	for _, jdk := range []string{"21", "25"} {
 		cases = append(cases,
@@ -340,8 +343,15 @@ func expandSeed003(scale float64, _ string) RunSpec {
 		Profile: Profile{Name: "seed-003", Model: ModelClosed, Scale: scale, Stages: []Stage{
 			{Name: fmt.Sprintf("users%d", users), Duration: length, Concurrency: users},
 		}},
-		// No warm-up: on one thread its queue would outlast it.
-		Warmup: Warmup{Disabled: true},
+		// A warm-up that does not queue: three requests, one at a time,
+		// so that even one Tomcat thread is idle (or nearly, from scale
+		// 5 up) when the measured stage starts. It runs the endpoint's own
+		// path once before 100 users arrive at once: on a cold JVM with one
+		// CPU, requests that first reach a class still being initialised
+		// by another wait pinned (JFR records jdk.VirtualThreadPinned on
+		// JDK 25 too), and those pins are the JVM's start-up, not the
+		// sleep's. The warm-up's own pins are not counted.
+		Warmup: Warmup{Duration: Duration(time.Duration(3 / warmRate * float64(time.Second)).Round(time.Millisecond)), Rate: warmRate},
 	}
 }
 

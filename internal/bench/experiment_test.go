@@ -198,3 +198,21 @@ func TestLookupExperiment(t *testing.T) {
 		t.Errorf("unknown experiment: %v, want not found listing the names", err)
 	}
 }
+
+// Seed 003 warms each case with three requests one at a time, at every
+// scale a user may ask for (the rate never below the spec's minimum).
+func TestSeed003WarmupAtEveryScale(t *testing.T) {
+	for _, scale := range []float64{0.01, 0.2, 1, bench.MaxExperimentScale} {
+		spec := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-003", Scale: scale}}
+		if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+			t.Fatalf("scale %g: %v", scale, err)
+		}
+		w := spec.Warmup
+		if w.Disabled || w.Rate < bench.MinRate {
+			t.Fatalf("scale %g: warm-up %+v, want one at %g requests/s or more", scale, w, bench.MinRate)
+		}
+		if n := w.Rate * w.Duration.D().Seconds(); n < 2.99 || n > 3.01 {
+			t.Errorf("scale %g: warm-up sends %.2f requests, want 3", scale, n)
+		}
+	}
+}
