@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/threadbench/threadbench"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/client"
 	"github.com/threadbench/threadbench/internal/httpapi"
@@ -215,7 +216,7 @@ func firstNonEmpty(values ...string) string {
 
 // runtimeOptions are the Docker runtime's options the configuration sets.
 func (c config) runtimeOptions(g *globalState) targets.RuntimeOptions {
-	return targets.RuntimeOptions{RepoRoot: c.Repo, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage, JavaBaseImages: c.JavaBaseImages}
+	return targets.RuntimeOptions{RepoRoot: c.Repo, Sources: threadbench.TargetSources, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage, JavaBaseImages: c.JavaBaseImages}
 }
 
 // openEngines connects to the local engine, which must answer, and to the

@@ -60,7 +60,9 @@ func (r *Runtime) BuildTarget(ctx context.Context, target string, opts BuildOpti
 	return entry.Recipe.build(ctx, r, job)
 }
 
-// root returns the repository root, found once.
+// root returns the directory the targets are built from: the configured
+// repository, the checkout around the working directory, or the binary's
+// embedded sources (FindSources).
 func (r *Runtime) root() (string, error) {
 	if r.repoRoot != "" {
 		return r.repoRoot, nil
@@ -69,7 +71,7 @@ func (r *Runtime) root() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find repository root: %w", err)
 	}
-	return FindRepoRoot(wd, os.Getenv(RepoEnv))
+	return FindSources(wd, os.Getenv(RepoEnv), r.sources)
 }
 
 // cachedImage returns the image's info with Cached set when ref is on the

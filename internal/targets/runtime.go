@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	stdlog "log"
 	"os"
 	"strings"
@@ -41,6 +42,10 @@ type RuntimeOptions struct {
 	// Empty means $THREADBENCH_REPO, else the nearest parent of the working
 	// directory with threadbench's go.mod. Only Build needs it.
 	RepoRoot string
+	// Sources are the built-in targets' sources embedded in the binary
+	// (threadbench.TargetSources), built from where there is no checkout;
+	// nil means a checkout is needed.
+	Sources fs.FS
 	// Log receives the runtime's own chatter; nil discards it.
 	Log io.Writer
 	// Catalog is the targets the runtime builds and starts; nil means
@@ -74,6 +79,7 @@ type Runtime struct {
 	source   *Runtime // where images may be loaded from; nil for none
 	logger   *stdlog.Logger
 	repoRoot string
+	sources  fs.FS
 	catalog  *Catalog
 
 	javaBaseImage  string
@@ -112,7 +118,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 		logOut = io.Discard
 	}
 	return &Runtime{docker: docker, engine: engine, source: opts.ImageSource, logger: stdlog.New(logOut, "", stdlog.LstdFlags),
-		repoRoot: opts.RepoRoot, catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages,
+		repoRoot: opts.RepoRoot, sources: opts.Sources, catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages,
 		bases: map[string]string{}, history: opts.History}, nil
 }
 
