@@ -9,8 +9,12 @@ export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
 GO ?= go
 INTEGRATION_TIMEOUT ?= 25m
+# A skipped test proves nothing, so a skip fails the suite unless its reason
+# says it is for another operating system (scripts/testsummary).
+OTHER_OS_SKIP := needs Linux|on this OS
+TESTSUMMARY = $(GO) run ./scripts/testsummary -allow-skip '$(OTHER_OS_SKIP)'
 
-.PHONY: all build test lint unit java-test integration docker-up demo bench clean
+.PHONY: all build test lint unit java-test integration docker-up test-deps demo bench clean
 
 all: build
 
@@ -20,6 +24,10 @@ build:
 ## docker-up: make sure a Docker engine answers (installs and starts dockerd if needed)
 docker-up:
 	bash scripts/docker-up.sh
+
+## test-deps: the programs the integration tests drive (chromium, ip, nsenter): installed from Debian's packages where missing, or named
+test-deps:
+	bash scripts/test-deps.sh
 
 ## test: everything: static checks, Go unit tests, the Java targets' JUnit tests, integration tests on the real engine, the API's conformance
 test: lint unit java-test integration conformance
@@ -33,14 +41,16 @@ lint:
 	$(GO) tool staticcheck -tags integration ./...
 	GOOS=darwin $(GO) build ./...
 
+## unit: every package's unit tests; prints each failure and skip in full and the counts at the end
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -json ./... | $(TESTSUMMARY) -name unit
 
 java-test:
 	cd targets/java && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -ntp test
 
-integration: docker-up
-	$(GO) test -count=1 -p 1 -tags integration -timeout $(INTEGRATION_TIMEOUT) ./...
+## integration: the unit tests again with every integration test, on the real engine and a real browser; none may skip
+integration: docker-up test-deps
+	$(GO) test -count=1 -p 1 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json ./... | $(TESTSUMMARY) -name integration
 
 ## conformance: schemathesis (pinned, from PyPI into .build/venv) fuzzes the daemon's API against api/openapi.yaml,
 ## with runs executed by a stand-in (no Docker); about two minutes, 0 server errors and 0 schema violations

@@ -22,6 +22,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/targets"
+	"github.com/threadbench/threadbench/internal/targets/jrebase"
 )
 
 // TestSampler_Integration records the Go target running on the host (the
@@ -95,7 +96,7 @@ func TestSampler_Integration(t *testing.T) {
 	}
 }
 
-// dockerClient connects to the engine the way testcontainers does, or skips.
+// dockerClient connects to the engine the way testcontainers does.
 func dockerClient(t *testing.T) *testcontainers.DockerClient {
 	t.Helper()
 	for k, v := range map[string]string{"TESTCONTAINERS_RYUK_DISABLED": "true", "TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1"} {
@@ -105,7 +106,7 @@ func dockerClient(t *testing.T) *testcontainers.DockerClient {
 	}
 	docker, err := testcontainers.NewDockerClientWithOpts(t.Context())
 	if err != nil {
-		t.Skipf("no Docker engine: %v", err)
+		t.Fatalf("no Docker engine (make integration starts one: scripts/docker-up.sh): %v", err)
 	}
 	t.Cleanup(func() { docker.Close() })
 	return docker
@@ -134,20 +135,18 @@ func startGoTarget(t *testing.T) string {
 
 // startJREContainer runs the JDK's file server from the local
 // threadbench/jre image on a free loopback port, limited to 1 CPU and
-// 256 MiB, or skips when no such image was built here.
+// 256 MiB, assembling the image first where the engine has none (a fresh
+// engine: the jrebase tests, which would make one, run after these).
 func startJREContainer(t *testing.T, docker *testcontainers.DockerClient) (id string, port int) {
 	t.Helper()
-	images, err := docker.ImageList(t.Context(), client.ImageListOptions{Filters: make(client.Filters).Add("reference", "threadbench/jre")})
+	ref, _, err := jrebase.EnsureMajor(t.Context(), docker, 25, io.Discard)
 	if err != nil {
-		t.Fatalf("list images: %v", err)
-	}
-	if len(images.Items) == 0 || len(images.Items[0].RepoTags) == 0 {
-		t.Skip("no local threadbench/jre image: build one with the targets package (jrebase) first")
+		t.Fatalf("a JRE 25 base image (assembled from the host's JDK 25 when not on the engine): %v", err)
 	}
 	port = freePort(t)
 	ctr, err := testcontainers.GenericContainer(t.Context(), testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
-			Image: images.Items[0].RepoTags[0],
+			Image: ref,
 			Cmd:   []string{"java", "-m", "jdk.httpserver", "-b", "127.0.0.1", "-p", strconv.Itoa(port), "-d", "/opt/java/openjdk"},
 			// Not io.threadbench.managed: other packages' tests clean those
 			// up, and would remove this container mid-test.

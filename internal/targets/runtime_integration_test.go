@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -219,9 +218,6 @@ func TestEngineInfo(t *testing.T) {
 }
 
 func TestJavaTargets(t *testing.T) {
-	if _, err := os.Stat("../../targets/java/Dockerfile"); err != nil {
-		t.Skip("targets/java has no Dockerfile yet")
-	}
 	rt := newRuntime(t)
 	begin := time.Now()
 	img, err := rt.BuildTarget(context.Background(), bench.TargetJavaPlatform, targets.BuildOptions{Log: testWriter{t}})

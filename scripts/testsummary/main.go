@@ -1,0 +1,182 @@
+// Command testsummary reads `go test -json` on its standard input and
+// prints what a reader of a long test log needs: each package's result,
+// the whole output of every test that failed, every test that was
+// skipped with its reason, and a count of each at the end. It exits 1
+// when a test failed or when a test was skipped for a reason that
+// -allow-skip does not match: a skipped test proves nothing, so a suite
+// that skips one is not green (a skip for another operating system is
+// the exception such a pattern names).
+//
+//	go test -json ./... | go run ./scripts/testsummary -name unit -allow-skip 'needs Linux|on this OS'
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// slowTest is how long a top-level test runs before its pass is printed:
+// a long suite then shows where it is and where its time goes.
+const slowTest = 5 // seconds
+
+// event is one line of `go test -json` (cmd/test2json).
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+	Elapsed float64
+}
+
+// skip is one skipped test and why.
+type skip struct {
+	test, reason string
+	allowed      bool
+}
+
+// tally follows a test stream.
+type tally struct {
+	out     io.Writer
+	allow   *regexp.Regexp
+	output  map[string]*strings.Builder // per package and test, until it ends
+	passed  int
+	failed  []string
+	skipped []skip
+	pkgFail []string
+}
+
+func main() {
+	name := flag.String("name", "tests", "what the suite is called in the summary")
+	allow := flag.String("allow-skip", "", "a regular expression: skips whose reason matches it do not fail the suite")
+	flag.Parse()
+	t := &tally{out: os.Stdout, output: map[string]*strings.Builder{}}
+	if *allow != "" {
+		re, err := regexp.Compile(*allow)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "testsummary: -allow-skip: %v\n", err)
+			os.Exit(2)
+		}
+		t.allow = re
+	}
+	if err := t.read(os.Stdin); err != nil {
+		fmt.Fprintf(os.Stderr, "testsummary: %v\n", err)
+		os.Exit(1)
+	}
+	if !t.summary(*name) {
+		os.Exit(1)
+	}
+}
+
+// read consumes the stream; a line that is not an event (a build error
+// printed before any test ran) is printed as it is.
+func (t *tally) read(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil || ev.Action == "" {
+			fmt.Fprintln(t.out, sc.Text())
+			continue
+		}
+		t.handle(ev)
+	}
+	return sc.Err()
+}
+
+func (t *tally) handle(ev event) {
+	if ev.Test == "" {
+		t.packageEvent(ev)
+		return
+	}
+	key := ev.Package + " " + ev.Test
+	switch ev.Action {
+	case "output":
+		b := t.output[key]
+		if b == nil {
+			b = &strings.Builder{}
+			t.output[key] = b
+		}
+		b.WriteString(ev.Output)
+	case "pass":
+		t.passed++
+		delete(t.output, key)
+		if !strings.Contains(ev.Test, "/") && ev.Elapsed >= slowTest {
+			fmt.Fprintf(t.out, "--- PASS: %s (%s) (%.1fs)\n", ev.Test, ev.Package, ev.Elapsed)
+		}
+	case "fail":
+		t.failed = append(t.failed, key)
+		fmt.Fprintf(t.out, "--- FAIL: %s (%s)\n%s", ev.Test, ev.Package, t.take(key))
+	case "skip":
+		s := skip{test: key, reason: skipReason(t.take(key))}
+		s.allowed = t.allow != nil && t.allow.MatchString(s.reason)
+		t.skipped = append(t.skipped, s)
+		fmt.Fprintf(t.out, "--- SKIP: %s (%s): %s\n", ev.Test, ev.Package, s.reason)
+	}
+}
+
+// packageEvent prints a package's own lines (its ok/FAIL line, a panic
+// outside any test, build output) and notes a package that failed.
+func (t *tally) packageEvent(ev event) {
+	switch ev.Action {
+	case "output", "build-output":
+		line := ev.Output
+		if strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- PASS") || line == "PASS\n" {
+			return
+		}
+		fmt.Fprint(t.out, line)
+	case "fail":
+		t.pkgFail = append(t.pkgFail, ev.Package)
+	}
+}
+
+func (t *tally) take(key string) string {
+	b := t.output[key]
+	delete(t.output, key)
+	if b == nil {
+		return ""
+	}
+	return b.String()
+}
+
+// skipReason is what a skipped test said, without go test's own lines.
+func skipReason(output string) string {
+	var parts []string
+	for _, line := range strings.Split(output, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- SKIP") {
+			continue
+		}
+		parts = append(parts, line)
+	}
+	if len(parts) == 0 {
+		return "(no reason given)"
+	}
+	return strings.Join(parts, " / ")
+}
+
+// summary prints the counts and reports whether the suite is green.
+func (t *tally) summary(name string) bool {
+	var refused []skip
+	for _, s := range t.skipped {
+		if !s.allowed {
+			refused = append(refused, s)
+		}
+	}
+	sort.Slice(refused, func(i, j int) bool { return refused[i].test < refused[j].test })
+	fmt.Fprintf(t.out, "%s: %d passed, %d failed, %d skipped (%d for another OS)\n",
+		name, t.passed, len(t.failed), len(t.skipped), len(t.skipped)-len(refused))
+	for _, s := range refused {
+		fmt.Fprintf(t.out, "%s: skipped, which fails the suite: %s: %s\n", name, s.test, s.reason)
+	}
+	for _, p := range t.pkgFail {
+		fmt.Fprintf(t.out, "%s: package failed: %s\n", name, p)
+	}
+	return len(t.failed) == 0 && len(refused) == 0 && len(t.pkgFail) == 0
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// stream is go test -json for a package with a passing test, a test
+// skipped for another OS, one skipped for a missing tool and one failing.
+const stream = `{"Action":"run","Package":"p","Test":"TestOK"}
+{"Action":"output","Package":"p","Test":"TestOK","Output":"=== RUN   TestOK\n"}
+{"Action":"pass","Package":"p","Test":"TestOK"}
+{"Action":"output","Package":"p","Test":"TestOS","Output":"    x_test.go:9: a listener needs Linux\n"}
+{"Action":"output","Package":"p","Test":"TestOS","Output":"--- SKIP: TestOS (0.00s)\n"}
+{"Action":"skip","Package":"p","Test":"TestOS"}
+{"Action":"output","Package":"p","Test":"TestBrowser","Output":"    b_test.go:44: no /usr/bin/chromium\n"}
+{"Action":"skip","Package":"p","Test":"TestBrowser"}
+{"Action":"output","Package":"p","Test":"TestBad","Output":"    bad_test.go:3: got 1, want 2\n"}
+{"Action":"fail","Package":"p","Test":"TestBad"}
+not json: a build error
+{"Action":"output","Package":"p","Output":"FAIL\tp\t0.1s\n"}
+{"Action":"fail","Package":"p"}
+`
+
+func TestSummary(t *testing.T) {
+	var out strings.Builder
+	tl := &tally{out: &out, output: map[string]*strings.Builder{}, allow: regexp.MustCompile(`needs Linux`)}
+	if err := tl.read(strings.NewReader(stream)); err != nil {
+		t.Fatal(err)
+	}
+	if tl.summary("unit") {
+		t.Error("a suite with a failure and a refused skip is green")
+	}
+	for _, want := range []string{
+		"unit: 1 passed, 1 failed, 2 skipped (1 for another OS)",
+		"skipped, which fails the suite: p TestBrowser: b_test.go:44: no /usr/bin/chromium",
+		"--- FAIL: TestBad (p)\n    bad_test.go:3: got 1, want 2",
+		"not json: a build error",
+		"package failed: p",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "skipped, which fails the suite: p TestOS") {
+		t.Error("a skip for another OS failed the suite")
+	}
+}
+
+func TestSummaryGreen(t *testing.T) {
+	var out strings.Builder
+	tl := &tally{out: &out, output: map[string]*strings.Builder{}}
+	if err := tl.read(strings.NewReader(strings.SplitAfter(stream, "\n")[0] + strings.SplitAfter(stream, "\n")[2])); err != nil {
+		t.Fatal(err)
+	}
+	if !tl.summary("unit") {
+		t.Errorf("a suite of one passing test is not green:\n%s", out.String())
+	}
+}
