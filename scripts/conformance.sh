@@ -6,18 +6,27 @@
 # hundreds of submitted runs finish in milliseconds without Docker. It
 # fails on any server error, any response that does not match the document
 # (status, media type, headers, schema), invalid input that is accepted, and
-# an undocumented method not answered 405 with Allow. It needs python3 and
-# PyPI, nothing else; bounded by CONFORMANCE_MAX_TIME seconds of fuzzing.
+# an undocumented method not answered 405 with Allow (schemathesis' every
+# check: --checks all). It needs python3 and PyPI, nothing else.
+#
+# The verdict is the same on a fast or a slow machine: the cases are a
+# budget (CONFORMANCE_MAX_EXAMPLES per operation and phase, from the pinned
+# seed), not what a time allows, and the daemon's queue bound is set far
+# above what that budget can submit, so its documented 503 (a full queue,
+# with Retry-After) cannot be reached by how fast the stand-in drains.
+# CONFORMANCE_MAX_TIME (seconds) only caps the search against a hang; the
+# default is far above what the budget takes (about a minute here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCHEMATHESIS_VERSION=4.32.5
-MAX_TIME=${CONFORMANCE_MAX_TIME:-60}
+MAX_EXAMPLES=${CONFORMANCE_MAX_EXAMPLES:-60}
+MAX_TIME=${CONFORMANCE_MAX_TIME:-600}
 SEED=${CONFORMANCE_SEED:-20261123}
 GO=${GO:-go}
 VENV=.build/venv
 OUT=${CONFORMANCE_OUT:-.build/conformance}
-CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection,unsupported_method
+CHECKS=${CONFORMANCE_CHECKS:-all}
 
 say() { printf 'conformance: %s\n' "$*" >&2; }
 
@@ -47,7 +56,11 @@ else
 	$GO build -tags conformance -o "$OUT/orchestrator" ./cmd/orchestrator
 fi
 
-"$OUT/orchestrator" serve --addr 127.0.0.1:0 --db "$OUT/history.db" 2>"$OUT/daemon.log" &
+# Far above what the case budget can submit (a few thousand at most): see above.
+cat >"$OUT/config.yaml" <<'YAML'
+guardrails: {maxQueue: 1000000}
+YAML
+"$OUT/orchestrator" serve --config "$OUT/config.yaml" --addr 127.0.0.1:0 --db "$OUT/history.db" 2>"$OUT/daemon.log" &
 daemon=$!
 stop_daemon() {
 	kill "$daemon" 2>/dev/null || true
@@ -77,11 +90,12 @@ for _ in range(3):
 time.sleep(1)
 PY
 
-say "schemathesis $SCHEMATHESIS_VERSION against $url (seed $SEED, at most ${MAX_TIME}s of fuzzing)"
+say "schemathesis $SCHEMATHESIS_VERSION against $url (seed $SEED, checks $CHECKS, $MAX_EXAMPLES cases per operation and phase)"
 status=0
 timeout --kill-after=10 $((MAX_TIME + 90)) \
 	"$VENV/bin/st" run "$url/openapi.yaml" \
 	--checks "$CHECKS" \
+	--max-examples "$MAX_EXAMPLES" \
 	--max-time "$MAX_TIME" \
 	--seed "$SEED" \
 	--generation-database none \

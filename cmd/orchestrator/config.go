@@ -193,8 +193,8 @@ func splitList(v string) []string {
 }
 
 // newClient returns an API client for the configured daemon, with its token.
-func (c config) newClient() *client.Client {
-	return client.New(c.Server, client.WithToken(c.Token))
+func (c config) newClient(options ...client.Option) *client.Client {
+	return client.New(c.Server, append([]client.Option{client.WithToken(c.Token)}, options...)...)
 }
 
 func flagString(flags *pflag.FlagSet, name string) string {

@@ -14,11 +14,21 @@ import (
 )
 
 // runRemote submits the spec to a daemon and follows the run until it ends.
+// A daemon whose queue is full is asked again, attempts times in all, after
+// the wait its Retry-After gives; still full, that is exit status 4.
 // Ctrl-C asks whether to cancel the run on the daemon (without a terminal
 // to ask on, it cancels); answering no detaches and leaves the run going.
-func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool) error {
-	c := cfg.newClient()
-	run, err := c.Submit(context.WithoutCancel(g.ctx), spec)
+func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, attempts int) error {
+	if attempts < 1 {
+		return bench.FieldErrorf("submit-attempts", "must be at least 1, got %d", attempts)
+	}
+	c := cfg.newClient(client.WithSubmitRetry(attempts, func(b client.BusyWait) {
+		fmt.Fprintf(g.stderr, "%s: %s; asking again in %s (attempt %d of %d)\n", cfg.Server, b.Reason, b.Wait, b.Attempt, b.Of)
+	}))
+	run, err := c.Submit(g.ctx, spec)
+	if bench.RetryAfter(err) > 0 {
+		return &exitError{code: exitBusy, err: fmt.Errorf("nothing was submitted: %w; try again later, or raise the daemon's guardrails.maxQueue", err)}
+	}
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ const (
 	exitFailure    = 1 // the command could not do its job (engine down, run failed...)
 	exitBadInput   = 2 // the user's input is wrong: flags, spec, unknown IDs
 	exitRegression = 3 // compare --fail-on-regression found a regression
+	exitBusy       = 4 // the daemon's run queue stayed full: nothing was submitted; try again later
 )
 
 // globalState is what every command may use: injected streams,

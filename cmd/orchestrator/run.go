@@ -21,9 +21,10 @@ import (
 
 func newRunCmd(g *globalState) *cobra.Command {
 	var (
-		flags  specFlags
-		output string
-		quiet  bool
+		flags          specFlags
+		output         string
+		quiet          bool
+		submitAttempts int
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -55,7 +56,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 			}
 			if cfg.Server != "" {
 				for _, spec := range specs {
-					if err := runRemote(g, cfg, spec, output, quiet); err != nil {
+					if err := runRemote(g, cfg, spec, output, quiet, submitAttempts); err != nil {
 						return err
 					}
 				}
@@ -82,6 +83,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 	cmd.Flags().String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress")
+	cmd.Flags().IntVar(&submitAttempts, "submit-attempts", 3, "with --server: how many times to submit while the daemon's run queue is full, waiting what its Retry-After says in between")
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. The HTTP layer maps each to one status in one table; the CLI
@@ -18,10 +19,14 @@ const (
 
 // Error is the application error: a code from the list above and a message
 // written for the user. Field names the offending input field, when there is one.
+// RetryAfter, on an EUNAVAILABLE error from something busy rather than
+// missing (a full run queue), is how long the caller should wait before
+// trying again; HTTP sends it as the Retry-After header.
 type Error struct {
-	Code    string
-	Field   string
-	Message string
+	Code       string
+	Field      string
+	Message    string
+	RetryAfter time.Duration
 }
 
 // Error implements the error interface.
@@ -66,4 +71,14 @@ func ErrorMessage(err error) string {
 		return e.Error()
 	}
 	return "internal error"
+}
+
+// RetryAfter returns how long the first *Error in err's chain asks the
+// caller to wait before trying again, 0 when it does not.
+func RetryAfter(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }

@@ -72,7 +72,9 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	if err := resolveProfile(spec); err != nil {
 		return err
 	}
-	if len(spec.Workload.Requests) == 0 && len(spec.Workload.Iteration) == 0 && spec.Profile.Workload != nil {
+	// A workload left out takes the profile's; an empty list given is not
+	// left out (it is refused below, as api/openapi.yaml's minItems says).
+	if spec.Workload.Requests == nil && spec.Workload.Iteration == nil && spec.Profile.Workload != nil {
 		spec.Workload.Requests = cloneRequests(spec.Profile.Workload.Requests)
 		spec.Workload.Iteration = cloneSteps(spec.Profile.Workload.Iteration)
 		if spec.Workload.Timeout == 0 {
@@ -336,7 +338,9 @@ func checkSpecWorkload(spec *RunSpec, c Catalog) error {
 
 func checkWorkload(spec *RunSpec, c Catalog) error {
 	w := spec.Workload
-	if len(w.Iteration) > 0 {
+	// Given, even empty, is given: api/openapi.yaml says an empty list is
+	// not a workload, and that requests and an iteration do not go together.
+	if w.Iteration != nil {
 		if err := checkIteration(w, spec.Profile.Model); err != nil {
 			return err
 		}
@@ -367,7 +371,7 @@ func checkIteration(w Workload, model Model) error {
 	switch {
 	case model != ModelClosed:
 		return FieldErrorf("workload.iteration", "is for the closed model: each client repeats it")
-	case len(w.Requests) > 0:
+	case w.Requests != nil:
 		return FieldErrorf("workload.requests", "give requests (a weighted mix) or an iteration, not both")
 	case len(w.IterationRequests()) == 0:
 		return FieldErrorf("workload.iteration", "needs at least one request step")

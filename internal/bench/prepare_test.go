@@ -311,6 +311,9 @@ func TestPrepareIteration(t *testing.T) {
 		{"open model", func(s *bench.RunSpec) { s.Profile = validSpec().Profile }, "workload.iteration"},
 		{"requests too", func(s *bench.RunSpec) { s.Workload.Requests = []bench.Request{{Endpoint: "light"}} }, "workload.requests"},
 		{"only sleeps", func(s *bench.RunSpec) { s.Workload.Iteration = s.Workload.Iteration[2:] }, "workload.iteration"},
+		// An empty list is given all the same (api/openapi.yaml's minItems and "not both").
+		{"empty iteration", func(s *bench.RunSpec) { s.Workload.Iteration = []bench.Step{} }, "workload.iteration"},
+		{"empty requests beside it", func(s *bench.RunSpec) { s.Workload.Requests = []bench.Request{} }, "workload.requests"},
 		{"step both", func(s *bench.RunSpec) { s.Workload.Iteration[2].Request = &bench.Request{Endpoint: "light"} }, "workload.iteration[2]"},
 		{"empty step", func(s *bench.RunSpec) { s.Workload.Iteration[2].Sleep = nil }, "workload.iteration[2]"},
 		{"bad param", func(s *bench.RunSpec) { s.Workload.Iteration[0].Request.Params["duration"] = "x" }, "workload.iteration[0].request.params.duration"},

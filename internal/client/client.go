@@ -24,6 +24,20 @@ type Client struct {
 	base  string
 	token string
 	hc    *http.Client
+
+	// submitAttempts is how many times Submit asks a busy daemon (one
+	// that answers 503 with Retry-After) before giving up; onBusy hears
+	// of each wait.
+	submitAttempts int
+	onBusy         func(BusyWait)
+}
+
+// BusyWait tells what Submit does when the daemon's run queue is full: it
+// waits Wait (the daemon's Retry-After) before attempt Attempt of Of.
+type BusyWait struct {
+	Wait        time.Duration
+	Attempt, Of int
+	Reason      string
 }
 
 // Option configures a Client.
@@ -33,6 +47,14 @@ type Option func(*Client)
 // request; an empty token sends none.
 func WithToken(token string) Option {
 	return func(c *Client) { c.token = token }
+}
+
+// WithSubmitRetry makes Submit ask again, at most attempts times in all,
+// when the daemon answers that it is busy with a Retry-After, waiting what
+// the daemon asks; notify (if not nil) is told before each wait. Without
+// it Submit asks once.
+func WithSubmitRetry(attempts int, notify func(BusyWait)) Option {
+	return func(c *Client) { c.submitAttempts, c.onBusy = attempts, notify }
 }
 
 // New returns a client for the daemon at baseURL (e.g. http://127.0.0.1:8080).
@@ -59,10 +81,37 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body io.Re
 // Close releases nothing; it lets a Client stand where a store does.
 func (c *Client) Close() error { return nil }
 
-// Submit posts a run spec and returns the queued run.
+// Submit posts a run spec and returns the queued run. A daemon whose
+// queue is full answers 503 with Retry-After; Submit waits and asks again
+// as WithSubmitRetry allows, and then returns an EUNAVAILABLE error that
+// says how often it asked and how long it waited.
 func (c *Client) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error) {
-	var run bench.Run
-	return &run, c.do(ctx, http.MethodPost, "/runs", spec, &run)
+	attempts := max(c.submitAttempts, 1)
+	var waited time.Duration
+	for attempt := 1; ; attempt++ {
+		var run bench.Run
+		err := c.do(ctx, http.MethodPost, "/runs", spec, &run)
+		wait := bench.RetryAfter(err)
+		if err == nil || wait == 0 {
+			return &run, err
+		}
+		if attempt == attempts {
+			if attempts == 1 {
+				return nil, err
+			}
+			return nil, &bench.Error{Code: bench.EUNAVAILABLE, RetryAfter: wait, Message: fmt.Sprintf(
+				"%s (asked %d times over %s, as the daemon's Retry-After said)", bench.ErrorMessage(err), attempts, waited)}
+		}
+		if c.onBusy != nil {
+			c.onBusy(BusyWait{Wait: wait, Attempt: attempt + 1, Of: attempts, Reason: bench.ErrorMessage(err)})
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+		waited += wait
+	}
 }
 
 // FindRunByID returns a run document.
@@ -164,6 +213,11 @@ func problemError(resp *http.Response) error {
 		p.Detail = fmt.Sprintf("daemon answered %s", resp.Status)
 	}
 	p.Status = resp.StatusCode
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		err := p.Err()
+		err.RetryAfter = httpapi.ParseRetryAfter(resp.Header.Get("Retry-After"))
+		return err
+	}
 	if resp.StatusCode == http.StatusUnauthorized {
 		p.Detail += "; give the CLI the daemon's token (THREADBENCH_TOKEN, or token in the config file)"
 		if p.Field == "" {

@@ -2,19 +2,47 @@ package httpapi
 
 import (
 	"net/http"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/threadbench/threadbench/api"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// getOpenAPI serves the contract the daemon validates against.
+// getOpenAPI serves the contract the daemon validates against, with its
+// own catalog's targets as the values a spec's targets may take.
 func (s *Server) getOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/yaml")
-	if _, err := w.Write(api.Spec); err != nil {
+	if _, err := w.Write(s.document); err != nil {
 		s.log.DebugContext(r.Context(), "writing openapi.yaml", "error", err)
 	}
+}
+
+// catalogLine is the line of api/openapi.yaml after the x-catalog marker:
+// the enum of RunSpec.targets' items, which the daemon serves as its own.
+var catalogLine = regexp.MustCompile(`(?m)(# x-catalog:[^\n]*\n(\s*)enum: )\[[^\]\n]*\]`)
+
+// servedDocument is api/openapi.yaml with the targets a spec may name on
+// this daemon (each name, and each name@variant) in place of the built-in
+// catalog's, so that a client or fuzzer reading it knows what is valid here.
+func servedDocument(spec []byte, targets []bench.TargetInfo) []byte {
+	var refs []string
+	for _, t := range targets {
+		refs = append(refs, t.Name)
+		for _, v := range t.Variants {
+			refs = append(refs, t.Name+"@"+v)
+		}
+	}
+	if len(refs) == 0 {
+		return spec
+	}
+	list := "[" + strings.Join(refs, ", ") + "]"
+	return catalogLine.ReplaceAllFunc(spec, func(m []byte) []byte {
+		head := catalogLine.FindSubmatch(m)[1]
+		return append(slices.Clone(head), list...)
+	})
 }
 
 func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
@@ -88,7 +89,27 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &be) {
 		field = be.Field
 	}
+	if wait := bench.RetryAfter(err); wait > 0 && status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryAfterSeconds(wait))
+	}
 	s.writeProblem(w, r, status, bench.ErrorMessage(err), field)
+}
+
+// retryAfterSeconds formats a wait as Retry-After's delay-seconds (RFC 9110
+// §10.2.3): whole seconds, rounded up, at least 1.
+func retryAfterSeconds(wait time.Duration) string {
+	secs := int64((wait + time.Second - 1) / time.Second)
+	return strconv.FormatInt(max(secs, 1), 10)
+}
+
+// ParseRetryAfter reads a Retry-After header in delay-seconds; an absent,
+// negative or HTTP-date value (which this daemon never sends) gives 0.
+func ParseRetryAfter(h string) time.Duration {
+	secs, err := strconv.ParseInt(strings.TrimSpace(h), 10, 64)
+	if err != nil || secs < 0 {
+		return 0
+	}
+	return time.Duration(secs) * time.Second
 }
 
 // writeProblem writes a problem document with the given status. What it

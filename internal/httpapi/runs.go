@@ -62,9 +62,8 @@ func runFilter(q url.Values) (bench.RunFilter, error) {
 	if f.Until, err = parseTime(q, "until"); err != nil {
 		return f, err
 	}
-	if f.Since != nil && f.Until != nil && f.Until.Before(*f.Since) {
-		return f, bench.FieldErrorf("until", "is before since")
-	}
+	// An until before since is an empty window, not an error: the document
+	// cannot say "after since", so a window it allows is a page it gets.
 	if v := q.Get("limit"); v != "" {
 		if f.Limit, err = strconv.Atoi(v); err != nil || f.Limit < 1 {
 			return f, bench.FieldErrorf("limit", "must be a positive integer, got %q", v)

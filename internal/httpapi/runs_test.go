@@ -76,10 +76,10 @@ func TestListRuns(t *testing.T) {
 	var got bench.RunFilter
 	e.store.FindRunSummariesFn = func(_ ctxT, f bench.RunFilter) ([]bench.RunSummary, string, error) {
 		got = f
-		return []bench.RunSummary{sampleRun("r2", bench.RunSucceeded).Summary(), sampleRun("r1", bench.RunFailed).Summary()}, "cursor-2", nil
+		return []bench.RunSummary{sampleRun("r2", bench.RunSucceeded).Summary(), sampleRun("r1", bench.RunFailed).Summary()}, "1777636800000000002.r2", nil
 	}
 	req := e.newRequest(t, "GET", "/runs?status=succeeded,failed&status=running&target=go&name=n"+
-		"&since=2026-05-01T00:00:00Z&until=2026-05-02T00:00:00%2B02:00&limit=2&cursor=cursor-1", "")
+		"&since=2026-05-01T00:00:00Z&until=2026-05-02T00:00:00%2B02:00&limit=2&cursor=1777636800000000001.r1", "")
 	resp := e.send(t, req)
 	if got, want := resp.StatusCode, http.StatusOK; got != want {
 		t.Fatalf("status = %d, want %d: %s", got, want, resp.body)
@@ -89,7 +89,7 @@ func TestListRuns(t *testing.T) {
 	until := time.Date(2026, 5, 1, 22, 0, 0, 0, time.UTC)
 	want := bench.RunFilter{
 		Status: []bench.RunStatus{bench.RunSucceeded, bench.RunFailed, bench.RunRunning},
-		Target: "go", Name: "n", Limit: 2, Cursor: "cursor-1",
+		Target: "go", Name: "n", Limit: 2, Cursor: "1777636800000000001.r1",
 	}
 	if got.Since == nil || !got.Since.Equal(since) || got.Until == nil || !got.Until.Equal(until) {
 		t.Errorf("since, until = %v, %v, want %v, %v", got.Since, got.Until, since, until)
@@ -99,8 +99,8 @@ func TestListRuns(t *testing.T) {
 		t.Errorf("filter = %+v, want %+v", got, want)
 	}
 	list := decode[httpapi.RunList](t, resp)
-	if len(list.Runs) != 2 || list.Runs[0].ID != "r2" || list.NextCursor != "cursor-2" {
-		t.Errorf("list = %d runs, first %q, next %q; want 2, r2, cursor-2", len(list.Runs), list.Runs[0].ID, list.NextCursor)
+	if len(list.Runs) != 2 || list.Runs[0].ID != "r2" || list.NextCursor != "1777636800000000002.r2" {
+		t.Errorf("list = %d runs, first %q, next %q; want 2, r2, 1777636800000000002.r2", len(list.Runs), list.Runs[0].ID, list.NextCursor)
 	}
 }
 

@@ -106,9 +106,12 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	spec   specRoutes
-	hosts  hostSet
-	token  []byte // SHA-256 of Config.Token; nil without one
-	mux    *chi.Mux
+	// document is the api/openapi.yaml served: this daemon's own targets
+	// in it (servedDocument).
+	document []byte
+	hosts    hostSet
+	token    []byte // SHA-256 of Config.Token; nil without one
+	mux      *chi.Mux
 }
 
 // NewServer loads the embedded spec and builds the router.
@@ -120,7 +123,8 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, spec: spec, hosts: newHostSet(cfg.AllowedHosts), mux: chi.NewRouter()}
+	s := &Server{cfg: cfg, log: cfg.Logger, spec: spec, document: servedDocument(api.Spec, cfg.Targets),
+		hosts: newHostSet(cfg.AllowedHosts), mux: chi.NewRouter()}
 	if cfg.Token != "" {
 		sum := sha256.Sum256([]byte(cfg.Token))
 		s.token = sum[:]

@@ -71,8 +71,13 @@ func TestNewServerNeedsItsParts(t *testing.T) {
 	}
 }
 
+// TestServesSpec checks that the daemon serves api/openapi.yaml, with its
+// own catalog as the values a spec's targets may take, and nothing else
+// changed.
 func TestServesSpec(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, func(c *httpapi.Config) {
+		c.Targets = []bench.TargetInfo{{Name: "go"}, {Name: "mine", Variants: []string{"platform", "virtual"}}}
+	})
 	resp := e.do(t, "GET", "/openapi.yaml", "")
 	if got, want := resp.StatusCode, http.StatusOK; got != want {
 		t.Fatalf("status = %d, want %d", got, want)
@@ -80,8 +85,26 @@ func TestServesSpec(t *testing.T) {
 	if got, want := resp.Header.Get("Content-Type"), "application/yaml"; got != want {
 		t.Errorf("Content-Type = %q, want %q", got, want)
 	}
-	if got, want := string(resp.body), string(api.Spec); got != want {
-		t.Error("body is not api/openapi.yaml")
+	doc, err := openapi3.NewLoader().LoadFromData(resp.body)
+	if err != nil {
+		t.Fatalf("served document: %v", err)
+	}
+	var refs []string
+	for _, v := range doc.Components.Schemas["RunSpec"].Value.Properties["targets"].Value.Items.Value.Enum {
+		refs = append(refs, v.(string))
+	}
+	if got, want := strings.Join(refs, " "), "go mine mine@platform mine@virtual"; got != want {
+		t.Errorf("targets enum = %s, want %s", got, want)
+	}
+	served := strings.Split(string(resp.body), "\n")
+	static := strings.Split(string(api.Spec), "\n")
+	if len(served) != len(static) {
+		t.Fatalf("served %d lines, api/openapi.yaml has %d", len(served), len(static))
+	}
+	for i := range served {
+		if served[i] != static[i] && !strings.Contains(static[i-1], "x-catalog") {
+			t.Errorf("line %d changed: %q", i+1, served[i])
+		}
 	}
 }
 

@@ -43,6 +43,7 @@ type Queue struct {
 	mu        sync.Mutex
 	pending   []string
 	current   string
+	currentBy time.Time // when the current run is planned to end ("" when unknown)
 	cancelRun context.CancelFunc
 	wake      chan struct{}
 
@@ -158,7 +159,9 @@ func (q *Queue) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, err
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.maxQueue > 0 && len(q.pending) >= q.maxQueue {
-		return nil, bench.Errorf(bench.EUNAVAILABLE, "the run queue is full (%d runs waiting); try again later", len(q.pending))
+		wait := q.retryAfter(time.Now())
+		return nil, &bench.Error{Code: bench.EUNAVAILABLE, RetryAfter: wait,
+			Message: fmt.Sprintf("the run queue is full (%d runs waiting); try again in %s", len(q.pending), wait)}
 	}
 	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
 	if err := q.store.CreateRun(ctx, run); err != nil {
@@ -239,7 +242,7 @@ func (q *Queue) loop(ctx context.Context) {
 		}
 		q.execute(runCtx, id)
 		q.mu.Lock()
-		q.current, q.cancelRun = "", nil
+		q.current, q.cancelRun, q.currentBy = "", nil, time.Time{}
 		q.mu.Unlock()
 	}
 }
@@ -285,6 +288,9 @@ func (q *Queue) execute(ctx context.Context, id string) {
 	if run.Status != bench.RunQueued {
 		return // cancelled while waiting
 	}
+	q.mu.Lock()
+	q.currentBy = time.Now().Add(plannedLength(run.Spec))
+	q.mu.Unlock()
 	if err := q.runner.Execute(ctx, run); err != nil {
 		q.runner.log.Error("run could not be recorded", "run", id, "err", err)
 	}
@@ -304,4 +310,32 @@ func (q *Queue) signal() {
 	case q.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Bounds of the Retry-After a full queue answers with: a place frees when
+// the running run ends, so the wait is what the running run has left by
+// its plan, at least minRetryAfter (a run also builds and starts its
+// targets, which no plan says) and at most maxRetryAfter (a client that
+// waits longer sees nothing it could not see by asking again).
+const (
+	minRetryAfter = 5 * time.Second
+	maxRetryAfter = 60 * time.Second
+)
+
+// retryAfter is how long a caller refused by a full queue should wait: the
+// time left of the running run's plan, within the bounds above. Called
+// with q.mu held.
+func (q *Queue) retryAfter(now time.Time) time.Duration {
+	left := q.currentBy.Sub(now).Round(time.Second)
+	return min(max(left, minRetryAfter), maxRetryAfter)
+}
+
+// plannedLength is how long a run's attacks take by its spec: each
+// target's warm-up and profile, one target after the other.
+func plannedLength(spec bench.RunSpec) time.Duration {
+	per := time.Duration(spec.Profile.Duration())
+	if !spec.Warmup.Disabled {
+		per += time.Duration(spec.Warmup.Duration)
+	}
+	return per * time.Duration(len(spec.Targets))
 }

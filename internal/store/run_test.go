@@ -293,9 +293,11 @@ func TestDB_FindRunSummaries(t *testing.T) {
 			{"limit over max", bench.RunFilter{Limit: store.MaxLimit + 1}, "limit"},
 			{"negative limit", bench.RunFilter{Limit: -1}, "limit"},
 			{"unknown status", bench.RunFilter{Status: []bench.RunStatus{"paused"}}, "status"},
-			{"cursor not base64", bench.RunFilter{Cursor: "!!!"}, "cursor"},
-			{"cursor without separator", bench.RunFilter{Cursor: "MTIz"}, "cursor"},
-			{"cursor with bad time", bench.RunFilter{Cursor: "eDpyYQ"}, "cursor"}, // "x:ra"
+			{"cursor of other characters", bench.RunFilter{Cursor: "!!!"}, "cursor"},
+			{"cursor without separator", bench.RunFilter{Cursor: "123"}, "cursor"},
+			{"cursor with bad time", bench.RunFilter{Cursor: "x.ra"}, "cursor"},
+			{"cursor with time over 19 digits", bench.RunFilter{Cursor: "12345678901234567890.r1"}, "cursor"},
+			{"cursor with empty ID", bench.RunFilter{Cursor: "12."}, "cursor"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -738,5 +740,52 @@ func TestOldRunsAreSummarisedOnOpen(t *testing.T) {
 	got, _, err := db.FindRunSummaries(context.Background(), bench.RunFilter{})
 	if err != nil || len(got) != 1 || got[0].ID != run.ID || len(got[0].Targets) != len(run.Targets) {
 		t.Fatalf("summaries after reopening: %+v, %v", got, err)
+	}
+}
+
+// TestDB_FindRunSummaries_AnyCursorOfItsShape checks what api/openapi.yaml
+// promises: a cursor of the documented shape is a position in the history,
+// whether or not a page returned it, so it lists the runs older than it.
+func TestDB_FindRunSummaries_AnyCursorOfItsShape(t *testing.T) {
+	db := MustOpenDB(t)
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		mustCreate(t, db, &bench.Run{Status: bench.RunSucceeded, CreatedAt: t0.Add(time.Duration(i) * time.Second)})
+	}
+	tests := []struct {
+		cursor string
+		want   int
+	}{
+		{"0.0", 0},                     // before the first run: an empty page
+		{"9999999999999999999.zzz", 3}, // after the last (and int64's end): every run
+		{fmt.Sprintf("%d.a", t0.Add(time.Second).UnixNano()), 1}, // between: the older one
+	}
+	for _, tt := range tests {
+		runs, _, err := db.FindRunSummaries(context.Background(), bench.RunFilter{Cursor: tt.cursor})
+		if err != nil {
+			t.Fatalf("cursor %q: %v", tt.cursor, err)
+		}
+		if got := len(runs); got != tt.want {
+			t.Errorf("cursor %q: %d runs, want %d", tt.cursor, got, tt.want)
+		}
+	}
+}
+
+// TestDB_FindRunSummaries_EmptyWindow checks that an until before since
+// is an empty page, as api/openapi.yaml says, not an error.
+func TestDB_FindRunSummaries_EmptyWindow(t *testing.T) {
+	db := MustOpenDB(t)
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	mustCreate(t, db, &bench.Run{Status: bench.RunSucceeded, CreatedAt: t0})
+	since, until := t0.Add(-time.Hour), t0.Add(time.Hour)
+	runs, _, err := db.FindRunSummaries(context.Background(), bench.RunFilter{Since: &until, Until: &since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 0 {
+		t.Errorf("%d runs in an empty window", len(runs))
+	}
+	if runs, _, _ = db.FindRunSummaries(context.Background(), bench.RunFilter{Since: &since, Until: &until}); len(runs) != 1 {
+		t.Errorf("%d runs in the window around the one run, want 1", len(runs))
 	}
 }
