@@ -27,7 +27,8 @@ func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, qu
 	}))
 	run, err := c.Submit(g.ctx, spec)
 	if bench.RetryAfter(err) > 0 {
-		return &exitError{code: exitBusy, err: fmt.Errorf("nothing was submitted: %w; try again later, or raise the daemon's guardrails.maxQueue", err)}
+		return &exitError{code: exitBusy, err: bench.Errorf(bench.EUNAVAILABLE,
+			"nothing was submitted: %s; try again later, or raise the daemon's guardrails.maxQueue", bench.ErrorMessage(err))}
 	}
 	if err != nil {
 		return err

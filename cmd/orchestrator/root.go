@@ -41,7 +41,12 @@ func newGlobalState(ctx context.Context, stdin io.Reader, stdout, stderr io.Writ
 // configuration's guardrails and engines, and this host's CPUs and memory.
 func (g *globalState) specCatalog(cfg config) bench.Catalog {
 	cpus, memory := runner.HostResources()
-	return bench.Catalog{Targets: g.catalog.Infos(), Guardrails: cfg.Guardrails, HostCPUs: cpus, HostMemoryBytes: memory,
+	infos := g.catalog.Infos()
+	unbuildable := g.catalog.Unbuildable()
+	for i := range infos {
+		infos[i].Unavailable = unbuildable[infos[i].Name]
+	}
+	return bench.Catalog{Targets: infos, Guardrails: cfg.Guardrails, HostCPUs: cpus, HostMemoryBytes: memory,
 		Engines: cfg.catalogEngines(), DefaultEngine: cfg.DefaultEngine}
 }
 

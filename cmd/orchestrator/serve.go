@@ -196,6 +196,11 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 	}
 	d.deps = deps
 	catalog := g.specCatalog(cfg)
+	for _, t := range catalog.Targets {
+		if t.Unavailable != "" {
+			logger.Warn("target cannot be built here; runs naming it are refused", "target", t.Name, "why", t.Unavailable)
+		}
+	}
 	prepare := func(spec *bench.RunSpec) error { return bench.Prepare(spec, catalog) }
 	// The daemon's own metrics read the queue, which does not exist yet
 	// when they are made: they ask it through d at scrape time.

@@ -303,3 +303,101 @@ func (d *standInServe) listRuns(t *testing.T) []bench.Run {
 	}
 	return page.Runs
 }
+
+// TestQueueFull fills a daemon's queue (guardrails.maxQueue 1: one run
+// running, one waiting) and checks the third submission's answer: a 503
+// problem with a Retry-After of what the running run has left by its plan
+// (1 s here, so the 5 s floor), and that run --server asks again after that
+// wait, says so, and then gives up with exit status 4 and a clear message.
+// The stand-in holds a stage for a minute, so the queue stays full.
+func TestQueueFull(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte("guardrails: {maxQueue: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startStandInServe(t, time.Minute, nil, "--addr", "127.0.0.1:0", "--config", cfgPath)
+	const spec = `{"targets":["go"],"profile":{"stages":[{"duration":"1s","rate":5}]},"warmup":{"disabled":true},"workload":{"requests":[{"endpoint":"light"}]}}`
+	post := func() (*http.Response, []byte) {
+		return d.request(t, "POST", "/runs", spec, map[string]string{"Content-Type": "application/json"})
+	}
+	submit := func() string {
+		resp, body := post()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST /runs = %d: %s", resp.StatusCode, body)
+		}
+		var run bench.Run
+		if err := json.Unmarshal(body, &run); err != nil {
+			t.Fatal(err)
+		}
+		return run.ID
+	}
+	d.waitStatus(t, submit(), bench.RunRunning)
+	submit() // waits: the queue is full
+
+	resp, body := post()
+	if got, want := resp.StatusCode, http.StatusServiceUnavailable; got != want {
+		t.Fatalf("third POST /runs = %d, want %d: %s", got, want, body)
+	}
+	if got, want := resp.Header.Get("Content-Type"), "application/problem+json"; got != want {
+		t.Errorf("Content-Type = %q, want %q", got, want)
+	}
+	if got, want := resp.Header.Get("Retry-After"), "5"; got != want {
+		t.Errorf("Retry-After = %q, want %q", got, want)
+	}
+	var p struct {
+		Status int    `json:"status"`
+		Detail string `json:"detail"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil || p.Status != 503 || !strings.Contains(p.Detail, "queue is full (1 runs waiting)") {
+		t.Errorf("problem = %s (%v), want status 503 and the queue's reason", body, err)
+	}
+
+	start := time.Now()
+	code, _, stderr := run(t, nil, "run", "--server", d.base, "--targets", "go", "--profile", "smoke", "--submit-attempts", "2", "-q")
+	waited := time.Since(start)
+	if code != exitBusy {
+		t.Errorf("exit status %d, want %d (busy):\n%s", code, exitBusy, stderr)
+	}
+	for _, want := range []string{
+		"asking again in 5s (attempt 2 of 2)",
+		"error: nothing was submitted: the run queue is full (1 runs waiting)",
+		"asked 2 times over 5s",
+		"try again later",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+	if waited < 5*time.Second {
+		t.Errorf("the CLI gave up after %s, before the 5 s the daemon asked for", waited)
+	}
+	if n := len(d.listRuns(t)); n != 2 {
+		t.Errorf("%d runs in the history, want the 2 accepted", n)
+	}
+}
+
+// TestServeRefusesUnbuildableTargets: on a host without the go command the
+// daemon says at start that the Go target cannot be built, lists it as
+// unavailable, leaves it out of the targets its document allows, and
+// refuses a run naming it with a 400 naming the field, instead of
+// accepting a run that could only fail at build time.
+func TestServeRefusesUnbuildableTargets(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no go here
+	d := startStandInServe(t, time.Millisecond, nil, "--addr", "127.0.0.1:0")
+	if log := d.stderr.String(); !strings.Contains(log, "target cannot be built here") || !strings.Contains(log, `"target":"go"`) {
+		t.Errorf("the daemon did not say at start that go cannot be built:\n%s", log)
+	}
+	resp, body := d.request(t, "POST", "/runs", `{"targets":["java-virtual","go"],"profile":"smoke"}`, map[string]string{"Content-Type": "application/json"})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"field":"targets[1]"`) ||
+		!strings.Contains(string(body), "target go cannot be built here: the go command is not on PATH") {
+		t.Errorf("POST /runs naming go = %d %s, want 400 naming targets[1] and why", resp.StatusCode, body)
+	}
+	_, body = d.request(t, "GET", "/targets", "", nil)
+	if !strings.Contains(string(body), `"unavailable":"the go command is not on PATH`) {
+		t.Errorf("GET /targets does not say go is unavailable: %s", body)
+	}
+	_, body = d.request(t, "GET", "/openapi.yaml", "", nil)
+	if !strings.Contains(string(body), "enum: [java-platform, java-platform@25") {
+		t.Errorf("the served document still allows go:\n%s", body)
+	}
+}

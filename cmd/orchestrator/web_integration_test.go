@@ -657,3 +657,48 @@ func seedWebHistory(t *testing.T, path string, n int) []string {
 	}
 	return ids
 }
+
+// TestWebQueueFullInChromium: with the daemon's queue full, the new-run
+// form says so beside its submit button with the wait the daemon's
+// Retry-After gives, counts it down with the button disabled, and gives
+// the button back when the wait is over. (The stand-in runs the runs: the
+// queue and the API are the real ones.)
+func TestWebQueueFullInChromium(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte("guardrails: {maxQueue: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startStandInServe(t, time.Minute, nil, "--addr", "127.0.0.1:0", "--config", cfgPath)
+	const spec = `{"targets":["go"],"profile":{"stages":[{"duration":"1s","rate":5}]},"warmup":{"disabled":true},"workload":{"requests":[{"endpoint":"light"}]}}`
+	for i := range 2 { // one running, one waiting
+		resp, body := d.request(t, "POST", "/runs", spec, map[string]string{"Content-Type": "application/json"})
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST /runs %d = %d: %s", i, resp.StatusCode, body)
+		}
+		if i == 0 {
+			var run bench.Run
+			_ = json.Unmarshal(body, &run)
+			d.waitStatus(t, run.ID, bench.RunRunning)
+		}
+	}
+
+	b := newBrowser(t, d.base, 1400, 1000)
+	b.open("/", "history")
+	b.click(`header nav a[data-page="new"]`)
+	b.waitFor("the form", `document.querySelector('form#new-run')`, webTimeout)
+	b.fill(`[data-field="name"]`, "web-busy")
+	b.expect("status of 503", "/runs")
+	b.click(`form#new-run button[type="submit"]`)
+	b.waitFor("the busy note", `document.querySelector('[data-submit-state][data-busy]')`, webTimeout)
+	state := eval[string](b, `document.querySelector('[data-submit-state]').textContent`)
+	disabled := eval[bool](b, `document.querySelector('form#new-run button[type="submit"]').disabled`)
+	if !strings.Contains(state, "the run queue is full (1 runs waiting)") || !strings.Contains(state, "submit again in 5 s") || !disabled {
+		t.Errorf("beside the button: %q, disabled %v; want the queue's reason, the 5 s wait, and the button disabled", state, disabled)
+	}
+	b.screenshot("web-queue-full.png")
+	b.waitFor("the button back", `!document.querySelector('form#new-run button[type="submit"]').disabled`, 10*time.Second)
+	if state := eval[string](b, `document.querySelector('[data-submit-state]').textContent`); !strings.Contains(state, "you can submit again now") {
+		t.Errorf("after the wait: %q", state)
+	}
+	b.check()
+}

@@ -71,6 +71,9 @@ type TargetInfo struct {
 	// resource figures.
 	Threads []FigureSource `json:"threads,omitempty"`
 	Memory  []FigureSource `json:"memory,omitempty"`
+	// Unavailable says why this host cannot build the target ("" when it
+	// can); a spec naming it is refused before anything starts.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // TargetRef is a target as a spec names it: a catalog name and, after an
@@ -103,6 +106,9 @@ func CheckTargetRef(s string, infos []TargetInfo, field string) error {
 		return FieldErrorf(field, "unknown target %q (known: %s)", ref.Name, strings.Join(targetNames(infos), ", "))
 	}
 	info := infos[i]
+	if info.Unavailable != "" {
+		return FieldErrorf(field, "target %s cannot be built here: %s", info.Name, info.Unavailable)
+	}
 	if ref.Variant == "" || slices.Contains(info.Variants, ref.Variant) {
 		return nil
 	}

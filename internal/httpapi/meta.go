@@ -30,6 +30,9 @@ var catalogLine = regexp.MustCompile(`(?m)(# x-catalog:[^\n]*\n(\s*)enum: )\[[^\
 func servedDocument(spec []byte, targets []bench.TargetInfo) []byte {
 	var refs []string
 	for _, t := range targets {
+		if t.Unavailable != "" {
+			continue // refused: not a value a spec may take here
+		}
 		refs = append(refs, t.Name)
 		for _, v := range t.Variants {
 			refs = append(refs, t.Name+"@"+v)

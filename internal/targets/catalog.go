@@ -131,6 +131,19 @@ func (c *Catalog) Infos() []bench.TargetInfo {
 	return infos
 }
 
+// Unbuildable returns, by target name, what this host lacks to build each
+// target it cannot build (nothing for one it can); a daemon says so at
+// start, and Prepare refuses those targets (bench.TargetInfo.Unavailable).
+func (c *Catalog) Unbuildable() map[string]string {
+	out := map[string]string{}
+	for _, e := range c.entries {
+		if why := e.Recipe.missing(); why != "" {
+			out[e.Name] = why
+		}
+	}
+	return out
+}
+
 // Lookup returns the entry a reference ("name" or "name@variant") names,
 // or an ENOTFOUND *bench.Error listing the valid names.
 func (c *Catalog) Lookup(ref string) (Entry, error) {

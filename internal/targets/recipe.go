@@ -26,6 +26,10 @@ type Recipe interface {
 	// launch returns the environment the runtime needs for req, and the
 	// settings a result should record about it.
 	launch(e Entry, req bench.StartRequest) (env, settings map[string]string, err error)
+	// missing says what this host lacks to build the recipe's images (a
+	// toolchain), "" when nothing: checked before a run is accepted, so
+	// that a run that can only fail at build time is refused instead.
+	missing() string
 }
 
 // buildJob is one image to build.
@@ -53,6 +57,13 @@ const goDockerfile = `FROM scratch
 COPY server /server
 ENTRYPOINT ["/server"]
 `
+
+func (GoBinary) missing() string {
+	if _, err := exec.LookPath("go"); err != nil {
+		return "the go command is not on PATH (Go targets are compiled on this host): install Go, or put it on the daemon's PATH"
+	}
+	return ""
+}
 
 func (GoBinary) build(ctx context.Context, r *Runtime, job buildJob) (bench.ImageInfo, error) {
 	goVersion, err := hostGoVersion(ctx, job.root)

@@ -42,6 +42,14 @@ const pullTimeout = 20 * time.Second
 // mavenInputs are the files, under the entry's source, the image is made from.
 var mavenInputs = []string{"pom.xml", "src", ".mvn", "Dockerfile"}
 
+// missing: the jar is built by Maven's wrapper on a host JDK (21 or later).
+func (MavenJar) missing() string {
+	if _, err := jdk.Find(); err != nil {
+		return "no JDK to build the jar with: " + bench.ErrorMessage(err)
+	}
+	return ""
+}
+
 func (MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.ImageInfo, error) {
 	major, err := strconv.Atoi(job.variant)
 	if err != nil {

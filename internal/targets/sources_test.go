@@ -3,6 +3,7 @@ package targets_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -107,4 +108,16 @@ func TestFindSources(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestUnbuildable: a host without the go command cannot build the Go
+// target, and says why; with it, nothing is listed for it.
+func TestUnbuildable(t *testing.T) {
+	if got := targets.DefaultCatalog().Unbuildable()["go"]; got != "" {
+		t.Errorf("with go on PATH, go is unbuildable: %s", got)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if got := targets.DefaultCatalog().Unbuildable()["go"]; !strings.Contains(got, "the go command is not on PATH") {
+		t.Errorf("without go on PATH: %q, want it to say the go command is missing", got)
+	}
 }

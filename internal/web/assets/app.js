@@ -619,6 +619,8 @@
     const button = form.querySelector('button[type=submit]');
     button.disabled = true;
     state.textContent = 'sending…';
+    let busyFor = 0; // seconds the daemon asked us to wait (503 Retry-After)
+    let busyDetail = '';
     try {
       const res = await request(form.dataset.spec, {
         method: 'POST',
@@ -630,13 +632,43 @@
         navigate('/ui/runs/' + encodeURIComponent(doc.id));
         return;
       }
+      if (res.status === 503) {
+        // The queue is full: nothing was stored. Say so beside the button,
+        // and let it be pressed again when the daemon's Retry-After is up.
+        busyFor = parseInt(res.headers.get('Retry-After') || '', 10) || 0;
+        busyDetail = doc.detail || 'the daemon is busy';
+        return;
+      }
       showFieldError(form, controls, doc.field || '', doc.detail || 'the daemon answered ' + res.status);
     } catch (err) {
       showFieldError(form, controls, '', 'the daemon does not answer: ' + err.message);
     } finally {
-      button.disabled = false;
-      state.textContent = '';
+      if (busyFor > 0) {
+        waitBusy(button, state, busyDetail, busyFor);
+      } else {
+        button.disabled = false;
+        state.textContent = busyDetail;
+      }
     }
+  }
+
+  // waitBusy counts down the wait a full queue asked for beside the submit
+  // button, which comes back when the wait is over.
+  function waitBusy(button, state, detail, seconds) {
+    state.dataset.busy = '';
+    const tick = () => {
+      if (!button.isConnected) return;
+      if (seconds <= 0) {
+        button.disabled = false;
+        state.textContent = detail + ' — you can submit again now';
+        delete state.dataset.busy;
+        return;
+      }
+      state.textContent = detail + ' — submit again in ' + seconds + ' s';
+      seconds--;
+      setTimeout(tick, 1000);
+    };
+    tick();
   }
 
   function clearErrors(form) {
