@@ -1,7 +1,9 @@
 package main
 
 import (
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -53,5 +55,76 @@ func TestDocumentListsWhatIsValid(t *testing.T) {
 	iterationBranch := runSpec.AnyOf[1].Value.Properties["profile"].Value.AnyOf[0].Value
 	if got := strs(iterationBranch.Enum); !slices.Equal(got, closed) {
 		t.Errorf("closed profiles for an iteration = %v, want %v", got, closed)
+	}
+}
+
+// TestDocumentListsEndpointParams keeps the document's per-endpoint
+// parameters in step with the contract's table: each endpoint the API
+// takes has exactly its parameters, and each integer's pattern and bounds
+// take its minimum and maximum and nothing past them.
+func TestDocumentListsEndpointParams(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := doc.Components.Schemas["Request"].Value
+	seen := map[string]bool{}
+	for _, variant := range request.OneOf {
+		props := variant.Value.Properties
+		params := props["params"].Value
+		for _, name := range props["endpoint"].Value.Enum {
+			e, ok := bench.LookupEndpoint(name.(string))
+			if !ok {
+				t.Errorf("the document's endpoint %s is not in the contract", name)
+				continue
+			}
+			seen[e.Name] = true
+			if len(e.Params) == 0 {
+				if params.MaxProps == nil || *params.MaxProps != 0 {
+					t.Errorf("%s takes no parameter, the document allows some", e.Name)
+				}
+				continue
+			}
+			if len(params.Properties) != len(e.Params) {
+				t.Errorf("%s: the document has %d parameters, the contract %d", e.Name, len(params.Properties), len(e.Params))
+			}
+			for _, p := range e.Params {
+				ref := params.Properties[p.Name]
+				if ref == nil {
+					t.Errorf("%s: the document lacks %s", e.Name, p.Name)
+					continue
+				}
+				checkIntParam(t, e.Name+"."+p.Name, ref.Value, p)
+			}
+		}
+	}
+	for _, name := range []string{"light", "heavy", "cpu", "native", "synchronized"} {
+		if !seen[name] {
+			t.Errorf("the document's requests leave out %s", name)
+		}
+	}
+}
+
+func checkIntParam(t *testing.T, what string, s *openapi3.Schema, p bench.Param) {
+	t.Helper()
+	str, num := s.AnyOf[0].Value, s.AnyOf[1].Value
+	if *num.Min != float64(p.Min) || *num.Max != float64(p.Max) {
+		t.Errorf("%s: integer bounds %g..%g, want %d..%d", what, *num.Min, *num.Max, p.Min, p.Max)
+	}
+	pattern := regexp.MustCompile(str.Pattern)
+	for _, v := range []int{p.Min, p.Max, (p.Min + p.Max) / 2} {
+		if s := strconv.Itoa(v); !pattern.MatchString(s) || !pattern.MatchString("00"+s) {
+			t.Errorf("%s: pattern %s refuses %s", what, str.Pattern, s)
+		}
+	}
+	for _, v := range []int{p.Max + 1, p.Max * 10, p.Min - 1} {
+		if s := strconv.Itoa(v); v >= 0 && pattern.MatchString(s) {
+			t.Errorf("%s: pattern %s takes %s", what, str.Pattern, s)
+		}
+	}
+	for _, s := range []string{"", "+1", "-1", "1.0", " 1"} {
+		if pattern.MatchString(s) {
+			t.Errorf("%s: pattern %s takes %q", what, str.Pattern, s)
+		}
 	}
 }

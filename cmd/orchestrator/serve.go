@@ -216,16 +216,19 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 		Experiments: bench.Experiments(), Endpoints: bench.Endpoints(), Logger: logger})
 	if err == nil {
 		d.api, err = httpapi.NewServer(httpapi.Config{
-			Runs:         d.queue,
-			Store:        db,
-			Targets:      catalog.Targets,
-			Profiles:     bench.Builtins(),
-			Compare:      compare,
-			Gatherer:     reg,
-			Logger:       logger,
-			AllowedHosts: hosts,
-			Token:        cfg.Token,
-			Pages:        pages,
+			Runs:          d.queue,
+			Store:         db,
+			Targets:       catalog.Targets,
+			Engines:       engineNames(catalog),
+			HostCPUs:      float64(catalog.HostCPUs),
+			HostMemoryMiB: catalog.HostMemoryBytes >> 20,
+			Profiles:      bench.Builtins(),
+			Compare:       compare,
+			Gatherer:      reg,
+			Logger:        logger,
+			AllowedHosts:  hosts,
+			Token:         cfg.Token,
+			Pages:         pages,
 		})
 	}
 	if err == nil {
@@ -249,4 +252,14 @@ func (d *daemon) Close(ctx context.Context) error {
 		err = dbErr
 	}
 	return err
+}
+
+// engineNames are the engines a spec may name on this daemon: local, then
+// the configured ones.
+func engineNames(c bench.Catalog) []string {
+	names := []string{bench.EngineLocal}
+	for _, e := range c.Engines {
+		names = append(names, e.Name)
+	}
+	return names
 }

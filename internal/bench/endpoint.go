@@ -28,8 +28,11 @@ func (p Param) Check(v, field string) error {
 		}
 		return nil
 	}
+	// Decimal digits only: strconv.Atoi would take a sign too, which
+	// api/openapi.yaml's patterns do not.
+	digits := v != "" && strings.Trim(v, "0123456789") == ""
 	n, err := strconv.Atoi(v)
-	if err != nil || n < p.Min || n > p.Max {
+	if !digits || err != nil || n < p.Min || n > p.Max {
 		return FieldErrorf(field, "must be an integer from %d to %d, got %q", p.Min, p.Max, v)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Catalog is what Prepare checks a spec against: the targets that exist,
@@ -165,8 +166,8 @@ func resolveProfile(spec *RunSpec) error {
 }
 
 func checkName(spec *RunSpec, _ Catalog) error {
-	if len(spec.Name) > MaxNameLength {
-		return FieldErrorf("name", "must be at most %d characters, got %d", MaxNameLength, len(spec.Name))
+	if n := utf8.RuneCountInString(spec.Name); n > MaxNameLength {
+		return FieldErrorf("name", "must be at most %d characters, got %d", MaxNameLength, n)
 	}
 	if strings.IndexFunc(spec.Name, unicode.IsControl) >= 0 {
 		return FieldErrorf("name", "must not contain control characters")
@@ -428,6 +429,11 @@ func checkRequest(r Request, field string) error {
 
 func checkWarmup(spec *RunSpec, c Catalog) error {
 	w := spec.Warmup
+	// A disabled warm-up's values are unused, but a stored spec keeps
+	// them: they are in range all the same (api/openapi.yaml's minimum).
+	if w.Rate < 0 {
+		return FieldErrorf("warmup.rate", "must not be negative, got %g", w.Rate)
+	}
 	if w.Disabled {
 		return nil
 	}

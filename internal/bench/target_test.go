@@ -21,3 +21,15 @@ func TestCheckTargetRefUnavailable(t *testing.T) {
 		t.Errorf("code = %q, want %q", got, want)
 	}
 }
+
+// TestParamDigitsOnly: an integer parameter is decimal digits, as the
+// document's patterns say; strconv's sign or spaces are refused.
+func TestParamDigitsOnly(t *testing.T) {
+	e, _ := bench.LookupEndpoint("heavy")
+	for v, ok := range map[string]bool{"0": true, "60000": true, "0050": true, "+5": false, "-0": false, " 5": false, "": false, "60001": false} {
+		err := e.CheckParams(map[string]string{"duration": v}, "workload.requests[0]")
+		if got := err == nil; got != ok {
+			t.Errorf("duration=%q: accepted %v, want %v (%v)", v, got, ok, err)
+		}
+	}
+}

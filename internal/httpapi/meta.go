@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -20,31 +21,53 @@ func (s *Server) getOpenAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// catalogLine is the line of api/openapi.yaml after the x-catalog marker:
-// the enum of RunSpec.targets' items, which the daemon serves as its own.
-var catalogLine = regexp.MustCompile(`(?m)(# x-catalog:[^\n]*\n(\s*)enum: )\[[^\]\n]*\]`)
+// servedLine matches a value after an x-served marker in api/openapi.yaml:
+// what a spec may name or ask for on a daemon (its targets and engines,
+// its host's CPUs and memory), which the daemon serves as its own.
+var servedLine = regexp.MustCompile(`(?m)(# x-served (\w+):[^\n]*\n\s*\w+: )[^\n]*$`)
 
-// servedDocument is api/openapi.yaml with the targets a spec may name on
-// this daemon (each name, and each name@variant) in place of the built-in
-// catalog's, so that a client or fuzzer reading it knows what is valid here.
-func servedDocument(spec []byte, targets []bench.TargetInfo) []byte {
+// Served are the values a daemon puts in the document it serves.
+type Served struct {
+	Targets   []bench.TargetInfo // leaving out those it cannot build
+	Engines   []string
+	CPUs      float64 // most a target may get; 0 leaves the document's
+	MemoryMiB int64
+}
+
+// servedDocument is api/openapi.yaml with this daemon's values in place of
+// the built-in ones, so that a client or fuzzer reading it knows what is
+// valid here.
+func servedDocument(spec []byte, v Served) []byte {
 	var refs []string
-	for _, t := range targets {
+	for _, t := range v.Targets {
 		if t.Unavailable != "" {
 			continue // refused: not a value a spec may take here
 		}
 		refs = append(refs, t.Name)
-		for _, v := range t.Variants {
-			refs = append(refs, t.Name+"@"+v)
+		for _, variant := range t.Variants {
+			refs = append(refs, t.Name+"@"+variant)
 		}
 	}
-	if len(refs) == 0 {
-		return spec
+	values := map[string]string{}
+	if len(refs) > 0 {
+		values["targets"] = "[" + strings.Join(refs, ", ") + "]"
 	}
-	list := "[" + strings.Join(refs, ", ") + "]"
-	return catalogLine.ReplaceAllFunc(spec, func(m []byte) []byte {
-		head := catalogLine.FindSubmatch(m)[1]
-		return append(slices.Clone(head), list...)
+	if len(v.Engines) > 0 {
+		values["engines"] = "[" + strings.Join(v.Engines, ", ") + "]"
+	}
+	if v.CPUs > 0 {
+		values["cpus"] = strconv.FormatFloat(v.CPUs, 'g', -1, 64)
+	}
+	if v.MemoryMiB > 0 {
+		values["memoryMiB"] = strconv.FormatInt(v.MemoryMiB, 10)
+	}
+	return servedLine.ReplaceAllFunc(spec, func(m []byte) []byte {
+		sub := servedLine.FindSubmatch(m)
+		value, ok := values[string(sub[2])]
+		if !ok {
+			return m
+		}
+		return append(slices.Clone(sub[1]), value...)
 	})
 }
 

@@ -61,7 +61,13 @@ type Config struct {
 	Store    Store
 	Targets  []bench.TargetInfo
 	Profiles []bench.Profile
-	Compare  func(base, head *bench.Run, noiseThreshold float64) bench.Comparison
+	// Engines are the engine names a spec may give (local and the
+	// configured ones), and HostCPUs and HostMemoryMiB the most a target
+	// may get; the served document says them (0 leaves the document's).
+	Engines       []string
+	HostCPUs      float64
+	HostMemoryMiB int64
+	Compare       func(base, head *bench.Run, noiseThreshold float64) bench.Comparison
 	// Gatherer is the daemon's own metrics for GET /metrics;
 	// prometheus.DefaultGatherer when nil.
 	Gatherer prometheus.Gatherer
@@ -123,7 +129,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, spec: spec, document: servedDocument(api.Spec, cfg.Targets),
+	s := &Server{cfg: cfg, log: cfg.Logger, spec: spec, document: servedDocument(api.Spec, Served{Targets: cfg.Targets, Engines: cfg.Engines, CPUs: cfg.HostCPUs, MemoryMiB: cfg.HostMemoryMiB}),
 		hosts: newHostSet(cfg.AllowedHosts), mux: chi.NewRouter()}
 	if cfg.Token != "" {
 		sum := sha256.Sum256([]byte(cfg.Token))

@@ -77,6 +77,8 @@ func TestNewServerNeedsItsParts(t *testing.T) {
 func TestServesSpec(t *testing.T) {
 	e := newEnv(t, func(c *httpapi.Config) {
 		c.Targets = []bench.TargetInfo{{Name: "go"}, {Name: "mine", Variants: []string{"platform", "virtual"}}}
+		c.Engines = []string{"local", "lab"}
+		c.HostCPUs, c.HostMemoryMiB = 3, 2048
 	})
 	resp := e.do(t, "GET", "/openapi.yaml", "")
 	if got, want := resp.StatusCode, http.StatusOK; got != want {
@@ -96,13 +98,27 @@ func TestServesSpec(t *testing.T) {
 	if got, want := strings.Join(refs, " "), "go mine mine@platform mine@virtual"; got != want {
 		t.Errorf("targets enum = %s, want %s", got, want)
 	}
+	var engines []string
+	for _, v := range doc.Components.Schemas["RunSpec"].Value.Properties["engine"].Value.Enum {
+		engines = append(engines, v.(string))
+	}
+	if got, want := strings.Join(engines, " "), "local lab"; got != want {
+		t.Errorf("engine enum = %s, want %s", got, want)
+	}
+	limits := doc.Components.Schemas["Limits"].Value
+	if got, want := *limits.Properties["cpus"].Value.Max, 3.0; got != want {
+		t.Errorf("limits.cpus maximum = %g, want %g", got, want)
+	}
+	if got, want := *limits.Properties["memoryMiB"].Value.Max, 2048.0; got != want {
+		t.Errorf("limits.memoryMiB maximum = %g, want %g", got, want)
+	}
 	served := strings.Split(string(resp.body), "\n")
 	static := strings.Split(string(api.Spec), "\n")
 	if len(served) != len(static) {
 		t.Fatalf("served %d lines, api/openapi.yaml has %d", len(served), len(static))
 	}
 	for i := range served {
-		if served[i] != static[i] && !strings.Contains(static[i-1], "x-catalog") {
+		if served[i] != static[i] && !strings.Contains(static[i-1], "x-served") {
 			t.Errorf("line %d changed: %q", i+1, served[i])
 		}
 	}
