@@ -14,7 +14,7 @@ INTEGRATION_TIMEOUT ?= 25m
 OTHER_OS_SKIP := needs Linux|on this OS
 TESTSUMMARY = $(GO) run ./scripts/testsummary -allow-skip '$(OTHER_OS_SKIP)'
 
-.PHONY: all build test lint unit java-test integration docker-up test-deps demo bench clean
+.PHONY: all build test test-setup lint unit java-test integration docker-up test-deps demo bench clean
 
 all: build
 
@@ -31,7 +31,18 @@ test-deps:
 
 ## test: everything: static checks, the Java targets' JUnit tests, every Go test (the integration build holds
 ## the unit tests too, so they run once, there) on the real engine and a real browser, the API's conformance
-test: lint java-test integration conformance
+##   The first part runs side by side: static checks and JUnit on the CPUs while the engine, the browser and
+##   schemathesis are installed from the network (each part's output is shown whole when it ends); then the
+##   integration tests, alone on the machine (their figures need both CPUs quiet), and the conformance job.
+test:
+	$(MAKE) --no-print-directory -j 3 --output-sync=target lint java-test test-setup
+	$(MAKE) --no-print-directory integration conformance
+
+## test-setup: what make test installs before its tests run: the engine, the programs the tests drive, schemathesis
+test-setup:
+	bash scripts/docker-up.sh >/dev/null
+	bash scripts/test-deps.sh
+	CONFORMANCE_SETUP_ONLY=1 bash scripts/conformance.sh
 
 ## lint: gofmt, go vet and staticcheck (pinned in go.mod's tool block) on the integration build, which holds
 ## every file but the conformance stand-in's (vetted by make conformance); no file is built only without the
