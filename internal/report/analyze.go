@@ -192,8 +192,10 @@ func (a *analysis) scope(sc scopeDef) *scopeData {
 			d.out.Results = append(d.out.Results, ss.result)
 		}
 	}
-	d.out.Ranks = a.ranks(d.subs)
-	d.out.Pairs = a.pairs(d.subs)
+	// A subject still in a transient has no figure to rank: it is left out
+	// of the ranks and pairs, and a finding says why.
+	d.out.Ranks = a.ranks(steadySubjects(d.subs))
+	d.out.Pairs = a.pairs(steadySubjects(d.subs))
 	d.out.Bounds = a.bounds(d)
 	return d
 }
