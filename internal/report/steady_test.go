@@ -136,3 +136,19 @@ func TestAnalyze_RunToRunCV(t *testing.T) {
 	}
 	hasFinding(t, rep, "java-virtual is better than java-platform in throughput", "run-to-run CV 1.6% and 8.2%")
 }
+
+func TestWriteReport_HTMLShadesTheCut(t *testing.T) {
+	var out strings.Builder
+	if err := report.WriteReport(&out, report.Source{Run: steadyRun(t)}, "html", report.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, want := range []string{"<title>java-platform: transient (cut)</title>", "<title>java-virtual: not steady</title>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("HTML report lacks a band %q", want)
+		}
+	}
+	if strings.Contains(page, "<title>go: transient") {
+		t.Errorf("HTML report shades a transient of go, which had none")
+	}
+}
