@@ -433,8 +433,11 @@ func checkWarmup(spec *RunSpec, c Catalog) error {
 	if w.UntilSteady {
 		return checkWarmupUntilSteady(w, c.Guardrails)
 	}
-	if w.MaxDuration != 0 || w.Window != 0 {
-		return FieldErrorf("warmup.maxDuration", "maxDuration and window apply to a warm-up until steady (untilSteady: true)")
+	if w.MaxDuration != 0 {
+		return FieldErrorf("warmup.maxDuration", "applies to a warm-up until steady (untilSteady: true)")
+	}
+	if w.Window != 0 {
+		return FieldErrorf("warmup.window", "applies to a warm-up until steady (untilSteady: true)")
 	}
 	if w.Duration < 0 || w.Duration > c.Guardrails.MaxDuration {
 		return FieldErrorf("warmup.duration", "must be from 0 to %s (the configured maximum), got %s", c.Guardrails.MaxDuration, w.Duration)

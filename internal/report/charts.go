@@ -150,8 +150,12 @@ func stageMarks(r *bench.Run, results []*bench.TargetResult) ([]chart.Marker, []
 		for _, s := range measuredStages(t) {
 			markers = append(markers, chart.Marker{X: s.StartOffset.D().Seconds(), Label: stageLabel(s.Index, s.Name)})
 		}
-		if t.Warmup != nil && t.Warmup.Duration > 0 {
-			bands = append(bands, chart.Band{From: -t.Warmup.Duration.D().Seconds(), To: 0, Label: "warm-up"})
+		if w := t.Warmup; w != nil && w.Duration > 0 {
+			from := w.StartOffset.D().Seconds()
+			if from == 0 { // runs stored before the warm-up's offset was kept
+				from = -w.Duration.D().Seconds()
+			}
+			bands = append(bands, chart.Band{From: from, To: from + w.Duration.D().Seconds(), Label: "warm-up"})
 		}
 		break
 	}

@@ -41,6 +41,9 @@ func (a *analysis) findings(scopes []*scopeData) []bench.Finding {
 		return out
 	}
 	whole := scopes[0]
+	if s := a.warmupSentence(); s != "" {
+		add(findSteady, "%s", s)
+	}
 	for _, d := range scopes[min(1, len(scopes)-1):] {
 		for _, s := range steadySentences(d) {
 			add(findSteady, "%s", s)
@@ -380,4 +383,37 @@ func cvWords(pf bench.PairFigure) string {
 		return ""
 	}
 	return fmt.Sprintf("; run-to-run CV %.1f%% and %.1f%%", *pf.CVA, *pf.CVB)
+}
+
+// warmupSentence says how long each subject's warm-up until steady took,
+// round by round, with the JVM's JIT time and any maximum hit: "Warm-up
+// until steady: go 10.2 s; java-virtual 18.3 s (JIT 3.1 s)."
+func (a *analysis) warmupSentence() string {
+	var parts []string
+	for _, s := range a.subjects {
+		var rounds []string
+		for _, t := range s.rounds {
+			if ws := t.WarmupSteady; ws != nil {
+				rounds = append(rounds, warmupWords(*ws))
+			}
+		}
+		if len(rounds) > 0 {
+			parts = append(parts, s.info.Label+" "+strings.Join(rounds, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Warm-up until steady: " + strings.Join(parts, "; ") + "."
+}
+
+func warmupWords(ws bench.WarmupSteady) string {
+	s := fmt.Sprintf("%.1f s", ws.Seconds)
+	if ws.JITMs != nil {
+		s += fmt.Sprintf(" (JIT %.1f s)", *ws.JITMs/1000)
+	}
+	if !ws.Steady {
+		s += fmt.Sprintf(" (maximum hit, %s still %s %%/s)", ws.Figure, positiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
@@ -150,5 +151,32 @@ func TestWriteReport_HTMLShadesTheCut(t *testing.T) {
 	}
 	if strings.Contains(page, "<title>go: transient") {
 		t.Errorf("HTML report shades a transient of go, which had none")
+	}
+}
+
+func TestAnalyze_WarmupUntilSteady(t *testing.T) {
+	run := steadyRun(t)
+	jit := 3100.0
+	run.Targets[0].WarmupSteady = &bench.WarmupSteady{Seconds: 10.2, Steady: true, MaxDuration: bench.Duration(2 * time.Minute)}
+	run.Targets[2].WarmupSteady = &bench.WarmupSteady{Seconds: 120.1, Steady: false, MaxDuration: bench.Duration(2 * time.Minute),
+		Figure: "throughput", Trend: 0.8, JITMs: &jit}
+	rep := report.Analyze(run, report.ReportOptions{})
+	hasFinding(t, rep, "Warm-up until steady: go 10.2 s; java-virtual 120.1 s (JIT 3.1 s) (maximum hit, throughput still +0.8 %/s).")
+}
+
+func TestWriteRun_WarmupUntilSteady(t *testing.T) {
+	run := steadyRun(t)
+	run.Spec.Warmup = bench.Warmup{UntilSteady: true, Window: bench.Duration(10 * time.Second), MaxDuration: bench.Duration(2 * time.Minute)}
+	jit, after := 3100.0, 200.0
+	run.Targets[1].WarmupSteady = &bench.WarmupSteady{Seconds: 18.3, Steady: true, MaxDuration: bench.Duration(2 * time.Minute), JITMs: &jit, JITMsMeasured: &after}
+	var out strings.Builder
+	if err := report.WriteRun(&out, run, "table"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"until steady at the first stage's load (over 10s, at most 2m0s)",
+		"steady after 18.3 s; JIT 3.1 s, then 0.2 s in the measured part"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run lacks %q:\n%s", want, out.String())
+		}
 	}
 }
