@@ -206,6 +206,11 @@ func (a *analysis) methodNotes(scopes []*scopeData) {
 		a.notes.addLine("One round: intervals are within-run (batch means of per-second values of a stage's steady part) " +
 			"and tests compare batch means; neither includes run-to-run variation. Repeat the run (--repeat) for that.")
 	}
+	if slices.ContainsFunc(scopes, func(d *scopeData) bool { return anyCut(d.out) }) {
+		a.notes.addLine("Steady part: a hold stage's figures come from the seconds after its transient, found by MSER on its " +
+			"per-second throughput and p50 (a single deviant second is no transient); a stage still trending after the cut " +
+			"is not steady, and neither ranked nor paired.")
+	}
 	var ramps []string
 	for _, d := range scopes[min(1, len(scopes)):] {
 		if d.def.ramp {

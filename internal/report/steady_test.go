@@ -81,6 +81,9 @@ func TestAnalyze_NotSteadyNoVerdict(t *testing.T) {
 	lacksFinding(t, rep, "java-virtual is better")
 	lacksFinding(t, rep, "java-virtual is worse")
 	hasFinding(t, rep, "Throughput, whole attack: java-platform 2402.0 req/s ≈ go 2400.0")
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "Steady part: ") }) {
+		t.Errorf("notes = %q, want the steady part's method", rep.Notes)
+	}
 }
 
 func TestWriteReport_StatesTheCut(t *testing.T) {
