@@ -330,6 +330,8 @@ func (t TargetResult) Label() string {
 // the warm-up and JITMsMeasured during the measured profile, from
 // Micrometer's jvm_compilation_time_ms_total, when the target exposes it:
 // a JIT still compiling in the measured part is a sign it was not warm.
+// It adds up the compiler threads' time, so it may exceed the wall-clock
+// length of the warm-up.
 type WarmupSteady struct {
 	Seconds       float64  `json:"seconds"`
 	Steady        bool     `json:"steady"`
