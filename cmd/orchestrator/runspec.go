@@ -26,6 +26,7 @@ type specFlags struct {
 	timeout     time.Duration
 	warmup      time.Duration
 	warmupRate  float64
+	warmupMax   time.Duration
 	cpus        float64
 	memoryMiB   int64
 	tomcatMax   int
@@ -54,6 +55,8 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up length, excluded from results (default 10s; 0s with --no-warmup)")
 	fs.Bool("no-warmup", false, "skip the warm-up")
 	fs.Float64Var(&f.warmupRate, "warmup-rate", 0, "warm-up rate in requests/s (default 50)")
+	fs.Bool("warmup-until-steady", false, "warm each target up at the first stage's load until throughput and p50 stop trending, instead of --warmup at --warmup-rate")
+	fs.DurationVar(&f.warmupMax, "warmup-max", 0, "with --warmup-until-steady: the longest a warm-up may run (default 2m)")
 	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs each target may use (default 1)")
 	fs.Int64Var(&f.memoryMiB, "memory", 0, "memory limit of each target in MiB (default 1024)")
 	fs.IntVar(&f.tomcatMax, "tomcat-max-threads", 0, "Java: Tomcat's max worker threads (default 200)")
@@ -106,6 +109,8 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("warmup", func() { spec.Warmup.Duration = bench.Duration(f.warmup) })
 	set("warmup-rate", func() { spec.Warmup.Rate = f.warmupRate })
 	set("no-warmup", func() { spec.Warmup.Disabled, _ = fs.GetBool("no-warmup") })
+	set("warmup-until-steady", func() { spec.Warmup.UntilSteady, _ = fs.GetBool("warmup-until-steady") })
+	set("warmup-max", func() { spec.Warmup.MaxDuration = bench.Duration(f.warmupMax) })
 	set("cpus", func() { spec.Limits.CPUs = f.cpus })
 	set("memory", func() { spec.Limits.MemoryMiB = f.memoryMiB })
 	set("tomcat-max-threads", func() { spec.Java.TomcatMaxThreads = f.tomcatMax })

@@ -115,6 +115,9 @@ func TestSpecFlags(t *testing.T) {
 				Warmup:   bench.Warmup{Duration: secs(3), Rate: 7},
 				Limits:   bench.Limits{CPUs: 2, MemoryMiB: 512},
 				Java:     bench.JavaOptions{TomcatMaxThreads: 50, VirtualParallelism: 2, HeapPercent: 60, GC: "Z", BaseImage: "jre:25"}}},
+		// A warm-up until steady, with its maximum.
+		{"WarmupUntilSteady", []string{"--warmup-until-steady", "--warmup-max", "90s"},
+			bench.RunSpec{Targets: allTargets, Profile: smoke, Warmup: bench.Warmup{UntilSteady: true, MaxDuration: secs(90)}}},
 		// --repeat: rounds of the targets.
 		{"Repeat", []string{"--targets", "go,java-virtual", "--repeat", "3"},
 			bench.RunSpec{Targets: []string{"go", "java-virtual"}, Profile: smoke, Repeat: 3}},

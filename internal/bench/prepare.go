@@ -435,7 +435,19 @@ func checkWarmup(spec *RunSpec, c Catalog) error {
 		return FieldErrorf("warmup.rate", "must not be negative, got %g", w.Rate)
 	}
 	if w.Disabled {
+		if w.UntilSteady {
+			return FieldErrorf("warmup.untilSteady", "a disabled warm-up cannot run until steady")
+		}
 		return nil
+	}
+	if w.UntilSteady {
+		return checkWarmupUntilSteady(w, c.Guardrails)
+	}
+	if w.MaxDuration != 0 {
+		return FieldErrorf("warmup.maxDuration", "applies to a warm-up until steady (untilSteady: true)")
+	}
+	if w.Window != 0 {
+		return FieldErrorf("warmup.window", "applies to a warm-up until steady (untilSteady: true)")
 	}
 	if w.Duration < 0 || w.Duration > c.Guardrails.MaxDuration {
 		return FieldErrorf("warmup.duration", "must be from 0 to %s (the configured maximum), got %s", c.Guardrails.MaxDuration, w.Duration)
@@ -443,12 +455,28 @@ func checkWarmup(spec *RunSpec, c Catalog) error {
 	return checkRate(w.Rate, "warmup.rate", c.Guardrails)
 }
 
+// checkWarmupUntilSteady checks a warm-up that runs at the first stage's
+// load until steady: it has a maximum and a window, not a duration or rate.
+func checkWarmupUntilSteady(w Warmup, g Guardrails) error {
+	switch {
+	case w.Duration != 0:
+		return FieldErrorf("warmup.duration", "a warm-up until steady has a maxDuration, not a duration")
+	case w.Rate != 0:
+		return FieldErrorf("warmup.rate", "a warm-up until steady runs at the first stage's load, not at a rate")
+	case w.Window < MinWarmupWindow:
+		return FieldErrorf("warmup.window", "must be at least %s, got %s", MinWarmupWindow, w.Window)
+	case w.MaxDuration < w.Window || w.MaxDuration > g.MaxDuration:
+		return FieldErrorf("warmup.maxDuration", "must be from the window (%s) to %s (the configured maximum), got %s", w.Window, g.MaxDuration, w.MaxDuration)
+	}
+	return nil
+}
+
 // checkTotal bounds what one target is attacked for, with the sum checked
 // for overflow so that huge stages cannot wrap around the guardrail.
 func checkTotal(spec *RunSpec, c Catalog) error {
 	total, ok := spec.Profile.total()
-	if ok && !spec.Warmup.Disabled {
-		total, ok = addDurations(total, spec.Warmup.Duration)
+	if ok {
+		total, ok = addDurations(total, spec.Warmup.Planned())
 	}
 	if !ok || total > c.Guardrails.MaxDuration {
 		what := total.String()

@@ -153,6 +153,23 @@ func TestPrepareSpecErrors(t *testing.T) {
 		{"warm-up above max", func(s *bench.RunSpec) { s.Warmup.Duration = bench.Duration(11 * time.Minute) }, "warmup.duration", "10m0s"},
 		// a warm-up rate above the maximum
 		{"warm-up rate above max", func(s *bench.RunSpec) { s.Warmup.Rate = 5000 }, "warmup.rate", "1000"},
+		// a warm-up until steady has a maximum and a window, not a fixed length or rate
+		{"until steady with a duration", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{UntilSteady: true, Duration: sec(5)} }, "warmup.duration", "maxDuration"},
+		{"until steady with a rate", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{UntilSteady: true, Rate: 20} }, "warmup.rate", "first stage's load"},
+		{"until steady, window too short", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{UntilSteady: true, Window: sec(2)} }, "warmup.window", "at least 5s"},
+		{"until steady, maximum under the window", func(s *bench.RunSpec) {
+			s.Warmup = bench.Warmup{UntilSteady: true, Window: sec(10), MaxDuration: sec(6)}
+		}, "warmup.maxDuration", "from the window"},
+		{"until steady, maximum above the guardrail", func(s *bench.RunSpec) {
+			s.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: bench.Duration(11 * time.Minute)}
+		}, "warmup.maxDuration", "10m0s"},
+		{"until steady but disabled", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{UntilSteady: true, Disabled: true} }, "warmup.untilSteady", "disabled"},
+		{"a window on a fixed warm-up", func(s *bench.RunSpec) { s.Warmup.Window = sec(10) }, "warmup.window", "untilSteady"},
+		// its maximum counts towards the guardrail
+		{"until steady too long", func(s *bench.RunSpec) {
+			s.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: bench.Duration(2 * time.Minute)}
+			s.Profile.Stages[0].Duration = bench.Duration(9 * time.Minute)
+		}, "profile.stages", "10m0s"},
 		// warm-up plus profile over the maximum
 		{"too long", func(s *bench.RunSpec) {
 			s.Warmup.Duration = bench.Duration(time.Minute)
@@ -428,5 +445,18 @@ func TestPrepareProfileWorkload(t *testing.T) {
 	spec.Profile.Scale = -1
 	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); !asError(err, &e) || e.Field != "profile.scale" {
 		t.Errorf("negative scale: %v", err)
+	}
+}
+
+func TestApplyDefaults_WarmupUntilSteady(t *testing.T) {
+	spec := bench.RunSpec{Warmup: bench.Warmup{UntilSteady: true}}
+	spec.ApplyDefaults()
+	w := spec.Warmup
+	// No fixed length or rate: it runs at the first stage's load.
+	if w.MaxDuration != bench.DefaultWarmupMaxDuration || w.Window != bench.DefaultWarmupWindow || w.Duration != 0 || w.Rate != 0 {
+		t.Errorf("warm-up = %+v, want maxDuration %s, window %s, no duration or rate", w, bench.DefaultWarmupMaxDuration, bench.DefaultWarmupWindow)
+	}
+	if got, want := w.Planned(), bench.DefaultWarmupMaxDuration; got != want {
+		t.Errorf("Planned = %s, want %s", got, want)
 	}
 }

@@ -68,6 +68,23 @@ type SubjectResult struct {
 	Requests  []RequestFigures `json:"requests,omitempty"` // per request, when the workload mixes several
 	Resources *ResourceFigures `json:"resources,omitempty"`
 	Flags     []Flag           `json:"flags,omitempty"` // generator-bound, disturbed; "round 2: ..." with rounds
+	// Steady says, round by round, which part of a hold stage its figures
+	// come from; absent for ramps and for a whole attack of several stages.
+	Steady []SteadyPart `json:"steady,omitempty"`
+}
+
+// SteadyPart is the steady part of one round of a hold stage: its first
+// Cut of Seconds full seconds were a transient (a warm-up, the move from
+// the previous load) and were left out of its figures. A stage that is not
+// Steady still trends after the cut: Figure moves by Trend percent of its
+// mean per second, and no ranking or pair verdict is drawn from it.
+type SteadyPart struct {
+	Round   int     `json:"round"` // 0-based, as TargetResult.Round
+	Seconds int     `json:"seconds"`
+	Cut     int     `json:"cut"`
+	Steady  bool    `json:"steady"`
+	Figure  string  `json:"figure,omitempty"` // "throughput" or "p50", when not steady
+	Trend   float64 `json:"trend,omitempty"`  // percent per second, when not steady
 }
 
 // RequestFigures are the figures of one request of a mixed workload
@@ -193,6 +210,11 @@ type PairFigure struct {
 	HigherIsBetter bool         `json:"higherIsBetter"`
 	Verdict        string       `json:"verdict"` // VerdictBetter, VerdictWorse or VerdictNoDifference
 	Test           Significance `json:"test"`
+	// CVA and CVB are the run-to-run coefficients of variation of A's and
+	// B's per-round values, in percent: how much a round differs from the
+	// next. Absent with fewer than two rounds.
+	CVA *float64 `json:"cvA,omitempty"`
+	CVB *float64 `json:"cvB,omitempty"`
 }
 
 // VerdictNoDifference is the verdict of a difference that is not

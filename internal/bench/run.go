@@ -147,11 +147,13 @@ type TargetResult struct {
 	Settings  map[string]string `json:"settings,omitempty"`
 	StartupMs float64           `json:"startupMs,omitempty"`
 	Warmup    *StageResult      `json:"warmup,omitempty"`
-	Stages    []StageResult     `json:"stages,omitempty"`
-	Total     *Stats            `json:"total,omitempty"`
-	Seconds   []Bucket          `json:"seconds,omitempty"`
-	Requests  []NamedStats      `json:"requests,omitempty"` // the whole attack per request, when the workload mixes several
-	Resources []StageResources  `json:"resources,omitempty"`
+	// WarmupSteady is how a warm-up until steady ended; nil for a fixed one.
+	WarmupSteady *WarmupSteady    `json:"warmupSteady,omitempty"`
+	Stages       []StageResult    `json:"stages,omitempty"`
+	Total        *Stats           `json:"total,omitempty"`
+	Seconds      []Bucket         `json:"seconds,omitempty"`
+	Requests     []NamedStats     `json:"requests,omitempty"` // the whole attack per request, when the workload mixes several
+	Resources    []StageResources `json:"resources,omitempty"`
 	// DownstreamResources are the downstream service's, during this
 	// target's attack: the flood the target sent it.
 	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
@@ -319,4 +321,23 @@ func (t TargetResult) Label() string {
 		return t.Case
 	}
 	return t.Target
+}
+
+// WarmupSteady is how one target's warm-up until steady ended: after
+// Seconds, either Steady (throughput and p50 stopped trending over the
+// window) or at its maximum still moving by Trend percent per second
+// (Figure says which figure). JITMs is the JVM's compilation time during
+// the warm-up and JITMsMeasured during the measured profile, from
+// Micrometer's jvm_compilation_time_ms_total, when the target exposes it:
+// a JIT still compiling in the measured part is a sign it was not warm.
+// It adds up the compiler threads' time, so it may exceed the wall-clock
+// length of the warm-up.
+type WarmupSteady struct {
+	Seconds       float64  `json:"seconds"`
+	Steady        bool     `json:"steady"`
+	MaxDuration   Duration `json:"maxDuration"`
+	Figure        string   `json:"figure,omitempty"`
+	Trend         float64  `json:"trend,omitempty"`
+	JITMs         *float64 `json:"jitMs,omitempty"`
+	JITMsMeasured *float64 `json:"jitMsMeasured,omitempty"`
 }

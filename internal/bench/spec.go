@@ -139,13 +139,39 @@ func (w Workload) IterationRequests() []Request {
 	return reqs
 }
 
-// Warmup is load sent before the measured profile, at a low open-model rate,
-// whose results are kept apart and excluded from every summary: the JVM's JIT
-// needs it, and the Go target gets the same so the comparison stays fair.
+// Warmup is load sent before the measured profile whose results are kept
+// apart and excluded from every summary: the JVM's JIT needs it, and the Go
+// target gets the same so the comparison stays fair. By default it is a
+// fixed Duration at a low open-model Rate. UntilSteady instead sends the
+// load of the first measured stage until throughput and p50 stop trending
+// over the last Window seconds, for at most MaxDuration: each target warms
+// up for as long as it needs.
 type Warmup struct {
-	Disabled bool     `json:"disabled,omitempty" yaml:"disabled,omitempty"`
-	Duration Duration `json:"duration,omitempty" yaml:"duration,omitempty"`
-	Rate     float64  `json:"rate,omitempty" yaml:"rate,omitempty"`
+	Disabled    bool     `json:"disabled,omitempty" yaml:"disabled,omitempty"`
+	Duration    Duration `json:"duration,omitempty" yaml:"duration,omitempty"`
+	Rate        float64  `json:"rate,omitempty" yaml:"rate,omitempty"`
+	UntilSteady bool     `json:"untilSteady,omitempty" yaml:"untilSteady,omitempty"`
+	MaxDuration Duration `json:"maxDuration,omitempty" yaml:"maxDuration,omitempty"`
+	Window      Duration `json:"window,omitempty" yaml:"window,omitempty"`
+}
+
+// Defaults and limits of a warm-up until steady.
+const (
+	DefaultWarmupMaxDuration = Duration(120e9)
+	DefaultWarmupWindow      = Duration(10e9)
+	MinWarmupWindow          = Duration(5e9) // the shortest series a transient detector judges
+)
+
+// Planned is how long the warm-up may last: its duration, its maximum when
+// it runs until steady, 0 when disabled.
+func (w Warmup) Planned() Duration {
+	switch {
+	case w.Disabled:
+		return 0
+	case w.UntilSteady:
+		return w.MaxDuration
+	}
+	return w.Duration
 }
 
 // Limits are the resources every target of a run gets, identically.
@@ -220,7 +246,14 @@ func (s *RunSpec) ApplyDefaults() {
 		s.Profile.Model = ModelOpen
 	}
 	s.Workload.applyDefaults()
-	if !s.Warmup.Disabled {
+	if s.Warmup.UntilSteady && !s.Warmup.Disabled {
+		if s.Warmup.MaxDuration == 0 {
+			s.Warmup.MaxDuration = DefaultWarmupMaxDuration
+		}
+		if s.Warmup.Window == 0 {
+			s.Warmup.Window = DefaultWarmupWindow
+		}
+	} else if !s.Warmup.Disabled {
 		if s.Warmup.Duration == 0 {
 			s.Warmup.Duration = DefaultWarmupDuration
 		}

@@ -344,3 +344,15 @@ func TestPalette(t *testing.T) {
 		t.Error("Palette returned the palette itself, not a copy")
 	}
 }
+
+func TestLineChart_TintedBand(t *testing.T) {
+	c := chart.LineChart{ID: "cut", Series: []chart.Series{{Name: "go", Points: wave(10, 0, 1, 1, 0)}, {Name: "java", Points: wave(10, 0, 1, 2, 1)}},
+		Bands: []chart.Band{{From: -3, To: 0, Label: "warm-up"}, {From: 0, To: 4, Label: "java: transient (cut)", Tinted: true, Series: 1}}}
+	svg := c.SVG()
+	if got, want := strings.Count(svg, `fill="`+chart.Color(1)+`" fill-opacity=".08"`), 1; got != want {
+		t.Errorf("%d bands in series 1's colour, want %d:\n%s", got, want, svg)
+	}
+	if got, want := strings.Count(svg, `<g class="band">`), 2; got != want {
+		t.Errorf("%d bands, want %d", got, want)
+	}
+}

@@ -36,10 +36,14 @@ type Marker struct {
 	Label string
 }
 
-// Band shades the span of X from From to To, such as the warm-up.
+// Band shades the span of X from From to To, such as the warm-up, in grey
+// or, when Tinted, in the colour of series Series (a transient of that
+// series' target cut from its figures).
 type Band struct {
 	From, To float64
 	Label    string
+	Tinted   bool
+	Series   int
 }
 
 // LineChart is several series over a shared time axis in seconds. Series i

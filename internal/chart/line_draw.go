@@ -33,8 +33,12 @@ func (l lineLayout) bands(s *svg, bands []Band) {
 			continue
 		}
 		from, to := l.x.at(clamp(math.Min(b.From, b.To))), l.x.at(clamp(math.Max(b.From, b.To)))
-		s.printf(`<g class="band">%s<rect x="%s" y="%s" width="%s" height="%s" fill-opacity=".08"/>`,
-			titleElement(b.Label), px(from), px(l.top), px(to-from), px(l.bottom-l.top))
+		fill := ""
+		if b.Tinted {
+			fill = ` fill="` + Color(b.Series) + `"`
+		}
+		s.printf(`<g class="band">%s<rect x="%s" y="%s" width="%s" height="%s"%s fill-opacity=".08"/>`,
+			titleElement(b.Label), px(from), px(l.top), px(to-from), px(l.bottom-l.top), fill)
 		if label := truncate(b.Label, to-from-edge, smallFontSize); label != "" && to-from > 3*edge {
 			s.printf(`<text x="%s" y="%s" font-size="%d" fill-opacity=".7">%s</text>`,
 				px(from+4), px(l.bottom-5), smallFontSize, esc(label))

@@ -384,7 +384,9 @@ func (r *recorder) report(b int) bench.Bucket {
 	if s == nil {
 		s = &second{window: *r.newWindow()}
 	}
-	st := s.agg.stats(max(elapsed, 0), s.completed, 0, 0)
+	// Each second keeps its histogram: the steady part of a stage is a run
+	// of seconds, and its percentiles come from merging theirs.
+	st := s.agg.withHistograms(s.agg.stats(max(elapsed, 0), s.completed, 0, 0))
 	st.Iterations = s.iterations
 	setRates(&st)
 	g := r.generatorOver(&s.window, b, b+1)

@@ -98,6 +98,9 @@ var curated = map[string][]string{
 	"jvm_gc_pause_seconds_sum":     nil,
 	"go_gc_duration_seconds_count": nil,
 	"go_gc_duration_seconds_sum":   nil,
+	// JIT: the JVM's accumulated compilation time, which a warm-up until
+	// steady reports (still growing in the measured part: not warm yet).
+	"jvm_compilation_time_ms_total": nil,
 	// CPU: Go's counter is in seconds, Micrometer's in nanoseconds;
 	// process_cpu_usage is the JVM's recent share of all CPUs.
 	"process_cpu_seconds_total": nil,

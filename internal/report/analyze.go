@@ -192,8 +192,10 @@ func (a *analysis) scope(sc scopeDef) *scopeData {
 			d.out.Results = append(d.out.Results, ss.result)
 		}
 	}
-	d.out.Ranks = a.ranks(d.subs)
-	d.out.Pairs = a.pairs(d.subs)
+	// A subject still in a transient has no figure to rank: it is left out
+	// of the ranks and pairs, and a finding says why.
+	d.out.Ranks = a.ranks(steadySubjects(d.subs))
+	d.out.Pairs = a.pairs(steadySubjects(d.subs))
 	d.out.Bounds = a.bounds(d)
 	return d
 }
@@ -203,6 +205,11 @@ func (a *analysis) methodNotes(scopes []*scopeData) {
 	if a.run.Spec.Rounds() < 2 {
 		a.notes.addLine("One round: intervals are within-run (batch means of per-second values of a stage's steady part) " +
 			"and tests compare batch means; neither includes run-to-run variation. Repeat the run (--repeat) for that.")
+	}
+	if slices.ContainsFunc(scopes, func(d *scopeData) bool { return anyCut(d.out) }) {
+		a.notes.addLine("Steady part: a hold stage's figures come from the seconds after its transient, found by MSER on its " +
+			"per-second throughput and p50 (a single deviant second is no transient); a stage still trending after the cut " +
+			"is not steady, and neither ranked nor paired.")
 	}
 	var ramps []string
 	for _, d := range scopes[min(1, len(scopes)):] {

@@ -95,7 +95,48 @@ func newChartSet(rep bench.Report, src Source) chartSet {
 		cs.subjects = append(cs.subjects, s.info.Label)
 	}
 	cs.markers, cs.bands = stageMarks(src.Run, cs.results)
+	cs.bands = append(cs.bands, cs.transientBands()...)
 	return cs
+}
+
+// transientBands shade, in each subject's colour, the transient cut from
+// each hold stage of its charted round, and the rest of a stage that never
+// settled.
+func (cs chartSet) transientBands() []chart.Band {
+	var bands []chart.Band
+	for _, sc := range cs.rep.Scopes {
+		if sc.Stage == nil {
+			continue
+		}
+		for _, res := range sc.Results {
+			i := slices.Index(cs.subjects, res.Label)
+			if i < 0 || cs.results[i] == nil {
+				continue
+			}
+			bands = append(bands, partBands(cs.results[i], *sc.Stage, res, i)...)
+		}
+	}
+	return bands
+}
+
+// partBands are the bands of one subject's steady part in stage index.
+func partBands(t *bench.TargetResult, index int, res bench.SubjectResult, color int) []chart.Band {
+	i := slices.IndexFunc(res.Steady, func(sp bench.SteadyPart) bool { return sp.Round == t.Round })
+	seconds := secondsOf(t, index)
+	if i < 0 || len(seconds) == 0 {
+		return nil
+	}
+	sp := res.Steady[i]
+	from, kept := float64(seconds[0].Second), float64(seconds[0].Second+sp.Cut)
+	var bands []chart.Band
+	if sp.Cut > 0 {
+		bands = append(bands, chart.Band{From: from, To: kept, Label: res.Label + ": transient (cut)", Tinted: true, Series: color})
+	}
+	if !sp.Steady {
+		end := float64(seconds[len(seconds)-1].Second + 1)
+		bands = append(bands, chart.Band{From: kept, To: end, Label: res.Label + ": not steady", Tinted: true, Series: color})
+	}
+	return bands
 }
 
 // stageMarks marks where each stage starts and shades the warm-up.
@@ -109,8 +150,12 @@ func stageMarks(r *bench.Run, results []*bench.TargetResult) ([]chart.Marker, []
 		for _, s := range measuredStages(t) {
 			markers = append(markers, chart.Marker{X: s.StartOffset.D().Seconds(), Label: stageLabel(s.Index, s.Name)})
 		}
-		if t.Warmup != nil && t.Warmup.Duration > 0 {
-			bands = append(bands, chart.Band{From: -t.Warmup.Duration.D().Seconds(), To: 0, Label: "warm-up"})
+		if w := t.Warmup; w != nil && w.Duration > 0 {
+			from := w.StartOffset.D().Seconds()
+			if from == 0 { // runs stored before the warm-up's offset was kept
+				from = -w.Duration.D().Seconds()
+			}
+			bands = append(bands, chart.Band{From: from, To: from + w.Duration.D().Seconds(), Label: "warm-up"})
 		}
 		break
 	}

@@ -18,6 +18,7 @@ const (
 	findResources  = "resources"
 	findErrors     = "errors"
 	findFlag       = "flag"
+	findSteady     = "steady"
 )
 
 // nearBound is how close to a ceiling, as a share of it, a measured
@@ -40,6 +41,14 @@ func (a *analysis) findings(scopes []*scopeData) []bench.Finding {
 		return out
 	}
 	whole := scopes[0]
+	if s := a.warmupSentence(); s != "" {
+		add(findSteady, "%s", s)
+	}
+	for _, d := range scopes[min(1, len(scopes)-1):] {
+		for _, s := range steadySentences(d) {
+			add(findSteady, "%s", s)
+		}
+	}
 	for _, d := range rankedScopes(scopes) {
 		if r, ok := rankOf(d.out, metricThroughput); ok {
 			add(findThroughput, "Throughput, %s: %s.", d.def.name, rankSentence(r, a.minEffect))
@@ -165,7 +174,7 @@ func (a *analysis) pairSentence(p bench.Pair, pf bench.PairFigure) string {
 	if pf.Figure == metricP99 {
 		what = "in p99 latency"
 	}
-	test := testString(pf.Test)
+	test := testString(pf.Test) + cvWords(pf)
 	values := fmt.Sprintf("%s vs %s", valueWithUnit(pf.A, pf.Unit), valueWithUnit(pf.B, pf.Unit))
 	switch {
 	case pf.Verdict != bench.VerdictNoDifference:
@@ -336,4 +345,75 @@ func errorSentence(whole *scopeData) string {
 		return "No errors: every request to every target succeeded."
 	}
 	return "Requests failed: " + strings.Join(failed, ", ") + "."
+}
+
+// steadySentences say which subjects of a stage had no steady part, how
+// fast they still moved, and that no verdict is drawn from them.
+func steadySentences(d *scopeData) []string {
+	var out []string
+	for _, res := range d.out.Results {
+		var trends []string
+		for _, sp := range res.Steady {
+			if !sp.Steady {
+				trends = append(trends, trendWords(sp, len(res.Steady) > 1))
+			}
+		}
+		if len(trends) > 0 {
+			out = append(out, fmt.Sprintf("%s is not steady in %s (%s): no ranking or pair verdict is drawn from it; "+
+				"warm it up longer or lengthen the stage.", res.Label, d.def.name, strings.Join(trends, "; ")))
+		}
+	}
+	return out
+}
+
+// trendWords says how a part that is not steady moves: "throughput
+// +1.6 %/s over the 5 s kept", with its round when there are several.
+func trendWords(sp bench.SteadyPart, rounds bool) string {
+	s := fmt.Sprintf("%s %s %%/s over the %d s kept", sp.Figure, positiveZero(fmt.Sprintf("%+.1f", sp.Trend)), sp.Seconds-sp.Cut)
+	if rounds {
+		s = fmt.Sprintf("round %d: %s", sp.Round+1, s)
+	}
+	return s
+}
+
+// cvWords is the run-to-run spread printed with a verdict over rounds:
+// "; run-to-run CV 1.2% and 3.4%" (A's, then B's), or "" with one round.
+func cvWords(pf bench.PairFigure) string {
+	if pf.CVA == nil || pf.CVB == nil {
+		return ""
+	}
+	return fmt.Sprintf("; run-to-run CV %.1f%% and %.1f%%", *pf.CVA, *pf.CVB)
+}
+
+// warmupSentence says how long each subject's warm-up until steady took,
+// round by round, with the JVM's JIT time and any maximum hit: "Warm-up
+// until steady: go 10.2 s; java-virtual 18.3 s (JIT 3.1 s)."
+func (a *analysis) warmupSentence() string {
+	var parts []string
+	for _, s := range a.subjects {
+		var rounds []string
+		for _, t := range s.rounds {
+			if ws := t.WarmupSteady; ws != nil {
+				rounds = append(rounds, warmupWords(*ws))
+			}
+		}
+		if len(rounds) > 0 {
+			parts = append(parts, s.info.Label+" "+strings.Join(rounds, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Warm-up until steady: " + strings.Join(parts, "; ") + "."
+}
+
+func warmupWords(ws bench.WarmupSteady) string {
+	s := fmt.Sprintf("%.1f s", ws.Seconds)
+	if ws.JITMs != nil {
+		s += fmt.Sprintf(" (JIT %.1f s)", *ws.JITMs/1000)
+	}
+	if !ws.Steady {
+		s += fmt.Sprintf(" (maximum hit, %s still %s %%/s)", ws.Figure, positiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/stats"
 )
 
 // rankedFigures are the figures a report ranks the subjects by, as seed
@@ -99,7 +100,17 @@ func (a *analysis) pairFigure(base, head *scopeSubject, f figure) bench.PairFigu
 	if pf.B != 0 {
 		pf.Ratio = pf.A / pf.B
 	}
+	pf.CVA, pf.CVB = runToRunCV(head, f), runToRunCV(base, f)
 	return pf
+}
+
+// runToRunCV is the coefficient of variation of a subject's per-round
+// values of f, or nil with one round.
+func runToRunCV(ss *scopeSubject, f figure) *float64 {
+	if cv, ok := stats.CV(perRound(ss.plains, f)); ok {
+		return &cv
+	}
+	return nil
 }
 
 // onlyOf returns the one subject of the scope that runs target, or nil

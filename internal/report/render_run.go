@@ -125,6 +125,9 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 	if t.StartupMs != 0 {
 		row("startup", fmt.Sprintf("%s ms", num(t.StartupMs)))
 	}
+	if t.WarmupSteady != nil {
+		row("warm-up", describeWarmupSteady(*t.WarmupSteady))
+	}
 	if t.CPUSet != "" {
 		row("cpuset", t.CPUSet)
 	}

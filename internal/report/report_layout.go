@@ -156,6 +156,63 @@ func scopeSection(sc bench.ReportScope, colors map[string]int, id string, minEff
 	add(pairBlock(sc, minEffect))
 	add(boundBlock(sc, colors))
 	add(flagBlock(sc))
+	add(steadyBlock(sc))
+	return s
+}
+
+// steadyBlock states, per subject, the part of a hold stage its figures
+// come from: the transient cut, or that it never settled.
+func steadyBlock(sc bench.ReportScope) block {
+	b := block{Title: "steady part (figures from the seconds kept)"}
+	if !anyCut(sc) {
+		if len(sc.Results) > 0 && len(sc.Results[0].Steady) > 0 {
+			b.Lines = []string{"every target steady from its first second: nothing cut"}
+		}
+		return b
+	}
+	for _, r := range sc.Results {
+		var parts []string
+		for _, sp := range r.Steady {
+			parts = append(parts, steadyWords(sp, len(r.Steady) > 1))
+		}
+		if len(parts) > 0 {
+			b.Lines = append(b.Lines, r.Label+": "+strings.Join(parts, "; "))
+		}
+	}
+	return b
+}
+
+// anyCut reports whether a subject of the scope had a transient cut or no
+// steady part.
+func anyCut(sc bench.ReportScope) bool {
+	for _, r := range sc.Results {
+		for _, sp := range r.Steady {
+			if sp.Cut > 0 || !sp.Steady {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// steadyWords says what one round kept: "all 10 s", "first 3 s cut, 7 s
+// kept", "not steady: throughput +1.6 %/s over the 5 s kept".
+func steadyWords(sp bench.SteadyPart, rounds bool) string {
+	var s string
+	switch {
+	case !sp.Steady:
+		s = "not steady: " + trendWords(sp, false)
+		if sp.Cut > 0 {
+			s += fmt.Sprintf(" (first %d s cut)", sp.Cut)
+		}
+	case sp.Cut == 0:
+		s = fmt.Sprintf("all %d s", sp.Seconds)
+	default:
+		s = fmt.Sprintf("first %d s cut, %d s kept", sp.Cut, sp.Seconds-sp.Cut)
+	}
+	if rounds {
+		s = fmt.Sprintf("round %d %s", sp.Round+1, s)
+	}
 	return s
 }
 
@@ -366,7 +423,7 @@ func pairBlock(sc bench.ReportScope, minEffect float64) block {
 // significant test is no verdict: under the minimum effect, or pointing
 // the other way from the figures.
 func verdictText(pf bench.PairFigure, minEffect float64) string {
-	test := testString(pf.Test)
+	test := testString(pf.Test) + cvWords(pf)
 	switch {
 	case !tested(pf.Test):
 		return "not tested (" + untestedWhy + ")"

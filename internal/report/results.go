@@ -38,14 +38,59 @@ func (a *analysis) subjectIn(s *subject, sc scopeDef) *scopeSubject {
 		if p.storedLatency && w.stats.Successes > 0 {
 			a.notes.add(escape(s.info.Label)+": no latency histogram for %s; stored percentiles used", sc.name)
 		}
+		if w.wholeLat {
+			a.notes.add(escape(s.info.Label)+": its seconds kept no latency histogram; latency in %s is the whole stage's, transient included", sc.name)
+		}
 		ss.plains = append(ss.plains, p)
 	}
 	if len(ss.windows) == 0 {
 		return nil
 	}
 	ss.result = bench.SubjectResult{Label: s.info.Label, Figures: a.figures(ss.plains, ss.steady(), ss.values),
-		Requests: a.perRequest(ss), Resources: a.resources(ss), Flags: ss.flags()}
+		Requests: a.perRequest(ss), Resources: a.resources(ss), Flags: ss.flags(), Steady: ss.steadyParts()}
 	return ss
+}
+
+// steadyParts says, round by round, which part of a hold stage the
+// figures come from; nil where no round has one.
+func (ss *scopeSubject) steadyParts() []bench.SteadyPart {
+	var out []bench.SteadyPart
+	for i, w := range ss.windows {
+		if w.part == nil {
+			continue
+		}
+		sp := bench.SteadyPart{Round: ss.rounds[i].Round, Seconds: w.part.Seconds, Cut: w.part.Start, Steady: w.part.Steady}
+		if !w.part.Steady {
+			sp.Figure, sp.Trend = w.part.Figure, w.part.Trend
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// notSteady returns the hold stages of any round with no steady part: a
+// subject with any is left out of the scope's ranks and pairs.
+func (ss *scopeSubject) notSteady() []string {
+	var out []string
+	for _, w := range ss.windows {
+		for _, name := range w.notSteady {
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// steadySubjects are the subjects of a scope a verdict may be drawn from.
+func steadySubjects(subs []*scopeSubject) []*scopeSubject {
+	var out []*scopeSubject
+	for _, ss := range subs {
+		if len(ss.notSteady()) == 0 {
+			out = append(out, ss)
+		}
+	}
+	return out
 }
 
 // steady is the steady part the within-run intervals rest on: the one

@@ -1,11 +1,11 @@
 package report
 
 import (
-	"math"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/hdr"
+	"github.com/threadbench/threadbench/internal/steady"
 )
 
 // scopeDef is the part of an attack a report scope covers: the whole
@@ -30,6 +30,9 @@ type window struct {
 	requests  []bench.NamedStats
 	seconds   []bench.Bucket // every bucket of the scope; nil when they sample no one load (a whole attack of several stages)
 	steady    []bench.Bucket // the steady part of a hold stage; nil otherwise
+	part      *steady.Part   // where the steady part of a hold stage begins; nil otherwise
+	notSteady []string       // the hold stages with no steady part ("stage 1 (c50)"): no verdict from this window
+	wholeLat  bool           // the latency is the whole stage's: its seconds kept no histogram
 	resources resourceSummary
 	hasRes    bool
 	flags     []bench.Flag
@@ -70,9 +73,25 @@ func wholeWindow(t *bench.TargetResult, stages []scopeDef) (window, bool) {
 	case len(stages) != 1:
 		w.seconds = nil
 	case len(measured) == 1 && !stages[0].ramp:
-		w.steady = steadyPart(secondsOf(t, measured[0].Index))
+		w.keepSteady(secondsOf(t, measured[0].Index), stageLabel(measured[0].Index, measured[0].Name))
+		return w, true
+	}
+	for _, s := range measured {
+		if !isRamp(stages, s.Index) && !steady.OfSeconds(secondsOf(t, s.Index)).Steady {
+			w.notSteady = append(w.notSteady, stageLabel(s.Index, s.Name))
+		}
 	}
 	return w, true
+}
+
+// isRamp reports whether stage index is a ramp.
+func isRamp(stages []scopeDef, index int) bool {
+	for _, sc := range stages {
+		if *sc.stage == index {
+			return sc.ramp
+		}
+	}
+	return false
 }
 
 func stageWindow(t *bench.TargetResult, s bench.StageResult, sc scopeDef) window {
@@ -80,7 +99,7 @@ func stageWindow(t *bench.TargetResult, s bench.StageResult, sc scopeDef) window
 	w := window{stats: m.stats, hists: m.histograms, requests: s.Requests, flags: s.Flags,
 		seconds: secondsOf(t, s.Index)}
 	if !sc.ramp {
-		w.steady = steadyPart(w.seconds)
+		w.keepSteady(w.seconds, sc.name)
 	}
 	for _, r := range t.Resources {
 		if !r.Warmup && r.Stage == s.Index {
@@ -113,16 +132,29 @@ func fullSeconds(buckets []bench.Bucket) []bench.Bucket {
 	return out
 }
 
-// steadyPart is a hold stage's seconds without its first tenth (at least
-// one second): the move from the previous load level, and the responses
-// to the previous stage's requests completing in it, are not the stage's
-// steady state.
-func steadyPart(seconds []bench.Bucket) []bench.Bucket {
-	skip := max(1, int(math.Ceil(float64(len(seconds))/10)))
-	if len(seconds) <= skip {
-		return nil
+// keepSteady finds the steady part of a hold stage's seconds and, when a
+// transient was cut, takes the window's figures from the seconds kept:
+// counts and rates summed, latency from their merged histograms (the whole
+// stage's when its seconds kept none).
+func (w *window) keepSteady(seconds []bench.Bucket, name string) {
+	part := steady.OfSeconds(seconds)
+	w.part = &part
+	if !part.Steady {
+		w.notSteady = []string{name}
 	}
-	return seconds[skip:]
+	if len(seconds) == 0 {
+		return
+	}
+	w.steady = part.Kept(seconds)
+	if part.Start == 0 {
+		return
+	}
+	st, hists, ok := steady.Stats(w.steady)
+	if !ok {
+		st.Latency, st.Histogram, hists, w.wholeLat = w.stats.Latency, w.stats.Histogram, w.hists, true
+	}
+	st.ServiceTime, st.Fanout = w.stats.ServiceTime, w.stats.Fanout
+	w.stats, w.hists = st, hists
 }
 
 // plain is one round's figures in one scope, latency recomputed from the

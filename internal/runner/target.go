@@ -91,13 +91,13 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 		}
 		defer restore()
 	}
-	plan := bench.Plan{Workload: spec.Workload, Profile: spec.Profile, Warmup: spec.Warmup}
-	res, err := r.cfg.Attacker.Run(ctx, t.BaseURL(), plan, r.observer(run, tr, rec))
-	if res != nil {
-		tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
-	}
+	res, err := r.warmAndAttack(ctx, spec, tr, t.BaseURL(), r.observer(run, tr, rec))
 	if rec != nil {
-		r.keepRecording(run, tr, rec.Stop(context.Background(), tr.Warmup, tr.Stages))
+		rr := rec.Stop(context.Background(), tr.Warmup, tr.Stages)
+		if tr.WarmupSteady != nil {
+			noteJIT(tr.WarmupSteady, rr.Series)
+		}
+		r.keepRecording(run, tr, rr)
 	}
 	var t0 time.Time
 	if res != nil {
@@ -108,6 +108,33 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 		return fmt.Errorf("attack: %w", err)
 	}
 	return r.checkAlive(ctx, t)
+}
+
+// warmAndAttack runs the warm-up until steady, when the spec asks for
+// one, then the profile (after the fixed warm-up, when not), and records
+// both in tr.
+func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *bench.TargetResult, baseURL string, obs bench.Observer) (*bench.AttackResult, error) {
+	plan := bench.Plan{Workload: spec.Workload, Profile: spec.Profile, Warmup: spec.Warmup}
+	var warm *bench.StageResult
+	var warmT0 time.Time
+	if spec.Warmup.UntilSteady && !spec.Warmup.Disabled {
+		var err error
+		warm, warmT0, tr.WarmupSteady, err = r.warmUntilSteady(ctx, baseURL, spec, obs)
+		if err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+		plan.Warmup = bench.Warmup{Disabled: true}
+	}
+	res, err := r.cfg.Attacker.Run(ctx, baseURL, plan, obs)
+	if res == nil {
+		return nil, err
+	}
+	tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
+	if warm != nil {
+		warm.StartOffset = bench.Duration(warmT0.Sub(res.T0))
+		tr.Warmup = warm
+	}
+	return res, err
 }
 
 func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Recording) bench.Observer {

@@ -1,0 +1,118 @@
+package steady
+
+import (
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
+)
+
+// Figures whose trend a Part names.
+const (
+	FigureThroughput = "throughput"
+	FigureP50        = "p50"
+)
+
+// Part is the steady part of a stage's seconds: throughput and p50 second
+// by second, each through Detect, joined by Combine. Figure names the
+// figure that still trends when the stage is not steady.
+type Part struct {
+	Result
+	Figure string
+}
+
+// OfSeconds finds the steady part of a stage's full seconds. A second
+// without successes has no p50; it counts as the p50 of the second before
+// it so that the series keeps its length.
+func OfSeconds(seconds []bench.Bucket) Part {
+	tput, p50 := make([]float64, len(seconds)), make([]float64, len(seconds))
+	for i, b := range seconds {
+		tput[i], p50[i] = b.Stats.Throughput, b.Stats.Latency.P50
+		if b.Stats.Successes == 0 && i > 0 {
+			p50[i] = p50[i-1]
+		}
+	}
+	a, b := Detect(tput, Options{}), Detect(p50, Options{})
+	p := Part{Result: Combine(a, b)}
+	switch {
+	case !a.Steady:
+		p.Figure = FigureThroughput
+	case !b.Steady:
+		p.Figure = FigureP50
+	}
+	return p
+}
+
+// Kept returns the seconds the part keeps.
+func (p Part) Kept(seconds []bench.Bucket) []bench.Bucket {
+	return seconds[min(p.Start, len(seconds)):]
+}
+
+// Stats sums seconds into the figures of the window they make: counts and
+// bytes added, rates over their elapsed time, latency from their merged
+// histograms. ok is false when a second has no histogram (runs recorded
+// before seconds kept theirs) or one cannot be read: the latency is then
+// left zero for the caller to take from elsewhere.
+func Stats(seconds []bench.Bucket) (st bench.Stats, hists []string, ok bool) {
+	var elapsed time.Duration
+	ok = len(seconds) > 0
+	for _, b := range seconds {
+		add(&st, b.Stats)
+		elapsed += b.Stats.Elapsed.D()
+		if b.Stats.Histogram == "" && b.Stats.Successes > 0 {
+			ok = false
+		}
+		hists = append(hists, b.Stats.Histogram)
+	}
+	st.Elapsed = bench.Duration(elapsed)
+	if s := elapsed.Seconds(); s > 0 {
+		st.Throughput, st.OfferedRate = float64(st.Completed)/s, float64(st.Requests)/s
+		st.IterationRate = float64(st.Iterations) / s
+	}
+	if !ok {
+		return st, nil, false
+	}
+	h, err := hdr.Merge(hists...)
+	if err != nil {
+		return st, nil, false
+	}
+	st.Latency = hdr.Summarize(h)
+	st.Histogram, _ = hdr.Encode(h) // encoding into memory does not fail
+	return st, hists, true
+}
+
+func add(st *bench.Stats, s bench.Stats) {
+	st.Requests += s.Requests
+	st.Successes += s.Successes
+	st.Completed += s.Completed
+	st.Dropped += s.Dropped
+	st.Iterations += s.Iterations
+	st.BytesIn += s.BytesIn
+	st.BytesOut += s.BytesOut
+	if len(s.StatusCodes) > 0 && st.StatusCodes == nil {
+		st.StatusCodes = map[string]int64{}
+	}
+	for code, n := range s.StatusCodes {
+		st.StatusCodes[code] += n
+	}
+	st.Errors = mergeErrors(st.Errors, s.Errors)
+}
+
+func mergeErrors(into, from []bench.ErrorCount) []bench.ErrorCount {
+	counts := map[string]int64{}
+	var order []string
+	for _, e := range append(into, from...) {
+		if _, seen := counts[e.Message]; !seen {
+			order = append(order, e.Message)
+		}
+		counts[e.Message] += e.Count
+	}
+	out := make([]bench.ErrorCount, 0, len(order))
+	for _, m := range order {
+		out = append(out, bench.ErrorCount{Message: m, Count: counts[m]})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

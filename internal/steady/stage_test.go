@@ -1,0 +1,82 @@
+package steady_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
+	"github.com/threadbench/threadbench/internal/steady"
+)
+
+// second is one full second answering n requests, all of them in ms.
+func second(t *testing.T, i, n int, ms float64) bench.Bucket {
+	t.Helper()
+	h := hdr.New()
+	for range n {
+		hdr.Record(h, time.Duration(ms*float64(time.Millisecond)))
+	}
+	enc, err := hdr.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bench.Bucket{Second: i, Stats: bench.Stats{Requests: int64(n), Successes: int64(n), Completed: int64(n),
+		Throughput: float64(n), Elapsed: bench.Duration(time.Second), Latency: hdr.Summarize(h), Histogram: enc,
+		StatusCodes: map[string]int64{"200": int64(n)}}}
+}
+
+func TestOfSeconds(t *testing.T) {
+	// Latency falls from 40 ms to 20 over four seconds while throughput is
+	// flat: the p50 sets the cut.
+	var seconds []bench.Bucket
+	for i := range 20 {
+		ms := 20.0 + float64(i%2)*0.2
+		if i < 4 {
+			ms = 40 - 5*float64(i)
+		}
+		seconds = append(seconds, second(t, i, 1000+i%3, ms))
+	}
+	p := steady.OfSeconds(seconds)
+	if got, want := p.Start, 4; !p.Steady || got < want-1 || got > want+1 {
+		t.Errorf("OfSeconds = start %d, steady %v; want start %d ± 1, steady", got, p.Steady, want)
+	}
+	if got, want := len(p.Kept(seconds)), 20-p.Start; got != want {
+		t.Errorf("Kept = %d seconds, want %d", got, want)
+	}
+}
+
+func TestOfSecondsTrend(t *testing.T) {
+	var seconds []bench.Bucket
+	for i := range 20 {
+		seconds = append(seconds, second(t, i, 1000+50*i, 10))
+	}
+	p := steady.OfSeconds(seconds)
+	if p.Steady || p.Figure != steady.FigureThroughput || p.Trend <= 0 {
+		t.Errorf("OfSeconds = %+v, want not steady, throughput trending up", p)
+	}
+}
+
+func TestStats(t *testing.T) {
+	seconds := []bench.Bucket{second(t, 0, 100, 10), second(t, 1, 300, 30)}
+	st, hists, ok := steady.Stats(seconds)
+	if !ok || len(hists) != 2 {
+		t.Fatalf("Stats: ok %v, %d histograms; want ok, 2", ok, len(hists))
+	}
+	if got, want := st.Requests, int64(400); got != want {
+		t.Errorf("Requests = %d, want %d", got, want)
+	}
+	if got, want := st.Throughput, 200.0; got != want {
+		t.Errorf("Throughput = %v, want %v", got, want)
+	}
+	if got, want := st.StatusCodes["200"], int64(400); got != want {
+		t.Errorf("StatusCodes[200] = %d, want %d", got, want)
+	}
+	// Three quarters of the answers took 30 ms: the merged p50 is theirs.
+	if got, want := st.Latency.P50, 30.0; got < want*0.99 || got > want*1.01 {
+		t.Errorf("P50 = %v, want %v", got, want)
+	}
+	seconds[1].Stats.Histogram = ""
+	if _, _, ok := steady.Stats(seconds); ok {
+		t.Errorf("Stats of a second without its histogram: ok, want not ok")
+	}
+}
