@@ -26,7 +26,7 @@ func TestRunFromAnywhere(t *testing.T) {
 	copyExecutable(t, bin, copied)
 	home, cache := filepath.Join(dir, "home"), filepath.Join(dir, "cache")
 	cmd := exec.Command(copied, "--db", filepath.Join(dir, "history.db"), "run", "-q", "-o", "json",
-		"--targets", "go", "--profile", "smoke", "--endpoint", "light")
+		"--targets", "go", "--profile", "smoke", "--scale", "0.3", "--warmup", "2s", "--endpoint", "light")
 	cmd.Dir = dir
 	cmd.Env = envWithout(os.Environ(), "THREADBENCH_REPO", "HOME", "XDG_CACHE_HOME")
 	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CACHE_HOME="+cache,
