@@ -59,6 +59,7 @@ const (
 // Step is one trial as the search judged it.
 type Step struct {
 	Trial
+	N          int      `json:"n"` // its number in the search, from 0
 	Pass       bool     `json:"pass"`
 	Throughput float64  `json:"throughput"` // successful responses per second
 	P99        float64  `json:"p99"`        // ms
@@ -292,6 +293,7 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 		return nil, fmt.Errorf("trial at %.0f req/s: %w", t.Rate, err)
 	}
 	step := judge(t, out, s.cfg.Objective)
+	step.N = len(s.steps)
 	s.steps = append(s.steps, step)
 	if step.GeneratorBound != "" {
 		return nil, &stopped{StopGenerator, fmt.Sprintf("the load generator is the limit at %.0f req/s (%s), not the target", t.Rate, step.GeneratorBound)}
