@@ -45,3 +45,42 @@ type CapacityTrial struct {
 	// GeneratorBound says why the load generator limited the trial.
 	GeneratorBound string `json:"generatorBound,omitempty"`
 }
+
+// CapacityTable is a capacity run's answer across its targets, as a
+// report shows it.
+type CapacityTable struct {
+	Objective string        `json:"objective"`
+	Rows      []CapacityRow `json:"rows"`
+	// Sentences say the answer per target in words.
+	Sentences []string `json:"sentences"`
+}
+
+// CapacityRow is one target's line of a CapacityTable.
+type CapacityRow struct {
+	Target string  `json:"target"`
+	Rate   float64 `json:"rate"` // highest confirmed rate, req/s; 0 for none
+	// ServedLow and ServedHigh are the lowest and highest throughput of the
+	// confirmations at Rate: their spread.
+	ServedLow  float64 `json:"servedLow"`
+	ServedHigh float64 `json:"servedHigh"`
+	FailedRate float64 `json:"failedRate,omitempty"` // the next rate up, which failed
+	FailedWhy  string  `json:"failedWhy,omitempty"`  // what failed there
+	Ratio      float64 `json:"ratio"`                // Rate ÷ the best target's
+	Stop       string  `json:"stop"`
+	Reason     string  `json:"reason"`
+}
+
+// ScalabilityFit is the Universal Scalability Law fitted to one target's
+// closed-model sweep.
+type ScalabilityFit struct {
+	Target        string  `json:"target"`
+	Points        int     `json:"points"`
+	Sigma         float64 `json:"sigma"`  // contention
+	Kappa         float64 `json:"kappa"`  // coherency
+	Lambda        float64 `json:"lambda"` // req/s of one client
+	Peak          float64 `json:"peak"`   // N*, clients; 0 when throughput never falls
+	MaxThroughput float64 `json:"maxThroughput"`
+	R2            float64 `json:"r2"`
+	Poor          string  `json:"poor,omitempty"` // why the fit is too poor to use
+	Sentence      string  `json:"sentence"`
+}

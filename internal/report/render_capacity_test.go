@@ -1,0 +1,43 @@
+package report_test
+
+import (
+	"bytes"
+	"html"
+	"strings"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+// A capacity run's report opens with its answer, in every text format and
+// in the JSON report.
+func TestReportShowsCapacity(t *testing.T) {
+	run := baseRun(t)
+	for i := range run.Targets {
+		run.Targets[i].Capacity = &bench.CapacityResult{Objective: "p99<=300ms", Rate: 490 * float64(i+1), Stop: "precision",
+			Confirmations: []bench.CapacityTrial{{Throughput: 489 * float64(i+1)}},
+			Failed:        &bench.CapacityTrial{Rate: 500 * float64(i+1), Violations: []string{"p99 412ms > 300ms"}}}
+	}
+	for _, format := range []string{report.FormatTable, report.FormatMarkdown, report.FormatHTML, report.FormatJSON} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := report.WriteReport(&buf, report.Source{Run: run}, format, report.ReportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, want := range []string{"p99<=300ms", run.Targets[0].Key() + " carries 490 req/s within", "p99 412ms > 300ms"} {
+				if format == report.FormatHTML {
+					want = html.EscapeString(want)
+				}
+				if format == report.FormatJSON {
+					want = strings.ReplaceAll(want, ">", `\u003e`)
+					want = strings.ReplaceAll(want, "<", `\u003c`)
+				}
+				if !strings.Contains(out, want) {
+					t.Errorf("%s report lacks %q", format, want)
+				}
+			}
+		})
+	}
+}
