@@ -21,7 +21,7 @@ func TestTable(t *testing.T) {
 			Confirmations: confirmed(979, 975, 982),
 			Failed:        &bench.CapacityTrial{Rate: 1000, Violations: []string{"p99 412ms > 300ms"}}}},
 		{Target: "go", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 1960, Stop: "budget",
-			Reason: "the time budget (1m40s) ended the bisection at a bracket 3.0% wide (asked 2.0%)",
+			Reason:        "the time budget (1m40s) ended the bisection at a bracket 3.0% wide (asked 2.0%)",
 			Confirmations: []bench.CapacityTrial{{Throughput: 1950}}, Failed: &bench.CapacityTrial{Rate: 2020, Violations: []string{"errors 2% > 0.1%"}}}},
 		{Target: "java-virtual", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Stop: "generator-bound",
 			Reason: "the load generator is the limit at 3200 req/s (generator CPU 97% of its 1 CPU(s)), not the target"}},
