@@ -64,6 +64,7 @@ func newRootCmd(g *globalState) *cobra.Command {
 		newCompareCmd(g),
 		newReportCmd(g),
 		newRunCmd(g),
+		newCapacityCmd(g),
 		newServeCmd(g),
 		newProfilesCmd(g),
 		newExperimentsCmd(g),
