@@ -42,8 +42,11 @@ type CapacityTrial struct {
 	Throughput float64  `json:"throughput"`
 	P99        float64  `json:"p99"` // ms
 	Violations []string `json:"violations,omitempty"`
-	// GeneratorBound says why the load generator limited the trial.
+	// GeneratorBound says why the load generator limited the trial, which
+	// was then neither a pass nor a fail; GeneratorNote what it did in a
+	// trial that passed all the same or failed by more than its lag.
 	GeneratorBound string `json:"generatorBound,omitempty"`
+	GeneratorNote  string `json:"generatorNote,omitempty"`
 }
 
 // CapacityTable is a capacity run's answer across its targets, as a

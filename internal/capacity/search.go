@@ -36,9 +36,12 @@ type Trial struct {
 // Outcome is what a trial measured.
 type Outcome struct {
 	Stats bench.Stats
-	// GeneratorBound says why the load generator, not the target, limited
-	// the trial; empty when it did not.
+	// GeneratorBound says why the load generator may have limited the
+	// trial (its CPU used up, requests sent late); empty when it did not.
 	GeneratorBound string
+	// SendLag is the generator's 99th percentile lag from a request's
+	// scheduled time to its sending, ms.
+	SendLag float64
 }
 
 // TrialFunc runs one trial.
@@ -64,9 +67,13 @@ type Step struct {
 	Throughput float64  `json:"throughput"` // successful responses per second
 	P99        float64  `json:"p99"`        // ms
 	Violations []string `json:"violations,omitempty"`
-	// GeneratorBound is why the generator limited the trial: neither a
-	// pass nor a fail of the target.
+	// GeneratorBound is why the generator may have limited the trial. A
+	// trial that failed so is neither a pass nor a fail of the target; one
+	// that passed all the same passed (see judge).
 	GeneratorBound string `json:"generatorBound,omitempty"`
+	// GeneratorNote is what the generator did in a trial it did not decide:
+	// a pass despite it, or a failure larger than its lag.
+	GeneratorNote string `json:"generatorNote,omitempty"`
 }
 
 // Result is the answer of a search.
@@ -301,17 +308,39 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 	return &step, nil
 }
 
-// judge says whether a trial met the objective.
+// judge says whether a trial met the objective. Latency runs from each
+// request's scheduled time, so a late generator's lag is inside it: it can
+// make a trial fail, never pass. A trial that passed with the generator
+// bound passed. One that failed so is the target's failure only when the
+// lag cannot explain it: some bound is broken by more than the lag (or is
+// not a latency). Otherwise it says nothing of the target and is marked
+// neither pass nor fail (no violations), which stops the search.
 func judge(t Trial, out Outcome, o bench.Objective) Step {
-	step := Step{Trial: t, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99, GeneratorBound: out.GeneratorBound}
-	if out.GeneratorBound != "" {
-		return step
-	}
-	for _, v := range o.Check(out.Stats) {
+	step := Step{Trial: t, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99}
+	violations := o.Check(out.Stats)
+	for _, v := range violations {
 		step.Violations = append(step.Violations, v.String())
 	}
-	step.Pass = len(step.Violations) == 0
+	step.Pass = len(violations) == 0
+	switch {
+	case out.GeneratorBound == "":
+	case step.Pass || !lagExplains(violations, out.SendLag):
+		step.GeneratorNote = out.GeneratorBound
+	default:
+		step.GeneratorBound, step.Violations = out.GeneratorBound, nil
+	}
 	return step
+}
+
+// lagExplains reports whether a generator's send lag (ms) could account
+// for every violation: each a latency over its bound by no more than it.
+func lagExplains(violations []bench.Violation, lag float64) bool {
+	for _, v := range violations {
+		if !v.Term.Metric.IsLatency() || v.Got-lag > v.Term.Max {
+			return false
+		}
+	}
+	return true
 }
 
 // left is the time budget not yet spent.

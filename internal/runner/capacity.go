@@ -73,7 +73,11 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	if err := tr.r.save(tr.run); err != nil {
 		return capacity.Outcome{}, err
 	}
-	return capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator)}, nil
+	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator)}
+	if st.Generator != nil {
+		out.SendLag = st.Generator.SendLagP99
+	}
+	return out, nil
 }
 
 // generatorBound says why the load generator, not the target, limited a

@@ -35,7 +35,9 @@ func (a *poolAttacker) Run(_ context.Context, _ string, plan bench.Plan, _ bench
 	}
 	gen := &bench.Generator{CPUs: 1, CPUShare: 0.2}
 	if a.generatorAt > 0 && st.Rate >= a.generatorAt {
-		gen.CPUShare = 0.97
+		// 500 ms late: enough alone to break the objective
+		gen.CPUShare, gen.SendLagP99 = 0.97, 500
+		p99 += 500
 	}
 	stage := bench.StageResult{Model: bench.ModelOpen, Duration: st.Duration, Rate: st.Rate, Generator: gen,
 		Stats: bench.Stats{Requests: n, Successes: n, Throughput: min(st.Rate, a.capacity), Latency: bench.Latency{P99: p99}}}
