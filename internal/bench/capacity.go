@@ -1,5 +1,7 @@
 package bench
 
+import "strings"
+
 // CapacitySpec asks a run for a capacity search instead of its profile's
 // stages: per target, under the open model, the highest arrival rate whose
 // trials meet Objective. Each trial is stored as a stage of the target.
@@ -86,4 +88,28 @@ type ScalabilityFit struct {
 	R2            float64 `json:"r2"`
 	Poor          string  `json:"poor,omitempty"` // why the fit is too poor to use
 	Sentence      string  `json:"sentence"`
+}
+
+// checkCapacity checks what the domain can of a capacity spec: its
+// objective and signs. internal/capacity checks the rest (the budget
+// against the trials) when it reads the spec.
+func checkCapacity(spec *RunSpec, _ Catalog) error {
+	c := spec.Capacity
+	if c == nil {
+		return nil
+	}
+	if _, err := ParseObjective(c.Objective); err != nil {
+		return FieldErrorf("capacity.objective", "%s", strings.TrimPrefix(ErrorMessage(err), "objective: "))
+	}
+	switch {
+	case c.Precision < 0 || c.Precision >= 1:
+		return FieldErrorf("capacity.precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", c.Precision)
+	case c.Confirmations < 0:
+		return FieldErrorf("capacity.confirmations", "must not be negative, got %d", c.Confirmations)
+	case c.TrialDuration < 0 || c.ConfirmDuration < 0 || c.Settle < 0 || c.Budget < 0:
+		return FieldErrorf("capacity", "durations must not be negative")
+	case c.StartRate < 0 || c.MaxRate < 0:
+		return FieldErrorf("capacity", "rates must not be negative")
+	}
+	return nil
 }

@@ -100,3 +100,25 @@ func TestObjectiveCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestPrepareChecksCapacity(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		c    bench.CapacitySpec
+		want string
+	}{
+		{"objective", bench.CapacitySpec{Objective: "p99<=fast"}, `capacity.objective: "p99<=fast": p99 needs a positive duration`},
+		{"no objective", bench.CapacitySpec{}, "capacity.objective: empty"},
+		{"precision", bench.CapacitySpec{Objective: "p99<=1s", Precision: 1.5}, "capacity.precision: 1.5 is not a relative width"},
+		{"negative budget", bench.CapacitySpec{Objective: "p99<=1s", Budget: -1}, "capacity: durations must not be negative"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := bench.RunSpec{Targets: []string{"go"}, Profile: bench.Profile{Name: "smoke"}, Capacity: &tt.c,
+				Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
+			err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}})
+			if err == nil || bench.ErrorCode(err) != bench.EINVALID || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want …%s…", err, tt.want)
+			}
+		})
+	}
+}

@@ -41,3 +41,26 @@ func TestReportShowsCapacity(t *testing.T) {
 		})
 	}
 }
+
+// A closed-model sweep's report fits the USL per target and says so.
+func TestReportShowsScalability(t *testing.T) {
+	usl := func(n float64) float64 { return 10 * n / (1 + 0.05*(n-1) + 0.0002*n*(n-1)) }
+	run := &bench.Run{ID: "r1", Status: bench.RunSucceeded, Spec: bench.RunSpec{Targets: []string{"java-platform"},
+		Profile: bench.Profile{Model: bench.ModelClosed}}}
+	tr := bench.TargetResult{Target: "java-platform", Status: bench.TargetSucceeded}
+	for i, n := range []int{25, 50, 100, 200, 400, 800} {
+		tr.Stages = append(tr.Stages, bench.StageResult{Index: i, Model: bench.ModelClosed, Concurrency: n,
+			Stats: bench.Stats{Requests: 1000, Successes: 1000, Throughput: usl(float64(n))}})
+	}
+	run.Targets = []bench.TargetResult{tr}
+	var buf bytes.Buffer
+	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatTable, report.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Scalability (Universal Scalability Law)", "java-platform: contention σ 0.0500, coherency κ 0.000200",
+		"peaks at N* 69 clients", "usable"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
