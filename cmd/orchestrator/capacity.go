@@ -127,7 +127,8 @@ func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.G
 	}
 	// The profile is the first trial's: what Prepare checks and sizes the
 	// run by; the search replaces it trial by trial.
-	spec.Profile = bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(cf.confirm), Rate: cf.startRate}}}
+	spec.Profile = bench.Profile{Name: "capacity", Description: "a capacity search: its trials replace this stage",
+		Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(cf.confirm), Rate: cf.startRate}}}
 	return spec, nil
 }
 
