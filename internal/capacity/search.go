@@ -157,6 +157,9 @@ func (s *search) find(ctx context.Context) (*Result, error) {
 	}
 	res := s.answer(0, nil, hi)
 	res.Stop, res.Reason = st.stop, st.reason
+	if lo != nil && st.stop != StopNoPass {
+		res.Reason += fmt.Sprintf(" (%.0f req/s passed a short trial, unconfirmed)", lo.Rate)
+	}
 	return res, nil
 }
 
@@ -188,14 +191,14 @@ func (s *search) bracket(ctx context.Context) (lo, hi *Step, err error) {
 	for {
 		step, err := s.short(ctx, PhaseBracket, rate)
 		if err != nil {
-			return nil, nil, err
+			return lo, nil, err
 		}
 		if !step.Pass {
 			lo, err := s.passBelow(ctx, rate)
 			return lo, step, err
 		}
-		if rate >= s.cfg.MaxRate {
-			return step, nil, nil
+		if lo = step; rate >= s.cfg.MaxRate {
+			return lo, nil, nil
 		}
 		rate = min(2*rate, s.cfg.MaxRate)
 	}
@@ -240,7 +243,7 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 	for hi != nil && (hi.Rate-lo.Rate)/hi.Rate > s.cfg.Precision && !s.budgetShort {
 		step, err := s.short(ctx, PhaseBisect, (lo.Rate+hi.Rate)/2)
 		if err != nil {
-			return nil, nil, err
+			return lo, hi, err
 		}
 		if step == nil { // no time left for short trials
 			break
