@@ -138,7 +138,12 @@ func (b Term) String() string {
 // format writes a value of the bound's metric: a duration or a percentage.
 func (b Term) format(v float64) string {
 	if b.Metric.IsLatency() {
-		return time.Duration(v * float64(time.Millisecond)).Round(time.Microsecond).String()
+		// to 0.1 ms from a millisecond up: "338.7ms", not "338.687ms"
+		precision := time.Microsecond
+		if v >= 1 {
+			precision = 100 * time.Microsecond
+		}
+		return time.Duration(v * float64(time.Millisecond)).Round(precision).String()
 	}
 	return strconv.FormatFloat(v*100, 'g', 4, 64) + "%"
 }

@@ -82,6 +82,8 @@ func TestObjectiveCheck(t *testing.T) {
 		// the bound itself is within the objective
 		{"at the bounds", bench.Stats{Requests: 1000, Successes: 990, Latency: bench.Latency{P99: 250}}, nil},
 		{"slow", bench.Stats{Requests: 1000, Successes: 1000, Latency: bench.Latency{P99: 412}}, []string{"p99 412ms > 250ms"}},
+		// to 0.1 ms
+		{"slow by a fraction", bench.Stats{Requests: 1000, Successes: 1000, Latency: bench.Latency{P99: 338.687}}, []string{"p99 338.7ms > 250ms"}},
 		// drops count as drops, not as errors
 		{"dropping", bench.Stats{Requests: 1000, Successes: 980, Dropped: 20, Latency: bench.Latency{P99: 100}}, []string{"drops 2% > 0%"}},
 		{"everything", bench.Stats{Requests: 1000, Successes: 900, Dropped: 50, Latency: bench.Latency{P99: 300}},
