@@ -72,3 +72,51 @@ func checkConfirmed(t *testing.T, tr *bench.TargetResult, c *bench.CapacityResul
 		t.Errorf("failed %+v, want the next rate up with what failed", c.Failed)
 	}
 }
+
+// java-platform on heavy?duration=200 is bound by its pool: 200 Tomcat
+// threads ÷ 0.2 s = 1,000 req/s. The search must land within 3 % below that
+// bound and never above it, unless the generator on this machine could not
+// keep up, which it must then say.
+func TestCapacityJavaPlatformPoolBound(t *testing.T) {
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
+		"--targets", "java-platform", "--endpoint", "heavy", "--param", "duration=200", "--slo", "p99<=300ms",
+		"--budget", "150s", "--trial", "3s", "--confirm", "8s", "--confirmations", "3",
+		"--start-rate", "250", "--warmup", "10s", "--warmup-rate", "100")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	tr := run.Target("java-platform")
+	c := tr.Capacity
+	if c == nil {
+		t.Fatal("no capacity result stored")
+	}
+	t.Logf("busy machine: java-platform carries %.1f req/s within %s, stop %s: %s; %d trials in %s", c.Rate, c.Objective, c.Stop, c.Reason, c.Trials, c.Spent)
+	if c.Stop == "generator-bound" {
+		if !strings.Contains(c.Reason, "load generator is the limit") {
+			t.Errorf("reason %q", c.Reason)
+		}
+		return
+	}
+	if c.Rate > 1000 || c.Rate < 970 {
+		t.Errorf("rate %.1f req/s, want within 3%% below the pool bound of 1000 and never above it", c.Rate)
+	}
+	checkConfirmed3(t, tr, c)
+}
+
+// checkConfirmed3 is checkConfirmed for three confirmations at p99<=300ms.
+func checkConfirmed3(t *testing.T, tr *bench.TargetResult, c *bench.CapacityResult) {
+	t.Helper()
+	if len(c.Confirmations) != 3 {
+		t.Fatalf("%d confirmations, want 3", len(c.Confirmations))
+	}
+	for _, conf := range c.Confirmations {
+		if st := tr.Stages[conf.Stage]; st.Rate != c.Rate || st.Stats.Latency.P99 > 300 {
+			t.Errorf("confirmation stage %+v does not meet p99<=300ms at %.1f req/s", st, c.Rate)
+		}
+	}
+	if c.Failed == nil || c.Failed.Rate <= c.Rate {
+		t.Errorf("failed %+v, want the next rate up", c.Failed)
+	}
+}
