@@ -12,44 +12,38 @@ import (
 // budget shared evenly by the run's targets. A bad field is an EINVALID
 // error naming it under "capacity.", before anything starts.
 func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
+	targets = max(targets, 1)
 	o, err := bench.ParseObjective(spec.Objective)
 	if err != nil {
-		return Config{}, renameField(err, "capacity.objective")
+		return Config{}, underCapacity(err, "")
 	}
 	cfg := Config{
 		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations,
 		TrialDuration: spec.TrialDuration.D(), ConfirmDuration: spec.ConfirmDuration.D(), Settle: spec.Settle.D(),
-		StartRate: spec.StartRate, MaxRate: spec.MaxRate,
+		StartRate: spec.StartRate, MaxRate: spec.MaxRate, Budget: spec.Budget.D() / time.Duration(targets),
 	}
-	total := spec.Budget.D()
-	if total == 0 {
-		total = DefaultBudget * time.Duration(max(targets, 1))
-	}
-	cfg.Budget = total / time.Duration(max(targets, 1))
 	if err := cfg.Validate(); err != nil {
-		var be *bench.Error
-		if errors.As(err, &be) && be.Field == "budget" && targets > 1 {
-			be.Message = "shared by " + strconv.Itoa(targets) + " targets, " + be.Message
+		shared := ""
+		if targets > 1 {
+			shared = "shared by " + strconv.Itoa(targets) + " targets, "
 		}
-		return Config{}, renameField(err, "capacity."+fieldOf(err))
+		return Config{}, underCapacity(err, shared)
 	}
 	return cfg, nil
 }
 
-func fieldOf(err error) string {
+// underCapacity names a configuration error's field as the spec's, under
+// "capacity.", saying how the budget was shared when it is about that.
+func underCapacity(err error, shared string) error {
 	var be *bench.Error
-	if errors.As(err, &be) {
-		return be.Field
+	if !errors.As(err, &be) {
+		return err
 	}
-	return ""
-}
-
-func renameField(err error, field string) error {
-	var be *bench.Error
-	if errors.As(err, &be) {
-		return &bench.Error{Code: be.Code, Field: field, Message: be.Message}
+	msg := be.Message
+	if be.Field == "budget" {
+		msg = shared + msg
 	}
-	return err
+	return &bench.Error{Code: be.Code, Field: "capacity." + be.Field, Message: msg}
 }
 
 // Summary is the result as the run document keeps it; a trial's stage is
