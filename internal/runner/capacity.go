@@ -56,7 +56,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 		Stages: []bench.Stage{{Name: string(trial.Phase), Duration: bench.Duration(trial.Duration), Rate: trial.Rate}},
 	}}
 	tr.warmup = bench.Warmup{Disabled: true}
-	res, err := tr.r.cfg.Attacker.Run(ctx, tr.t.BaseURL(), plan, tr.r.observer(tr.run, tr.tr, nil))
+	res, err := tr.r.cfg.Attacker.Run(ctx, tr.t.BaseURL(), plan, tr.observer(trial))
 	if err != nil {
 		return capacity.Outcome{}, err
 	}
@@ -67,7 +67,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 		tr.tr.Warmup = res.Warmup
 	}
 	st := res.Stages[0]
-	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), fmt.Sprintf("%s %.0f/s", trial.Phase, trial.Rate), bench.Duration(tr.offset)
+	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset)
 	tr.offset += st.Duration.D()
 	tr.tr.Stages = append(tr.tr.Stages, st)
 	if err := tr.r.save(tr.run); err != nil {
@@ -79,6 +79,27 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	}
 	return out, nil
 }
+
+// observer publishes a trial's progress as the target's next stage, on
+// the search's clock rather than the trial's own.
+func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
+	obs := tr.r.observer(tr.run, tr.tr, nil)
+	index, name, offset := len(tr.tr.Stages), trialName(trial), int(tr.offset/time.Second)
+	stage, second := obs.Stage, obs.Second
+	obs.Stage = func(s bench.StageResult) {
+		if !s.Warmup {
+			s.Index, s.Name = index, name
+		}
+		stage(s)
+	}
+	obs.Second = func(b bench.Bucket) {
+		b.Stage, b.Second = index, b.Second+offset
+		second(b)
+	}
+	return obs
+}
+
+func trialName(t capacity.Trial) string { return fmt.Sprintf("%s %.0f/s", t.Phase, t.Rate) }
 
 // generatorBound says why the load generator, not the target, limited a
 // trial: it used its CPUs up, or sent late while a connection was free.

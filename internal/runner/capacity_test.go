@@ -23,7 +23,7 @@ type poolAttacker struct {
 
 var _ bench.Attacker = (*poolAttacker)(nil)
 
-func (a *poolAttacker) Run(_ context.Context, _ string, plan bench.Plan, _ bench.Observer) (*bench.AttackResult, error) {
+func (a *poolAttacker) Run(_ context.Context, _ string, plan bench.Plan, obs bench.Observer) (*bench.AttackResult, error) {
 	a.mu.Lock()
 	a.plans = append(a.plans, plan)
 	a.mu.Unlock()
@@ -42,6 +42,10 @@ func (a *poolAttacker) Run(_ context.Context, _ string, plan bench.Plan, _ bench
 	stage := bench.StageResult{Model: bench.ModelOpen, Duration: st.Duration, Rate: st.Rate, Generator: gen,
 		Stats: bench.Stats{Requests: n, Successes: n, Throughput: min(st.Rate, a.capacity), Latency: bench.Latency{P99: p99}}}
 	res := &bench.AttackResult{Stages: []bench.StageResult{stage}, Total: stage.Stats}
+	// as the load engine does: the stage starts, then its seconds, on the
+	// attack's own clock
+	obs.Stage(bench.StageResult{Index: 0, Model: bench.ModelOpen, Rate: st.Rate})
+	obs.Second(bench.Bucket{Second: 0, Stage: 0})
 	if !plan.Warmup.Disabled && plan.Warmup.Duration > 0 {
 		res.Warmup = &bench.StageResult{Warmup: true, Rate: plan.Warmup.Rate}
 	}
@@ -62,9 +66,21 @@ func TestExecute_CapacitySearch(t *testing.T) {
 	att := &poolAttacker{capacity: 400}
 	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: att, LockPath: t.TempDir() + "/attack.lock", CPUs: 1})
 	run := createRun(t, st, capacitySpec(t, "go"))
+	events, _ := r.Hub().Subscribe(run.ID)
+	var published []bench.Event
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range events {
+			if ev.Type == bench.EventStage || ev.Type == bench.EventSecond {
+				published = append(published, ev)
+			}
+		}
+	}()
 	if err := r.Execute(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
+	<-done
 	got, err := st.FindRunByID(context.Background(), run.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +114,18 @@ func TestExecute_CapacitySearch(t *testing.T) {
 	}
 	if tr.Warmup == nil {
 		t.Error("the warm-up was not kept")
+	}
+	// progress tells the trials apart: the n-th trial is stage n, its
+	// seconds on the search's clock
+	if len(published) != 2*len(tr.Stages) {
+		t.Fatalf("%d stage and second events for %d trials", len(published), len(tr.Stages))
+	}
+	for i := range tr.Stages {
+		stage, second := published[2*i], published[2*i+1]
+		if stage.Stage.Index != i || stage.Stage.Name != tr.Stages[i].Name || second.Second.Stage != i ||
+			second.Second.Second != int(tr.Stages[i].StartOffset.D()/time.Second) {
+			t.Errorf("trial %d published as stage %+v, second %+v", i, stage.Stage, second.Second)
+		}
 	}
 }
 
