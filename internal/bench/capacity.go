@@ -90,9 +90,35 @@ type ScalabilityFit struct {
 	Sentence      string  `json:"sentence"`
 }
 
-// checkCapacity checks what the domain can of a capacity spec: its
-// objective and signs. internal/capacity checks the rest (the budget
-// against the trials) when it reads the spec.
+// Defaults of a capacity search, for the fields a spec leaves out. The
+// budget is the issue's five minutes for three targets, per target.
+const (
+	DefaultCapacityPrecision     = 0.02
+	DefaultCapacityConfirmations = 3
+	DefaultCapacityTrial         = Duration(3e9)
+	DefaultCapacityConfirm       = Duration(10e9)
+	DefaultCapacitySettle        = Duration(1e9)
+	DefaultCapacityBudget        = Duration(100e9)
+)
+
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// MinBudget is the least time a search of c needs for one target: one
+// short trial and the confirmations, with their pauses.
+func (c CapacitySpec) MinBudget() Duration {
+	confirm := orDefault(c.ConfirmDuration, DefaultCapacityConfirm) + orDefault(c.Settle, DefaultCapacitySettle)
+	return orDefault(c.TrialDuration, DefaultCapacityTrial) + Duration(orDefault(c.Confirmations, DefaultCapacityConfirmations))*confirm
+}
+
+// checkCapacity checks a capacity spec before the run is queued: its
+// objective, signs, and a budget that leaves each target one search.
 func checkCapacity(spec *RunSpec, _ Catalog) error {
 	c := spec.Capacity
 	if c == nil {
@@ -110,6 +136,12 @@ func checkCapacity(spec *RunSpec, _ Catalog) error {
 		return FieldErrorf("capacity", "durations must not be negative")
 	case c.StartRate < 0 || c.MaxRate < 0:
 		return FieldErrorf("capacity", "rates must not be negative")
+	}
+	targets := len(spec.RunCases()) * spec.Rounds()
+	if c.Budget != 0 && c.Budget/Duration(max(targets, 1)) < c.MinBudget() {
+		return FieldErrorf("capacity.budget", "%s shared by %d target(s) is below one search each (a %s trial and %d confirmations of %s, with %s pauses: %s)",
+			c.Budget, targets, orDefault(c.TrialDuration, DefaultCapacityTrial), orDefault(c.Confirmations, DefaultCapacityConfirmations),
+			orDefault(c.ConfirmDuration, DefaultCapacityConfirm), orDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
 	}
 	return nil
 }

@@ -113,6 +113,9 @@ func TestPrepareChecksCapacity(t *testing.T) {
 		{"no objective", bench.CapacitySpec{}, "capacity.objective: empty"},
 		{"precision", bench.CapacitySpec{Objective: "p99<=1s", Precision: 1.5}, "capacity.precision: 1.5 is not a relative width"},
 		{"negative budget", bench.CapacitySpec{Objective: "p99<=1s", Budget: -1}, "capacity: durations must not be negative"},
+		// 30 s is below a 3 s trial and three 10 s confirmations with 1 s pauses
+		{"budget below one search", bench.CapacitySpec{Objective: "p99<=1s", Budget: bench.Duration(30e9)},
+			"capacity.budget: 30s shared by 1 target(s) is below one search each (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := bench.RunSpec{Targets: []string{"go"}, Profile: bench.Profile{Name: "smoke"}, Capacity: &tt.c,
@@ -122,5 +125,15 @@ func TestPrepareChecksCapacity(t *testing.T) {
 				t.Errorf("error %v, want …%s…", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestPrepareAcceptsCapacity(t *testing.T) {
+	spec := bench.RunSpec{Targets: []string{"go", "java-platform", "java-virtual"}, Profile: bench.Profile{Name: "smoke"},
+		Capacity: &bench.CapacitySpec{Objective: "p99<=300ms", Budget: bench.Duration(5 * 60e9)},
+		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
+	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}}
+	if err := bench.Prepare(&spec, catalog); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,15 +7,15 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Defaults of a search. The budget is the five minutes for three
-// targets, per target.
+// Defaults of a search: the domain's, for a spec's fields left out, and the
+// rates.
 const (
-	DefaultPrecision       = 0.02
-	DefaultConfirmations   = 3
-	DefaultTrialDuration   = 3 * time.Second
-	DefaultConfirmDuration = 10 * time.Second
-	DefaultSettle          = time.Second
-	DefaultBudget          = 100 * time.Second
+	DefaultPrecision       = bench.DefaultCapacityPrecision
+	DefaultConfirmations   = bench.DefaultCapacityConfirmations
+	DefaultTrialDuration   = time.Duration(bench.DefaultCapacityTrial)
+	DefaultConfirmDuration = time.Duration(bench.DefaultCapacityConfirm)
+	DefaultSettle          = time.Duration(bench.DefaultCapacitySettle)
+	DefaultBudget          = time.Duration(bench.DefaultCapacityBudget)
 	DefaultStartRate       = 50.0
 	DefaultMinRate         = 1.0
 	DefaultMaxRate         = 100_000.0
