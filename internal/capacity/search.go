@@ -263,7 +263,7 @@ func (s *search) confirm(ctx context.Context, lo *Step) ([]Step, error) {
 	var confirms []Step
 	for range s.cfg.Confirmations {
 		if s.left() < s.cfg.ConfirmDuration {
-			return nil, &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out before %.0f req/s, which passed the short trials, was confirmed", s.cfg.Budget, lo.Rate)}
+			return nil, &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out before the confirmations", s.cfg.Budget)}
 		}
 		step, err := s.trial(ctx, Trial{Phase: PhaseConfirm, Rate: lo.Rate, Duration: s.cfg.ConfirmDuration})
 		if err != nil {

@@ -345,3 +345,27 @@ func TestSearchTrialError(t *testing.T) {
 		t.Errorf("error %v, want the trial's, with its rate", err)
 	}
 }
+
+// A confirmation that fails when the budget has no room for another round
+// leaves no answer, and says what passed short trials.
+func TestSearchBudgetBeforeConfirmation(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
+		if tr.Phase == capacity.PhaseConfirm {
+			return 0.5 // the long trials see half the capacity
+		}
+		return 1
+	}}
+	cfg := srv.config("p99<=300ms", t)
+	cfg.Budget = 80 * time.Second
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != capacity.StopBudget || res.Rate != 0 || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
+		t.Fatalf("stop %s rate %.0f failed %+v, want budget with the failed confirmation above", res.Stop, res.Rate, res.Failed)
+	}
+	if want := "the time budget (1m20s) ran out before the confirmations ("; !strings.HasPrefix(res.Reason, want) ||
+		!strings.HasSuffix(res.Reason, "req/s passed a short trial, unconfirmed)") {
+		t.Errorf("reason %q", res.Reason)
+	}
+}
