@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -106,4 +107,34 @@ func TestCapacityJavaPlatformPoolBound(t *testing.T) {
 		t.Errorf("rate %.1f req/s, want within 3%% below the pool bound of 1000 and never above it", c.Rate)
 	}
 	checkConfirmed(t, tr, c, 3, 300)
+}
+
+// A real sweep of the Go target, 1 to 32 clients on heavy?duration=50: an
+// ordinary closed run whose JSON report carries the USL fit, near-linear
+// scaling (one client ≈ 20 req/s, hardly any contention).
+func TestCapacitySweepAgainstGo(t *testing.T) {
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
+		"--targets", "go", "--endpoint", "heavy", "--param", "duration=50",
+		"--sweep", "1,2,4,8,16,32", "--sweep-duration", "2s", "--warmup", "1s")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	code, out, stderr := runCLI(t, nil, "--db", db, "report", run.ID, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("report exit %d\n%s", code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scalability) != 1 {
+		t.Fatalf("scalability %+v, want one fit", rep.Scalability)
+	}
+	f := rep.Scalability[0]
+	t.Logf("busy machine: %s", f.Sentence)
+	if f.Target != "go" || f.Points != 6 || f.Poor != "" || f.R2 < 0.9 || f.Sigma > 0.05 || f.Lambda < 15 || f.Lambda > 21 {
+		t.Errorf("fit %+v, want go scaling near-linearly from about 19 req/s a client", f)
+	}
 }
