@@ -88,6 +88,15 @@ type ScalabilityFit struct {
 	R2            float64 `json:"r2"`
 	Poor          string  `json:"poor,omitempty"` // why the fit is too poor to use
 	Sentence      string  `json:"sentence"`
+	// Measured are the sweep's points the fit was made to.
+	Measured []ScalabilityPoint `json:"measured"`
+}
+
+// ScalabilityPoint is one step of a sweep: clients in flight and the
+// throughput they measured.
+type ScalabilityPoint struct {
+	Concurrency float64 `json:"concurrency"`
+	Throughput  float64 `json:"throughput"` // req/s
 }
 
 // Defaults of a capacity search, for the fields a spec leaves out. The

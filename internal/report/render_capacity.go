@@ -5,6 +5,8 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/capacity"
+	"github.com/threadbench/threadbench/internal/chart"
+	"github.com/threadbench/threadbench/internal/scalability"
 )
 
 // capacitySections lay out a capacity run's answer and a sweep's USL fits,
@@ -62,4 +64,22 @@ func scalabilityBlocks(fits []bench.ScalabilityFit) []block {
 		lines = append(lines, f.Sentence)
 	}
 	return []block{b, {Lines: lines}}
+}
+
+// uslCharts draw each sweep's measured throughput beside its fitted USL
+// curve, one chart per target.
+func uslCharts(rep bench.Report) []chart.LineChart {
+	var charts []chart.LineChart
+	for i, f := range rep.Scalability {
+		measured, fitted := chart.Series{Name: f.Target + " measured"}, chart.Series{Name: f.Target + " USL fit"}
+		for _, p := range f.Measured {
+			measured.Points = append(measured.Points, chart.Point{X: p.Concurrency, Y: p.Throughput})
+		}
+		for _, p := range scalability.Curve(f, 100) {
+			fitted.Points = append(fitted.Points, chart.Point{X: p.Concurrency, Y: p.Throughput})
+		}
+		charts = append(charts, chart.LineChart{ID: fmt.Sprintf("usl-%d", i), Title: f.Target + ": throughput by clients, measured and USL fit",
+			XLabel: "clients", Unit: "req/s", Series: []chart.Series{measured, fitted}})
+	}
+	return charts
 }

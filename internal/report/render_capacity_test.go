@@ -63,4 +63,14 @@ func TestReportShowsScalability(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, buf.String())
 		}
 	}
+	// the HTML report draws the points beside the curve
+	buf.Reset()
+	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatHTML, report.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`data-chart="usl-0"`, "java-platform measured", "java-platform USL fit", "clients"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
 }

@@ -43,6 +43,9 @@ func (m *Model) Summary(target string) bench.ScalabilityFit {
 		f.MaxThroughput = m.MaxThroughput
 	}
 	f.Sentence = m.sentence(target)
+	for _, p := range m.Points {
+		f.Measured = append(f.Measured, bench.ScalabilityPoint(p))
+	}
 	return f
 }
 
@@ -61,4 +64,19 @@ func (m *Model) sentence(target string) string {
 		s += "; too poor a fit to use: " + m.Poor
 	}
 	return s + "."
+}
+
+// Curve samples a fit's throughput at n clients from 1 to the most it
+// measured, for drawing beside the points.
+func Curve(f bench.ScalabilityFit, n int) []bench.ScalabilityPoint {
+	top := 1.0
+	for _, p := range f.Measured {
+		top = max(top, p.Concurrency)
+	}
+	curve := make([]bench.ScalabilityPoint, n)
+	for i := range curve {
+		c := 1 + (top-1)*float64(i)/float64(max(n-1, 1))
+		curve[i] = bench.ScalabilityPoint{Concurrency: c, Throughput: usl(f.Sigma, f.Kappa, f.Lambda, c)}
+	}
+	return curve
 }
