@@ -70,6 +70,7 @@ func newRootCmd(g *globalState) *cobra.Command {
 		newCompareCmd(g),
 		newReportCmd(g),
 		newRunCmd(g),
+		newCapacityCmd(g),
 		newServeCmd(g),
 		newProfilesCmd(g),
 		newExperimentsCmd(g),

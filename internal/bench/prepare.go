@@ -90,7 +90,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream, checkCapacity,
 	} {
 		if err := check(spec, c); err != nil {
 			return err

@@ -31,6 +31,10 @@ type Report struct {
 	Scopes      []ReportScope   `json:"scopes"` // the whole attack, then each measured stage
 	Findings    []Finding       `json:"findings"`
 	Notes       []string        `json:"notes,omitempty"`
+	// Capacity is a capacity run's answer; Scalability the USL fitted to a
+	// closed-model sweep per target.
+	Capacity    *CapacityTable   `json:"capacity,omitempty"`
+	Scalability []ScalabilityFit `json:"scalability,omitempty"`
 }
 
 // ReportSubject is what a report compares: one result label of the run (a

@@ -158,8 +158,10 @@ type TargetResult struct {
 	// target's attack: the flood the target sent it.
 	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
 	Series              []string         `json:"series,omitempty"`
-	StartedAt           *time.Time       `json:"startedAt,omitempty"`
-	FinishedAt          *time.Time       `json:"finishedAt,omitempty"`
+	// Capacity is what a capacity search found, in a run that asked for one.
+	Capacity   *CapacityResult `json:"capacity,omitempty"`
+	StartedAt  *time.Time      `json:"startedAt,omitempty"`
+	FinishedAt *time.Time      `json:"finishedAt,omitempty"`
 }
 
 // ImageInfo describes the image a target ran from and the runtime inside it.

@@ -226,6 +226,9 @@ type RunSpec struct {
 	// Experiment names a built-in experiment (a seed's), which Prepare
 	// expands into the fields above; the stored spec keeps it, resolved.
 	Experiment *ExperimentRef `json:"experiment,omitempty" yaml:"experiment,omitempty"`
+	// Capacity, when set, makes the run a capacity search: the profile's
+	// stages give way to the trials the search asks for.
+	Capacity *CapacitySpec `json:"capacity,omitempty" yaml:"capacity,omitempty"`
 }
 
 // Defaults applied by RunSpec.ApplyDefaults.

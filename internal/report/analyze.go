@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+	"github.com/threadbench/threadbench/internal/scalability"
 	"github.com/threadbench/threadbench/internal/stats"
 )
 
@@ -54,6 +56,7 @@ func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
 	rep.Findings = a.findings(scopes)
 	a.methodNotes(scopes)
 	rep.Notes = a.notes.lines()
+	rep.Capacity, rep.Scalability = capacity.Table(r), scalability.FitRun(r)
 	return rep
 }
 

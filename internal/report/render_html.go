@@ -68,7 +68,7 @@ func newHTMLPage(rep bench.Report, src Source) htmlPage {
 			page.Bars = append(page.Bars, template.HTML(c.SVG())) // #nosec: chart escapes every text it draws
 		}
 	}
-	for _, c := range cs.lineCharts() {
+	for _, c := range append(cs.lineCharts(), uslCharts(rep)...) {
 		page.Lines = append(page.Lines, template.HTML(c.SVG()))
 	}
 	return page

@@ -33,7 +33,7 @@ type block struct {
 
 // layoutReport lays out the whole report.
 func layoutReport(rep bench.Report) []section {
-	sections := []section{headerSection(rep), findingsSection(rep)}
+	sections := append([]section{headerSection(rep), findingsSection(rep)}, capacitySections(rep)...)
 	colors := subjectColors(rep)
 	for i, sc := range rep.Scopes {
 		sections = append(sections, scopeSection(sc, colors, fmt.Sprintf("scope-%d", i), rep.MinEffect))
@@ -47,7 +47,7 @@ func layoutReport(rep bench.Report) []section {
 // layoutSummary lays out what `runs show` opens with: the findings and the
 // whole attack's figures, ranks and pairs.
 func layoutSummary(rep bench.Report) []section {
-	sections := []section{findingsSection(rep)}
+	sections := append([]section{findingsSection(rep)}, capacitySections(rep)...)
 	if len(rep.Scopes) > 0 {
 		whole := scopeSection(rep.Scopes[0], subjectColors(rep), "scope-0", rep.MinEffect)
 		var kept []block

@@ -72,6 +72,9 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	if ee := run.Environment.Engine(spec.Engine); ee != nil && ee.CPUModel == "" {
 		ee.CPUModel = tr.Settings["info.cpuModel"]
 	}
+	if spec.Capacity != nil {
+		return r.searchCapacity(ctx, run, spec, tr, t)
+	}
 	return r.attack(ctx, run, spec, tr, t, ds)
 }
 

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/scalability"
+)
+
+// capacityFlags are the capacity command's own flags.
+type capacityFlags struct {
+	slo           string
+	budget        time.Duration
+	precision     float64
+	confirmations int
+	trial         time.Duration
+	confirm       time.Duration
+	settle        time.Duration
+	startRate     float64
+	maxRate       float64
+	sweep         []int
+	sweepDuration time.Duration
+}
+
+func newCapacityCmd(g *globalState) *cobra.Command {
+	var (
+		flags  specFlags
+		cf     capacityFlags
+		output string
+		quiet  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "capacity",
+		Short: "Find the highest rate each target sustains within an objective, or fit the USL to a concurrency sweep",
+		Long: "Per target, under the open model, search for the highest arrival rate whose trials meet the objective\n" +
+			"(--slo): short trials double up from --start-rate until one fails, bisection narrows the bracket to\n" +
+			"--precision, and the answer is confirmed --confirmations times at full length. A trial the load\n" +
+			"generator limited stops the search and says so. Every trial is stored as a stage of an ordinary run.\n\n" +
+			"With --sweep, run a closed-model sweep at those concurrencies instead and fit the Universal\n" +
+			"Scalability Law per target: contention σ, coherency κ, the peak N* and its throughput.",
+		Example: "  orchestrator capacity --targets go,java-platform,java-virtual --slo 'p99<=300ms' --endpoint heavy --param duration=200\n" +
+			"  orchestrator capacity --targets java-platform --sweep 25,50,100,200,400,800 --endpoint heavy --param duration=100",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := report.CheckFormat(output, report.FormatTable, report.FormatJSON); err != nil {
+				return err
+			}
+			cfg, err := loadConfig(g, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if cfg.Server != "" {
+				return bench.FieldErrorf("--server", "capacity runs locally for now: leave out --server")
+			}
+			spec, err := cf.spec(&flags, cmd.Flags(), cfg.Guardrails)
+			if err != nil {
+				return err
+			}
+			catalog := g.specCatalog(cfg)
+			catalog.AllowImages = true
+			if err := bench.Prepare(&spec, catalog); err != nil {
+				return err
+			}
+			return runLocal(g, cfg, spec, output, quiet)
+		},
+	}
+	flags.register(cmd.Flags(), g.catalog.Names())
+	f := cmd.Flags()
+	f.StringVar(&cf.slo, "slo", "", "the objective every trial must meet, e.g. 'p99<=250ms,errors<=0.1%' (p50, p90, p95, p99, p999, errors, drops)")
+	f.DurationVar(&cf.budget, "budget", 0, fmt.Sprintf("time the search may take for all targets together (default %s a target)", capacity.DefaultBudget))
+	f.Float64Var(&cf.precision, "precision", capacity.DefaultPrecision, "relative width of the bracket at which bisection stops")
+	f.IntVar(&cf.confirmations, "confirmations", capacity.DefaultConfirmations, "full-length trials the answer must pass")
+	f.DurationVar(&cf.trial, "trial", capacity.DefaultTrialDuration, "length of a bracketing or bisecting trial")
+	f.DurationVar(&cf.confirm, "confirm", capacity.DefaultConfirmDuration, "length of a confirmation")
+	f.DurationVar(&cf.settle, "settle", capacity.DefaultSettle, "pause between trials")
+	f.Float64Var(&cf.startRate, "start-rate", capacity.DefaultStartRate, "req/s of the first trial (a guess, or a known bound such as threads ÷ service time)")
+	f.Float64Var(&cf.maxRate, "max-rate", 0, "req/s above which the search does not go (default: the guardrail's maximum rate)")
+	f.IntSliceVar(&cf.sweep, "sweep", nil, fmt.Sprintf("closed-model concurrencies to sweep and fit the USL to, e.g. 1,2,4,8,16,32 (at least %d)", scalability.MinPoints))
+	f.DurationVar(&cf.sweepDuration, "sweep-duration", 10*time.Second, "length of each step of a sweep")
+	f.StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no live progress")
+	return cmd
+}
+
+// spec builds the run spec of a search or a sweep from the run flags and
+// the command's own, checking everything before anything starts.
+func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.Guardrails) (bench.RunSpec, error) {
+	for _, name := range []string{"profile", "scale", "experiment", "part", "repeat"} {
+		if fs.Changed(name) {
+			return bench.RunSpec{}, bench.FieldErrorf("--"+name, "capacity makes its own profile: leave out --%s", name)
+		}
+	}
+	spec, err := flags.spec(fs)
+	if err != nil {
+		return spec, err
+	}
+	if fs.Changed("sweep") {
+		if fs.Changed("slo") {
+			return spec, bench.FieldErrorf("--sweep", "a sweep is closed-model and fits the USL; it takes no --slo")
+		}
+		spec.Profile, err = cf.sweepProfile()
+		return spec, err
+	}
+	if cf.slo == "" {
+		return spec, bench.FieldErrorf("--slo", "a capacity search needs an objective, e.g. --slo 'p99<=250ms,errors<=0.1%%'")
+	}
+	if err := cf.checkPositive(); err != nil {
+		return spec, err
+	}
+	maxRate := cf.maxRate
+	if maxRate == 0 {
+		maxRate = guard.MaxRate
+	}
+	spec.Capacity = &bench.CapacitySpec{Objective: cf.slo, Precision: cf.precision, Confirmations: cf.confirmations,
+		TrialDuration: bench.Duration(cf.trial), ConfirmDuration: bench.Duration(cf.confirm), Settle: bench.Duration(cf.settle),
+		Budget: bench.Duration(cf.budget), StartRate: cf.startRate, MaxRate: maxRate}
+	if _, err := capacity.FromSpec(*spec.Capacity, len(spec.Targets)); err != nil {
+		return spec, flagError(err)
+	}
+	// The profile is the first trial's: what Prepare checks and sizes the
+	// run by; the search replaces it trial by trial.
+	spec.Profile = bench.Profile{Name: "capacity", Description: "a capacity search: its trials replace this stage",
+		Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(cf.confirm), Rate: cf.startRate}}}
+	return spec, nil
+}
+
+// checkPositive refuses a zero or negative setting, which in a spec would
+// mean the default, but on the command line is a mistake.
+func (cf *capacityFlags) checkPositive() error {
+	switch {
+	case cf.precision <= 0:
+		return bench.FieldErrorf("--precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", cf.precision)
+	case cf.confirmations < 1:
+		return bench.FieldErrorf("--confirmations", "%d: at least one confirmation is needed", cf.confirmations)
+	case cf.trial <= 0 || cf.confirm <= 0:
+		return bench.FieldErrorf("--trial", "trials need a positive length, got --trial %s --confirm %s", cf.trial, cf.confirm)
+	case cf.startRate <= 0:
+		return bench.FieldErrorf("--start-rate", "%g: the first trial needs a positive rate", cf.startRate)
+	}
+	return nil
+}
+
+// sweepProfile is a closed profile of one step per concurrency.
+func (cf *capacityFlags) sweepProfile() (bench.Profile, error) {
+	distinct := map[int]bool{}
+	p := bench.Profile{Model: bench.ModelClosed}
+	for _, n := range cf.sweep {
+		if n < 1 {
+			return p, bench.FieldErrorf("--sweep", "%d clients: every step needs at least one", n)
+		}
+		distinct[n] = true
+		p.Stages = append(p.Stages, bench.Stage{Name: fmt.Sprintf("%d clients", n), Duration: bench.Duration(cf.sweepDuration), Concurrency: n})
+	}
+	if len(distinct) < scalability.MinPoints {
+		return p, bench.FieldErrorf("--sweep", "%d distinct concurrencies: a USL fit needs at least %d, e.g. 1,2,4,8,16,32", len(distinct), scalability.MinPoints)
+	}
+	return p, nil
+}
+
+// capacityFlagNames are the flags of the capacity spec's fields.
+var capacityFlagNames = map[string]string{
+	"capacity.objective": "--slo", "capacity.budget": "--budget", "capacity.precision": "--precision",
+	"capacity.confirmations": "--confirmations", "capacity.trialDuration": "--trial", "capacity.startRate": "--start-rate",
+}
+
+// flagError names the flag, rather than the spec field, a bad value came from.
+func flagError(err error) error {
+	var be *bench.Error
+	if errors.As(err, &be) {
+		if name, ok := capacityFlagNames[be.Field]; ok {
+			msg := strings.TrimPrefix(be.Message, "objective: ")
+			return &bench.Error{Code: be.Code, Field: name, Message: msg}
+		}
+	}
+	return err
+}

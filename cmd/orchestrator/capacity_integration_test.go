@@ -1,0 +1,140 @@
+//go:build integration
+
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// A real capacity search on the Go target in a container, on a short
+// budget, CPU-bound work on its one CPU: the answer is confirmed and
+// carried, or the search says the generator was the limit; either way the
+// run is an ordinary one in the history, each trial a stage, and its
+// report opens with the capacity table.
+func TestCapacityAgainstGo(t *testing.T) {
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
+		"--targets", "go", "--endpoint", "cpu", "--param", "work=3000", "--slo", "p99<=200ms",
+		"--budget", "60s", "--trial", "2s", "--confirm", "4s", "--confirmations", "2", "--settle", "500ms",
+		"--start-rate", "20", "--warmup", "2s", "--warmup-rate", "10")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	tr := run.Target("go")
+	c := tr.Capacity
+	if c == nil || c.Objective != "p99<=200ms" || c.Trials != len(tr.Stages) || c.Trials == 0 {
+		t.Fatalf("capacity %+v with %d stages: want every trial stored as a stage", c, len(tr.Stages))
+	}
+	t.Logf("busy machine: go carries %.1f req/s within %s, stop %s: %s; %d trials in %s", c.Rate, c.Objective, c.Stop, c.Reason, c.Trials, c.Spent)
+	for _, st := range tr.Stages {
+		if st.Model != bench.ModelOpen || st.Stats.Requests == 0 || !strings.HasSuffix(st.Name, "/s") {
+			t.Errorf("stage %+v: want an open-model trial with requests", st)
+		}
+	}
+	switch c.Stop {
+	case "generator-bound":
+		if !strings.Contains(c.Reason, "load generator is the limit") {
+			t.Errorf("reason %q", c.Reason)
+		}
+	case "precision", "budget":
+		if c.Rate < 20 {
+			t.Errorf("rate %.1f, want at least the start rate", c.Rate)
+		}
+		checkConfirmed(t, tr, c, 2, 200)
+	default:
+		t.Errorf("stop %s (%s): want precision, budget or generator-bound", c.Stop, c.Reason)
+	}
+	code, out, stderr := runCLI(t, nil, "--db", db, "report", run.ID)
+	if code != exitOK || !strings.Contains(out, "Capacity within p99<=200ms") {
+		t.Errorf("report exit %d lacks the capacity table:\n%s\n%s", code, out, stderr)
+	}
+}
+
+// checkConfirmed checks a confirmed answer against the stored stages: each
+// of the n confirmations met the p99 bound (ms) at the answer and carried
+// what it was offered, and the rate above it failed.
+func checkConfirmed(t *testing.T, tr *bench.TargetResult, c *bench.CapacityResult, n int, p99 float64) {
+	t.Helper()
+	if len(c.Confirmations) != n {
+		t.Fatalf("%d confirmations, want %d", len(c.Confirmations), n)
+	}
+	for _, conf := range c.Confirmations {
+		st := tr.Stages[conf.Stage]
+		if st.Rate != c.Rate || st.Stats.Latency.P99 > p99 || st.Stats.Successes != st.Stats.Requests {
+			t.Errorf("confirmation stage %+v does not meet p99<=%gms at %.1f req/s", st, p99, c.Rate)
+		}
+		if st.Stats.Throughput < 0.9*c.Rate {
+			t.Errorf("confirmation served %.1f req/s of %.1f offered", st.Stats.Throughput, c.Rate)
+		}
+	}
+	if c.Failed == nil || c.Failed.Rate <= c.Rate || len(c.Failed.Violations) == 0 {
+		t.Errorf("failed %+v, want the next rate up with what failed", c.Failed)
+	}
+}
+
+// java-platform on heavy?duration=200 is bound by its pool: 200 Tomcat
+// threads ÷ 0.2 s = 1,000 req/s. The search must land within 3 % below that
+// bound and never above it, unless the generator on this machine could not
+// keep up, which it must then say.
+func TestCapacityJavaPlatformPoolBound(t *testing.T) {
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
+		"--targets", "java-platform", "--endpoint", "heavy", "--param", "duration=200", "--slo", "p99<=300ms",
+		"--budget", "150s", "--trial", "3s", "--confirm", "8s", "--confirmations", "3",
+		"--start-rate", "250", "--warmup", "10s", "--warmup-rate", "100")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	tr := run.Target("java-platform")
+	c := tr.Capacity
+	if c == nil {
+		t.Fatal("no capacity result stored")
+	}
+	t.Logf("busy machine: java-platform carries %.1f req/s within %s, stop %s: %s; %d trials in %s", c.Rate, c.Objective, c.Stop, c.Reason, c.Trials, c.Spent)
+	if c.Stop == "generator-bound" {
+		if !strings.Contains(c.Reason, "load generator is the limit") {
+			t.Errorf("reason %q", c.Reason)
+		}
+		return
+	}
+	if c.Rate > 1000 || c.Rate < 970 {
+		t.Errorf("rate %.1f req/s, want within 3%% below the pool bound of 1000 and never above it", c.Rate)
+	}
+	checkConfirmed(t, tr, c, 3, 300)
+}
+
+// A real sweep of the Go target, 1 to 32 clients on heavy?duration=50: an
+// ordinary closed run whose JSON report carries the USL fit, near-linear
+// scaling (one client ≈ 20 req/s, hardly any contention).
+func TestCapacitySweepAgainstGo(t *testing.T) {
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
+		"--targets", "go", "--endpoint", "heavy", "--param", "duration=50",
+		"--sweep", "1,2,4,8,16,32", "--sweep-duration", "2s", "--warmup", "1s")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	code, out, stderr := runCLI(t, nil, "--db", db, "report", run.ID, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("report exit %d\n%s", code, stderr)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Scalability) != 1 {
+		t.Fatalf("scalability %+v, want one fit", rep.Scalability)
+	}
+	f := rep.Scalability[0]
+	t.Logf("busy machine: %s", f.Sentence)
+	if f.Target != "go" || f.Points != 6 || f.Poor != "" || f.R2 < 0.9 || f.Sigma > 0.05 || f.Lambda < 15 || f.Lambda > 21 {
+		t.Errorf("fit %+v, want go scaling near-linearly from about 19 req/s a client", f)
+	}
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCapacityBadInput checks that capacity refuses a bad objective, sweep
+// or budget before it opens the history or any engine, naming the flag.
+func TestCapacityBadInput(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"NoObjective", []string{"--endpoint", "light"}, "--slo: a capacity search needs an objective"},
+		// the term at fault, and what is wrong with it
+		{"ObjectiveUnparseable", []string{"--slo", "p99<=250ms,p98<=1s"}, `--slo: "p98<=1s": unknown metric "p98"`},
+		{"ObjectiveNoUnit", []string{"--slo", "p99<=250"}, `--slo: "p99<=250": p99 needs a positive duration`},
+		{"ErrorsAboveOne", []string{"--slo", "errors<=5"}, `ratio "5" is above 1 (write 5% for a percentage)`},
+		// the budget of three targets shared: 30 s each is below one trial
+		{"BudgetBelowOneTrial", []string{"--targets", "go,java-platform,java-virtual", "--slo", "p99<=300ms", "--budget", "90s"},
+			"--budget: shared by 3 targets, 30s is below one trial of the search (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
+		{"Precision", []string{"--slo", "p99<=300ms", "--precision", "0"}, "--precision: 0 is not a relative width"},
+		{"SweepTooShort", []string{"--sweep", "1,2,4,8,16"}, "--sweep: 5 distinct concurrencies: a USL fit needs at least 6"},
+		{"SweepRepeats", []string{"--sweep", "1,2,4,4,8,8,16"}, "--sweep: 5 distinct concurrencies"},
+		{"SweepZero", []string{"--sweep", "0,1,2,4,8,16"}, "--sweep: 0 clients"},
+		{"SweepWithObjective", []string{"--sweep", "1,2,4,8,16,32", "--slo", "p99<=1s"}, "--sweep: a sweep is closed-model"},
+		{"OwnProfile", []string{"--slo", "p99<=1s", "--profile", "smoke"}, "--profile: capacity makes its own profile"},
+		{"UnknownTarget", []string{"--slo", "p99<=1s", "--targets", "nope"}, `targets[0]: unknown target "nope"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dbDir := filepath.Join(t.TempDir(), "history")
+			args := append([]string{"capacity", "--db", filepath.Join(dbDir, "history.db")}, tt.args...)
+			code, stdout, stderr := runContext(t, ctx, map[string]string{"HOME": t.TempDir()}, args...)
+			wantBadInput(t, code, stdout, stderr, tt.want)
+			if _, err := os.Stat(dbDir); !os.IsNotExist(err) {
+				t.Errorf("history directory %s exists (err %v): the database was opened before the input was checked", dbDir, err)
+			}
+		})
+	}
+}

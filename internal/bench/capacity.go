@@ -1,0 +1,156 @@
+package bench
+
+import "strings"
+
+// CapacitySpec asks a run for a capacity search instead of its profile's
+// stages: per target, under the open model, the highest arrival rate whose
+// trials meet Objective. Each trial is stored as a stage of the target.
+// Zero fields take internal/capacity's defaults.
+type CapacitySpec struct {
+	Objective       string   `json:"objective" yaml:"objective"`                                 // e.g. "p99<=250ms,errors<=0.1%"
+	Precision       float64  `json:"precision,omitempty" yaml:"precision,omitempty"`             // relative width at which bisection stops
+	Confirmations   int      `json:"confirmations,omitempty" yaml:"confirmations,omitempty"`     // full-length trials at the answer
+	TrialDuration   Duration `json:"trialDuration,omitempty" yaml:"trialDuration,omitempty"`     // of a bracketing or bisecting trial
+	ConfirmDuration Duration `json:"confirmDuration,omitempty" yaml:"confirmDuration,omitempty"` // of a confirmation
+	Settle          Duration `json:"settle,omitempty" yaml:"settle,omitempty"`                   // pause between trials
+	Budget          Duration `json:"budget,omitempty" yaml:"budget,omitempty"`                   // for all the run's targets together
+	StartRate       float64  `json:"startRate,omitempty" yaml:"startRate,omitempty"`             // req/s of the first trial
+	MaxRate         float64  `json:"maxRate,omitempty" yaml:"maxRate,omitempty"`                 // req/s above which the search does not go
+}
+
+// CapacityResult is what a capacity search found for one target.
+type CapacityResult struct {
+	Objective string `json:"objective"`
+	// Rate is the highest rate that passed every confirmation, req/s; 0
+	// when none did.
+	Rate float64 `json:"rate"`
+	// Confirmations are the figures of the full-length trials at Rate.
+	Confirmations []CapacityTrial `json:"confirmations,omitempty"`
+	// Failed is the next rate up that failed, with what failed; nil when
+	// none did.
+	Failed *CapacityTrial `json:"failed,omitempty"`
+	Width  float64        `json:"width,omitempty"` // the bracket's final relative width
+	Stop   string         `json:"stop"`            // precision, budget, generator-bound, max-rate, no-pass
+	Reason string         `json:"reason"`          // a sentence saying why it stopped
+	Trials int            `json:"trials"`
+	Spent  Duration       `json:"spent"`
+}
+
+// CapacityTrial is one trial of a capacity search, as judged.
+type CapacityTrial struct {
+	Stage      int      `json:"stage"` // its index among the target's stages
+	Phase      string   `json:"phase"` // bracket, bisect, confirm
+	Rate       float64  `json:"rate"`
+	Throughput float64  `json:"throughput"`
+	P99        float64  `json:"p99"` // ms
+	Violations []string `json:"violations,omitempty"`
+	// GeneratorBound says why the load generator limited the trial, which
+	// was then neither a pass nor a fail; GeneratorNote what it did in a
+	// trial that passed all the same or failed by more than its lag.
+	GeneratorBound string `json:"generatorBound,omitempty"`
+	GeneratorNote  string `json:"generatorNote,omitempty"`
+}
+
+// CapacityTable is a capacity run's answer across its targets, as a
+// report shows it.
+type CapacityTable struct {
+	Objective string        `json:"objective"`
+	Rows      []CapacityRow `json:"rows"`
+	// Sentences say the answer per target in words.
+	Sentences []string `json:"sentences"`
+}
+
+// CapacityRow is one target's line of a CapacityTable.
+type CapacityRow struct {
+	Target string  `json:"target"`
+	Rate   float64 `json:"rate"` // highest confirmed rate, req/s; 0 for none
+	// ServedLow and ServedHigh are the lowest and highest throughput of the
+	// confirmations at Rate: their spread.
+	ServedLow  float64 `json:"servedLow"`
+	ServedHigh float64 `json:"servedHigh"`
+	FailedRate float64 `json:"failedRate,omitempty"` // the next rate up, which failed
+	FailedWhy  string  `json:"failedWhy,omitempty"`  // what failed there
+	Ratio      float64 `json:"ratio"`                // Rate ÷ the best target's
+	Stop       string  `json:"stop"`
+	Reason     string  `json:"reason"`
+}
+
+// ScalabilityFit is the Universal Scalability Law fitted to one target's
+// closed-model sweep.
+type ScalabilityFit struct {
+	Target        string  `json:"target"`
+	Points        int     `json:"points"`
+	Sigma         float64 `json:"sigma"`  // contention
+	Kappa         float64 `json:"kappa"`  // coherency
+	Lambda        float64 `json:"lambda"` // req/s of one client
+	Peak          float64 `json:"peak"`   // N*, clients; 0 when throughput never falls
+	MaxThroughput float64 `json:"maxThroughput"`
+	R2            float64 `json:"r2"`
+	Poor          string  `json:"poor,omitempty"` // why the fit is too poor to use
+	Sentence      string  `json:"sentence"`
+	// Measured are the sweep's points the fit was made to.
+	Measured []ScalabilityPoint `json:"measured"`
+}
+
+// ScalabilityPoint is one step of a sweep: clients in flight and the
+// throughput they measured.
+type ScalabilityPoint struct {
+	Concurrency float64 `json:"concurrency"`
+	Throughput  float64 `json:"throughput"` // req/s
+}
+
+// Defaults of a capacity search, for the fields a spec leaves out. The
+// budget is the issue's five minutes for three targets, per target.
+const (
+	DefaultCapacityPrecision     = 0.02
+	DefaultCapacityConfirmations = 3
+	DefaultCapacityTrial         = Duration(3e9)
+	DefaultCapacityConfirm       = Duration(10e9)
+	DefaultCapacitySettle        = Duration(1e9)
+	DefaultCapacityBudget        = Duration(100e9)
+)
+
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// MinBudget is the least time a search of c needs for one target: one
+// short trial and the confirmations, with their pauses.
+func (c CapacitySpec) MinBudget() Duration {
+	confirm := orDefault(c.ConfirmDuration, DefaultCapacityConfirm) + orDefault(c.Settle, DefaultCapacitySettle)
+	return orDefault(c.TrialDuration, DefaultCapacityTrial) + Duration(orDefault(c.Confirmations, DefaultCapacityConfirmations))*confirm
+}
+
+// checkCapacity checks a capacity spec before the run is queued: its
+// objective, signs, and a budget that leaves each target one search.
+func checkCapacity(spec *RunSpec, _ Catalog) error {
+	c := spec.Capacity
+	if c == nil {
+		return nil
+	}
+	if _, err := ParseObjective(c.Objective); err != nil {
+		return FieldErrorf("capacity.objective", "%s", strings.TrimPrefix(ErrorMessage(err), "objective: "))
+	}
+	switch {
+	case c.Precision < 0 || c.Precision >= 1:
+		return FieldErrorf("capacity.precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", c.Precision)
+	case c.Confirmations < 0:
+		return FieldErrorf("capacity.confirmations", "must not be negative, got %d", c.Confirmations)
+	case c.TrialDuration < 0 || c.ConfirmDuration < 0 || c.Settle < 0 || c.Budget < 0:
+		return FieldErrorf("capacity", "durations must not be negative")
+	case c.StartRate < 0 || c.MaxRate < 0:
+		return FieldErrorf("capacity", "rates must not be negative")
+	}
+	targets := len(spec.RunCases()) * spec.Rounds()
+	if c.Budget != 0 && c.Budget/Duration(max(targets, 1)) < c.MinBudget() {
+		return FieldErrorf("capacity.budget", "%s shared by %d target(s) is below one search each (a %s trial and %d confirmations of %s, with %s pauses: %s)",
+			c.Budget, targets, orDefault(c.TrialDuration, DefaultCapacityTrial), orDefault(c.Confirmations, DefaultCapacityConfirmations),
+			orDefault(c.ConfirmDuration, DefaultCapacityConfirm), orDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
+	}
+	return nil
+}

@@ -1,0 +1,371 @@
+package capacity_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+)
+
+// server is a simulated target in virtual time: a pool of threads serving
+// requests of a fixed service time, so with a known capacity (threads ÷
+// service time). In a fluid approximation of its queue, below capacity the
+// p99 is the service time plus a little queueing; above it the backlog
+// grows for the whole trial, so that a slight overload passes a short trial
+// and fails a long one, as a real pool does.
+type server struct {
+	capacity    float64       // req/s
+	service     time.Duration // per request
+	luck        func(capacity.Trial) float64
+	generatorAt float64 // from this rate on the generator sends late; 0 for never
+	lag         float64 // how late then, ms, p99: added to every latency
+	now         time.Time
+	trials      []capacity.Trial
+}
+
+func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, error) {
+	s.trials = append(s.trials, t)
+	s.now = s.now.Add(t.Duration)
+	served := s.capacity
+	if s.luck != nil {
+		served *= s.luck(t)
+	}
+	p99 := s.p99(t, served)
+	requests := int64(t.Rate * t.Duration.Seconds())
+	out := capacity.Outcome{Stats: bench.Stats{
+		Requests: requests, Successes: requests,
+		Throughput: min(t.Rate, served), Latency: bench.Latency{P99: p99},
+	}}
+	if s.generatorAt > 0 && t.Rate >= s.generatorAt {
+		out.GeneratorBound, out.SendLag = "generator CPU 97% of its 1 CPU(s)", s.lag
+		out.Stats.Latency.P99 += s.lag
+	}
+	return out, nil
+}
+
+// edge is the true capacity within a p99 objective at full trial length:
+// the highest rate whose p99 is within it, found on the model itself. A
+// pool carries a little more than threads ÷ service time for a bounded time.
+func (s *server) edge(p99 float64, d time.Duration) float64 {
+	lo, hi := 0.0, 100*s.capacity
+	for hi-lo > 1e-9*hi {
+		mid := (lo + hi) / 2
+		if s.p99(capacity.Trial{Rate: mid, Duration: d}, s.capacity) <= p99 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// p99 is the model's 99th percentile, ms, of a trial on a pool that serves
+// served req/s.
+func (s *server) p99(t capacity.Trial, served float64) float64 {
+	serviceMs := float64(s.service) / float64(time.Millisecond)
+	rho := t.Rate / served
+	p99 := serviceMs * (1 + 0.4*rho*rho*rho*rho)
+	if rho > 1 {
+		// the backlog at the end, (rate - served) × T, waits its turn
+		backlog := (t.Rate - served) * t.Duration.Seconds()
+		p99 += backlog / served * 1000 * 0.99
+	}
+	return p99
+}
+
+func (s *server) config(objective string, t *testing.T) capacity.Config {
+	o, err := bench.ParseObjective(objective)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return capacity.Config{
+		Objective: o,
+		Budget:    10 * time.Minute,
+		Now:       func() time.Time { return s.now },
+		Wait: func(_ context.Context, d time.Duration) error {
+			s.now = s.now.Add(d)
+			return nil
+		},
+	}
+}
+
+func TestSearchFindsCapacity(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		capacity  float64
+		precision float64
+	}{
+		{"the issue's java-platform pool", 1000, 0.02},
+		{"a go target", 1960, 0.02},
+		{"below the start rate", 7, 0.02},
+		{"coarse", 333, 0.10},
+		{"fine", 1234, 0.005},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := &server{capacity: tt.capacity, service: 200 * time.Millisecond}
+			cfg := srv.config("p99<=300ms", t)
+			cfg.Precision = tt.precision
+			res, err := capacity.Search(context.Background(), cfg, srv.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stop != capacity.StopPrecision {
+				t.Fatalf("stopped on %s (%s), want precision", res.Stop, res.Reason)
+			}
+			// never above the true capacity, and within the precision below it
+			edge := srv.edge(300, capacity.DefaultConfirmDuration)
+			if low := edge * (1 - tt.precision); res.Rate > edge || res.Rate < low {
+				t.Errorf("rate %.2f, want within [%.2f, %.2f]", res.Rate, low, edge)
+			}
+			if res.Failed == nil || res.Failed.Rate <= res.Rate || len(res.Failed.Violations) == 0 {
+				t.Fatalf("failed %+v, want a failing rate above %.2f with its violations", res.Failed, res.Rate)
+			}
+			if !strings.HasPrefix(res.Failed.Violations[0], "p99 ") {
+				t.Errorf("failed because %q, want p99", res.Failed.Violations)
+			}
+			if res.Width > tt.precision {
+				t.Errorf("width %.4f above the precision %.4f", res.Width, tt.precision)
+			}
+			assertConfirmed(t, res, cfg.Confirmations)
+			if res.Spent != srv.now.Sub(time.Time{}) {
+				t.Errorf("spent %s, want the virtual time %s", res.Spent, srv.now.Sub(time.Time{}))
+			}
+		})
+	}
+}
+
+// assertConfirmed checks that the answer passed every confirmation at full
+// length.
+func assertConfirmed(t *testing.T, res *capacity.Result, want int) {
+	t.Helper()
+	if want == 0 {
+		want = capacity.DefaultConfirmations
+	}
+	if len(res.Confirmations) != want {
+		t.Fatalf("%d confirmations, want %d", len(res.Confirmations), want)
+	}
+	for _, c := range res.Confirmations {
+		if !c.Pass || c.Rate != res.Rate || c.Phase != capacity.PhaseConfirm || c.Duration != capacity.DefaultConfirmDuration {
+			t.Errorf("confirmation %+v: want a full-length pass at %.2f", c, res.Rate)
+		}
+	}
+}
+
+// Short trials near the edge are noisy (±8 % of capacity, as a busy machine
+// gives); confirmations see the true capacity. The search may be lucky in
+// short trials, never in its answer.
+func TestSearchNoiseNearEdge(t *testing.T) {
+	const trueCapacity = 1000
+	luckyConfirmations := 0
+	for seed := range uint64(30) {
+		rng := rand.New(rand.NewPCG(seed, 22))
+		srv := &server{capacity: trueCapacity, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
+			if tr.Phase == capacity.PhaseConfirm {
+				return 1
+			}
+			return 0.92 + 0.16*rng.Float64()
+		}}
+		cfg := srv.config("p99<=300ms", t)
+		res, err := capacity.Search(context.Background(), cfg, srv.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edge := srv.edge(300, capacity.DefaultConfirmDuration); res.Rate > edge || res.Rate < 0.9*edge {
+			t.Errorf("seed %d: rate %.1f, want at most %.1f and not far below", seed, res.Rate, edge)
+		}
+		assertConfirmed(t, res, 0)
+		for _, st := range res.Steps {
+			if st.Phase == capacity.PhaseConfirm && !st.Pass {
+				luckyConfirmations++
+			}
+		}
+	}
+	// the noise must have fooled some short trials, or this test proves nothing
+	if luckyConfirmations == 0 {
+		t.Error("no confirmation ever failed: the noise did not reach the edge")
+	}
+}
+
+func TestSearchGeneratorBound(t *testing.T) {
+	// from 1500 req/s the generator is 100 ms late, which alone breaks p99<=50ms
+	srv := &server{capacity: 5000, service: 10 * time.Millisecond, generatorAt: 1500, lag: 100}
+	cfg := srv.config("p99<=50ms", t)
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != capacity.StopGenerator || res.Rate != 0 {
+		t.Fatalf("stop %s at rate %.0f, want generator-bound with no answer", res.Stop, res.Rate)
+	}
+	if !strings.Contains(res.Reason, "load generator is the limit at 1600 req/s (generator CPU 97%") ||
+		!strings.HasSuffix(res.Reason, "(800 req/s passed a short trial, unconfirmed)") {
+		t.Errorf("reason %q", res.Reason)
+	}
+	last := res.Steps[len(res.Steps)-1]
+	if last.Pass || len(last.Violations) > 0 || last.GeneratorBound == "" || last.P99 <= 100 {
+		t.Errorf("last step %+v: a generator-bound trial is neither a pass nor a fail", last)
+	}
+	if last.Rate != 1600 || len(srv.trials) != len(res.Steps) {
+		t.Errorf("the search went on after the generator-bound trial: %+v", srv.trials)
+	}
+}
+
+// A generator a little late still lets the search find the target's
+// capacity: its lag is inside the latency, so a pass despite it is a pass,
+// and a failure far larger than it is the target's.
+func TestSearchLateGenerator(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond, generatorAt: 100, lag: 2}
+	cfg := srv.config("p99<=300ms", t)
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != capacity.StopPrecision || res.Failed == nil || res.Failed.GeneratorNote == "" {
+		t.Fatalf("stop %s (%s), failed %+v: want the capacity found, the generator noted", res.Stop, res.Reason, res.Failed)
+	}
+	if edge := srv.edge(298, capacity.DefaultConfirmDuration); res.Rate > edge || res.Rate < 0.98*edge {
+		t.Errorf("rate %.1f, want within 2%% below %.1f", res.Rate, edge)
+	}
+	for _, c := range res.Confirmations {
+		if c.GeneratorNote == "" || c.GeneratorBound != "" {
+			t.Errorf("confirmation %+v: a pass with a late generator is a pass, noted", c)
+		}
+	}
+}
+
+func TestSearchBudget(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond}
+	cfg := srv.config("p99<=300ms", t)
+	// room for the bracket and one or two bisections, then the confirmations
+	cfg.Budget = 70 * time.Second
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != capacity.StopBudget || !strings.Contains(res.Reason, "time budget (1m10s)") {
+		t.Fatalf("stop %s (%s), want budget", res.Stop, res.Reason)
+	}
+	if res.Spent > cfg.Budget {
+		t.Errorf("spent %s, over the budget %s", res.Spent, cfg.Budget)
+	}
+	if res.Rate > srv.edge(300, capacity.DefaultConfirmDuration) || res.Rate == 0 || res.Width <= cfg.Precision {
+		t.Errorf("rate %.1f width %.3f: want a confirmed answer below capacity from a wide bracket", res.Rate, res.Width)
+	}
+	assertConfirmed(t, res, 0)
+}
+
+func TestSearchLimits(t *testing.T) {
+	t.Run("nothing passes", func(t *testing.T) {
+		srv := &server{capacity: 0.4, service: 200 * time.Millisecond}
+		res, err := capacity.Search(context.Background(), srv.config("p99<=300ms", t), srv.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != capacity.StopNoPass || res.Rate != 0 || res.Failed == nil {
+			t.Errorf("stop %s rate %.1f failed %+v, want no-pass", res.Stop, res.Rate, res.Failed)
+		}
+	})
+	t.Run("the maximum passes", func(t *testing.T) {
+		srv := &server{capacity: 1000, service: 200 * time.Millisecond}
+		cfg := srv.config("p99<=300ms", t)
+		cfg.MaxRate = 300
+		res, err := capacity.Search(context.Background(), cfg, srv.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != capacity.StopMaxRate || res.Rate != 300 || res.Failed != nil {
+			t.Errorf("stop %s rate %.1f failed %+v, want max-rate at 300", res.Stop, res.Rate, res.Failed)
+		}
+	})
+	t.Run("errors fail a trial", func(t *testing.T) {
+		o, _ := bench.ParseObjective("errors<=1%")
+		run := func(_ context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+			n := int64(tr.Rate * tr.Duration.Seconds())
+			ok := n
+			if tr.Rate > 600 {
+				ok = n * 9 / 10
+			}
+			return capacity.Outcome{Stats: bench.Stats{Requests: n, Successes: ok}}, nil
+		}
+		res, err := capacity.Search(context.Background(), capacity.Config{Objective: o, Budget: time.Hour, Wait: noWait}, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Rate > 600 || res.Rate < 588 || !strings.HasPrefix(res.Failed.Violations[0], "errors 10") {
+			t.Errorf("rate %.1f failed %+v", res.Rate, res.Failed)
+		}
+	})
+}
+
+func noWait(context.Context, time.Duration) error { return nil }
+
+func TestSearchBadConfig(t *testing.T) {
+	o, _ := bench.ParseObjective("p99<=300ms")
+	for _, tt := range []struct {
+		name  string
+		cfg   capacity.Config
+		field string
+		want  string
+	}{
+		{"budget below one trial", capacity.Config{Objective: o, Budget: 20 * time.Second}, "budget",
+			"20s is below one trial of the search (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
+		{"no objective", capacity.Config{}, "objective", "empty"},
+		{"precision", capacity.Config{Objective: o, Precision: 2}, "precision", "between 0 and 1"},
+		{"confirmations", capacity.Config{Objective: o, Confirmations: -1}, "confirmations", "at least one"},
+		{"start", capacity.Config{Objective: o, StartRate: 0.5}, "startRate", "0.5 req/s is not between"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			called := false
+			_, err := capacity.Search(context.Background(), tt.cfg, func(context.Context, capacity.Trial) (capacity.Outcome, error) {
+				called = true
+				return capacity.Outcome{}, nil
+			})
+			var be *bench.Error
+			if !errors.As(err, &be) || be.Field != tt.field || !strings.Contains(be.Message, tt.want) {
+				t.Fatalf("error %v, want %s: …%s…", err, tt.field, tt.want)
+			}
+			if called {
+				t.Error("a trial ran before the configuration was checked")
+			}
+		})
+	}
+}
+
+func TestSearchTrialError(t *testing.T) {
+	o, _ := bench.ParseObjective("p99<=300ms")
+	boom := errors.New("connection refused")
+	_, err := capacity.Search(context.Background(), capacity.Config{Objective: o, Wait: noWait},
+		func(context.Context, capacity.Trial) (capacity.Outcome, error) { return capacity.Outcome{}, boom })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "trial at 50 req/s") {
+		t.Errorf("error %v, want the trial's, with its rate", err)
+	}
+}
+
+// A confirmation that fails when the budget has no room for another round
+// leaves no answer, and says what passed short trials.
+func TestSearchBudgetBeforeConfirmation(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
+		if tr.Phase == capacity.PhaseConfirm {
+			return 0.5 // the long trials see half the capacity
+		}
+		return 1
+	}}
+	cfg := srv.config("p99<=300ms", t)
+	cfg.Budget = 80 * time.Second
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != capacity.StopBudget || res.Rate != 0 || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
+		t.Fatalf("stop %s rate %.0f failed %+v, want budget with the failed confirmation above", res.Stop, res.Rate, res.Failed)
+	}
+	if want := "the time budget (1m20s) ran out before the confirmations ("; !strings.HasPrefix(res.Reason, want) ||
+		!strings.HasSuffix(res.Reason, "req/s passed a short trial, unconfirmed)") {
+		t.Errorf("reason %q", res.Reason)
+	}
+}

@@ -1,0 +1,67 @@
+package capacity
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// FromSpec reads a run's capacity spec into a search's configuration, its
+// budget shared evenly by the run's targets. A bad field is an EINVALID
+// error naming it under "capacity.", before anything starts.
+func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
+	targets = max(targets, 1)
+	o, err := bench.ParseObjective(spec.Objective)
+	if err != nil {
+		return Config{}, underCapacity(err, "")
+	}
+	cfg := Config{
+		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations,
+		TrialDuration: spec.TrialDuration.D(), ConfirmDuration: spec.ConfirmDuration.D(), Settle: spec.Settle.D(),
+		StartRate: spec.StartRate, MaxRate: spec.MaxRate, Budget: spec.Budget.D() / time.Duration(targets),
+	}
+	if err := cfg.Validate(); err != nil {
+		shared := ""
+		if targets > 1 {
+			shared = "shared by " + strconv.Itoa(targets) + " targets, "
+		}
+		return Config{}, underCapacity(err, shared)
+	}
+	return cfg, nil
+}
+
+// underCapacity names a configuration error's field as the spec's, under
+// "capacity.", saying how the budget was shared when it is about that.
+func underCapacity(err error, shared string) error {
+	var be *bench.Error
+	if !errors.As(err, &be) {
+		return err
+	}
+	msg := be.Message
+	if be.Field == "budget" {
+		msg = shared + msg
+	}
+	return &bench.Error{Code: be.Code, Field: "capacity." + be.Field, Message: msg}
+}
+
+// Summary is the result as the run document keeps it; a trial's stage is
+// its number in the search, the trials being the target's stages in order.
+func (r *Result) Summary(objective bench.Objective) *bench.CapacityResult {
+	out := &bench.CapacityResult{Objective: objective.String(), Rate: r.Rate, Width: r.Width,
+		Stop: string(r.Stop), Reason: r.Reason, Trials: len(r.Steps), Spent: bench.Duration(r.Spent)}
+	for _, c := range r.Confirmations {
+		out.Confirmations = append(out.Confirmations, c.summary())
+	}
+	if r.Failed != nil {
+		f := r.Failed.summary()
+		out.Failed = &f
+	}
+	return out
+}
+
+func (s Step) summary() bench.CapacityTrial {
+	return bench.CapacityTrial{Stage: s.N, Phase: string(s.Phase), Rate: s.Rate, Throughput: s.Throughput,
+		P99: s.P99, Violations: s.Violations, GeneratorBound: s.GeneratorBound, GeneratorNote: s.GeneratorNote}
+}

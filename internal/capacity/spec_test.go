@@ -1,0 +1,39 @@
+package capacity_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+)
+
+func TestFromSpec(t *testing.T) {
+	cfg, err := capacity.FromSpec(bench.CapacitySpec{Objective: "p99<=250ms,errors<=0.1%", Budget: bench.Duration(5 * time.Minute)}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// five minutes for three targets
+	if cfg.Budget != 100*time.Second || cfg.Objective.String() != "p99<=250ms,errors<=0.1%" {
+		t.Errorf("budget %s objective %s", cfg.Budget, cfg.Objective)
+	}
+	for _, tt := range []struct {
+		name        string
+		spec        bench.CapacitySpec
+		field, want string
+	}{
+		{"objective", bench.CapacitySpec{Objective: "p99"}, "capacity.objective", `"p99": want metric<=value`},
+		{"budget shared", bench.CapacitySpec{Objective: "p99<=1s", Budget: bench.Duration(time.Minute)}, "capacity.budget",
+			"shared by 3 targets, 20s is below one trial of the search"},
+		{"precision", bench.CapacitySpec{Objective: "p99<=1s", Precision: 1}, "capacity.precision", "1 is not a relative width"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := capacity.FromSpec(tt.spec, 3)
+			var be *bench.Error
+			if !errors.As(err, &be) || be.Field != tt.field || len(be.Message) < len(tt.want) || be.Message[:len(tt.want)] != tt.want {
+				t.Errorf("error %v, want %s: %s…", err, tt.field, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package capacity
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Table is a capacity run's answer across its targets: per target the
+// highest confirmed rate with its confirmations' spread, the first failing
+// rate and why, and the ratio to the best target, with a sentence each.
+// It is nil for a run without a capacity search.
+func Table(run *bench.Run) *bench.CapacityTable {
+	var t bench.CapacityTable
+	best := 0.0
+	for _, tr := range run.Targets {
+		if tr.Capacity == nil {
+			continue
+		}
+		t.Objective = tr.Capacity.Objective
+		t.Rows = append(t.Rows, row(tr.Key(), tr.Capacity))
+		best = max(best, tr.Capacity.Rate)
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	for i := range t.Rows {
+		if best > 0 {
+			t.Rows[i].Ratio = t.Rows[i].Rate / best
+		}
+		t.Sentences = append(t.Sentences, sentence(t.Rows[i], t.Objective))
+	}
+	return &t
+}
+
+func row(target string, c *bench.CapacityResult) bench.CapacityRow {
+	r := bench.CapacityRow{Target: target, Rate: c.Rate, Stop: c.Stop, Reason: c.Reason}
+	for i, conf := range c.Confirmations {
+		if i == 0 || conf.Throughput < r.ServedLow {
+			r.ServedLow = conf.Throughput
+		}
+		r.ServedHigh = max(r.ServedHigh, conf.Throughput)
+	}
+	if f := c.Failed; f != nil {
+		r.FailedRate, r.FailedWhy = f.Rate, strings.Join(f.Violations, ", ")
+		if f.GeneratorBound != "" {
+			r.FailedWhy = "generator-bound: " + f.GeneratorBound
+		}
+	}
+	return r
+}
+
+// sentence says a row in words, e.g. "java-platform carries 980 req/s
+// within p99<=300ms (3 confirmations served 975–982 req/s); 1000 req/s
+// failed: p99 412ms > 300ms."
+func sentence(r bench.CapacityRow, objective string) string {
+	if r.Rate == 0 {
+		return fmt.Sprintf("%s: no rate confirmed within %s; %s.", r.Target, objective, r.Reason)
+	}
+	s := fmt.Sprintf("%s carries %s req/s within %s (confirmations served %s–%s req/s)",
+		r.Target, Rate(r.Rate), objective, Rate(r.ServedLow), Rate(r.ServedHigh))
+	if r.FailedRate > 0 {
+		s += fmt.Sprintf("; %s req/s failed: %s", Rate(r.FailedRate), r.FailedWhy)
+	}
+	if r.Stop != string(StopPrecision) {
+		s += "; " + r.Reason
+	}
+	return s + "."
+}
+
+// Rate writes a rate in req/s the way tables show it: whole above 100,
+// one decimal below.
+func Rate(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}

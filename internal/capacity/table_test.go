@@ -1,0 +1,54 @@
+package capacity_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+)
+
+func TestTable(t *testing.T) {
+	confirmed := func(served ...float64) []bench.CapacityTrial {
+		var c []bench.CapacityTrial
+		for _, s := range served {
+			c = append(c, bench.CapacityTrial{Phase: "confirm", Rate: 980, Throughput: s})
+		}
+		return c
+	}
+	run := &bench.Run{Targets: []bench.TargetResult{
+		{Target: "java-platform", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 980, Stop: "precision",
+			Confirmations: confirmed(979, 975, 982),
+			Failed:        &bench.CapacityTrial{Rate: 1000, Violations: []string{"p99 412ms > 300ms"}}}},
+		{Target: "go", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 1960, Stop: "budget",
+			Reason:        "the time budget (1m40s) ended the bisection at a bracket 3.0% wide (asked 2.0%)",
+			Confirmations: []bench.CapacityTrial{{Throughput: 1950}}, Failed: &bench.CapacityTrial{Rate: 2020, Violations: []string{"errors 2% > 0.1%"}}}},
+		{Target: "java-virtual", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Stop: "generator-bound",
+			Reason: "the load generator is the limit at 3200 req/s (generator CPU 97% of its 1 CPU(s)), not the target"}},
+		// a target that failed before its search has no row
+		{Target: "other", Status: bench.TargetFailed},
+	}}
+	tab := capacity.Table(run)
+	if tab == nil || tab.Objective != "p99<=300ms" || len(tab.Rows) != 3 {
+		t.Fatalf("table %+v", tab)
+	}
+	jp := tab.Rows[0]
+	if jp.ServedLow != 975 || jp.ServedHigh != 982 || jp.FailedRate != 1000 || jp.FailedWhy != "p99 412ms > 300ms" || jp.Ratio != 0.5 {
+		t.Errorf("java-platform row %+v", jp)
+	}
+	if tab.Rows[1].Ratio != 1 || tab.Rows[2].Ratio != 0 {
+		t.Errorf("ratios %.2f %.2f, want 1 for the best and 0 without an answer", tab.Rows[1].Ratio, tab.Rows[2].Ratio)
+	}
+	for i, want := range []string{
+		"java-platform carries 980 req/s within p99<=300ms (confirmations served 975–982 req/s); 1000 req/s failed: p99 412ms > 300ms.",
+		"go carries 1960 req/s within p99<=300ms (confirmations served 1950–1950 req/s); 2020 req/s failed: errors 2% > 0.1%; the time budget (1m40s) ended",
+		"java-virtual: no rate confirmed within p99<=300ms; the load generator is the limit at 3200 req/s",
+	} {
+		if !strings.HasPrefix(tab.Sentences[i], want) {
+			t.Errorf("sentence %d:\n%s\nwant it to start\n%s", i, tab.Sentences[i], want)
+		}
+	}
+	if capacity.Table(&bench.Run{Targets: []bench.TargetResult{{Target: "go"}}}) != nil {
+		t.Error("a run without a search has a capacity table")
+	}
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+)
+
+// searchCapacity runs a capacity search against a started target instead
+// of its profile: the warm-up once, then each trial the search asks for as
+// a one-stage open profile, kept as the target's next stage and saved at
+// once, so that the search is an ordinary run in the history.
+func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t bench.Target) error {
+	cfg, err := capacity.FromSpec(*spec.Capacity, len(run.Targets))
+	if err != nil {
+		return err
+	}
+	if run.Environment.CPUSplitApplied && onLocalEngine(spec.Engine) {
+		restore, err := pinProcess(run.Environment.LoadCPUSet)
+		if err != nil {
+			return fmt.Errorf("pin load generator to CPUs %s: %w", run.Environment.LoadCPUSet, err)
+		}
+		defer restore()
+	}
+	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, t: t, warmup: spec.Warmup}
+	res, err := capacity.Search(ctx, cfg, trials.attack)
+	if err != nil {
+		return fmt.Errorf("capacity search: %w", err)
+	}
+	tr.Capacity = res.Summary(cfg.Objective)
+	if n := len(res.Confirmations); n > 0 {
+		total := tr.Stages[res.Confirmations[n-1].N].Stats
+		tr.Total = &total
+	}
+	return r.checkAlive(ctx, t)
+}
+
+// trialRunner runs a search's trials through the runner's Attacker.
+type trialRunner struct {
+	r      *Runner
+	run    *bench.Run
+	spec   bench.RunSpec
+	tr     *bench.TargetResult
+	t      bench.Target
+	warmup bench.Warmup // the first trial's; the others have none
+	offset time.Duration
+}
+
+func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capacity.Outcome, error) {
+	plan := bench.Plan{Workload: tr.spec.Workload, Warmup: tr.warmup, Profile: bench.Profile{
+		Model: bench.ModelOpen, Connections: tr.spec.Profile.Connections,
+		Stages: []bench.Stage{{Name: string(trial.Phase), Duration: bench.Duration(trial.Duration), Rate: trial.Rate}},
+	}}
+	tr.warmup = bench.Warmup{Disabled: true}
+	res, err := tr.r.cfg.Attacker.Run(ctx, tr.t.BaseURL(), plan, tr.observer(trial))
+	if err != nil {
+		return capacity.Outcome{}, err
+	}
+	if len(res.Stages) != 1 {
+		return capacity.Outcome{}, fmt.Errorf("the attack measured %d stages, want 1", len(res.Stages))
+	}
+	if res.Warmup != nil {
+		tr.tr.Warmup = res.Warmup
+	}
+	st := res.Stages[0]
+	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset)
+	tr.offset += st.Duration.D()
+	tr.tr.Stages = append(tr.tr.Stages, st)
+	if err := tr.r.save(tr.run); err != nil {
+		return capacity.Outcome{}, err
+	}
+	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator)}
+	if st.Generator != nil {
+		out.SendLag = st.Generator.SendLagP99
+	}
+	return out, nil
+}
+
+// observer publishes a trial's progress as the target's next stage, on
+// the search's clock rather than the trial's own.
+func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
+	obs := tr.r.observer(tr.run, tr.tr, nil)
+	index, name, offset := len(tr.tr.Stages), trialName(trial), int(tr.offset/time.Second)
+	stage, second := obs.Stage, obs.Second
+	obs.Stage = func(s bench.StageResult) {
+		if !s.Warmup {
+			s.Index, s.Name = index, name
+		}
+		stage(s)
+	}
+	obs.Second = func(b bench.Bucket) {
+		b.Stage, b.Second = index, b.Second+offset
+		second(b)
+	}
+	return obs
+}
+
+func trialName(t capacity.Trial) string { return fmt.Sprintf("%s %.0f/s", t.Phase, t.Rate) }
+
+// generatorBound says why the load generator, not the target, limited a
+// trial: it used its CPUs up, or sent late while a connection was free.
+// Requests late because every connection was busy, or dropped, are the
+// target's doing (it answers too slowly), not the generator's.
+func generatorBound(g *bench.Generator) string {
+	if g == nil {
+		return ""
+	}
+	var why []string
+	if g.CPUShare >= bench.GeneratorCPUBound {
+		why = append(why, fmt.Sprintf("generator CPU %.0f%% of its %d CPU(s)", g.CPUShare*100, g.CPUs))
+	}
+	if g.SendLagP99 > bench.SendLagBoundMs && g.Late == 0 {
+		why = append(why, fmt.Sprintf("send lag p99 %.1f ms with connections free", g.SendLagP99))
+	}
+	return strings.Join(why, "; ")
+}
