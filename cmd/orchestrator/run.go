@@ -12,6 +12,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/load/vegeta"
 	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
@@ -160,7 +161,7 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Targets:  engines,
 		Store:    db,
 		Series:   db,
-		Attacker: load.NewEngine(load.WithAPIRequests(d.apiRequests)),
+		Attacker: loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests))),
 		// Each target reads its container's stats from its own engine;
 		// the local engine's client is for anything else.
 		Recorder: metrics.NewSampler(engines.Local().Client()),
@@ -168,6 +169,11 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Logger:   logger,
 	}
 	return d, nil
+}
+
+// loadEngines are the load engines a profile may name, each recorded by own.
+func loadEngines(own *load.Engine) bench.LoadEngineSet {
+	return bench.LoadEngineSet{bench.LoadEngineOwn: own, bench.LoadEngineVegeta: vegeta.NewEngine(own)}
 }
 
 // Close releases the runtime and recorder.

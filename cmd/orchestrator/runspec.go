@@ -36,6 +36,7 @@ type specFlags struct {
 	part        string
 	repeat      int
 	engine      string
+	loadEngine  string
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
@@ -60,6 +61,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.IntVar(&f.parallelism, "virtual-parallelism", 0, "Java: virtual thread scheduler parallelism (default: CPUs)")
 	fs.Float64Var(&f.heapPercent, "heap-percent", 0, "Java: max heap as a percentage of the memory limit (default 50)")
 	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
+	fs.StringVar(&f.loadEngine, "load-engine", "", "the load engine that sends the requests: "+strings.Join(bench.LoadEngines, " (default), ")+" (vegeta's attacker; latency stamped at the actual send)")
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
 }
 
@@ -115,6 +117,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("repeat", func() { spec.Repeat = f.repeat })
 	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
 	set("engine", func() { spec.Engine = f.engine })
+	set("load-engine", func() { spec.Profile.Engine = f.loadEngine })
 	return spec, nil
 }
 

@@ -87,7 +87,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -158,6 +158,7 @@ func resolveProfile(spec *RunSpec) error {
 		}
 		return err
 	}
+	b.Engine = p.Engine // the load engine is the caller's choice, not the profile's
 	spec.Profile = b
 	return nil
 }

@@ -52,6 +52,13 @@ func TestPrepareSpecValid(t *testing.T) {
 	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Errorf("closed ramp to 0: %v", err)
 	}
+	// vegeta sends an open profile with ramps, and a closed one that holds
+	for _, spec := range []bench.RunSpec{validSpec(), closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Concurrency: 20})} {
+		spec.Profile.Engine = bench.LoadEngineVegeta
+		if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+			t.Errorf("vegeta, %s model: %v", spec.Profile.Model, err)
+		}
+	}
 }
 
 func TestPrepareSpecBuiltin(t *testing.T) {
@@ -97,6 +104,19 @@ func TestPrepareSpecErrors(t *testing.T) {
 		{"unknown target", func(s *bench.RunSpec) { s.Targets = []string{"go", "rust"} }, "targets[1]", "java-platform"},
 		// the same target twice
 		{"duplicate target", func(s *bench.RunSpec) { s.Targets = []string{"go", "go"} }, "targets[1]", "twice"},
+		// a load engine that does not exist
+		{"unknown load engine", func(s *bench.RunSpec) { s.Profile.Engine = "wrk" }, "profile.engine", `"vegeta"`},
+		// vegeta's workers are fixed for an attack: a closed ramp cannot be sent
+		{"vegeta closed ramp", func(s *bench.RunSpec) {
+			*s = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Concurrency: 20, Ramp: true})
+			s.Profile.Engine = bench.LoadEngineVegeta
+		}, "profile.stages[1].ramp", "cannot ramp"},
+		// vegeta sends single requests: no think times
+		{"vegeta iteration", func(s *bench.RunSpec) {
+			*s = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10})
+			s.Profile.Engine = bench.LoadEngineVegeta
+			s.Workload = bench.Workload{Iteration: []bench.Step{{Request: &bench.Request{Endpoint: "light"}}, {Sleep: &bench.Sleep{Min: bench.Duration(time.Second)}}}}
+		}, "workload.iteration", "think times"},
 		// a name that is no built-in
 		{"unknown profile name", func(s *bench.RunSpec) { s.Profile = bench.Profile{Name: "spike"} }, "profile.name", "seed-k6"},
 		// a negative scale for a built-in

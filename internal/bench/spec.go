@@ -50,7 +50,17 @@ type Profile struct {
 	// the slowest request. A request due while all are busy waits for one,
 	// and its latency, from its scheduled time, includes the wait.
 	Connections int `json:"connections,omitempty" yaml:"connections,omitempty"`
+	// Engine is the load engine that sends the profile: empty or
+	// LoadEngineOwn for threadbench's own, LoadEngineVegeta for vegeta's
+	// attacker (open profiles, and closed ones that hold each stage).
+	Engine string `json:"engine,omitempty" yaml:"engine,omitempty"`
 }
+
+// Load engines a profile may name.
+const (
+	LoadEngineOwn    = "threadbench"
+	LoadEngineVegeta = "vegeta"
+)
 
 // UnmarshalJSON accepts either a profile object or the bare name of a
 // built-in profile ("smoke"), which is resolved when the spec is validated.

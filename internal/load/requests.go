@@ -56,6 +56,12 @@ func newRequestSet(baseURL string, w bench.Workload) *requestSet {
 // request exactly weight times, whichever worker sends them.
 func (s *requestSet) pick(n uint64) int { return s.order[n%uint64(len(s.order))] }
 
+// method returns the HTTP method of request kind.
+func (s *requestSet) method(kind int) string { return fasthttp.MethodGet }
+
+// bytesOut returns the size of request kind's body.
+func (s *requestSet) bytesOut(kind int) int64 { return 0 }
+
 // kinds returns how many distinct requests there are.
 func (s *requestSet) kinds() int { return len(s.urls) }
 
