@@ -71,6 +71,8 @@ func TestRunBadSpec(t *testing.T) {
 		{"LoadEngineUnknown", []string{"--load-engine", "wrk"}, `profile.engine: must be "threadbench" (the default) or "vegeta", got "wrk"`},
 		// A closed ramp, which vegeta's fixed workers cannot send: refused before anything starts.
 		{"VegetaClosedRamp", []string{"--load-engine", "vegeta", "--profile", "testdata/profile/closed-ramp.yaml", "--endpoint", "light"}, "profile.stages[1].ramp: the vegeta engine cannot ramp a closed profile"},
+		// A results encoding vegeta does not have.
+		{"ResultsFormatUnknown", []string{"--results", "r.bin", "--results-format", "xml"}, `results-format: must be one of gob, json, csv, got "xml"`},
 		// An engine the configuration does not have, named in the message.
 		{"EngineNotConfigured", []string{"--engine", "lab"}, `engine: unknown engine "lab" (configured: local)`},
 		// An engine by URL: only configured names are accepted.

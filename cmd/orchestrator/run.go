@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -22,9 +24,10 @@ import (
 
 func newRunCmd(g *globalState) *cobra.Command {
 	var (
-		flags  specFlags
-		output string
-		quiet  bool
+		flags   specFlags
+		output  string
+		quiet   bool
+		results vegeta.ResultsFiles
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -41,6 +44,9 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if err := report.CheckFormat(output, report.FormatTable, report.FormatJSON); err != nil {
 				return err
 			}
+			if err := vegeta.CheckResultsFormat(results.Format, "results-format"); err != nil {
+				return err
+			}
 			cfg, err := loadConfig(g, cmd.Flags())
 			if err != nil {
 				return err
@@ -55,6 +61,9 @@ func newRunCmd(g *globalState) *cobra.Command {
 				return err
 			}
 			if cfg.Server != "" {
+				if results.Path != "" {
+					return bench.FieldErrorf("results", "results files are written by a local run, not over --server")
+				}
 				for _, spec := range specs {
 					if err := runRemote(g, cfg, spec, output, quiet); err != nil {
 						return err
@@ -71,8 +80,12 @@ func newRunCmd(g *globalState) *cobra.Command {
 					return err
 				}
 			}
+			var responses bench.ResponseLog
+			if results.Path != "" {
+				responses = results
+			}
 			for _, spec := range specs {
-				if err := runLocal(g, cfg, spec, output, quiet); err != nil {
+				if err := runLocal(g, cfg, spec, output, quiet, responses); err != nil {
 					return err
 				}
 			}
@@ -83,11 +96,14 @@ func newRunCmd(g *globalState) *cobra.Command {
 	cmd.Flags().String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress")
+	cmd.Flags().StringVar(&results.Path, "results", "", "write every measured request in vegeta's results encoding, a file per target named for it\n(results.gob: results.go.gob, ...), for vegeta report, plot and encode")
+	cmd.Flags().StringVar(&results.Format, "results-format", vegeta.FormatGob, "encoding of --results: "+strings.Join(vegeta.ResultsFormats, ", "))
 	return cmd
 }
 
 // runLocal executes the run in this process and stores it in the local history.
-func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool) error {
+// responses, when not nil, logs every measured request of each target.
+func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) error {
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {
 		return bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
@@ -98,6 +114,7 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 		return err
 	}
 	defer deps.Close()
+	deps.config.Responses = responses
 
 	ctx := g.ctx
 	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
@@ -115,10 +132,24 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 	}()
 	err = r.Execute(ctx, run)
 	<-progress
+	listResultsFiles(g, run, responses)
 	if err != nil {
 		return err
 	}
 	return finishRun(g, run, output, cfg.DB)
+}
+
+// listResultsFiles tells where each target's results file went.
+func listResultsFiles(g *globalState, run *bench.Run, responses bench.ResponseLog) {
+	files, ok := responses.(vegeta.ResultsFiles)
+	if !ok {
+		return
+	}
+	for _, tr := range run.Targets {
+		if path := files.FileFor(tr.Key()); fileExists(path) {
+			fmt.Fprintf(g.stderr, "results of %s: %s\n", tr.Key(), path)
+		}
+	}
 }
 
 // runDeps are the parts a run needs, closed together: the runner's
@@ -245,4 +276,9 @@ func stageLabel(s *bench.StageResult) string {
 		return fmt.Sprintf("%s: closed, %d clients for %s", label, s.Concurrency, s.Duration)
 	}
 	return fmt.Sprintf("%s: open, %.0f req/s for %s", label, s.Rate, s.Duration)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -92,7 +92,13 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 		defer restore()
 	}
 	plan := bench.Plan{Workload: spec.Workload, Profile: spec.Profile, Warmup: spec.Warmup}
-	res, err := r.cfg.Attacker.Run(ctx, t.BaseURL(), plan, r.observer(run, tr, rec))
+	obs := r.observer(run, tr, rec)
+	closeLog, err := r.logResponses(run, tr, &obs)
+	if err != nil {
+		return err
+	}
+	res, err := r.cfg.Attacker.Run(ctx, t.BaseURL(), plan, obs)
+	closeLog()
 	if res != nil {
 		tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
 	}
