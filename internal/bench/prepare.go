@@ -407,6 +407,9 @@ func checkSleep(s Sleep, field string) error {
 }
 
 func checkRequest(r Request, field string) error {
+	if err := checkOwnRequest(r, field); err != nil || r.URI != "" {
+		return err
+	}
 	e, ok := LookupEndpoint(r.Endpoint)
 	if !ok {
 		return FieldErrorf(field+".endpoint", "unknown endpoint %q (endpoints: %s)", r.Endpoint, strings.Join(EndpointNames(), ", "))

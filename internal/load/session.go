@@ -126,13 +126,19 @@ type Request struct {
 	Kind   int // its index, for Outcome.Kind
 	Method string
 	URL    string
+	Header map[string][]string
+	Body   []byte
 }
 
 // Requests returns the workload's requests, by kind.
 func (s *Session) Requests() []Request {
 	reqs := make([]Request, s.a.reqs.kinds())
 	for k := range reqs {
-		reqs[k] = Request{Kind: k, Method: s.a.reqs.method(k), URL: s.a.reqs.urls[k]}
+		r := s.a.reqs.reqs[k]
+		reqs[k] = Request{Kind: k, Method: r.HTTPMethod(), URL: s.a.reqs.urls[k], Header: r.Header}
+		if r.Body != "" {
+			reqs[k].Body = []byte(r.Body)
+		}
 	}
 	return reqs
 }

@@ -142,7 +142,7 @@ func (sn *sender) targeter(closed bool) vegeta.Targeter {
 	var n atomic.Uint64
 	return func(t *vegeta.Target) error {
 		r := sn.reqs[sn.s.Pick(n.Add(1)-1)]
-		t.Method, t.URL = r.Method, r.URL
+		t.Method, t.URL, t.Header, t.Body = r.Method, r.URL, r.Header, r.Body
 		if closed {
 			sn.s.Sending()
 		}
