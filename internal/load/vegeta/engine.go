@@ -21,6 +21,7 @@ package vegeta
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,9 @@ func NewEngine(rec *load.Engine) *Engine { return &Engine{rec: rec} }
 // attackName is the Attack field of every result, and vegeta's
 // X-Vegeta-Attack header.
 const attackName = "threadbench"
+
+// resultReaders is how many goroutines file vegeta's results.
+const resultReaders = 4
 
 // maxResponseBody bounds what one response may carry, as load's client does.
 const maxResponseBody = 16 << 20
@@ -131,9 +135,19 @@ func (sn *sender) attack(ctx context.Context, p vegeta.Pacer, workers uint64, cl
 		vegeta.MaxBody(maxResponseBody))
 	stop := context.AfterFunc(ctx, func() { atk.Stop() })
 	defer stop()
-	for res := range atk.Attack(sn.targeter(closed), p, 0, attackName) {
-		sn.s.Record(sn.outcome(res, closed))
+	results := atk.Attack(sn.targeter(closed), p, 0, attackName)
+	// vegeta's workers hand each result over an unbuffered channel before
+	// taking the next tick: several readers keep one that is descheduled
+	// from holding every worker, and with them the pacer.
+	var readers sync.WaitGroup
+	for range resultReaders {
+		readers.Go(func() {
+			for res := range results {
+				sn.s.Record(sn.outcome(res, closed))
+			}
+		})
 	}
+	readers.Wait()
 }
 
 // targeter hands vegeta's workers the workload's requests in the mix's
