@@ -145,3 +145,29 @@ func reportField(t *testing.T, text, pattern string) string {
 	}
 	return m[1]
 }
+
+// At a rate vegeta's attacker cannot send from one CPU (it reached 0.58x
+// of wrk where our engine reaches 0.90x), the vegeta stage is flagged
+// generator-bound while our engine's is not: the self-watch applies to
+// either engine.
+func TestVegetaGeneratorBound(t *testing.T) {
+	flagged := map[string]bool{}
+	for _, engine := range bench.LoadEngines {
+		run, _ := engineRun(t, engine, "testdata/profile/open-16000.yaml", "--config", "testdata/config/maxrate-40000.yaml")
+		if !run.Environment.CPUSplitApplied {
+			t.Fatal("the generator is not pinned to CPUs of its own here (one CPU?): it has no CPU of its own to saturate")
+		}
+		st := run.Target("go").Stages[0]
+		t.Logf("%s: %d requests, throughput %.0f, generator CPU %.0f%% (peak %.0f%%) of %d, send lag p99 %.2f ms, flags %+v",
+			engine, st.Stats.Requests, st.Stats.Throughput, st.Generator.CPUShare*100, st.Generator.CPUSharePeak*100, st.Generator.CPUs, st.Generator.SendLagP99, st.Flags)
+		for _, f := range st.Flags {
+			flagged[engine] = flagged[engine] || f.Kind == bench.FlagGeneratorBound
+		}
+	}
+	if !flagged[bench.LoadEngineVegeta] {
+		t.Error("vegeta's stage is not flagged generator-bound")
+	}
+	if flagged[bench.LoadEngineOwn] {
+		t.Error("our engine's stage is flagged generator-bound at the same rate")
+	}
+}

@@ -21,6 +21,7 @@ package vegeta
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,6 +174,9 @@ func (sn *sender) outcome(res *vegeta.Result, closed bool) load.Outcome {
 	sent := sn.s.At(res.Timestamp)
 	o := load.Outcome{Kind: sn.kinds[res.Method+" "+res.URL], Intended: sent, Sent: sent, Done: sent + res.Latency,
 		Code: int(res.Code), Err: res.Error, Body: res.Body, AtSend: true}
+	if res.Code == 0 && strings.Contains(res.Error, "Client.Timeout exceeded") {
+		o.Err = "timeout: no response within " + sn.client.Timeout.String() // as load words it
+	}
 	if !closed {
 		if due, ok := sn.s.Due(res.Seq); ok {
 			o.Intended = due

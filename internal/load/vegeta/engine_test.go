@@ -146,7 +146,7 @@ func TestSameFiguresAsOwnEngine(t *testing.T) {
 }
 
 // TestClosedHoldsTheConcurrency: a closed stage is vegeta's fixed workers,
-// never more in flight than the stage's concurrency.
+// never more in flight than the stage's concurrency, after an open warm-up.
 func TestClosedHoldsTheConcurrency(t *testing.T) {
 	srv := newServer(t, 10*time.Millisecond)
 	plan := bench.Plan{
@@ -154,10 +154,15 @@ func TestClosedHoldsTheConcurrency(t *testing.T) {
 		Profile: bench.Profile{Model: bench.ModelClosed, Engine: bench.LoadEngineVegeta, Stages: []bench.Stage{
 			{Duration: sec(1), Concurrency: 2}, {Duration: sec(1), Concurrency: 4},
 		}},
+		Warmup: bench.Warmup{Duration: sec(0.5), Rate: 100},
 	}
 	res, err := vegeta.NewEngine(load.NewEngine()).Run(context.Background(), srv.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the warm-up is open even before a closed profile, paced by the schedule
+	if got, want := res.Warmup.Stats.Requests, int64(50); got != want {
+		t.Errorf("warm-up: %d requests, want %d", got, want)
 	}
 	if got := srv.peak; got > 4 {
 		t.Errorf("%d requests in flight at most, want at most 4", got)
@@ -211,5 +216,29 @@ func TestCancel(t *testing.T) {
 	}
 	if res == nil || res.Warmup == nil || res.Warmup.Stats.Requests == 0 {
 		t.Errorf("nothing measured before the cancel: %+v", res)
+	}
+}
+
+// TestTimeoutWordedAlike: a request the target does not answer in time is
+// the same error from either engine.
+func TestTimeoutWordedAlike(t *testing.T) {
+	srv := newServer(t, 300*time.Millisecond)
+	plan := bench.Plan{
+		Workload: bench.Workload{Requests: []bench.Request{light}, Timeout: bench.Duration(100 * time.Millisecond)},
+		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(1), Rate: 10}}},
+	}
+	errs := map[string]string{}
+	for name, engine := range map[string]bench.Attacker{"own": load.NewEngine(), "vegeta": vegeta.NewEngine(load.NewEngine())} {
+		res, err := engine.Run(context.Background(), srv.URL, plan, bench.Observer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Total.Errors) != 1 || res.Total.Successes != 0 {
+			t.Fatalf("%s: errors %+v, %d successes; want every request timed out", name, res.Total.Errors, res.Total.Successes)
+		}
+		errs[name] = res.Total.Errors[0].Message
+	}
+	if errs["own"] != errs["vegeta"] {
+		t.Errorf("timeouts worded apart: own %q, vegeta %q", errs["own"], errs["vegeta"])
 	}
 }
