@@ -17,7 +17,10 @@ func (f attackerFunc) Run(_ context.Context, _ string, plan bench.Plan, _ bench.
 func TestLoadEngineSet(t *testing.T) {
 	var ran []string
 	engine := func(name string) bench.Attacker {
-		return attackerFunc(func(bench.Plan) (*bench.AttackResult, error) { ran = append(ran, name); return &bench.AttackResult{}, nil })
+		return attackerFunc(func(bench.Plan) (*bench.AttackResult, error) {
+			ran = append(ran, name)
+			return &bench.AttackResult{}, nil
+		})
 	}
 	set := bench.LoadEngineSet{bench.LoadEngineOwn: engine("own"), bench.LoadEngineVegeta: engine("vegeta")}
 	for _, tt := range []struct{ engine, want string }{
