@@ -69,7 +69,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			if err := bench.Prepare(&spec, catalog); err != nil {
 				return err
 			}
-			return runLocal(g, cfg, spec, output, quiet)
+			return runLocal(g, cfg, spec, output, quiet, nil)
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())

@@ -67,6 +67,14 @@ func TestRunBadSpec(t *testing.T) {
 		{"MemoryTooSmall", []string{"--memory", "10"}, "limits.memoryMiB: must be from 64 to"},
 		// A negative scale.
 		{"NegativeScale", []string{"--profile", "ramp", "--scale", "-1"}, "profile.scale: must be a positive number"},
+		// A load engine that does not exist.
+		{"LoadEngineUnknown", []string{"--load-engine", "wrk"}, `profile.engine: must be "threadbench" (the default) or "vegeta", got "wrk"`},
+		// A closed ramp, which vegeta's fixed workers cannot send: refused before anything starts.
+		{"VegetaClosedRamp", []string{"--load-engine", "vegeta", "--profile", "testdata/profile/closed-ramp.yaml", "--endpoint", "light"}, "profile.stages[1].ramp: the vegeta engine cannot ramp a closed profile"},
+		// A results encoding vegeta does not have.
+		{"ResultsFormatUnknown", []string{"--results", "r.bin", "--results-format", "xml"}, `results-format: must be one of gob, json, csv, got "xml"`},
+		// A vegeta targets file with a malformed line: the file and line named.
+		{"TargetsFileBadLine", []string{"--requests", "testdata/targets/bad-header.txt"}, "testdata/targets/bad-header.txt:4: want a header Name: value, got \"X-Broken\""},
 		// An engine the configuration does not have, named in the message.
 		{"EngineNotConfigured", []string{"--engine", "lab"}, `engine: unknown engine "lab" (configured: local)`},
 		// An engine by URL: only configured names are accepted.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -12,6 +14,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/load"
+	"github.com/threadbench/threadbench/internal/load/vegeta"
 	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
@@ -25,6 +28,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 		output         string
 		quiet          bool
 		submitAttempts int
+		results        vegeta.ResultsFiles
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -41,6 +45,9 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if err := report.CheckFormat(output, report.FormatTable, report.FormatJSON); err != nil {
 				return err
 			}
+			if err := vegeta.CheckResultsFormat(results.Format, "results-format"); err != nil {
+				return err
+			}
 			cfg, err := loadConfig(g, cmd.Flags())
 			if err != nil {
 				return err
@@ -55,6 +62,9 @@ func newRunCmd(g *globalState) *cobra.Command {
 				return err
 			}
 			if cfg.Server != "" {
+				if results.Path != "" {
+					return bench.FieldErrorf("results", "results files are written by a local run, not over --server")
+				}
 				for _, spec := range specs {
 					if err := runRemote(g, cfg, spec, output, quiet, submitAttempts); err != nil {
 						return err
@@ -71,8 +81,12 @@ func newRunCmd(g *globalState) *cobra.Command {
 					return err
 				}
 			}
+			var responses bench.ResponseLog
+			if results.Path != "" {
+				responses = results
+			}
 			for _, spec := range specs {
-				if err := runLocal(g, cfg, spec, output, quiet); err != nil {
+				if err := runLocal(g, cfg, spec, output, quiet, responses); err != nil {
 					return err
 				}
 			}
@@ -84,11 +98,14 @@ func newRunCmd(g *globalState) *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress")
 	cmd.Flags().IntVar(&submitAttempts, "submit-attempts", 3, "with --server: how many times to submit while the daemon's run queue is full, waiting what its Retry-After says in between")
+	cmd.Flags().StringVar(&results.Path, "results", "", "write every measured request in vegeta's results encoding, a file per target named for it\n(results.gob: results.go.gob, ...), for vegeta report, plot and encode")
+	cmd.Flags().StringVar(&results.Format, "results-format", vegeta.FormatGob, "encoding of --results: "+strings.Join(vegeta.ResultsFormats, ", "))
 	return cmd
 }
 
 // runLocal executes the run in this process and stores it in the local history.
-func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool) error {
+// responses, when not nil, logs every measured request of each target.
+func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) error {
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {
 		return bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
@@ -99,6 +116,7 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 		return err
 	}
 	defer deps.Close()
+	deps.config.Responses = responses
 
 	ctx := g.ctx
 	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
@@ -116,10 +134,24 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 	}()
 	err = r.Execute(ctx, run)
 	<-progress
+	listResultsFiles(g, run, responses)
 	if err != nil {
 		return err
 	}
 	return finishRun(g, run, output, cfg.DB)
+}
+
+// listResultsFiles tells where each target's results file went.
+func listResultsFiles(g *globalState, run *bench.Run, responses bench.ResponseLog) {
+	files, ok := responses.(vegeta.ResultsFiles)
+	if !ok {
+		return
+	}
+	for _, tr := range run.Targets {
+		if path := files.FileFor(tr.Key()); fileExists(path) {
+			fmt.Fprintf(g.stderr, "results of %s: %s\n", tr.Key(), path)
+		}
+	}
 }
 
 // runDeps are the parts a run needs, closed together: the runner's
@@ -162,7 +194,7 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Targets:  engines,
 		Store:    db,
 		Series:   db,
-		Attacker: load.NewEngine(load.WithAPIRequests(d.apiRequests)),
+		Attacker: loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests))),
 		// Each target reads its container's stats from its own engine;
 		// the local engine's client is for anything else.
 		Recorder: metrics.NewSampler(engines.Local().Client()),
@@ -170,6 +202,11 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Logger:   logger,
 	}
 	return d, nil
+}
+
+// loadEngines are the load engines a profile may name, each recorded by own.
+func loadEngines(own *load.Engine) bench.LoadEngineSet {
+	return bench.LoadEngineSet{bench.LoadEngineOwn: own, bench.LoadEngineVegeta: vegeta.NewEngine(own)}
 }
 
 // Close releases the runtime and recorder.
@@ -241,4 +278,9 @@ func stageLabel(s *bench.StageResult) string {
 		return fmt.Sprintf("%s: closed, %d clients for %s", label, s.Concurrency, s.Duration)
 	}
 	return fmt.Sprintf("%s: open, %.0f req/s for %s", label, s.Rate, s.Duration)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/requests"
 )
 
 // specFlags are the run command's flags that make up a run spec.
@@ -23,6 +24,7 @@ type specFlags struct {
 	endpoint    string
 	params      []string
 	requests    []string
+	targetsFile string
 	timeout     time.Duration
 	warmup      time.Duration
 	warmupRate  float64
@@ -37,6 +39,7 @@ type specFlags struct {
 	part        string
 	repeat      int
 	engine      string
+	loadEngine  string
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
@@ -51,6 +54,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "endpoint every request asks ("+strings.Join(bench.EndpointNames(), ", ")+")")
 	fs.StringSliceVar(&f.params, "param", nil, "query parameter of --endpoint, NAME=VALUE (repeatable)")
 	fs.StringSliceVar(&f.requests, "request", nil, "a request of a weighted mix, ENDPOINT[?NAME=VALUE...][@WEIGHT], e.g. heavy?duration=500@1 (repeatable)")
+	fs.StringVar(&f.targetsFile, "requests", "", "the requests of the workload from a vegeta targets file (its HTTP or JSON-lines format; the host part is replaced by each target's address; repeated lines weigh more)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 30s)")
 	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up length, excluded from results (default 10s; 0s with --no-warmup)")
 	fs.Bool("no-warmup", false, "skip the warm-up")
@@ -63,6 +67,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.IntVar(&f.parallelism, "virtual-parallelism", 0, "Java: virtual thread scheduler parallelism (default: CPUs)")
 	fs.Float64Var(&f.heapPercent, "heap-percent", 0, "Java: max heap as a percentage of the memory limit (default 50)")
 	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
+	fs.StringVar(&f.loadEngine, "load-engine", "", "the load engine that sends the requests: "+strings.Join(bench.LoadEngines, " (default), ")+" (vegeta's attacker; latency stamped at the actual send)")
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
 }
 
@@ -120,6 +125,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("repeat", func() { spec.Repeat = f.repeat })
 	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
 	set("engine", func() { spec.Engine = f.engine })
+	set("load-engine", func() { spec.Profile.Engine = f.loadEngine })
 	return spec, nil
 }
 
@@ -153,6 +159,17 @@ func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
 	if f.endpoint != "" && len(f.requests) > 0 {
 		return bench.FieldErrorf("workload", "give either --endpoint (with --param) or --request, not both")
 	}
+	if f.targetsFile != "" {
+		if f.endpoint != "" || len(f.requests) > 0 {
+			return bench.FieldErrorf("workload", "give either --requests (a targets file), --endpoint or --request")
+		}
+		reqs, err := requests.ReadVegetaFile(f.targetsFile)
+		if err != nil {
+			return err
+		}
+		spec.Workload.Requests, spec.Workload.Iteration = reqs, nil
+		return nil
+	}
 	if len(f.params) > 0 && f.endpoint == "" {
 		return bench.FieldErrorf("workload", "--param needs --endpoint")
 	}
@@ -167,15 +184,15 @@ func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
 		return nil
 	}
 	// Like --endpoint, --request replaces the file's requests.
-	requests := make([]bench.Request, 0, len(f.requests))
+	mix := make([]bench.Request, 0, len(f.requests))
 	for i, s := range f.requests {
 		req, err := parseRequest(s)
 		if err != nil {
 			return bench.FieldErrorf("workload.requests["+strconv.Itoa(i)+"]", "%v", err)
 		}
-		requests = append(requests, req)
+		mix = append(mix, req)
 	}
-	spec.Workload.Requests = requests
+	spec.Workload.Requests = mix
 	return nil
 }
 

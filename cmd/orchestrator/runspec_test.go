@@ -94,6 +94,12 @@ func TestSpecFlags(t *testing.T) {
 				{Endpoint: "native", Params: map[string]string{"duration": "5", "x": "1"}, Weight: 3},
 				{Endpoint: "light", Weight: 1},
 			}}}},
+		// A vegeta targets file: its requests, the host dropped; the load engine by flag.
+		{"TargetsFile", []string{"--requests", "testdata/targets/shop.txt", "--load-engine", "vegeta"},
+			bench.RunSpec{Targets: allTargets, Profile: bench.Profile{Name: "smoke", Engine: "vegeta"}, Workload: bench.Workload{Requests: []bench.Request{
+				{URI: "/api/light", Weight: 2},
+				{URI: "/api/heavy?duration=5", Method: "POST", Header: map[string][]string{"X-Shop": {"1"}}, Weight: 1},
+			}}}},
 		// --no-warmup disables the warm-up.
 		{"NoWarmup", []string{"--no-warmup"},
 			bench.RunSpec{Targets: allTargets, Profile: smoke, Warmup: bench.Warmup{Disabled: true}}},

@@ -19,6 +19,10 @@ type Generator struct {
 	Late         int64   `json:"late"`         // open model: requests that waited for a connection (none was free at their time)
 	Dropped      int64   `json:"dropped"`      // open model: requests never sent, already later than their timeout
 	APIRequests  int64   `json:"apiRequests"`  // requests the daemon's API served meanwhile (its CPU is the generator's)
+	// Engine is the load engine that sent the window's requests, empty
+	// for threadbench's own (LoadEngineVegeta stamps latency at the
+	// actual send).
+	Engine string `json:"engine,omitempty"`
 }
 
 // Flag kinds: why a window's figures may not be the target's alone.

@@ -104,6 +104,36 @@ type Observer struct {
 	Stage  func(StageResult) // a stage (or the warm-up, Warmup=true) starts; Stats empty
 	Second func(Bucket)      // one second finished (measured seconds only)
 	Start  func(t0 time.Time)
+	// Response receives every measured request (not the warm-up's) as it
+	// comes back, from the sending goroutine: it must be quick.
+	Response func(Response)
+}
+
+// Response is one measured request as the load engine saw it, in the terms
+// of vegeta's results (bench keeps none of them; a results file does).
+type Response struct {
+	Seq       uint64
+	Method    string
+	URL       string
+	Timestamp time.Time     // when latency runs from: the scheduled send (own engine, open model) or the actual one
+	Latency   time.Duration // to the end of the response, or the failure
+	Code      int           // 0 without a response
+	Error     string
+	BytesIn   int64 // the response body
+	BytesOut  int64 // the request body
+}
+
+// ResponseLog keeps the measured requests of a run, per target (a results
+// file each).
+type ResponseLog interface {
+	// Open starts the log of one target, named as in the run's results.
+	Open(target string) (ResponseWriter, error)
+}
+
+// ResponseWriter is one target's log of responses.
+type ResponseWriter interface {
+	Write(Response)
+	Close() error
 }
 
 // AttackResult is what an attack measured. The warm-up is kept apart and

@@ -90,7 +90,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream, checkCapacity,
+		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream, checkCapacity,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -161,6 +161,7 @@ func resolveProfile(spec *RunSpec) error {
 		}
 		return err
 	}
+	b.Engine = p.Engine // the load engine is the caller's choice, not the profile's
 	spec.Profile = b
 	return nil
 }
@@ -411,6 +412,9 @@ func checkSleep(s Sleep, field string) error {
 }
 
 func checkRequest(r Request, field string) error {
+	if err := checkOwnRequest(r, field); err != nil || r.URI != "" {
+		return err
+	}
 	e, ok := LookupEndpoint(r.Endpoint)
 	if !ok {
 		return FieldErrorf(field+".endpoint", "unknown endpoint %q (endpoints: %s)", r.Endpoint, strings.Join(EndpointNames(), ", "))

@@ -52,6 +52,13 @@ func TestPrepareSpecValid(t *testing.T) {
 	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Errorf("closed ramp to 0: %v", err)
 	}
+	// vegeta sends an open profile with ramps, and a closed one that holds
+	for _, spec := range []bench.RunSpec{validSpec(), closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Concurrency: 20})} {
+		spec.Profile.Engine = bench.LoadEngineVegeta
+		if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+			t.Errorf("vegeta, %s model: %v", spec.Profile.Model, err)
+		}
+	}
 }
 
 func TestPrepareSpecBuiltin(t *testing.T) {
@@ -97,6 +104,31 @@ func TestPrepareSpecErrors(t *testing.T) {
 		{"unknown target", func(s *bench.RunSpec) { s.Targets = []string{"go", "rust"} }, "targets[1]", "java-platform"},
 		// the same target twice
 		{"duplicate target", func(s *bench.RunSpec) { s.Targets = []string{"go", "go"} }, "targets[1]", "twice"},
+		// a request of one's own: a path, not a URL
+		{"uri not a path", func(s *bench.RunSpec) { s.Workload.Requests[0] = bench.Request{URI: "http://x/a"} }, "workload.requests[0].uri", "starting with /"},
+		// an endpoint and a uri at once
+		{"uri and endpoint", func(s *bench.RunSpec) { s.Workload.Requests[0].URI = "/a" }, "workload.requests[0].uri", "not both"},
+		// a method that is no HTTP token
+		{"bad method", func(s *bench.RunSpec) { s.Workload.Requests[0] = bench.Request{URI: "/a", Method: "get it"} }, "workload.requests[0].method", "capitals"},
+		// a method for a contract endpoint
+		{"method with endpoint", func(s *bench.RunSpec) { s.Workload.Requests[0].Method = "POST" }, "workload.requests[0].method", "given by uri"},
+		// a header value over two lines
+		{"header two lines", func(s *bench.RunSpec) {
+			s.Workload.Requests[0] = bench.Request{URI: "/a", Header: map[string][]string{"X-A": {"1\r\nX-B: 2"}}}
+		}, "workload.requests[0].header.X-A", "one line"},
+		// a load engine that does not exist
+		{"unknown load engine", func(s *bench.RunSpec) { s.Profile.Engine = "wrk" }, "profile.engine", `"vegeta"`},
+		// vegeta's workers are fixed for an attack: a closed ramp cannot be sent
+		{"vegeta closed ramp", func(s *bench.RunSpec) {
+			*s = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Concurrency: 20, Ramp: true})
+			s.Profile.Engine = bench.LoadEngineVegeta
+		}, "profile.stages[1].ramp", "cannot ramp"},
+		// vegeta sends single requests: no think times
+		{"vegeta iteration", func(s *bench.RunSpec) {
+			*s = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10})
+			s.Profile.Engine = bench.LoadEngineVegeta
+			s.Workload = bench.Workload{Iteration: []bench.Step{{Request: &bench.Request{Endpoint: "light"}}, {Sleep: &bench.Sleep{Min: bench.Duration(time.Second)}}}}
+		}, "workload.iteration", "think times"},
 		// a name that is no built-in
 		{"unknown profile name", func(s *bench.RunSpec) { s.Profile = bench.Profile{Name: "spike"} }, "profile.name", "seed-k6"},
 		// a negative scale for a built-in

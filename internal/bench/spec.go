@@ -50,7 +50,17 @@ type Profile struct {
 	// the slowest request. A request due while all are busy waits for one,
 	// and its latency, from its scheduled time, includes the wait.
 	Connections int `json:"connections,omitempty" yaml:"connections,omitempty"`
+	// Engine is the load engine that sends the profile: empty or
+	// LoadEngineOwn for threadbench's own, LoadEngineVegeta for vegeta's
+	// attacker (open profiles, and closed ones that hold each stage).
+	Engine string `json:"engine,omitempty" yaml:"engine,omitempty"`
 }
+
+// Load engines a profile may name.
+const (
+	LoadEngineOwn    = "threadbench"
+	LoadEngineVegeta = "vegeta"
+)
 
 // UnmarshalJSON accepts either a profile object or the bare name of a
 // built-in profile ("smoke"), which is resolved when the spec is validated.
@@ -76,20 +86,45 @@ type Request struct {
 	// Name labels the request in per-request figures; empty means its
 	// endpoint and parameters ("heavy?duration=500").
 	Name     string            `json:"name,omitempty" yaml:"name,omitempty"`
-	Endpoint string            `json:"endpoint" yaml:"endpoint"`
+	Endpoint string            `json:"endpoint,omitempty" yaml:"endpoint,omitempty"`
 	Params   map[string]string `json:"params,omitempty" yaml:"params,omitempty"`
 	Weight   int               `json:"weight,omitempty" yaml:"weight,omitempty"`
+	// URI, instead of Endpoint and Params, is a request of the user's own
+	// (as a vegeta targets file gives it): its path and query
+	// ("/orders?id=1"), sent to the target's host with Method (GET when
+	// empty), Header and Body.
+	URI    string              `json:"uri,omitempty" yaml:"uri,omitempty"`
+	Method string              `json:"method,omitempty" yaml:"method,omitempty"`
+	Header map[string][]string `json:"header,omitempty" yaml:"header,omitempty"`
+	Body   string              `json:"body,omitempty" yaml:"body,omitempty"`
 }
 
 // Path returns the request's path and query, e.g. "/api/heavy?duration=500",
-// with parameters in sorted order.
-func (r Request) Path() string { return EndpointPath(r.Endpoint, r.Params) }
+// with parameters in sorted order, or its URI.
+func (r Request) Path() string {
+	if r.URI != "" {
+		return r.URI
+	}
+	return EndpointPath(r.Endpoint, r.Params)
+}
+
+// HTTPMethod returns the request's method: its Method, else GET.
+func (r Request) HTTPMethod() string {
+	if r.Method == "" {
+		return "GET"
+	}
+	return r.Method
+}
 
 // Label names the request in per-request figures: its Name, else its
-// endpoint and parameters, "heavy?duration=500".
+// endpoint and parameters, "heavy?duration=500", or its method and URI,
+// "POST /orders".
 func (r Request) Label() string {
-	if r.Name != "" {
+	switch {
+	case r.Name != "":
 		return r.Name
+	case r.URI != "":
+		return r.HTTPMethod() + " " + r.URI
 	}
 	return strings.TrimPrefix(r.Path(), "/api/")
 }

@@ -38,13 +38,20 @@ type outcome struct {
 	dropped  bool
 	waited   bool                  // open model: no connection was free at its time
 	fanout   *bench.FanoutResponse // a fan-out's account of its calls
+	atSend   bool                  // latency runs from the actual send (vegeta's stamp), not the schedule
+	bytesIn  int64                 // the response body
 }
 
 func (o outcome) success() bool { return o.code >= 200 && o.code < 300 }
 
 // latency is from the intended send time: a request that waited for a
 // free connection waited as a user would have.
-func (o outcome) latency() time.Duration { return o.done - o.intended }
+func (o outcome) latency() time.Duration {
+	if o.atSend {
+		return o.done - o.sent
+	}
+	return o.done - o.intended
+}
 
 // serviceTime is from the actual send.
 func (o outcome) serviceTime() time.Duration { return o.done - o.sent }

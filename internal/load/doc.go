@@ -10,6 +10,9 @@
 // a writing goroutine that each request is handed to and back from);
 // fasthttp, which reads and writes on the caller's goroutine and allocates
 // nothing per request, 0.90x (scripts/bench.sh measures it against wrk).
+// vegeta's attacker remains as a second engine (package load/vegeta,
+// profile.engine: vegeta), paced by this package's schedule and recorded by
+// its recorder through a Session.
 //
 // The open model sends on a schedule (a piecewise-linear arrival rate) from
 // a bounded set of connections. Workers claim the schedule's requests in

@@ -40,6 +40,7 @@ type recorder struct {
 	events   []event
 	canceled bool
 	stopped  time.Duration // when counting stopped (the end, or a cancel)
+	seq      uint64        // measured responses told to the observer
 }
 
 // recorderConfig is what the engine tells the recorder about itself.
@@ -51,6 +52,7 @@ type recorderConfig struct {
 	connections int
 	wire        *wire
 	apiRequests func() int64
+	engine      string // bench.Generator.Engine: empty for ours
 }
 
 // window is what one stretch of the attack (warm-up, stage, whole) kept.
@@ -169,16 +171,46 @@ func (r *recorder) sending(t time.Duration) {
 	}
 }
 
-// record files one outcome.
+// record files one outcome, and tells the observer of a measured one.
 func (r *recorder) record(o outcome) {
+	seq, ok := r.file(o)
+	if !ok || r.obs.Response == nil || o.intended < r.sched.warm {
+		return
+	}
+	r.obs.Response(r.response(o, seq))
+}
+
+// file files one outcome under the lock and numbers a measured one (from
+// 0); false once the count stopped.
+func (r *recorder) file(o outcome) (uint64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.canceled {
-		return
+		return 0, false
 	}
 	r.fileSent(o)
 	if o.success() {
 		r.fileCompleted(o.kind, o.done)
+	}
+	seq := r.seq
+	if o.intended >= r.sched.warm {
+		r.seq++
+	}
+	return seq, true
+}
+
+// response is a measured outcome in the terms of a results file: its
+// latency from where the engine stamps it.
+func (r *recorder) response(o outcome, seq uint64) bench.Response {
+	began := r.t0.Add(-r.sched.warm)
+	from := o.intended
+	if o.atSend {
+		from = o.sent
+	}
+	return bench.Response{
+		Seq: seq, Method: r.reqs.method(o.kind), URL: r.reqs.urls[o.kind],
+		Timestamp: began.Add(from), Latency: o.latency(), Code: o.code, Error: o.err,
+		BytesIn: o.bytesIn, BytesOut: r.reqs.bytesOut(o.kind),
 	}
 }
 
@@ -433,7 +465,7 @@ func (r *recorder) bytesOver(from, to int) (in, out int64) {
 // generatorOver returns the generator's figures over buckets [from, to),
 // with a window's send lags.
 func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
-	g := bench.Generator{CPUs: r.cfg.cpus, Connections: r.cfg.connections, Late: w.late, Dropped: w.agg.dropped}
+	g := bench.Generator{CPUs: r.cfg.cpus, Connections: r.cfg.connections, Late: w.late, Dropped: w.agg.dropped, Engine: r.cfg.engine}
 	if d, ok := r.deltas(from, to); ok && d.at > 0 {
 		g.CPUShare = d.cpu.Seconds() / (d.at.Seconds() * float64(r.cfg.cpus))
 		g.APIRequests = d.api

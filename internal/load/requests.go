@@ -14,6 +14,7 @@ import (
 // URLs and names, and the order the mix sends them in, or the steps of the
 // iteration each client repeats.
 type requestSet struct {
+	reqs   []bench.Request
 	urls   []string
 	names  []string
 	order  []int  // one cycle of the mix: each request index weight times
@@ -33,7 +34,7 @@ func newRequestSet(baseURL string, w bench.Workload) *requestSet {
 		reqs = w.IterationRequests()
 	}
 	base := strings.TrimSuffix(baseURL, "/")
-	s := &requestSet{urls: make([]string, len(reqs)), names: make([]string, len(reqs)), fanout: make([]bool, len(reqs))}
+	s := &requestSet{reqs: reqs, urls: make([]string, len(reqs)), names: make([]string, len(reqs)), fanout: make([]bool, len(reqs))}
 	for i, r := range reqs {
 		s.urls[i], s.names[i], s.fanout[i] = base+r.Path(), r.Label(), r.Endpoint == "fanout"
 	}
@@ -56,6 +57,12 @@ func newRequestSet(baseURL string, w bench.Workload) *requestSet {
 // request exactly weight times, whichever worker sends them.
 func (s *requestSet) pick(n uint64) int { return s.order[n%uint64(len(s.order))] }
 
+// method returns the HTTP method of request kind.
+func (s *requestSet) method(kind int) string { return s.reqs[kind].HTTPMethod() }
+
+// bytesOut returns the size of request kind's body.
+func (s *requestSet) bytesOut(kind int) int64 { return int64(len(s.reqs[kind].Body)) }
+
 // kinds returns how many distinct requests there are.
 func (s *requestSet) kinds() int { return len(s.urls) }
 
@@ -66,8 +73,16 @@ func (s *requestSet) newRequests() []*fasthttp.Request {
 	for i, u := range s.urls {
 		req := &fasthttp.Request{}
 		req.SetRequestURI(u)
-		req.Header.SetMethod(fasthttp.MethodGet)
+		req.Header.SetMethod(s.method(i))
 		req.Header.SetUserAgent("threadbench")
+		for k, vs := range s.reqs[i].Header {
+			for _, v := range vs {
+				req.Header.Add(k, v)
+			}
+		}
+		if body := s.reqs[i].Body; body != "" {
+			req.SetBodyString(body)
+		}
 		reqs[i] = req
 	}
 	return reqs

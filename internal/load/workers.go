@@ -168,7 +168,7 @@ func (w *worker) send(kind int, intended time.Duration) outcome {
 		o.err = w.a.errorMessage(err)
 		return o
 	}
-	o.code = w.resp.StatusCode()
+	o.code, o.bytesIn = w.resp.StatusCode(), int64(len(w.resp.Body()))
 	switch {
 	case w.a.reqs.fanout[kind] && o.code == fasthttp.StatusOK:
 		if o.fanout, err = readFanout(w.resp.Body()); err != nil {

@@ -203,6 +203,20 @@ func (a *analysis) scope(sc scopeDef) *scopeData {
 	return d
 }
 
+// sentByVegeta says whether vegeta's attacker sent any stage of the run.
+func (a *analysis) sentByVegeta() bool {
+	for _, s := range a.subjects {
+		for _, t := range s.rounds {
+			for _, st := range t.Stages {
+				if st.Generator != nil && st.Generator.Engine == bench.LoadEngineVegeta {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // methodNotes says what the intervals and tests could not rest on.
 func (a *analysis) methodNotes(scopes []*scopeData) {
 	if a.run.Spec.Rounds() < 2 {
@@ -223,6 +237,11 @@ func (a *analysis) methodNotes(scopes []*scopeData) {
 	if len(ramps) > 0 && a.run.Spec.Rounds() < 2 {
 		a.notes.addLine("Ramps (" + strings.Join(ramps, ", ") + ") have no steady part: no within-run interval, " +
 			"and tests across a changing load can rarely find a difference.")
+	}
+	if a.sentByVegeta() {
+		a.notes.addLine("Load engine vegeta: its latency is stamped at the actual send, as vegeta measures it, so a generator " +
+			"that sends late shows in the send lag and the generator-bound flag, not in the latency (threadbench's own engine " +
+			"measures from the scheduled send).")
 	}
 	for _, s := range a.subjects {
 		for _, t := range s.rounds {

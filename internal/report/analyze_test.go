@@ -298,3 +298,20 @@ func TestAnalyze_FailedTargetAndFlags(t *testing.T) {
 		t.Errorf("%d results in the whole attack, want %d (the failed target measured nothing)", got, want)
 	}
 }
+
+func TestAnalyze_VegetaNote(t *testing.T) {
+	// The note is there when the stored stages say vegeta sent them, and
+	// only then.
+	r := baseRun(t)
+	if rep := report.Analyze(r, report.ReportOptions{}); slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "Load engine vegeta") }) {
+		t.Errorf("notes = %q: a vegeta note for a run vegeta did not send", rep.Notes)
+	}
+	st := &r.Targets[0].Stages[0]
+	st.Generator = &bench.Generator{Engine: bench.LoadEngineVegeta}
+	rep := report.Analyze(r, report.ReportOptions{})
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "Load engine vegeta: its latency is stamped at the actual send")
+	}) {
+		t.Errorf("notes = %q, want the vegeta latency caveat", rep.Notes)
+	}
+}

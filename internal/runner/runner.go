@@ -25,6 +25,9 @@ type Config struct {
 	Series   bench.SeriesStore // optional: where recorded series go
 	Attacker bench.Attacker
 	Recorder bench.Recorder // optional metrics scraping
+	// Responses, when set, logs every measured request of each target
+	// (a results file each).
+	Responses bench.ResponseLog
 	// NoCheck skips the quick contract check before each attack.
 	NoCheck  bool
 	Hub      *Hub   // optional; one is made when nil

@@ -94,7 +94,13 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 		}
 		defer restore()
 	}
-	res, err := r.warmAndAttack(ctx, spec, tr, t.BaseURL(), r.observer(run, tr, rec))
+	obs := r.observer(run, tr, rec)
+	closeLog, err := r.logResponses(run, tr, &obs)
+	if err != nil {
+		return err
+	}
+	res, err := r.warmAndAttack(ctx, spec, tr, t.BaseURL(), obs)
+	closeLog()
 	if rec != nil {
 		rr := rec.Stop(context.Background(), tr.Warmup, tr.Stages)
 		if tr.WarmupSteady != nil {
