@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/runner"
 )
 
 // The daemon as a user meets it: runs submitted over HTTP, followed as
@@ -245,9 +247,22 @@ func checkOwnEndpoints(t *testing.T, a apiClient, succeeded int) {
 	if got, want := string(m[1]), strconv.Itoa(succeeded); got != want {
 		t.Errorf("threadbench_runs_total{status=\"succeeded\"} = %s, want %s", got, want)
 	}
+	// The embedded spec, with this daemon's own values where it says so:
+	// its targets, engines, CPUs and memory.
 	resp, body = a.do(http.MethodGet, "/openapi.yaml", nil)
-	if resp.StatusCode != http.StatusOK || string(body) != string(api.Spec) {
-		t.Errorf("GET /openapi.yaml: %s, %d bytes; want 200 and the embedded spec (%d bytes)", resp.Status, len(body), len(api.Spec))
+	served, static := strings.Split(string(body), "\n"), strings.Split(string(api.Spec), "\n")
+	if resp.StatusCode != http.StatusOK || len(served) != len(static) {
+		t.Errorf("GET /openapi.yaml: %s, %d lines; want 200 and the embedded spec's %d", resp.Status, len(served), len(static))
+	} else {
+		for i := range served {
+			if served[i] != static[i] && (i == 0 || !strings.Contains(static[i-1], "# x-served ")) {
+				t.Errorf("GET /openapi.yaml line %d: %q, the embedded spec has %q", i+1, served[i], static[i])
+			}
+		}
+		cpus, _ := runner.HostResources()
+		if want := fmt.Sprintf("maximum: %d", cpus); !strings.Contains(string(body), want) {
+			t.Errorf("GET /openapi.yaml does not give the host's %d CPUs as limits.cpus' %s", cpus, want)
+		}
 	}
 	if resp, _ := a.do(http.MethodGet, "/healthz", nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /healthz: %s", resp.Status)

@@ -15,13 +15,13 @@ import (
 	"github.com/threadbench/threadbench/internal/store"
 )
 
-// underLoadProfile holds 300 clients on the targets for 12 s: more than
+// underLoadProfile holds 300 clients on the targets for 8 s: more than
 // Tomcat's 200 pool threads, so the platform target runs its pool full while
 // the virtual and Go targets take every request at once.
 const underLoadProfile = `name: metrics-under-load
 model: closed
 stages:
-  - {name: c300, duration: 12s, concurrency: 300}
+  - {name: c300, duration: 8s, concurrency: 300}
 `
 
 // threadSeries are the stored series the thread figures come from.
