@@ -20,7 +20,7 @@ func TestCapacityAgainstGo(t *testing.T) {
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
 		"--targets", "go", "--endpoint", "cpu", "--param", "work=3000", "--slo", "p99<=200ms",
 		"--budget", "60s", "--trial", "2s", "--confirm", "4s", "--confirmations", "2", "--settle", "500ms",
-		"--start-rate", "20", "--warmup", "2s", "--warmup-rate", "10")
+		"--start-rate", "160", "--warmup", "2s", "--warmup-rate", "10")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -42,7 +42,7 @@ func TestCapacityAgainstGo(t *testing.T) {
 			t.Errorf("reason %q", c.Reason)
 		}
 	case "precision", "budget":
-		if c.Rate < 20 {
+		if c.Rate < 160 {
 			t.Errorf("rate %.1f, want at least the start rate", c.Rate)
 		}
 		checkConfirmed(t, tr, c, 2, 200)

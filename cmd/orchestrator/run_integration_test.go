@@ -62,7 +62,7 @@ func storedRun(t *testing.T, db, stdout string) (*bench.Run, *store.DB) {
 func TestRunSmokeAgainstGo(t *testing.T) {
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json",
-		"--targets", "go", "--profile", "smoke", "--endpoint", "heavy", "--param", "duration=100")
+		"--targets", "go", "--profile", "smoke", "--endpoint", "heavy", "--param", "duration=100", "--warmup", "2s")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}

@@ -13,14 +13,14 @@ import (
 	"github.com/threadbench/threadbench/internal/report"
 )
 
-// cpuHeavyProfile holds 50 clients for 10 s: with short CPU-bound
+// cpuHeavyProfile holds 50 clients for 6 s: with short CPU-bound
 // requests the target's one CPU is full, most of it in the request path
 // (HTTP, routing, JSON), which the JVM runs interpreted until the JIT has
 // compiled it.
 const cpuHeavyProfile = `name: cpu-heavy
 model: closed
 stages:
-  - {name: c50, duration: 10s, concurrency: 50}
+  - {name: c50, duration: 6s, concurrency: 50}
 `
 
 // TestWarmupUntilSteady warms the Go and the virtual-thread Java targets
