@@ -93,7 +93,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 // spec builds the run spec of a search or a sweep from the run flags and
 // the command's own, checking everything before anything starts.
 func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.Guardrails) (bench.RunSpec, error) {
-	for _, name := range []string{"profile", "scale", "experiment", "part", "repeat"} {
+	for _, name := range []string{"profile", "scale", "experiment", "part", "case", "repeat"} {
 		if fs.Changed(name) {
 			return bench.RunSpec{}, bench.FieldErrorf("--"+name, "capacity makes its own profile: leave out --%s", name)
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -35,6 +37,9 @@ func experimentParts(spec bench.RunSpec) ([]bench.RunSpec, error) {
 	e, err := bench.LookupExperiment(ref.Name)
 	if err != nil || len(e.Parts) < 2 {
 		return []bench.RunSpec{spec}, nil // Prepare says what is wrong with the name
+	}
+	if len(ref.Cases) > 0 {
+		return nil, bench.FieldErrorf("part", "--case picks cases of one part of %s: give --part too (parts: %s)", e.Name, strings.Join(e.Parts, ", "))
 	}
 	specs := make([]bench.RunSpec, len(e.Parts))
 	for i, part := range e.Parts {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -141,13 +142,14 @@ func TestServeExperiment(t *testing.T) {
 	}
 	d.waitStatus(t, queued.ID, bench.RunSucceeded)
 	run := d.run(t, queued.ID)
-	if run.Name != "seed-003" || len(run.Spec.Cases) != 8 || *run.Spec.Experiment != (bench.ExperimentRef{Name: "seed-003", Scale: 1}) || len(run.Targets) != 8 {
+	if run.Name != "seed-003" || len(run.Spec.Cases) != 8 || !reflect.DeepEqual(*run.Spec.Experiment, bench.ExperimentRef{Name: "seed-003", Scale: 1}) || len(run.Targets) != 8 {
 		t.Errorf("run %q: %d cases, experiment %+v, %d results", run.Name, len(run.Spec.Cases), run.Spec.Experiment, len(run.Targets))
 	}
 	for _, tt := range []struct{ body, field string }{
 		{`{"experiment": "seed-9"}`, "experiment.name"},
 		{`{"experiment": {"name": "seed-001", "part": "x"}}`, "experiment.part"},
 		{`{"experiment": "seed-003", "targets": ["go"]}`, "targets"},
+		{`{"experiment": {"name": "seed-003", "cases": ["native@17"]}}`, "experiment.cases"},
 	} {
 		resp, body := d.request(t, "POST", "/runs", tt.body, h)
 		var problem struct {

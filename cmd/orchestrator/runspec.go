@@ -37,6 +37,7 @@ type specFlags struct {
 	gc          string
 	experiment  string
 	part        string
+	cases       []string
 	repeat      int
 	engine      string
 	loadEngine  string
@@ -51,6 +52,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.experiment, "experiment", "", "run a built-in experiment ("+strings.Join(bench.ExperimentNames(), ", ")+"): it sets the targets, cases, profile and workload")
 	fs.IntVar(&f.repeat, "repeat", 0, fmt.Sprintf("rounds of the targets, interleaved (go, java-platform, java-virtual, go, ...); each figure is then the median of the rounds with its interval (1 to %d; default 1)", bench.MaxRepeat))
 	fs.StringVar(&f.part, "part", "", "with --experiment: run only this part of it (default: every part, a run each)")
+	fs.StringSliceVar(&f.cases, "case", nil, "with --experiment: run only these of its cases (or targets), e.g. --case synchronized@21,synchronized@25 (default: all)")
 	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "endpoint every request asks ("+strings.Join(bench.EndpointNames(), ", ")+")")
 	fs.StringSliceVar(&f.params, "param", nil, "query parameter of --endpoint, NAME=VALUE (repeatable)")
 	fs.StringSliceVar(&f.requests, "request", nil, "a request of a weighted mix, ENDPOINT[?NAME=VALUE...][@WEIGHT], e.g. heavy?duration=500@1 (repeatable)")
@@ -129,7 +131,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	return spec, nil
 }
 
-// experimentRef puts --experiment and --part into the spec, over a file's.
+// experimentRef puts --experiment, --part and --case into the spec, over a file's.
 func (f *specFlags) experimentRef(fs *pflag.FlagSet, spec *bench.RunSpec) error {
 	if fs.Changed("experiment") {
 		spec.Experiment = &bench.ExperimentRef{Name: f.experiment}
@@ -139,6 +141,12 @@ func (f *specFlags) experimentRef(fs *pflag.FlagSet, spec *bench.RunSpec) error 
 			return bench.FieldErrorf("part", "--part picks a part of an experiment: give --experiment too")
 		}
 		spec.Experiment.Part = f.part
+	}
+	if fs.Changed("case") {
+		if spec.Experiment == nil {
+			return bench.FieldErrorf("case", "--case picks cases of an experiment: give --experiment too")
+		}
+		spec.Experiment.Cases = f.cases
 	}
 	return nil
 }

@@ -22,6 +22,10 @@ type ExperimentRef struct {
 	Scale float64 `json:"scale,omitempty" yaml:"scale,omitempty"`
 	// Part picks one of the experiment's runs; "" means its first.
 	Part string `json:"part,omitempty" yaml:"part,omitempty"`
+	// Cases keeps only these of the part's cases (or targets, in an
+	// experiment that runs targets), in the experiment's order; empty
+	// means all. Its seed table leaves the others "not in this run".
+	Cases []string `json:"cases,omitempty" yaml:"cases,omitempty"`
 }
 
 // decodeText reads the bare-name form.
@@ -122,13 +126,46 @@ type Experiment struct {
 // for the default), as Prepare resolves it: every field the experiment
 // sets, Experiment filled in, not yet checked or defaulted.
 func (e Experiment) Spec(scale float64, part string) (RunSpec, error) {
-	ref := ExperimentRef{Name: e.Name, Scale: scale, Part: part}
+	return e.specOf(ExperimentRef{Name: e.Name, Scale: scale, Part: part})
+}
+
+// specOf returns the run spec ref asks of e (ref names e).
+func (e Experiment) specOf(ref ExperimentRef) (RunSpec, error) {
 	if err := e.resolveRef(&ref); err != nil {
 		return RunSpec{}, err
 	}
 	spec := e.expand(ref.Scale, ref.Part)
+	if err := keepCases(&spec, ref.Cases); err != nil {
+		return RunSpec{}, FieldErrorf("experiment.cases", "experiment %s: %s", e.Name, ErrorMessage(err))
+	}
 	spec.Experiment = &ref
 	return spec, nil
+}
+
+// keepCases narrows an expanded spec to the named cases (or targets, when
+// it has no cases), keeping its order; every name must be one of them.
+func keepCases(spec *RunSpec, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var have []string
+	for _, c := range spec.Cases {
+		have = append(have, c.Name)
+	}
+	if len(spec.Cases) == 0 {
+		have = spec.Targets
+	}
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			return Errorf(EINVALID, "no case %q (cases: %s)", n, strings.Join(have, ", "))
+		}
+	}
+	if len(spec.Cases) == 0 {
+		spec.Targets = slices.DeleteFunc(slices.Clone(spec.Targets), func(t string) bool { return !slices.Contains(names, t) })
+		return nil
+	}
+	spec.Cases = slices.DeleteFunc(slices.Clone(spec.Cases), func(c Case) bool { return !slices.Contains(names, c.Name) })
+	return nil
 }
 
 // RowsOf returns the seed's rows for one part of the experiment.
@@ -206,7 +243,7 @@ func resolveExperiment(spec *RunSpec) error {
 	if field := setByExperiment(*spec); field != "" {
 		return FieldErrorf(field, "experiment %s sets %s itself; leave it out (or write the experiment's spec out in full, without experiment)", e.Name, field)
 	}
-	resolved, err := e.Spec(ref.Scale, ref.Part)
+	resolved, err := e.specOf(*ref)
 	if err != nil {
 		return err
 	}

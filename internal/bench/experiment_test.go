@@ -3,6 +3,7 @@ package bench_test
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func TestExperimentByName(t *testing.T) {
 	if got, want := len(spec.Cases), 8; got != want {
 		t.Fatalf("%d cases, want %d", got, want)
 	}
-	if spec.Name != "seed-003" || *spec.Experiment != (bench.ExperimentRef{Name: "seed-003", Scale: 1}) {
+	if spec.Name != "seed-003" || !reflect.DeepEqual(*spec.Experiment, bench.ExperimentRef{Name: "seed-003", Scale: 1}) {
 		t.Errorf("name %q, experiment %+v", spec.Name, spec.Experiment)
 	}
 	c := spec.Cases[2] // synchronized@21
@@ -113,6 +114,22 @@ func TestExperimentObject(t *testing.T) {
 				t.Errorf("fan-out %v; want 1000 calls of 1500 ms, timeout 2500 ms at the default scale", fan.Params)
 			}
 		}},
+		// Only the cases named, in the experiment's order, whatever the
+		// order given; the reference keeps them, so the stored run says so.
+		{`experiment: {name: seed-003, cases: [synchronized@25, native@21]}`, func(t *testing.T, spec bench.RunSpec) {
+			var names []string
+			for _, c := range spec.Cases {
+				names = append(names, c.Name)
+			}
+			if strings.Join(names, ",") != "native@21,synchronized@25" || len(spec.Experiment.Cases) != 2 {
+				t.Errorf("cases %v, experiment %+v; want native@21, synchronized@25", names, spec.Experiment)
+			}
+		}},
+		{`experiment: {name: seed-004, cases: [go]}`, func(t *testing.T, spec bench.RunSpec) {
+			if strings.Join(spec.Targets, ",") != "go" {
+				t.Errorf("targets %v; want go alone", spec.Targets)
+			}
+		}},
 	} {
 		spec, err := bench.DecodeSpec([]byte(tt.doc), "spec.yaml")
 		if err != nil {
@@ -137,6 +154,8 @@ func TestExperimentErrors(t *testing.T) {
 		{`{"experiment": "seed-003", "profile": "smoke"}`, "profile", "sets profile itself"},
 		{`{"experiment": "seed-003", "java": {"jdk": 21}}`, "java.jdk", "sets java.jdk itself"},
 		{`{"experiment": 3}`, "experiment", "must be"},
+		{`{"experiment": {"name": "seed-003", "cases": ["native@21", "native@17"]}}`, "experiment.cases", `no case "native@17" (cases: platform-1-thread@21,`},
+		{`{"experiment": {"name": "seed-004", "cases": ["java"]}}`, "experiment.cases", "(cases: java-platform, java-virtual, go)"},
 	} {
 		spec, err := bench.DecodeSpec([]byte(tt.doc), "request body")
 		if err == nil {
@@ -154,9 +173,10 @@ func TestExperimentRefJSON(t *testing.T) {
 	for doc, want := range map[string]bench.ExperimentRef{
 		`"seed-002"`: {Name: "seed-002"},
 		`{"name": "seed-001", "scale": 0.5, "part": "callee-400"}`: {Name: "seed-001", Scale: 0.5, Part: "callee-400"},
+		`{"name": "seed-003", "cases": ["native@21"]}`:             {Name: "seed-003", Cases: []string{"native@21"}},
 	} {
 		var got bench.ExperimentRef
-		if err := json.Unmarshal([]byte(doc), &got); err != nil || got != want {
+		if err := json.Unmarshal([]byte(doc), &got); err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %+v, %v; want %+v", doc, got, err, want)
 		}
 	}

@@ -62,6 +62,7 @@ func capacitySpec(t *testing.T, targets ...string) bench.RunSpec {
 }
 
 func TestExecute_CapacitySearch(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	att := &poolAttacker{capacity: 400}
 	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: att, LockPath: t.TempDir() + "/attack.lock", CPUs: 1})
@@ -130,6 +131,7 @@ func TestExecute_CapacitySearch(t *testing.T) {
 }
 
 func TestExecute_CapacityGeneratorBound(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	att := &poolAttacker{capacity: 4000, generatorAt: 1000}
 	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: att, LockPath: t.TempDir() + "/attack.lock", CPUs: 1})

@@ -33,6 +33,7 @@ func executeWithLab(t *testing.T, spec bench.RunSpec, rt *fakeRuntime) *bench.Ru
 // host's last CPUs as many as the limit (the generator is not there to
 // share them), and records both hosts.
 func TestExecute_RemoteEngine(t *testing.T) {
+	t.Parallel()
 	spec := shortSpec(t, "go")
 	spec.Engine = "lab"
 	rt := &fakeRuntime{info: map[string]string{"runtime": "go1.26.8", "cpuModel": "Lab CPU @ 3.0GHz"}}
@@ -59,6 +60,7 @@ func TestExecute_RemoteEngine(t *testing.T) {
 // A run whose cases run on two engines is marked so, and each result says
 // where it ran.
 func TestExecute_MixedEngines(t *testing.T) {
+	t.Parallel()
 	spec := shortSpec(t, "go")
 	spec.Targets = nil
 	spec.Cases = []bench.Case{{Name: "here", Target: "go"}, {Name: "there", Target: "go", Engine: "lab"}}
@@ -78,6 +80,7 @@ func TestExecute_MixedEngines(t *testing.T) {
 // A downstream service on a remote engine runs there beside the targets,
 // on the CPUs they leave.
 func TestExecute_RemoteDownstream(t *testing.T) {
+	t.Parallel()
 	spec := shortSpec(t, "go")
 	spec.Engine = "lab"
 	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}

@@ -17,6 +17,7 @@ func (engineRuntime) Engine(_ context.Context, name string) (bench.EngineInfo, e
 // The CPUs are split only when a target shares this host with the load
 // generator: a remote target leaves the whole host to it.
 func TestHostEnvironmentSplit(t *testing.T) {
+	t.Parallel()
 	if !canPin {
 		t.Skip("no CPU pinning on this OS")
 	}
@@ -47,6 +48,7 @@ func TestHostEnvironmentSplit(t *testing.T) {
 // up, and a downstream service the rest; a host too small to split, or
 // that does not say its CPUs, is not.
 func TestSplitRemote(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		cpus         int
 		limit        float64

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSplitCPUs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cpus         int
 		target, load string
@@ -27,6 +28,7 @@ func TestSplitCPUs(t *testing.T) {
 }
 
 func TestParseCPUSet(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in    string
 		want  []int
@@ -59,6 +61,7 @@ func TestParseCPUSet(t *testing.T) {
 }
 
 func TestHubDeliversAndFinishCloses(t *testing.T) {
+	t.Parallel()
 	h := NewHub()
 	ch, _ := h.Subscribe("r1")
 	other, _ := h.Subscribe("r2")
@@ -78,6 +81,7 @@ func TestHubDeliversAndFinishCloses(t *testing.T) {
 }
 
 func TestHubNeverBlocksOnSlowSubscriber(t *testing.T) {
+	t.Parallel()
 	h := NewHub()
 	ch, unsubscribe := h.Subscribe("r1")
 	defer unsubscribe()

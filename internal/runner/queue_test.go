@@ -24,6 +24,7 @@ func newQueue(t *testing.T, st runner.QueueStore, rt *fakeRuntime, lockPath stri
 }
 
 func TestQueue_RefusesWhenFull(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	q := newQueue(t, st, &fakeRuntime{}, t.TempDir()+"/lock") // not opened: nothing leaves the queue
 	ctx := context.Background()
@@ -58,6 +59,7 @@ func waitStatus(t *testing.T, st bench.RunStore, id string, want bench.RunStatus
 }
 
 func TestQueue_RunsInOrderAndCancelsQueued(t *testing.T) {
+	t.Parallel()
 	st, rt := newStore(t), &fakeRuntime{}
 	q := newQueue(t, st, rt, t.TempDir()+"/lock")
 	if err := q.Open(context.Background()); err != nil {
@@ -97,6 +99,7 @@ func TestQueue_RunsInOrderAndCancelsQueued(t *testing.T) {
 }
 
 func TestQueue_OpenInterruptsOrphanedRunsOnlyWhenNoRunExecutes(t *testing.T) {
+	t.Parallel()
 	st, rt := newStore(t), &fakeRuntime{}
 	lockPath := t.TempDir() + "/lock"
 	orphan := createRun(t, st, shortSpec(t, "go"))
@@ -138,6 +141,7 @@ func TestQueue_OpenInterruptsOrphanedRunsOnlyWhenNoRunExecutes(t *testing.T) {
 // A recovery that fails (the engine did not answer) is tried again when the
 // queue next holds the host lock, until it succeeds once.
 func TestQueue_RecoveryRetriedUntilItSucceeds(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	rt := &fakeRuntime{cleanupErrs: []error{errors.New("engine busy")}}
 	q := newQueue(t, st, rt, t.TempDir()+"/lock")
@@ -177,6 +181,7 @@ func (s *cancelOnFirstRead) FindRunByID(ctx context.Context, id string) (*bench.
 // A cancel that lands as the queue takes the run up (current, not yet
 // running) ends it canceled; the run is never left queued.
 func TestQueue_CancelAsTheRunIsTakenUp(t *testing.T) {
+	t.Parallel()
 	st := &cancelOnFirstRead{DB: newStore(t)}
 	q := newQueue(t, st, &fakeRuntime{}, t.TempDir()+"/lock")
 	st.cancel = func(id string) {
@@ -199,6 +204,7 @@ func TestQueue_CancelAsTheRunIsTakenUp(t *testing.T) {
 // queued for its next start: taking the next one up as the first ends must
 // not record it canceled.
 func TestQueue_CloseLeavesQueuedRunsQueued(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	q := newQueue(t, st, &fakeRuntime{}, t.TempDir()+"/lock")
 	if err := q.Open(context.Background()); err != nil {

@@ -49,6 +49,7 @@ func (w *fakeWriter) Close() error {
 }
 
 func TestExecute_ResponsesLoggedPerTarget(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	log := &fakeLog{}
 	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: load.NewEngine(), Responses: log,

@@ -53,6 +53,7 @@ func createRun(t *testing.T, st bench.RunStore, spec bench.RunSpec) *bench.Run {
 }
 
 func TestExecute_OneTargetFailsTheNextGoesOn(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	rt := &fakeRuntime{startErr: map[string]error{"java-platform": errNoImage}}
 	run := createRun(t, st, shortSpec(t, "java-platform", "go"))
@@ -98,6 +99,7 @@ func TestExecute_OneTargetFailsTheNextGoesOn(t *testing.T) {
 }
 
 func TestExecute_TargetDyingUnderLoadFailsWithReason(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	rt := &fakeRuntime{state: map[string]bench.ContainerState{"go": {OOMKilled: true, ExitCode: 137}}}
 	run := createRun(t, st, shortSpec(t, "go"))
@@ -111,6 +113,7 @@ func TestExecute_TargetDyingUnderLoadFailsWithReason(t *testing.T) {
 }
 
 func TestExecute_CancelStopsWithinASecond(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	rt := &fakeRuntime{}
 	spec := shortSpec(t, "go", "java-virtual")
@@ -172,6 +175,7 @@ func waitForStage(t *testing.T, events <-chan bench.Event, warmup bool) {
 }
 
 func TestExecute_PublishesProgress(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	run := createRun(t, st, shortSpec(t, "go"))
 	r := newRunner(t, &fakeRuntime{}, st)
@@ -193,6 +197,7 @@ func TestExecute_PublishesProgress(t *testing.T) {
 }
 
 func TestExecute_WaitsForTheHostLock(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	lockPath := t.TempDir() + "/attack.lock"
 	cfg := func() runner.Config {
@@ -217,6 +222,7 @@ func TestExecute_WaitsForTheHostLock(t *testing.T) {
 }
 
 func TestExecute_ContainerVanishingFailsTheTarget(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	rt := &fakeRuntime{stateErr: map[string]error{"go": errNoImage}}
 	run := createRun(t, st, shortSpec(t, "go"))
@@ -232,6 +238,7 @@ func TestExecute_ContainerVanishingFailsTheTarget(t *testing.T) {
 }
 
 func TestExecute_RecordsWhatTheTargetSaysAboutItself(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	run := createRun(t, st, shortSpec(t, "java-virtual"))
 	rt := &fakeRuntime{info: map[string]string{"runtime": "OpenJDK 25.0.3+9-LTS", "knobs.gc": "Serial", "availableProcessors": "1"}}
@@ -250,6 +257,7 @@ func TestExecute_RecordsWhatTheTargetSaysAboutItself(t *testing.T) {
 // /info and the quick contract check are part of the contract: a target
 // that breaks either is failed before its attack, and the run goes on.
 func TestExecute_ContractViolationsFailTheTarget(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		rt   *fakeRuntime
@@ -277,6 +285,7 @@ func TestExecute_ContractViolationsFailTheTarget(t *testing.T) {
 
 // A host lock that cannot be taken is a failure to say, not a cancellation.
 func TestExecute_HostLockFailureFailsTheRun(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	run := createRun(t, st, shortSpec(t, "go"))
 	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: load.NewEngine(),
@@ -292,6 +301,7 @@ func TestExecute_HostLockFailureFailsTheRun(t *testing.T) {
 // Rounds interleave the cases, so that drift hits each alike, and each case
 // starts with its own settings.
 func TestExecute_CasesInInterleavedRounds(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	spec := shortSpec(t, "go")
 	spec.Targets, spec.Repeat = nil, 2
@@ -332,6 +342,7 @@ func TestExecute_CasesInInterleavedRounds(t *testing.T) {
 // A run with a downstream service starts it first, on the generator's
 // CPUs, hands its address to every target, and stops it at the end.
 func TestExecute_Downstream(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	spec := shortSpec(t, "go", "java-virtual")
 	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
@@ -364,6 +375,7 @@ func TestExecute_Downstream(t *testing.T) {
 // A downstream that does not start fails the run with the reason; no
 // target is attacked against nothing.
 func TestExecute_DownstreamFails(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	spec := shortSpec(t, "go")
 	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}

@@ -26,6 +26,7 @@ func steadySpec(t *testing.T, maxWarm time.Duration, targets ...string) bench.Ru
 }
 
 func TestExecute_WarmupUntilSteady(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	run := createRun(t, st, steadySpec(t, 15*time.Second, "go"))
 	if err := newRunner(t, &fakeRuntime{}, st).Execute(context.Background(), run); err != nil {
@@ -79,6 +80,7 @@ func (a *climbingAttacker) Run(ctx context.Context, _ string, plan bench.Plan, o
 }
 
 func TestExecute_WarmupHitsItsMaximum(t *testing.T) {
+	t.Parallel()
 	st := newStore(t)
 	run := createRun(t, st, steadySpec(t, 20*time.Second, "go"))
 	attacker := &climbingAttacker{}
