@@ -52,7 +52,7 @@ func newCompareCmd(g *globalState) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&output, "output", "o", report.FormatTable, "table, markdown or json")
+	f.StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindComparison))
 	f.Float64Var(&threshold, "threshold", bench.DefaultNoiseThreshold, "minimum effect in percent: smaller changes are never better or worse")
 	f.Float64Var(&failOnPct, "fail-on-regression", 0, "exit with code 3 when a figure is significantly worse by more than this percentage")
 	return cmd

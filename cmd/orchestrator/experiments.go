@@ -22,7 +22,7 @@ func newExperimentsCmd(g *globalState) *cobra.Command {
 			return report.WriteExperiments(g.stdout, bench.Experiments(), output)
 		},
 	}
-	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table or json")
+	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindExperiments))
 	cmd.AddCommand(list)
 	return cmd
 }

@@ -18,7 +18,7 @@ func newProfilesCmd(g *globalState) *cobra.Command {
 			return report.WriteProfiles(g.stdout, bench.Builtins(), output)
 		},
 	}
-	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table or json")
+	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindProfiles))
 	cmd.AddCommand(list)
 	return cmd
 }

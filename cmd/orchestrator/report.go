@@ -27,18 +27,18 @@ func newReportCmd(g *globalState) *cobra.Command {
 			"attack and per stage (and per request of a mixed workload), each with a 95% interval; the targets\n" +
 			"ranked per figure with Mann-Whitney tests; the pairs users ask about; Little's law and thread-pool\n" +
 			"bounds beside the measured throughput; and findings drawn from those figures.\n\n" +
-			"Formats: table, markdown (pastes into an issue or a PR), json, csv (one row per target x stage x\n" +
-			"request and one per target x second), html (one self-contained page with charts).",
+			wrapText("Formats: "+report.FormatNotes(report.KindReport)+".", helpWidth),
 		Example: "  orchestrator report r06h0fxxw0gx83ckc --format markdown\n" +
 			"  orchestrator report r06h0fxxw0gx83ckc --format html --out report.html",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkReportFlags(format, threshold); err != nil {
+			chosen, err := checkReportFlags(format, threshold)
+			if err != nil {
 				return err
 			}
 			var buf bytes.Buffer
-			err := withHistory(g, cmd, func(h history) error {
-				return writeRunReport(cmd.Context(), g, h, &buf, args[0], format, threshold)
+			err = withHistory(g, cmd, func(h history) error {
+				return writeRunReport(cmd.Context(), g, h, &buf, args[0], chosen, threshold)
 			})
 			if err != nil {
 				return err
@@ -47,29 +47,54 @@ func newReportCmd(g *globalState) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", report.FormatTable, strings.Join(report.ReportFormats, ", "))
+	f.StringVar(&format, "format", report.FormatTable, strings.Join(report.FormatNames(report.KindReport), ", "))
 	f.StringVar(&out, "out", "", "write the report to this file instead of stdout")
 	f.Float64Var(&threshold, "threshold", bench.DefaultNoiseThreshold, "minimum effect in percent: smaller differences are never called better or worse")
 	return cmd
 }
 
-func checkReportFlags(format string, threshold float64) error {
-	for _, f := range report.ReportFormats {
-		if f == format {
-			if threshold < 0 {
-				return bench.FieldErrorf("threshold", "must not be negative, got %g", threshold)
-			}
-			return nil
-		}
+// checkReportFlags returns the format --format names, refusing an unknown
+// one, then a negative threshold.
+func checkReportFlags(format string, threshold float64) (report.Format, error) {
+	f, err := report.LookupFormat(report.KindReport, format, "format")
+	if err != nil {
+		return report.Format{}, err
 	}
-	return bench.FieldErrorf("format", "unknown format %q (valid: %s)", format, strings.Join(report.ReportFormats, ", "))
+	if threshold < 0 {
+		return report.Format{}, bench.FieldErrorf("threshold", "must not be negative, got %g", threshold)
+	}
+	return f, nil
+}
+
+// helpWidth is the width help texts are wrapped at.
+const helpWidth = 100
+
+// wrapText breaks a paragraph into lines of at most width bytes, between
+// words (a longer word stands on a line of its own).
+func wrapText(s string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(s) {
+		switch {
+		case i == 0:
+		case line+1+len(word) > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }
 
 // writeRunReport writes the report of run id: rendered by the daemon when
 // there is one, else here from the local history and its series.
-func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer, id, format string, threshold float64) error {
+func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer, id string, format report.Format, threshold float64) error {
 	if c, ok := h.(*client.Client); ok {
-		body, err := c.Report(ctx, id, format, threshold)
+		body, err := c.Report(ctx, id, format.Name, threshold)
 		if err != nil {
 			return err
 		}
@@ -81,12 +106,12 @@ func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer,
 		return err
 	}
 	src := report.Source{Run: run, Targets: g.catalog.Infos()}
-	if series, ok := h.(bench.SeriesStore); ok && format == report.FormatHTML {
+	if series, ok := h.(bench.SeriesStore); ok && format.NeedsSeries {
 		if src.Series, err = report.LoadSeries(ctx, series, run, src.Targets); err != nil {
 			return err
 		}
 	}
-	return report.WriteReport(w, src, format, report.ReportOptions{MinEffect: threshold})
+	return report.WriteReport(w, src, format.Name, report.ReportOptions{MinEffect: threshold})
 }
 
 // writeOut writes body to the file path, or to stdout when path is empty.

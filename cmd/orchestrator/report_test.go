@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -77,6 +78,40 @@ func TestReport(t *testing.T) {
 			code, stdout, stderr := cli(append([]string{"report"}, tt.args...)...)
 			wantBadInput(t, code, stdout, stderr, tt.want)
 		})
+	}
+}
+
+// TestReportHelp checks that the help names the report's formats, with
+// their notes, as the registry has them.
+func TestReportHelp(t *testing.T) {
+	code, stdout, stderr := runContext(t, context.Background(), nil, "report", "--help")
+	mustOK(t, code, stderr)
+	for _, want := range []string{
+		"Formats: table, markdown (pastes into an issue or a PR), json, csv (one row per target x stage x\n" +
+			"request and one per target x second), html (one self-contained page with charts).\n",
+		`--format string     table, markdown, json, csv, html (default "table")`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"one two three", 7, "one two\nthree"},
+		{"one  two", 100, "one two"},                  // spaces collapse
+		{"a verylongword b", 4, "a\nverylongword\nb"}, // a long word stands alone
+		{"", 10, ""},
+	}
+	for _, tt := range tests {
+		if got := wrapText(tt.in, tt.width); got != tt.want {
+			t.Errorf("wrapText(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
 	}
 }
 

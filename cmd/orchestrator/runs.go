@@ -66,7 +66,7 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 	f.StringVar(&until, "until", "", "only runs created before this time (RFC 3339)")
 	f.IntVar(&limit, "limit", 20, "at most this many runs")
 	f.StringVar(&after, "cursor", "", "continue a previous listing from its cursor")
-	f.StringVarP(&output, "output", "o", report.FormatTable, "table or json")
+	f.StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindRunList))
 	return cmd
 }
 
@@ -137,7 +137,7 @@ func newRunsShowCmd(g *globalState) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table or json")
+	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindRun))
 	return cmd
 }
 

@@ -30,7 +30,7 @@ func newTargetsListCmd(g *globalState) *cobra.Command {
 			return report.WriteTargets(g.stdout, g.catalog.Infos(), output)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table or json")
+	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindTargets))
 	return cmd
 }
 

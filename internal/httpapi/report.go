@@ -7,23 +7,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
 )
-
-// reportTypes are the media types of the report's formats, in the order
-// Accept negotiation prefers them when a client accepts several equally.
-var reportTypes = []struct{ format, mediaType string }{
-	{report.FormatJSON, "application/json"},
-	{report.FormatHTML, "text/html"},
-	{report.FormatMarkdown, "text/markdown"},
-	{report.FormatCSV, "text/csv"},
-	{report.FormatTable, "text/plain"},
-}
 
 // reportCSP lets the HTML report do what it needs and nothing more: its
 // inline styles and SVG; no script, no request anywhere.
 const reportCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// htmlType is the media type a browser renders as a page: a report served
+// as it gets reportCSP, whichever format it is.
+const htmlType = "text/html"
 
 // getReport answers the cross-target report of a run in the format the
 // format parameter names or, without one, the Accept header prefers
@@ -50,53 +43,41 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src := report.Source{Run: run, Targets: s.cfg.Targets}
-	if format == report.FormatHTML {
+	if format.NeedsSeries {
 		if src.Series, err = report.LoadSeries(r.Context(), s.cfg.Store, run, s.cfg.Targets); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
 	}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, src, format, report.ReportOptions{MinEffect: threshold}); err != nil {
+	if err := report.WriteReport(&buf, src, format.Name, report.ReportOptions{MinEffect: threshold}); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeReportBody(w, run.ID, format, buf.Bytes())
 }
 
-func writeReportBody(w http.ResponseWriter, id, format string, body []byte) {
+func writeReportBody(w http.ResponseWriter, id string, format report.Format, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", mediaTypeOf(format)+"; charset=utf-8")
-	if format == report.FormatJSON {
-		h.Set("Content-Type", "application/json")
-	}
+	h.Set("Content-Type", format.ContentType)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Vary", "Accept")
-	switch format {
-	case report.FormatHTML:
+	if format.MediaType == htmlType {
 		h.Set("Content-Security-Policy", reportCSP)
-	case report.FormatCSV:
-		h.Set("Content-Disposition", `inline; filename="threadbench-`+id+`.csv"`)
+	}
+	if format.NamesFile {
+		h.Set("Content-Disposition", `inline; filename="threadbench-`+id+"."+format.Extension+`"`)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }
 
-func mediaTypeOf(format string) string {
-	for _, t := range reportTypes {
-		if t.format == format {
-			return t.mediaType
-		}
-	}
-	return "application/octet-stream"
-}
-
 // errNotAcceptable is a report no format of which the client accepts.
 type errNotAcceptable struct{ accept string }
 
 func (e errNotAcceptable) Error() string {
-	return "no report format matches Accept " + quoteClipped(e.accept) + " (formats: " + strings.Join(report.ReportFormats, ", ") + ")"
+	return "no report format matches Accept " + quoteClipped(e.accept) + " (formats: " + strings.Join(report.FormatNames(report.KindReport), ", ") + ")"
 }
 
 // writeReportError answers a format that cannot be served: 406 for an
@@ -111,27 +92,26 @@ func (s *Server) writeReportError(w http.ResponseWriter, r *http.Request, err er
 
 // reportFormat is the format parameter, checked, or the format the Accept
 // header prefers.
-func reportFormat(r *http.Request) (string, error) {
+func reportFormat(r *http.Request) (report.Format, error) {
 	if f := r.URL.Query().Get("format"); f != "" || r.URL.Query().Has("format") {
-		for _, valid := range report.ReportFormats {
-			if f == valid {
-				return f, nil
-			}
-		}
-		return "", bench.FieldErrorf("format", "unknown format %s (valid: %s)", quoteClipped(f), strings.Join(report.ReportFormats, ", "))
+		// Clipped before the lookup so that the error echoes no more than
+		// maxEcho of it: no format's name is that long.
+		return report.LookupFormat(report.KindReport, clip(f, maxEcho), "format")
 	}
 	return negotiate(r.Header.Values("Accept"))
 }
 
 // negotiate picks the format an Accept header prefers: the highest q, then
-// the most specific range, then reportTypes' order. No header, or */*,
-// means JSON.
-func negotiate(accept []string) (string, error) {
+// the most specific range, then the registry's Accept order. No header, or
+// */*, means the first of that order, JSON.
+func negotiate(accept []string) (report.Format, error) {
+	formats := report.AcceptOrder(report.KindReport)
 	header := strings.Join(accept, ",")
 	if strings.TrimSpace(header) == "" {
-		return report.FormatJSON, nil
+		return formats[0], nil
 	}
-	best, bestQ, bestSpecific := "", 0.0, -1
+	var best report.Format
+	bestQ, bestSpecific := 0.0, -1
 	for _, part := range strings.Split(header, ",") {
 		mediaType, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
@@ -143,19 +123,19 @@ func negotiate(accept []string) (string, error) {
 				continue
 			}
 		}
-		for _, t := range reportTypes {
-			specific, ok := matches(mediaType, t.mediaType)
+		for _, f := range formats {
+			specific, ok := matches(mediaType, f.MediaType)
 			if !ok || q <= 0 {
 				continue
 			}
 			if q > bestQ || (q == bestQ && specific > bestSpecific) {
-				best, bestQ, bestSpecific = t.format, q, specific
+				best, bestQ, bestSpecific = f, q, specific
 			}
 			break
 		}
 	}
-	if best == "" {
-		return "", errNotAcceptable{accept: header}
+	if best.Name == "" {
+		return report.Format{}, errNotAcceptable{accept: header}
 	}
 	return best, nil
 }

@@ -12,12 +12,14 @@ import (
 // WriteExperiments writes the built-in experiments: name, seed, default
 // scale, parts and what each runs (table), or the catalog (json).
 func WriteExperiments(w io.Writer, exps []bench.Experiment, format string) error {
-	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
+	f, err := lookup(KindExperiments, format)
+	if err != nil {
 		return err
 	}
-	if format == FormatJSON {
-		return writeJSON(w, nonNil(exps))
-	}
+	return f.experiments(w, exps)
+}
+
+func experimentsTable(w io.Writer, exps []bench.Experiment) error {
 	var buf bytes.Buffer
 	tw := newTable(&buf)
 	writeRows(tw, "", [][]string{{"NAME", "SEED", "SCALE", "PARTS", "DESCRIPTION"}})
@@ -38,9 +40,23 @@ func WriteExperiments(w io.Writer, exps []bench.Experiment, format string) error
 // layout, each of our figures followed by the seed's in parentheses, as a
 // text table or markdown. A run that is no experiment's writes nothing.
 func WriteExperimentRun(w io.Writer, run *bench.Run, format string) error {
-	if err := CheckFormat(format, FormatTable, FormatMarkdown); err != nil {
+	f, err := lookup(KindExperimentRun, format)
+	if err != nil {
 		return err
 	}
+	return f.experimentRun(w, run)
+}
+
+func experimentRunTable(w io.Writer, run *bench.Run) error {
+	return writeExperimentRun(w, run, false)
+}
+
+func experimentRunMarkdown(w io.Writer, run *bench.Run) error {
+	return writeExperimentRun(w, run, true)
+}
+
+// writeExperimentRun writes the seed's tables, as markdown or as text.
+func writeExperimentRun(w io.Writer, run *bench.Run, markdown bool) error {
 	ref := run.Spec.Experiment
 	if ref == nil {
 		return nil
@@ -49,7 +65,7 @@ func WriteExperimentRun(w io.Writer, run *bench.Run, format string) error {
 	if err != nil {
 		return nil // an experiment this build no longer has: the run's own tables say it all
 	}
-	x := expTable{run: run, exp: e, rows: e.RowsOf(ref.Part), markdown: format == FormatMarkdown}
+	x := expTable{run: run, exp: e, rows: e.RowsOf(ref.Part), markdown: markdown}
 	x.header()
 	switch e.Layout {
 	case bench.LayoutK6:

@@ -8,25 +8,6 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Output formats understood by the Write functions.
-const (
-	FormatTable    = "table"
-	FormatMarkdown = "markdown"
-	FormatJSON     = "json"
-)
-
-// CheckFormat returns an EINVALID error, about the field "output", naming
-// the valid formats when format is not one of them. Every Write function
-// and the CLI's --output flags use it.
-func CheckFormat(format string, valid ...string) error {
-	for _, v := range valid {
-		if format == v {
-			return nil
-		}
-	}
-	return bench.FieldErrorf("output", "unknown format %q (valid: %s)", format, strings.Join(valid, ", "))
-}
-
 // num formats a figure with enough decimals to tell small latencies apart
 // without cluttering large throughputs.
 func num(v float64) string {

@@ -12,12 +12,14 @@ import (
 // WriteTargets writes the catalog as "table" (name, kind, thread model,
 // variants, metrics path, description) or "json".
 func WriteTargets(w io.Writer, targets []bench.TargetInfo, format string) error {
-	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
+	f, err := lookup(KindTargets, format)
+	if err != nil {
 		return err
 	}
-	if format == FormatJSON {
-		return writeJSON(w, nonNil(targets))
-	}
+	return f.targets(w, targets)
+}
+
+func targetsTable(w io.Writer, targets []bench.TargetInfo) error {
 	var buf bytes.Buffer
 	tw := newTable(&buf)
 	writeRows(tw, "", [][]string{{"NAME", "KIND", "THREAD MODEL", "VARIANTS", "METRICS", "DESCRIPTION"}})
@@ -46,12 +48,14 @@ func variantsLabel(t bench.TargetInfo) string {
 // WriteProfiles writes the built-in profiles as "table" (name, model,
 // length, stages, description) or "json".
 func WriteProfiles(w io.Writer, profiles []bench.Profile, format string) error {
-	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
+	f, err := lookup(KindProfiles, format)
+	if err != nil {
 		return err
 	}
-	if format == FormatJSON {
-		return writeJSON(w, nonNil(profiles))
-	}
+	return f.profiles(w, profiles)
+}
+
+func profilesTable(w io.Writer, profiles []bench.Profile) error {
 	var buf bytes.Buffer
 	tw := newTable(&buf)
 	writeRows(tw, "", [][]string{{"NAME", "MODEL", "LENGTH", "STAGES", "DESCRIPTION"}})

@@ -15,18 +15,22 @@ var comparisonHeader = []string{"SCOPE", "FIGURE", "BASE", "HEAD", "CHANGE", "VE
 // WriteComparison writes c as "table" (aligned text), "markdown" (GitHub
 // tables) or "json" (indented). Any other format is an EINVALID error.
 func WriteComparison(w io.Writer, c bench.Comparison, format string) error {
-	if err := CheckFormat(format, FormatTable, FormatMarkdown, FormatJSON); err != nil {
+	f, err := lookup(KindComparison, format)
+	if err != nil {
 		return err
 	}
+	return f.comparison(w, c)
+}
+
+func comparisonTable(w io.Writer, c bench.Comparison) error {
 	var buf bytes.Buffer
-	switch format {
-	case FormatJSON:
-		return writeJSON(w, c)
-	case FormatMarkdown:
-		writeComparisonMarkdown(&buf, c)
-	default:
-		writeComparisonTable(&buf, c)
-	}
+	writeComparisonTable(&buf, c)
+	return flush(w, &buf)
+}
+
+func comparisonMarkdown(w io.Writer, c bench.Comparison) error {
+	var buf bytes.Buffer
+	writeComparisonMarkdown(&buf, c)
 	return flush(w, &buf)
 }
 

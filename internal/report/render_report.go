@@ -9,15 +9,6 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Formats only reports are written in.
-const (
-	FormatCSV  = "csv"
-	FormatHTML = "html"
-)
-
-// ReportFormats are the formats WriteReport writes.
-var ReportFormats = []string{FormatTable, FormatMarkdown, FormatJSON, FormatCSV, FormatHTML}
-
 // Source is what a report is written from: the run as stored and, for the
 // HTML report's charts, the series of its results (by TargetResult.Key)
 // and the catalog that says which series hold which resource figure.
@@ -33,25 +24,37 @@ type Source struct {
 // "html" (one self-contained page with charts). Any other format is an
 // EINVALID error.
 func WriteReport(w io.Writer, src Source, format string, opts ReportOptions) error {
-	if err := CheckFormat(format, ReportFormats...); err != nil {
+	f, err := lookup(KindReport, format)
+	if err != nil {
 		return err
 	}
-	if format == FormatCSV {
-		return WriteReportCSV(w, src.Run)
-	}
-	rep := Analyze(src.Run, opts)
+	return f.report(w, src, opts)
+}
+
+func reportTable(w io.Writer, src Source, opts ReportOptions) error {
 	var buf bytes.Buffer
-	switch format {
-	case FormatJSON:
-		return writeJSON(w, rep)
-	case FormatMarkdown:
-		writeSectionsMarkdown(&buf, layoutReport(rep))
-	case FormatHTML:
-		if err := writeHTML(&buf, rep, src); err != nil {
-			return err
-		}
-	default:
-		writeSectionsText(&buf, layoutReport(rep))
+	writeSectionsText(&buf, layoutReport(Analyze(src.Run, opts)))
+	return flush(w, &buf)
+}
+
+func reportMarkdown(w io.Writer, src Source, opts ReportOptions) error {
+	var buf bytes.Buffer
+	writeSectionsMarkdown(&buf, layoutReport(Analyze(src.Run, opts)))
+	return flush(w, &buf)
+}
+
+func reportJSON(w io.Writer, src Source, opts ReportOptions) error {
+	return writeJSON(w, Analyze(src.Run, opts))
+}
+
+func reportCSV(w io.Writer, src Source, _ ReportOptions) error {
+	return WriteReportCSV(w, src.Run)
+}
+
+func reportHTML(w io.Writer, src Source, opts ReportOptions) error {
+	var buf bytes.Buffer
+	if err := writeHTML(&buf, Analyze(src.Run, opts), src); err != nil {
+		return err
 	}
 	return flush(w, &buf)
 }

@@ -23,12 +23,14 @@ var (
 // its report, then per target its stages, total and resources) or "json"
 // (the run document, indented). Any other format is an EINVALID error.
 func WriteRun(w io.Writer, r *bench.Run, format string) error {
-	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
+	f, err := lookup(KindRun, format)
+	if err != nil {
 		return err
 	}
-	if format == FormatJSON {
-		return writeJSON(w, r)
-	}
+	return f.run(w, r)
+}
+
+func runTable(w io.Writer, r *bench.Run) error {
 	var buf bytes.Buffer
 	writeRunHeader(&buf, r)
 	if len(r.Targets) > 0 {
@@ -324,15 +326,14 @@ func writeScrapeFailures(buf *bytes.Buffer, resources []bench.StageResources) {
 // flags) or "json" (the summaries, indented). Any other format is an
 // EINVALID error.
 func WriteRunList(w io.Writer, runs []bench.RunSummary, format string) error {
-	if err := CheckFormat(format, FormatTable, FormatJSON); err != nil {
+	f, err := lookup(KindRunList, format)
+	if err != nil {
 		return err
 	}
-	if format == FormatJSON {
-		if runs == nil {
-			runs = []bench.RunSummary{}
-		}
-		return writeJSON(w, runs)
-	}
+	return f.runList(w, runs)
+}
+
+func runListTable(w io.Writer, runs []bench.RunSummary) error {
 	var buf bytes.Buffer
 	tw := newTable(&buf)
 	writeRows(tw, "", [][]string{{"ID", "CREATED", "STATUS", "NAME", "TARGETS", "PROFILE", "HEADLINE"}})

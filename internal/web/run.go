@@ -153,14 +153,13 @@ func newLiveView(run *bench.Run) liveView {
 	return v
 }
 
-// downloads are the report in every format the API writes, from the API:
-// the page adds the token to them when the daemon has one.
+// downloads are the report in every format report.Downloads offers, from
+// the API: the page adds the token to them when the daemon has one.
 func downloads(id string) []download {
 	base := "/runs/" + url.PathEscape(id) + "/report?format="
-	return []download{
-		{"Markdown", base + report.FormatMarkdown, "threadbench-" + id + ".md"},
-		{"CSV", base + report.FormatCSV, "threadbench-" + id + ".csv"},
-		{"JSON", base + report.FormatJSON, "threadbench-" + id + ".json"},
-		{"HTML (one file)", base + report.FormatHTML, "threadbench-" + id + ".html"},
+	var out []download
+	for _, f := range report.Downloads() {
+		out = append(out, download{f.Download, base + f.Name, "threadbench-" + id + "." + f.Extension})
 	}
+	return out
 }
