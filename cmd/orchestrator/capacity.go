@@ -50,7 +50,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			"  orchestrator capacity --targets java-platform --sweep 25,50,100,200,400,800 --endpoint heavy --param duration=100",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.CheckFormat(output, report.FormatTable, report.FormatJSON); err != nil {
+			if _, err := report.LookupFormat(report.KindRun, output, "output"); err != nil {
 				return err
 			}
 			cfg, err := loadConfig(g, cmd.Flags())

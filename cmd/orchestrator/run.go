@@ -42,7 +42,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 			"  orchestrator run --profile steps --request heavy?duration=200@1 --request light@1 -o json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.CheckFormat(output, report.FormatTable, report.FormatJSON); err != nil {
+			if _, err := report.LookupFormat(report.KindRun, output, "output"); err != nil {
 				return err
 			}
 			if err := vegeta.CheckResultsFormat(results.Format, "results-format"); err != nil {

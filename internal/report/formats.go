@@ -219,19 +219,6 @@ func inOrder(k Kind, order []string) []Format {
 	return out
 }
 
-// CheckFormat returns an EINVALID error, about the field "output", naming
-// the valid formats when format is not one of them. The Write functions
-// check against the formats of their kind (LookupFormat); CheckFormat is
-// for callers that hand-pick a list.
-func CheckFormat(format string, valid ...string) error {
-	for _, v := range valid {
-		if format == v {
-			return nil
-		}
-	}
-	return unknownFormat("output", format, valid)
-}
-
 // unknownFormat is the one wording of a format that is not among valid.
 func unknownFormat(field, name string, valid []string) error {
 	return bench.FieldErrorf(field, "unknown format %q (valid: %s)", name, strings.Join(valid, ", "))
