@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # bench.sh: the load generator measured against its ceiling, on this machine.
 #
-#   bash scripts/bench.sh [wrk|open|soak|list|all]     (make bench runs all)
+#   bash scripts/bench.sh [wrk|ceiling|open|soak|list|all]     (make bench runs all)
 #
 #   wrk   closed model, 64 connections on the Go target's /api/light for 15 s:
-#         wrk (the ceiling) and threadbench, each pinned to CPU 0 with the
-#         target on the last CPU (1 CPU, 1 GiB); both req/s, both p50s, the ratio.
+#         wrk (the ceiling), threadbench's own engine and its vegeta engine,
+#         each pinned to CPU 0 with the target on the last CPU (1 CPU, 1 GiB);
+#         req/s, p50s and each one's ratio to wrk.
+#   ceiling  the open model on one generator CPU at rising rates, 8 s each
+#         (one run per engine, a stage per rate): completions/s, drops, p99
+#         from the scheduled send time and the generator flag; each engine's
+#         open ceiling (its highest unflagged stage's completions/s) and its
+#         ratio to wrk's closed-model rate of the wrk part.
 #   open  the open model at 2,000, 4,000, 8,000 and 12,000 req/s, 30 s each:
 #         drops, p50 and p99 (from the scheduled send time), the
 #         orchestrator's peak RSS, and whether the run says it was
@@ -38,6 +44,8 @@ engine() {
   [ "$cpus" -ge 2 ] || die "needs 2 CPUs or more, to keep generator and target apart"
   target_cpu=$((cpus - 1))
   go build -o "$work/orchestrator" ./cmd/orchestrator
+  # The ceiling sweep goes above the default maxRate (20,000 req/s).
+  echo "guardrails: {maxRate: 200000}" >"$work/config.yaml"
   image=$("$work/orchestrator" targets build go 2>/dev/null | awk '{print $2}')
   [ -n "$image" ] || die "could not build the Go target's image"
 }
@@ -53,7 +61,7 @@ profile() {
 # document in $work/run.json; samples the process's RSS into $work/rss.
 run_orchestrator() {
   local profile=$1; shift
-  "$work/orchestrator" --db "$work/history.db" run -q -o json --targets go --profile "$profile" \
+  "$work/orchestrator" --config "$work/config.yaml" --db "$work/history.db" run -q -o json --targets go --profile "$profile" \
     --endpoint light --warmup 3s --warmup-rate 500 --cpus 1 --memory 1024 "$@" >"$work/run.json" &
   local pid=$! peak=0 rss
   : >"$work/rss"
@@ -86,11 +94,48 @@ bench_wrk() {
   tb_rps=$(figure "r['targets'][0]['total']['throughput']")
   tb_p50=$(figure "r['targets'][0]['total']['latency']['p50']")
   flags=$(figure "'; '.join(f['kind']+': '+f['reason'] for s in r['targets'][0]['stages'] for f in s.get('flags',[])) or 'none'")
-  printf '%-12s %12s %10s\n' "" "req/s" "p50 ms"
-  printf '%-12s %12.0f %10.2f\n' wrk "$wrk_rps" "$wrk_p50"
-  printf '%-12s %12.0f %10.2f\n' threadbench "$tb_rps" "$tb_p50"
-  python3 -c "print('ratio threadbench / wrk: %.3f' % ($tb_rps / $wrk_rps))"
-  echo "threadbench's flags: $flags"
+  local vg_rps vg_p50 vg_flags
+  run_orchestrator "$(profile closed64 closed '{duration: 15s, concurrency: 64}')" --load-engine vegeta
+  vg_rps=$(figure "r['targets'][0]['total']['throughput']")
+  vg_p50=$(figure "r['targets'][0]['total']['latency']['p50']")
+  vg_flags=$(figure "'; '.join(f['kind']+': '+f['reason'] for s in r['targets'][0]['stages'] for f in s.get('flags',[])) or 'none'")
+  printf '%-20s %12s %10s %8s\n' "closed, 64 conns" "req/s" "p50 ms" "÷ wrk"
+  printf '%-20s %12.0f %10.2f %8s\n' wrk "$wrk_rps" "$wrk_p50" "1.000"
+  printf '%-20s %12.0f %10.2f %8.3f\n' "threadbench (own)" "$tb_rps" "$tb_p50" "$(python3 -c "print($tb_rps / $wrk_rps)")"
+  printf '%-20s %12.0f %10.2f %8.3f\n' "threadbench (vegeta)" "$vg_rps" "$vg_p50" "$(python3 -c "print($vg_rps / $wrk_rps)")"
+  echo "ratio threadbench / wrk: $(python3 -c "print('%.3f' % ($tb_rps / $wrk_rps))")"
+  echo "flags: own: $flags; vegeta: $vg_flags"
+  echo "$wrk_rps" >"$work/wrk_rps"
+}
+
+# bench_ceiling: the open model at rising rates on one generator CPU, for
+# each engine; its ceiling is the highest stage it held unflagged.
+bench_ceiling() {
+  local wrk_rps
+  wrk_rps=$(cat "$work/wrk_rps" 2>/dev/null || echo 0)
+  echo "== open model on one generator CPU, /api/light, 8 s per rate (latency from the scheduled send time) =="
+  for engine in threadbench vegeta; do
+    local rates stages=()
+    if [ "$engine" = threadbench ]; then rates="16000 32000 48000 64000 72000 80000 96000"; else rates="4000 8000 12000 16000 24000 32000"; fi
+    for rate in $rates; do stages+=("{name: r$rate, duration: 8s, rate: $rate}"); done
+    run_orchestrator "$(profile "ceiling-$engine" open "${stages[@]}")" --load-engine "$engine"
+    python3 - "$work/run.json" "$engine" "$wrk_rps" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); t = r['targets'][0]; engine, wrk = sys.argv[2], float(sys.argv[3])
+print('%-11s %8s %12s %9s %9s %9s  %s' % ('engine', 'rate', 'completed/s', 'dropped', 'p50 ms', 'p99 ms', 'flags'))
+ceiling = 0.0
+for spec, s in zip(r['spec']['profile']['stages'], t['stages']):
+    st = s['stats']; flags = s.get('flags', [])
+    if not flags:
+        ceiling = max(ceiling, st['throughput'])
+    print('%-11s %8.0f %12.0f %9d %9.2f %9.2f  %s' % (engine, spec['rate'], st['throughput'], st.get('dropped', 0),
+          st['latency']['p50'], st['latency']['p99'], '; '.join(f['kind'] + ': ' + f['reason'] for f in flags) or 'none'))
+line = '%s open ceiling: %.0f req/s' % (engine, ceiling)
+if wrk > 0:
+    line += ', %.3f of wrk closed (%.0f req/s)' % (ceiling / wrk, wrk)
+print(line)
+PY
+  done
 }
 
 bench_open() {
@@ -124,9 +169,10 @@ bench_list() {
 
 case $what in
   wrk) engine; bench_wrk ;;
+  ceiling) engine; bench_wrk; echo; bench_ceiling ;;
   open) engine; bench_open ;;
   soak) engine; bench_soak ;;
   list) bench_list ;;
-  all) engine; bench_wrk; echo; bench_open; echo; bench_soak; echo; bench_list ;;
-  *) die "unknown benchmark $what (wrk, open, soak, list or all)" ;;
+  all) engine; bench_wrk; echo; bench_ceiling; echo; bench_open; echo; bench_soak; echo; bench_list ;;
+  *) die "unknown benchmark $what (wrk, ceiling, open, soak, list or all)" ;;
 esac
