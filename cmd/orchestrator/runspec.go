@@ -16,31 +16,32 @@ import (
 
 // specFlags are the run command's flags that make up a run spec.
 type specFlags struct {
-	file        string
-	name        string
-	targets     []string
-	profile     string
-	scale       float64
-	endpoint    string
-	params      []string
-	requests    []string
-	targetsFile string
-	timeout     time.Duration
-	warmup      time.Duration
-	warmupRate  float64
-	warmupMax   time.Duration
-	cpus        float64
-	memoryMiB   int64
-	tomcatMax   int
-	parallelism int
-	heapPercent float64
-	gc          string
-	experiment  string
-	part        string
-	cases       []string
-	repeat      int
-	engine      string
-	loadEngine  string
+	file           string
+	name           string
+	targets        []string
+	profile        string
+	scale          float64
+	endpoint       string
+	params         []string
+	requests       []string
+	targetsFile    string
+	timeout        time.Duration
+	warmup         time.Duration
+	warmupRate     float64
+	warmupMax      time.Duration
+	warmupFraction float64
+	cpus           float64
+	memoryMiB      int64
+	tomcatMax      int
+	parallelism    int
+	heapPercent    float64
+	gc             string
+	experiment     string
+	part           string
+	cases          []string
+	repeat         int
+	engine         string
+	loadEngine     string
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
@@ -58,11 +59,12 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringSliceVar(&f.requests, "request", nil, "a request of a weighted mix, ENDPOINT[?NAME=VALUE...][@WEIGHT], e.g. heavy?duration=500@1 (repeatable)")
 	fs.StringVar(&f.targetsFile, "requests", "", "the requests of the workload from a vegeta targets file (its HTTP or JSON-lines format; the host part is replaced by each target's address; repeated lines weigh more)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 30s)")
-	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up length, excluded from results (default 10s; 0s with --no-warmup)")
+	fs.DurationVar(&f.warmup, "warmup", 0, "a fixed warm-up of this length instead of one until steady, excluded from results (at --warmup-rate)")
 	fs.Bool("no-warmup", false, "skip the warm-up")
-	fs.Float64Var(&f.warmupRate, "warmup-rate", 0, "warm-up rate in requests/s (default 50)")
-	fs.Bool("warmup-until-steady", false, "warm each target up at the first stage's load until throughput and p50 stop trending, instead of --warmup at --warmup-rate")
-	fs.DurationVar(&f.warmupMax, "warmup-max", 0, "with --warmup-until-steady: the longest a warm-up may run (default 2m)")
+	fs.Float64Var(&f.warmupRate, "warmup-rate", 0, "a fixed warm-up at this rate in requests/s instead of one until steady (default 50, for 10s unless --warmup)")
+	fs.Bool("warmup-until-steady", false, "warm each target up at the first stage's load until throughput and p50 stop trending (the default unless --warmup or --warmup-rate is given)")
+	fs.DurationVar(&f.warmupMax, "warmup-max", 0, "a warm-up until steady runs at most this long (default 2m)")
+	fs.Float64Var(&f.warmupFraction, "warmup-fraction", 0, "a warm-up until steady runs at this fraction of the first stage's load, above 0 and at most 1 (default 1)")
 	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs each target may use (default 1)")
 	fs.Int64Var(&f.memoryMiB, "memory", 0, "memory limit of each target in MiB (default 1024)")
 	fs.IntVar(&f.tomcatMax, "tomcat-max-threads", 0, "Java: Tomcat's max worker threads (default 200)")
@@ -118,6 +120,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("no-warmup", func() { spec.Warmup.Disabled, _ = fs.GetBool("no-warmup") })
 	set("warmup-until-steady", func() { spec.Warmup.UntilSteady, _ = fs.GetBool("warmup-until-steady") })
 	set("warmup-max", func() { spec.Warmup.MaxDuration = bench.Duration(f.warmupMax) })
+	set("warmup-fraction", func() { spec.Warmup.Fraction = f.warmupFraction })
 	set("cpus", func() { spec.Limits.CPUs = f.cpus })
 	set("memory", func() { spec.Limits.MemoryMiB = f.memoryMiB })
 	set("tomcat-max-threads", func() { spec.Java.TomcatMaxThreads = f.tomcatMax })

@@ -74,9 +74,20 @@ func TestApplyDefaults(t *testing.T) {
 	spec := bench.RunSpec{Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
 	spec.ApplyDefaults()
 	if spec.Profile.Model != bench.ModelOpen || spec.Workload.Requests[0].Weight != 1 || spec.Workload.Timeout != bench.DefaultTimeout ||
-		spec.Warmup.Duration != bench.DefaultWarmupDuration || spec.Limits.CPUs != 1 || spec.Limits.MemoryMiB != 1024 ||
+		!spec.Warmup.UntilSteady || spec.Warmup.MaxDuration != bench.DefaultWarmupMaxDuration || spec.Warmup.Duration != 0 || spec.Limits.CPUs != 1 || spec.Limits.MemoryMiB != 1024 ||
 		spec.Java.TomcatMaxThreads != 200 {
 		t.Errorf("defaults not applied: %+v", spec)
+	}
+	// A rate alone is a fixed warm-up of the default length; a capacity
+	// search's warm-up is fixed too.
+	fixed := bench.RunSpec{Warmup: bench.Warmup{Rate: 20}}
+	fixed.ApplyDefaults()
+	search := bench.RunSpec{Capacity: &bench.CapacitySpec{}}
+	search.ApplyDefaults()
+	for _, s := range []bench.RunSpec{fixed, search} {
+		if w := s.Warmup; w.UntilSteady || w.Duration != bench.DefaultWarmupDuration || w.Rate == 0 {
+			t.Errorf("warm-up %+v, want a fixed one of %s", w, bench.DefaultWarmupDuration)
+		}
 	}
 	off := bench.RunSpec{Warmup: bench.Warmup{Disabled: true}}
 	off.ApplyDefaults()

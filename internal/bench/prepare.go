@@ -445,7 +445,13 @@ func checkWarmup(spec *RunSpec, c Catalog) error {
 		return nil
 	}
 	if w.UntilSteady {
+		if spec.Capacity != nil {
+			return FieldErrorf("warmup.untilSteady", "a capacity search warms each target up once at a fixed duration and rate: give warmup.duration and warmup.rate instead")
+		}
 		return checkWarmupUntilSteady(w, c.Guardrails)
+	}
+	if w.Fraction != 0 {
+		return FieldErrorf("warmup.fraction", "applies to a warm-up until steady (untilSteady: true); a fixed warm-up has a rate")
 	}
 	if w.MaxDuration != 0 {
 		return FieldErrorf("warmup.maxDuration", "applies to a warm-up until steady (untilSteady: true)")
@@ -467,6 +473,8 @@ func checkWarmupUntilSteady(w Warmup, g Guardrails) error {
 		return FieldErrorf("warmup.duration", "a warm-up until steady has a maxDuration, not a duration")
 	case w.Rate != 0:
 		return FieldErrorf("warmup.rate", "a warm-up until steady runs at the first stage's load, not at a rate")
+	case w.Fraction < 0 || w.Fraction > 1 || math.IsNaN(w.Fraction):
+		return FieldErrorf("warmup.fraction", "must be above 0 and at most 1 (0 for the first stage's whole load), got %g", w.Fraction)
 	case w.Window < MinWarmupWindow:
 		return FieldErrorf("warmup.window", "must be at least %s, got %s", MinWarmupWindow, w.Window)
 	case w.MaxDuration < w.Window || w.MaxDuration > g.MaxDuration:

@@ -44,8 +44,8 @@ func TestPrepareSpecValid(t *testing.T) {
 	if got, want := spec.Workload.Requests[0].Weight, 1; got != want {
 		t.Errorf("defaults not applied: weight %d, want %d", got, want)
 	}
-	if got, want := spec.Warmup.Duration, bench.DefaultWarmupDuration; got != want {
-		t.Errorf("warm-up %s, want %s", got, want)
+	if w := spec.Warmup; !w.UntilSteady || w.MaxDuration != bench.DefaultWarmupMaxDuration {
+		t.Errorf("warm-up %+v, want one until steady (the default), at most %s", w, bench.DefaultWarmupMaxDuration)
 	}
 	// a closed ramp down to 0 is fine
 	spec = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Ramp: true})
@@ -196,7 +196,13 @@ func TestPrepareSpecErrors(t *testing.T) {
 			s.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: bench.Duration(11 * time.Minute)}
 		}, "warmup.maxDuration", "10m0s"},
 		{"until steady but disabled", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{UntilSteady: true, Disabled: true} }, "warmup.untilSteady", "disabled"},
-		{"a window on a fixed warm-up", func(s *bench.RunSpec) { s.Warmup.Window = sec(10) }, "warmup.window", "untilSteady"},
+		{"a window on a fixed warm-up", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{Duration: sec(5), Window: sec(10)} }, "warmup.window", "untilSteady"},
+		{"a fraction of a fixed warm-up", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{Rate: 20, Fraction: 0.5} }, "warmup.fraction", "untilSteady"},
+		{"a fraction above 1", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{Fraction: 1.5} }, "warmup.fraction", "at most 1"},
+		{"until steady before a capacity search", func(s *bench.RunSpec) {
+			s.Warmup = bench.Warmup{UntilSteady: true}
+			s.Capacity = &bench.CapacitySpec{}
+		}, "warmup.untilSteady", "capacity"},
 		// its maximum counts towards the guardrail
 		{"until steady too long", func(s *bench.RunSpec) {
 			s.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: bench.Duration(2 * time.Minute)}

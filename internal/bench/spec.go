@@ -188,6 +188,9 @@ type Warmup struct {
 	UntilSteady bool     `json:"untilSteady,omitempty" yaml:"untilSteady,omitempty"`
 	MaxDuration Duration `json:"maxDuration,omitempty" yaml:"maxDuration,omitempty"`
 	Window      Duration `json:"window,omitempty" yaml:"window,omitempty"`
+	// Fraction scales the first stage's load a warm-up until steady runs
+	// at (its rate, or its clients rounded, at least one); 0 means 1.
+	Fraction float64 `json:"fraction,omitempty" yaml:"fraction,omitempty"`
 }
 
 // Defaults and limits of a warm-up until steady.
@@ -284,6 +287,12 @@ func (s *RunSpec) ApplyDefaults() {
 		s.Profile.Model = ModelOpen
 	}
 	s.Workload.applyDefaults()
+	// A warm-up given neither a duration nor a rate runs until steady: a
+	// fixed length would end some targets' warm-up (a JVM's JIT) before
+	// it is over. A capacity search warms up at a fixed rate.
+	if w := s.Warmup; !w.Disabled && w.Duration == 0 && w.Rate == 0 && s.Capacity == nil {
+		s.Warmup.UntilSteady = true
+	}
 	if s.Warmup.UntilSteady && !s.Warmup.Disabled {
 		if s.Warmup.MaxDuration == 0 {
 			s.Warmup.MaxDuration = DefaultWarmupMaxDuration

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -64,7 +65,11 @@ func describeWarmup(w bench.Warmup) string {
 	case w.Disabled:
 		return "disabled"
 	case w.UntilSteady:
-		return fmt.Sprintf("until steady at the first stage's load (over %s, at most %s)", w.Window, w.MaxDuration)
+		load := "the first stage's load"
+		if w.Fraction > 0 && w.Fraction < 1 {
+			load = fmt.Sprintf("%s of the first stage's load", strconv.FormatFloat(w.Fraction*100, 'f', -1, 64)+"%")
+		}
+		return fmt.Sprintf("until steady at %s (over %s, at most %s)", load, w.Window, w.MaxDuration)
 	}
 	return fmt.Sprintf("%s at %s req/s", w.Duration, num(w.Rate))
 }

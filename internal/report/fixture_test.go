@@ -97,6 +97,7 @@ func openSpec() bench.RunSpec {
 			{Name: "plateau", Duration: bench.Duration(20 * time.Second), Rate: 200},
 		}},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "heavy", Params: map[string]string{"duration": "100"}}}},
+		Warmup:   bench.Warmup{Duration: bench.DefaultWarmupDuration, Rate: bench.DefaultWarmupRate},
 	}
 	s.ApplyDefaults()
 	return s

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -16,7 +17,7 @@ import (
 // how it ended.
 func (r *Runner) warmUntilSteady(ctx context.Context, baseURL string, spec bench.RunSpec, obs bench.Observer) (warm *bench.StageResult, t0 time.Time, outcome *bench.WarmupSteady, err error) {
 	w := spec.Warmup
-	plan := bench.Plan{Workload: spec.Workload, Profile: warmupProfile(spec.Profile, w.MaxDuration), Warmup: bench.Warmup{Disabled: true}}
+	plan := bench.Plan{Workload: spec.Workload, Profile: warmupProfile(spec.Profile, w.MaxDuration, w.Fraction), Warmup: bench.Warmup{Disabled: true}}
 	watch := steady.NewWatcher(int(w.Window.D() / time.Second))
 	warmCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -55,11 +56,19 @@ const (
 	warmupName  = "warm-up"
 )
 
-// warmupProfile is the first stage's load held for at most max: its end
-// load when it is a ramp.
-func warmupProfile(p bench.Profile, max bench.Duration) bench.Profile {
+// warmupProfile is the first stage's load (its end load when it is a
+// ramp), scaled by fraction (0 for all of it), held for at most longest.
+func warmupProfile(p bench.Profile, longest bench.Duration, fraction float64) bench.Profile {
 	first := p.Stages[0]
-	first.Name, first.Ramp, first.Duration = warmupName, false, max
+	first.Name, first.Ramp, first.Duration = warmupName, false, longest
+	if fraction > 0 && fraction < 1 {
+		if first.Rate > 0 {
+			first.Rate = math.Max(first.Rate*fraction, bench.MinRate)
+		}
+		if first.Concurrency > 0 {
+			first.Concurrency = max(int(math.Round(float64(first.Concurrency)*fraction)), 1)
+		}
+	}
 	p.Stages = []bench.Stage{first}
 	return p
 }

@@ -23,6 +23,7 @@ type newRunView struct {
 // formDefaults are the spec's defaults, shown where a field is empty.
 type formDefaults struct {
 	WarmupDuration, WarmupRate, Timeout string
+	WarmupMax, WarmupWindow             string
 	CPUs, MemoryMiB, TomcatMaxThreads   string
 	HeapPercent                         string
 }
@@ -38,6 +39,7 @@ func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
 		Endpoints: p.cfg.Endpoints, Models: []bench.Model{bench.ModelClosed, bench.ModelOpen}, GCs: garbageCollectors,
 		Defaults: formDefaults{
 			WarmupDuration: bench.DefaultWarmupDuration.String(), WarmupRate: formatNum(bench.DefaultWarmupRate),
+			WarmupMax: bench.DefaultWarmupMaxDuration.String(), WarmupWindow: bench.DefaultWarmupWindow.String(),
 			Timeout: bench.DefaultTimeout.String(), CPUs: formatNum(bench.DefaultCPUs),
 			MemoryMiB: formatNum(bench.DefaultMemoryMiB), TomcatMaxThreads: formatNum(bench.DefaultTomcatMaxThreads),
 			HeapPercent: formatNum(bench.DefaultHeapPercent),
