@@ -81,11 +81,11 @@ func newRunCmd(g *globalState) *cobra.Command {
 					return err
 				}
 			}
-			var responses bench.ResponseLog
-			if results.Path != "" {
-				responses = results
-			}
 			for _, spec := range specs {
+				var responses bench.ResponseLog
+				if results.Path != "" {
+					responses = results.ForPart(spec)
+				}
 				if err := runLocal(g, cfg, spec, output, quiet, responses); err != nil {
 					return err
 				}

@@ -49,6 +49,18 @@ func CheckResultsFormat(format, field string) error {
 	return nil
 }
 
+// ForPart returns the files of one part of an experiment run a part at a
+// time: the part's name before the extension (results.callee-200.gob), so
+// that each part's files are kept; f itself for any other run.
+func (f ResultsFiles) ForPart(spec bench.RunSpec) ResultsFiles {
+	if spec.Experiment == nil || spec.Experiment.Part == "" {
+		return f
+	}
+	ext := filepath.Ext(f.Path)
+	f.Path = strings.TrimSuffix(f.Path, ext) + "." + spec.Experiment.Part + ext
+	return f
+}
+
 // FileFor returns the file of a target's results.
 func (f ResultsFiles) FileFor(target string) string {
 	ext := filepath.Ext(f.Path)

@@ -25,6 +25,16 @@ func TestResultsFileFor(t *testing.T) {
 			t.Errorf("FileFor(%q, %q) = %q, want %q", tt.path, tt.target, got, tt.want)
 		}
 	}
+	// Each part of an experiment run a part at a time keeps its files.
+	files := vegeta.ResultsFiles{Path: "out/results.gob"}
+	part := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-001", Part: "callee-200"}}
+	whole := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-003"}}
+	if got := files.ForPart(part).FileFor("go"); got != "out/results.callee-200.go.gob" {
+		t.Errorf("a part's file %q, want out/results.callee-200.go.gob", got)
+	}
+	if got := files.ForPart(whole).FileFor("go"); got != "out/results.go.gob" {
+		t.Errorf("a one-run experiment's file %q, want out/results.go.gob", got)
+	}
 }
 
 // decoders read each format back with vegeta's own decoders.
