@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -115,20 +116,14 @@ func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.G
 	if err := cf.checkPositive(); err != nil {
 		return spec, err
 	}
-	maxRate := cf.maxRate
-	if maxRate == 0 {
-		maxRate = guard.MaxRate
-	}
 	spec.Capacity = &bench.CapacitySpec{Objective: cf.slo, Precision: cf.precision, Confirmations: cf.confirmations,
 		TrialDuration: bench.Duration(cf.trial), ConfirmDuration: bench.Duration(cf.confirm), Settle: bench.Duration(cf.settle),
-		Budget: bench.Duration(cf.budget), StartRate: cf.startRate, MaxRate: maxRate}
+		Budget: bench.Duration(cf.budget), StartRate: cf.startRate, MaxRate: cmp.Or(cf.maxRate, guard.MaxRate)}
 	if _, err := capacity.FromSpec(*spec.Capacity, len(spec.Targets)); err != nil {
 		return spec, flagError(err)
 	}
-	// The profile is the first trial's: what Prepare checks and sizes the
-	// run by; the search replaces it trial by trial.
-	spec.Profile = bench.Profile{Name: "capacity", Description: "a capacity search: its trials replace this stage",
-		Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(cf.confirm), Rate: cf.startRate}}}
+	// Prepare gives the search its profile; the load engine chosen stays.
+	spec.Profile = bench.Profile{Engine: spec.Profile.Engine}
 	return spec, nil
 }
 

@@ -6,31 +6,41 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// A real capacity search on the Go target in a container, on a short
-// budget, CPU-bound work on its one CPU: the answer is confirmed and
-// carried, or the search says the generator was the limit; either way the
-// run is an ordinary one in the history, each trial a stage, and its
-// report opens with the capacity table.
+// A real capacity search on the Go target in a container, submitted to the
+// daemon as a spec (capacity, no profile), on a short budget, CPU-bound
+// work on its one CPU: the answer is confirmed and carried, or the search
+// says the generator was the limit; either way the run is an ordinary one
+// in the history, each trial a stage, its report opens with the capacity
+// table, and the run compared with itself compares the answers.
 func TestCapacityAgainstGo(t *testing.T) {
-	db := t.TempDir() + "/history.db"
-	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
-		"--targets", "go", "--endpoint", "cpu", "--param", "work=3000", "--slo", "p99<=200ms",
-		"--budget", "60s", "--trial", "2s", "--confirm", "4s", "--confirmations", "2", "--settle", "500ms",
-		"--start-rate", "160", "--warmup", "2s", "--warmup-rate", "10")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	setContainerEnv(t)
+	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
+	a := apiClient{t: t, base: d.url}
+	queued := a.submit(map[string]any{
+		"targets":  []string{"go"},
+		"workload": map[string]any{"requests": []map[string]any{{"endpoint": "cpu", "params": map[string]string{"work": "3000"}}}},
+		"warmup":   map[string]any{"duration": "2s", "rate": 10},
+		"capacity": map[string]any{"objective": "p99<=200ms", "budget": "60s", "trialDuration": "2s", "confirmDuration": "4s",
+			"confirmations": 2, "settle": "500ms", "startRate": 160},
+	})
+	run := a.waitRun(queued.ID, 3*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
+	if run.Status != bench.RunSucceeded {
+		t.Fatalf("run %s %s: %s", run.ID, run.Status, run.Error)
 	}
-	run, _ := storedRun(t, db, stdout)
+	if run.Spec.Profile.Name != bench.CapacityProfileName {
+		t.Errorf("stored profile %+v, want the search's own", run.Spec.Profile)
+	}
 	tr := run.Target("go")
 	c := tr.Capacity
 	if c == nil || c.Objective != "p99<=200ms" || c.Trials != len(tr.Stages) || c.Trials == 0 {
 		t.Fatalf("capacity %+v with %d stages: want every trial stored as a stage", c, len(tr.Stages))
 	}
-	t.Logf("busy machine: go carries %.1f req/s within %s, stop %s: %s; %d trials in %s", c.Rate, c.Objective, c.Stop, c.Reason, c.Trials, c.Spent)
+	t.Logf("go carries %.1f req/s within %s, stop %s: %s; %d trials in %s", c.Rate, c.Objective, c.Stop, c.Reason, c.Trials, c.Spent)
 	for _, st := range tr.Stages {
 		if st.Model != bench.ModelOpen || st.Stats.Requests == 0 || !strings.HasSuffix(st.Name, "/s") {
 			t.Errorf("stage %+v: want an open-model trial with requests", st)
@@ -49,9 +59,19 @@ func TestCapacityAgainstGo(t *testing.T) {
 	default:
 		t.Errorf("stop %s (%s): want precision, budget or generator-bound", c.Stop, c.Reason)
 	}
-	code, out, stderr := runCLI(t, nil, "--db", db, "report", run.ID)
-	if code != exitOK || !strings.Contains(out, "Capacity within p99<=200ms") {
-		t.Errorf("report exit %d lacks the capacity table:\n%s\n%s", code, out, stderr)
+	if resp, body := a.do("GET", "/runs/"+run.ID+"/report?format=table", nil); resp.StatusCode != 200 || !strings.Contains(string(body), "Capacity within p99<=200ms") {
+		t.Errorf("GET report: %d, lacks the capacity table:\n%s", resp.StatusCode, body)
+	}
+	var cmp bench.Comparison
+	a.getJSON("/compare?base="+run.ID+"&head="+run.ID, &cmp)
+	found := false
+	for _, tc := range cmp.Targets {
+		for _, m := range tc.Metrics {
+			found = found || m.Name == "capacity" && m.Base == c.Rate && m.Head == c.Rate
+		}
+	}
+	if !found {
+		t.Errorf("GET /compare: no capacity figure of %.1f req/s in %+v", c.Rate, cmp.Targets)
 	}
 }
 

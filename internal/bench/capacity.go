@@ -126,9 +126,39 @@ func (c CapacitySpec) MinBudget() Duration {
 	return orDefault(c.TrialDuration, DefaultCapacityTrial) + Duration(orDefault(c.Confirmations, DefaultCapacityConfirmations))*confirm
 }
 
+// DefaultCapacityStartRate is the first trial's rate when a search is given
+// none, req/s.
+const DefaultCapacityStartRate = 50.0
+
+// CapacityProfileName names the profile a capacity search stands on.
+const CapacityProfileName = "capacity"
+
+// resolveCapacity gives a capacity search its profile (the search makes
+// its own: its trials replace the one stage Prepare checks and sizes the
+// run by, the full-length confirmation at the start rate) and its highest
+// rate (the guardrail's, unless lower). A profile of one's own is refused.
+func resolveCapacity(spec *RunSpec, g Guardrails) error {
+	c := spec.Capacity
+	if c == nil {
+		return nil
+	}
+	p := spec.Profile
+	if p.Name != CapacityProfileName && (p.Name != "" || len(p.Stages) > 0) || p.Model == ModelClosed {
+		return FieldErrorf("profile", "a capacity search makes its own open-model trials: leave the profile out")
+	}
+	if c.MaxRate == 0 {
+		c.MaxRate = g.MaxRate
+	}
+	start := orDefault(c.StartRate, DefaultCapacityStartRate)
+	spec.Profile = Profile{Name: CapacityProfileName, Description: "a capacity search: its trials replace this stage", Model: ModelOpen,
+		Stages: []Stage{{Duration: orDefault(c.ConfirmDuration, DefaultCapacityConfirm), Rate: start}},
+		Engine: p.Engine, Connections: p.Connections, Workload: p.Workload}
+	return nil
+}
+
 // checkCapacity checks a capacity spec before the run is queued: its
 // objective, signs, and a budget that leaves each target one search.
-func checkCapacity(spec *RunSpec, _ Catalog) error {
+func checkCapacity(spec *RunSpec, cat Catalog) error {
 	c := spec.Capacity
 	if c == nil {
 		return nil
@@ -145,6 +175,12 @@ func checkCapacity(spec *RunSpec, _ Catalog) error {
 		return FieldErrorf("capacity", "durations must not be negative")
 	case c.StartRate < 0 || c.MaxRate < 0:
 		return FieldErrorf("capacity", "rates must not be negative")
+	case c.MaxRate > 0 && orDefault(c.StartRate, DefaultCapacityStartRate) > c.MaxRate:
+		return FieldErrorf("capacity.startRate", "%g req/s is above the search's highest rate %g", orDefault(c.StartRate, DefaultCapacityStartRate), c.MaxRate)
+	case c.MaxRate > cat.Guardrails.MaxRate:
+		return FieldErrorf("capacity.maxRate", "%g req/s is above the configured maximum rate %g", c.MaxRate, cat.Guardrails.MaxRate)
+	case max(c.TrialDuration, c.ConfirmDuration, c.Settle) > cat.Guardrails.MaxDuration:
+		return FieldErrorf("capacity", "a trial or pause is longer than the configured maximum stage %s", cat.Guardrails.MaxDuration)
 	}
 	targets := len(spec.RunCases()) * spec.Rounds()
 	if c.Budget != 0 && c.Budget/Duration(max(targets, 1)) < c.MinBudget() {

@@ -116,9 +116,12 @@ func TestPrepareChecksCapacity(t *testing.T) {
 		// 30 s is below a 3 s trial and three 10 s confirmations with 1 s pauses
 		{"budget below one search", bench.CapacitySpec{Objective: "p99<=1s", Budget: bench.Duration(30e9)},
 			"capacity.budget: 30s shared by 1 target(s) is below one search each (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
+		{"start above the highest rate", bench.CapacitySpec{Objective: "p99<=1s", StartRate: 500, MaxRate: 100}, "capacity.startRate: 500 req/s is above the search's highest rate 100"},
+		{"highest rate above the guardrail", bench.CapacitySpec{Objective: "p99<=1s", MaxRate: 1e6}, "capacity.maxRate: 1e+06 req/s is above the configured maximum rate 20000"},
+		{"trial above the guardrail", bench.CapacitySpec{Objective: "p99<=1s", ConfirmDuration: bench.Duration(2 * 3600e9)}, "capacity: a trial or pause is longer than the configured maximum stage 1h0m0s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := bench.RunSpec{Targets: []string{"go"}, Profile: bench.Profile{Name: "smoke"}, Capacity: &tt.c,
+			spec := bench.RunSpec{Targets: []string{"go"}, Capacity: &tt.c,
 				Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
 			err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}})
 			if err == nil || bench.ErrorCode(err) != bench.EINVALID || !strings.Contains(err.Error(), tt.want) {
@@ -128,12 +131,32 @@ func TestPrepareChecksCapacity(t *testing.T) {
 	}
 }
 
+// A search needs no profile: Prepare gives it its own, an open stage at the
+// start rate as long as a confirmation, keeping the load engine chosen,
+// and the guardrail's rate as its highest. Prepared again (a stored run),
+// the spec stays the same. A profile of one's own is refused.
 func TestPrepareAcceptsCapacity(t *testing.T) {
-	spec := bench.RunSpec{Targets: []string{"go", "java-platform", "java-virtual"}, Profile: bench.Profile{Name: "smoke"},
-		Capacity: &bench.CapacitySpec{Objective: "p99<=300ms", Budget: bench.Duration(5 * 60e9)},
+	spec := bench.RunSpec{Targets: []string{"go", "java-platform", "java-virtual"}, Profile: bench.Profile{Engine: "vegeta"},
+		Capacity: &bench.CapacitySpec{Objective: "p99<=300ms", Budget: bench.Duration(5 * 60e9), StartRate: 400},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
 	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}}
 	if err := bench.Prepare(&spec, catalog); err != nil {
 		t.Fatal(err)
+	}
+	p := spec.Profile
+	if p.Name != bench.CapacityProfileName || p.Model != bench.ModelOpen || len(p.Stages) != 1 || p.Stages[0].Rate != 400 ||
+		p.Stages[0].Duration != bench.DefaultCapacityConfirm || p.Engine != "vegeta" || spec.Capacity.MaxRate != bench.DefaultGuardrails.MaxRate {
+		t.Errorf("profile %+v, capacity %+v", p, spec.Capacity)
+	}
+	again := spec
+	if err := bench.Prepare(&again, catalog); err != nil || !reflect.DeepEqual(again.Profile, spec.Profile) {
+		t.Errorf("prepared again: %v, %+v", err, again.Profile)
+	}
+	for _, p := range []bench.Profile{{Name: "smoke"}, {Model: bench.ModelClosed}, {Stages: []bench.Stage{{Duration: bench.Duration(1e9), Rate: 5}}}} {
+		own := bench.RunSpec{Targets: []string{"go"}, Profile: p, Capacity: &bench.CapacitySpec{Objective: "p99<=300ms"}}
+		var e *bench.Error
+		if err := bench.Prepare(&own, catalog); !asError(err, &e) || e.Field != "profile" {
+			t.Errorf("profile %+v: %v, want an error naming profile", p, err)
+		}
 	}
 }

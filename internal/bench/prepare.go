@@ -70,6 +70,9 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	if err := resolveExperiment(spec); err != nil {
 		return err
 	}
+	if err := resolveCapacity(spec, c.Guardrails); err != nil {
+		return err
+	}
 	if err := resolveProfile(spec); err != nil {
 		return err
 	}
@@ -90,7 +93,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream, checkCapacity,
+		checkName, checkTargets, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err

@@ -201,7 +201,8 @@ func TestPrepareSpecErrors(t *testing.T) {
 		{"a fraction above 1", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{Fraction: 1.5} }, "warmup.fraction", "at most 1"},
 		{"until steady before a capacity search", func(s *bench.RunSpec) {
 			s.Warmup = bench.Warmup{UntilSteady: true}
-			s.Capacity = &bench.CapacitySpec{}
+			s.Profile = bench.Profile{}
+			s.Capacity = &bench.CapacitySpec{Objective: "p99<=1s"}
 		}, "warmup.untilSteady", "capacity"},
 		// its maximum counts towards the guardrail
 		{"until steady too long", func(s *bench.RunSpec) {

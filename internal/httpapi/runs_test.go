@@ -47,6 +47,28 @@ func TestSubmitRun(t *testing.T) {
 			t.Errorf("body = run %s %s, want r42 queued", run.ID, run.Status)
 		}
 	})
+	// A capacity search needs no profile: the document says so and the
+	// spec reaches the queue with its objective.
+	t.Run("CapacitySearch", func(t *testing.T) {
+		e := newEnv(t)
+		var got bench.RunSpec
+		e.runs.SubmitFn = func(_ ctxT, spec bench.RunSpec) (*bench.Run, error) {
+			got = spec
+			run := sampleRun("r44", bench.RunQueued)
+			run.Spec = spec
+			return run, nil
+		}
+		req := e.newRequest(t, "POST", "/runs", `{"targets":["go"],"capacity":{"objective":"p99<=300ms,errors<=0.1%","budget":"2m"},
+			"workload":{"requests":[{"endpoint":"heavy","params":{"duration":"200"}}]}}`)
+		resp := e.send(t, req)
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("status = %d: %s", resp.StatusCode, resp.body)
+		}
+		conforms(t, req, resp)
+		if got.Capacity == nil || got.Capacity.Objective != "p99<=300ms,errors<=0.1%" || got.Capacity.Budget != bench.Duration(2*time.Minute) {
+			t.Errorf("submitted capacity %+v", got.Capacity)
+		}
+	})
 	t.Run("ProfileWrittenOut", func(t *testing.T) {
 		e := newEnv(t)
 		var got bench.RunSpec

@@ -622,3 +622,37 @@ func TestCompare_OneTargetEach(t *testing.T) {
 		t.Errorf("warnings = %q, want %q", c.Warnings, want)
 	}
 }
+
+// Two capacity searches of a target under the same objective: their
+// answers are compared, tested on what their confirmations served; under
+// different objectives, or with one search only, a warning says why not.
+func TestCompare_Capacity(t *testing.T) {
+	answer := func(objective string, rate float64, served ...float64) *bench.CapacityResult {
+		c := &bench.CapacityResult{Objective: objective, Rate: rate, Stop: "precision"}
+		for _, s := range served {
+			c.Confirmations = append(c.Confirmations, bench.CapacityTrial{Phase: "confirm", Rate: rate, Throughput: s})
+		}
+		return c
+	}
+	base, head := baseRun(t), headRun(t)
+	base.Targets[0].Capacity = answer("p99<=300ms", 1000, 998, 999, 1000, 997, 999)
+	head.Targets[0].Capacity = answer("p99<=300ms", 1900, 1898, 1899, 1897, 1900, 1899)
+	c := report.Compare(base, head, report.CompareOptions{})
+	d := metric(t, target(t, c, base.Targets[0].Target).Metrics, "capacity")
+	if d.Base != 1000 || d.Head != 1900 || d.Unit != "req/s" || !d.HigherIsBetter || d.Test == nil || d.Test.Samples != "confirmations" || d.Test.NA != 5 {
+		t.Errorf("capacity %+v (test %+v), want 1000 -> 1900 req/s tested on 5+5 confirmations", d, d.Test)
+	}
+	if d.Verdict != bench.VerdictBetter {
+		t.Errorf("capacity verdict %s, want better", d.Verdict)
+	}
+	head.Targets[0].Capacity.Objective = "p99<=100ms"
+	c = report.Compare(base, head, report.CompareOptions{})
+	for _, m := range target(t, c, base.Targets[0].Target).Metrics {
+		if m.Name == "capacity" {
+			t.Errorf("answers under different objectives compared: %+v", m)
+		}
+	}
+	if !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "different objectives") }) {
+		t.Errorf("warnings %q say nothing of the objectives", c.Warnings)
+	}
+}

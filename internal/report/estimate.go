@@ -105,8 +105,9 @@ func secondValues(seconds []bench.Bucket, perSecond func(bench.Stats) (float64, 
 
 // Samples kinds of a test.
 const (
-	samplesRounds    = "rounds"
-	samplesWithinRun = "within-run batch means"
+	samplesRounds        = "rounds"
+	samplesWithinRun     = "within-run batch means"
+	samplesConfirmations = "confirmations"
 )
 
 // batchCount is how many batch means stand for a round's per-second values

@@ -37,6 +37,9 @@ func (tc targetComparer) compare(withStages bool) bench.TargetComparison {
 	}
 	out := bench.TargetComparison{Target: tc.target}
 	out.Metrics = tc.figures(scopeWhole, tc.scopeOf(tc.base, nil), tc.scopeOf(tc.head, nil))
+	if d, ok := tc.capacity(); ok {
+		out.Metrics = append([]bench.MetricDelta{d}, out.Metrics...)
+	}
 	if out.Metrics == nil {
 		out.Metrics = []bench.MetricDelta{}
 	}
@@ -44,6 +47,43 @@ func (tc targetComparer) compare(withStages bool) bench.TargetComparison {
 		out.Stages = tc.stages()
 	}
 	out.Resources = tc.resources()
+	return out
+}
+
+// capacity compares two capacity searches' answers: the highest rate each
+// confirmed, tested on the throughput of their confirmations. Only when
+// both runs searched under the same objective; a warning says why not.
+func (tc targetComparer) capacity() (bench.MetricDelta, bool) {
+	base, head := firstCapacity(tc.base.all), firstCapacity(tc.head.all)
+	switch {
+	case base == nil && head == nil:
+		return bench.MetricDelta{}, false
+	case base == nil || head == nil:
+		tc.notes.addLine(fmt.Sprintf("%s: only one run is a capacity search; its answer is not compared", tc.target))
+		return bench.MetricDelta{}, false
+	case base.Objective != head.Objective:
+		tc.notes.addLine(fmt.Sprintf("%s: the capacity searches had different objectives (%s; %s); their answers are not compared", tc.target, base.Objective, head.Objective))
+		return bench.MetricDelta{}, false
+	}
+	return tc.delta("capacity", unitReqPerSec, base.Rate, head.Rate, true, confirmedThroughputs(base), confirmedThroughputs(head), samplesConfirmations), true
+}
+
+// firstCapacity returns the first round's capacity answer, nil for none.
+func firstCapacity(rounds []*bench.TargetResult) *bench.CapacityResult {
+	for _, t := range rounds {
+		if t.Capacity != nil {
+			return t.Capacity
+		}
+	}
+	return nil
+}
+
+// confirmedThroughputs are what the confirmations at the answer served.
+func confirmedThroughputs(c *bench.CapacityResult) []float64 {
+	var out []float64
+	for _, t := range c.Confirmations {
+		out = append(out, t.Throughput)
+	}
 	return out
 }
 

@@ -24,6 +24,9 @@ type newRunView struct {
 type formDefaults struct {
 	WarmupDuration, WarmupRate, Timeout string
 	WarmupMax, WarmupWindow             string
+	CapacityBudget, CapacityPrecision   string
+	CapacityConfirmations               string
+	CapacityStartRate                   string
 	CPUs, MemoryMiB, TomcatMaxThreads   string
 	HeapPercent                         string
 }
@@ -40,6 +43,8 @@ func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
 		Defaults: formDefaults{
 			WarmupDuration: bench.DefaultWarmupDuration.String(), WarmupRate: formatNum(bench.DefaultWarmupRate),
 			WarmupMax: bench.DefaultWarmupMaxDuration.String(), WarmupWindow: bench.DefaultWarmupWindow.String(),
+			CapacityBudget: bench.DefaultCapacityBudget.String(), CapacityPrecision: formatNum(bench.DefaultCapacityPrecision),
+			CapacityConfirmations: formatNum(bench.DefaultCapacityConfirmations), CapacityStartRate: formatNum(bench.DefaultCapacityStartRate),
 			Timeout: bench.DefaultTimeout.String(), CPUs: formatNum(bench.DefaultCPUs),
 			MemoryMiB: formatNum(bench.DefaultMemoryMiB), TomcatMaxThreads: formatNum(bench.DefaultTomcatMaxThreads),
 			HeapPercent: formatNum(bench.DefaultHeapPercent),

@@ -53,7 +53,7 @@ func sample(c control) any {
 	case "params":
 		return map[string]string{"duration": "10"}
 	}
-	for suffix, v := range map[string]string{"duration": "5s", "maxDuration": "5s", "timeout": "5s", "endpoint": "heavy", "model": "closed",
+	for suffix, v := range map[string]string{"duration": "5s", "maxDuration": "5s", "budget": "5m", "timeout": "5s", "endpoint": "heavy", "model": "closed",
 		"profile.name": "smoke", "experiment.name": "seed-000", "gc": "G1"} {
 		if strings.HasSuffix(c.field, suffix) {
 			return v
@@ -129,7 +129,7 @@ func TestNewRunFormSpeaksTheAPI(t *testing.T) {
 		"profile.stages[0].duration", "profile.stages[0].concurrency", "profile.stages[0].ramp",
 		"experiment.name", "experiment.scale", "experiment.part",
 		"workload.requests[0].endpoint", "workload.requests[0].params", "workload.requests[0].weight", "workload.timeout",
-		"warmup.duration", "warmup.rate", "warmup.disabled", "warmup.maxDuration", "warmup.fraction", "limits.cpus", "limits.memoryMiB",
+		"warmup.duration", "warmup.rate", "warmup.disabled", "warmup.maxDuration", "warmup.fraction", "capacity.objective", "capacity.budget", "limits.cpus", "limits.memoryMiB",
 		"java.tomcatMaxThreads", "java.virtualParallelism", "java.heapPercent", "java.gc"} {
 		if !paths[want] {
 			t.Errorf("the form has no control for %s", want)
