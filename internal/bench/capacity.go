@@ -143,8 +143,11 @@ func resolveCapacity(spec *RunSpec, g Guardrails) error {
 		return nil
 	}
 	p := spec.Profile
-	if p.Name != CapacityProfileName && (p.Name != "" || len(p.Stages) > 0) || p.Model == ModelClosed {
-		return FieldErrorf("profile", "a capacity search makes its own open-model trials: leave the profile out")
+	// Only the load engine and connections are the caller's; a stored
+	// search's profile (its own name) is prepared again as it is.
+	own := p.Name == "" && p.Description == "" && p.Scale == 0 && len(p.Stages) == 0 && p.Workload == nil && (p.Model == "" || p.Model == ModelOpen)
+	if p.Name != CapacityProfileName && !own {
+		return FieldErrorf("profile", "a capacity search makes its own open-model trials: leave the profile out (or give only its engine)")
 	}
 	if c.MaxRate == 0 {
 		c.MaxRate = g.MaxRate
@@ -152,7 +155,7 @@ func resolveCapacity(spec *RunSpec, g Guardrails) error {
 	start := orDefault(c.StartRate, DefaultCapacityStartRate)
 	spec.Profile = Profile{Name: CapacityProfileName, Description: "a capacity search: its trials replace this stage", Model: ModelOpen,
 		Stages: []Stage{{Duration: orDefault(c.ConfirmDuration, DefaultCapacityConfirm), Rate: start}},
-		Engine: p.Engine, Connections: p.Connections, Workload: p.Workload}
+		Engine: p.Engine, Connections: p.Connections}
 	return nil
 }
 

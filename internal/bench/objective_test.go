@@ -152,7 +152,8 @@ func TestPrepareAcceptsCapacity(t *testing.T) {
 	if err := bench.Prepare(&again, catalog); err != nil || !reflect.DeepEqual(again.Profile, spec.Profile) {
 		t.Errorf("prepared again: %v, %+v", err, again.Profile)
 	}
-	for _, p := range []bench.Profile{{Name: "smoke"}, {Model: bench.ModelClosed}, {Stages: []bench.Stage{{Duration: bench.Duration(1e9), Rate: 5}}}} {
+	for _, p := range []bench.Profile{{Name: "smoke"}, {Model: bench.ModelClosed}, {Stages: []bench.Stage{{Duration: bench.Duration(1e9), Rate: 5}}},
+		{Workload: &bench.Workload{Iteration: []bench.Step{}}}, {Scale: 2}, {Model: "bogus"}} {
 		own := bench.RunSpec{Targets: []string{"go"}, Profile: p, Capacity: &bench.CapacitySpec{Objective: "p99<=300ms"}}
 		var e *bench.Error
 		if err := bench.Prepare(&own, catalog); !asError(err, &e) || e.Field != "profile" {
