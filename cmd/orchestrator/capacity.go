@@ -82,7 +82,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 	f.DurationVar(&cf.trial, "trial", capacity.DefaultTrialDuration, "length of a bracketing or bisecting trial")
 	f.DurationVar(&cf.confirm, "confirm", capacity.DefaultConfirmDuration, "length of a confirmation")
 	f.DurationVar(&cf.settle, "settle", capacity.DefaultSettle, "pause between trials")
-	f.Float64Var(&cf.startRate, "start-rate", capacity.DefaultStartRate, "req/s of the first trial (a guess, or a known bound such as threads ÷ service time)")
+	f.Float64Var(&cf.startRate, "start-rate", 0, fmt.Sprintf("req/s of the first trial (default: a target's thread-pool bound, threads ÷ service time, where it has one and the endpoint's duration is known; else %g)", capacity.DefaultStartRate))
 	f.Float64Var(&cf.maxRate, "max-rate", 0, "req/s above which the search does not go (default: the guardrail's maximum rate)")
 	f.IntSliceVar(&cf.sweep, "sweep", nil, fmt.Sprintf("closed-model concurrencies to sweep and fit the USL to, e.g. 1,2,4,8,16,32 (at least %d)", scalability.MinPoints))
 	f.DurationVar(&cf.sweepDuration, "sweep-duration", 10*time.Second, "length of each step of a sweep")
@@ -113,7 +113,7 @@ func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.G
 	if cf.slo == "" {
 		return spec, bench.FieldErrorf("--slo", "a capacity search needs an objective, e.g. --slo 'p99<=250ms,errors<=0.1%%'")
 	}
-	if err := cf.checkPositive(); err != nil {
+	if err := cf.checkPositive(fs); err != nil {
 		return spec, err
 	}
 	spec.Capacity = &bench.CapacitySpec{Objective: cf.slo, Precision: cf.precision, Confirmations: cf.confirmations,
@@ -129,7 +129,7 @@ func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.G
 
 // checkPositive refuses a zero or negative setting, which in a spec would
 // mean the default, but on the command line is a mistake.
-func (cf *capacityFlags) checkPositive() error {
+func (cf *capacityFlags) checkPositive(fs *pflag.FlagSet) error {
 	switch {
 	case cf.precision <= 0:
 		return bench.FieldErrorf("--precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", cf.precision)
@@ -137,7 +137,7 @@ func (cf *capacityFlags) checkPositive() error {
 		return bench.FieldErrorf("--confirmations", "%d: at least one confirmation is needed", cf.confirmations)
 	case cf.trial <= 0 || cf.confirm <= 0:
 		return bench.FieldErrorf("--trial", "trials need a positive length, got --trial %s --confirm %s", cf.trial, cf.confirm)
-	case cf.startRate <= 0:
+	case cf.startRate < 0 || fs.Changed("start-rate") && cf.startRate == 0:
 		return bench.FieldErrorf("--start-rate", "%g: the first trial needs a positive rate", cf.startRate)
 	}
 	return nil

@@ -100,7 +100,8 @@ func checkConfirmed(t *testing.T, tr *bench.TargetResult, c *bench.CapacityResul
 // java-platform on heavy?duration=200 is bound by its pool: 200 Tomcat
 // threads ÷ 0.2 s = 1,000 req/s. The search must land within 3 % below that
 // bound and never above it, unless the generator on this machine could not
-// keep up, which it must then say. A confirmation is 8 s: 1.5 % over the
+// keep up, which it must then say. Given no start rate, the search starts
+// at that bound and the report's sentence names the pool. A confirmation is 8 s: 1.5 % over the
 // bound queues 15 requests a second, which takes 8 s to push p99 past
 // 300 ms (200 ms of sleep plus 120 ms of queue); 5 s let 1,015 req/s pass.
 func TestCapacityJavaPlatformPoolBound(t *testing.T) {
@@ -108,7 +109,7 @@ func TestCapacityJavaPlatformPoolBound(t *testing.T) {
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
 		"--targets", "java-platform", "--endpoint", "heavy", "--param", "duration=200", "--slo", "p99<=300ms",
 		"--budget", "150s", "--trial", "3s", "--confirm", "8s", "--confirmations", "2",
-		"--start-rate", "500", "--warmup", "5s", "--warmup-rate", "200")
+		"--warmup", "5s", "--warmup-rate", "200")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -118,7 +119,10 @@ func TestCapacityJavaPlatformPoolBound(t *testing.T) {
 	if c == nil {
 		t.Fatal("no capacity result stored")
 	}
-	t.Logf("busy machine: java-platform carries %.1f req/s within %s, stop %s: %s; %d trials in %s", c.Rate, c.Objective, c.Stop, c.Reason, c.Trials, c.Spent)
+	t.Logf("java-platform carries %.1f req/s within %s, stop %s: %s; %d trials in %s, from %.0f req/s (%s)", c.Rate, c.Objective, c.Stop, c.Reason, c.Trials, c.Spent, c.Start, c.StartFrom)
+	if c.Start != 1000 || !strings.Contains(c.StartFrom, "200-thread pool") {
+		t.Errorf("started at %.1f req/s (%q), want the pool's bound, 1000", c.Start, c.StartFrom)
+	}
 	if c.Stop == "generator-bound" {
 		if !strings.Contains(c.Reason, "load generator is the limit") {
 			t.Errorf("reason %q", c.Reason)
@@ -129,6 +133,10 @@ func TestCapacityJavaPlatformPoolBound(t *testing.T) {
 		t.Errorf("rate %.1f req/s, want within 3%% below the pool bound of 1000 and never above it", c.Rate)
 	}
 	checkConfirmed(t, tr, c, 2, 300)
+	code, out, stderr := runCLI(t, nil, "--db", db, "report", run.ID)
+	if code != exitOK || !strings.Contains(out, "bounded by its 200-thread pool (1000 allowed)") {
+		t.Errorf("report exit %d: the sentence does not name the pool:\n%s\n%s", code, out, stderr)
+	}
 }
 
 // A real sweep of the Go target, 1 to 32 clients on heavy?duration=50: an

@@ -1,6 +1,9 @@
 package bench
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // CapacitySpec asks a run for a capacity search instead of its profile's
 // stages: per target, under the open model, the highest arrival rate whose
@@ -34,6 +37,10 @@ type CapacityResult struct {
 	Reason string         `json:"reason"`          // a sentence saying why it stopped
 	Trials int            `json:"trials"`
 	Spent  Duration       `json:"spent"`
+	// Start is the first trial's rate, req/s; StartFrom says where it came
+	// from when the search chose it ("" for the spec's or the default).
+	Start     float64 `json:"start,omitempty"`
+	StartFrom string  `json:"startFrom,omitempty"`
 }
 
 // CapacityTrial is one trial of a capacity search, as judged.
@@ -73,6 +80,10 @@ type CapacityRow struct {
 	Ratio      float64 `json:"ratio"`                // Rate ÷ the best target's
 	Stop       string  `json:"stop"`
 	Reason     string  `json:"reason"`
+	// PoolThreads and PoolRate are the target's thread pool and the most
+	// it serves of the workload (threads ÷ service time), when it has one.
+	PoolThreads int     `json:"poolThreads,omitempty"`
+	PoolRate    float64 `json:"poolRate,omitempty"`
 }
 
 // ScalabilityFit is the Universal Scalability Law fitted to one target's
@@ -192,4 +203,58 @@ func checkCapacity(spec *RunSpec, cat Catalog) error {
 			orDefault(c.ConfirmDuration, DefaultCapacityConfirm), orDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
 	}
 	return nil
+}
+
+// PoolThreads returns the size of the thread pool that serves a target's
+// requests one thread each, as the target recorded it when it started
+// (Tomcat's on platform threads); false for a thread per request (virtual
+// threads, goroutines) or a target that did not say.
+func (t TargetResult) PoolThreads() (int, bool) {
+	if t.Settings["javaThreadModel"] != "platform" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(t.Settings["tomcatMaxThreads"])
+	return n, err == nil && n > 0
+}
+
+// PoolBound is the most a pool of threads serves of a workload whose
+// requests each hold a thread for their endpoint's duration parameter:
+// threads ÷ the mean duration (weighted), in req/s, and that mean in
+// seconds. False when a request has no such parameter (its service time
+// is not known before it runs) or for an iteration.
+func PoolBound(threads int, w Workload) (rate, service float64, ok bool) {
+	if threads <= 0 || len(w.Requests) == 0 || len(w.Iteration) > 0 {
+		return 0, 0, false
+	}
+	var total, weight float64
+	for _, r := range w.Requests {
+		ms, found := r.DurationParam()
+		if !found {
+			return 0, 0, false
+		}
+		n := float64(max(r.Weight, 1))
+		total, weight = total+n*ms/1000, weight+n
+	}
+	service = total / weight
+	return float64(threads) / service, service, true
+}
+
+// DurationParam returns how long, in ms, a request's endpoint is asked to
+// take, when it has a duration parameter in milliseconds (given, or its
+// default).
+func (r Request) DurationParam() (float64, bool) {
+	e, ok := LookupEndpoint(r.Endpoint)
+	if !ok {
+		return 0, false
+	}
+	p, ok := e.Param("duration")
+	if !ok || p.Unit != "ms" {
+		return 0, false
+	}
+	v := r.Params["duration"]
+	if v == "" {
+		v = p.Default
+	}
+	ms, err := strconv.ParseFloat(v, 64)
+	return ms, err == nil && ms > 0
 }

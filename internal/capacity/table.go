@@ -19,7 +19,13 @@ func Table(run *bench.Run) *bench.CapacityTable {
 			continue
 		}
 		t.Objective = tr.Capacity.Objective
-		t.Rows = append(t.Rows, row(tr.Key(), tr.Capacity))
+		r := row(tr.Key(), tr.Capacity)
+		if threads, ok := tr.PoolThreads(); ok {
+			if rate, _, known := bench.PoolBound(threads, workloadOf(run.Spec, tr.Case)); known {
+				r.PoolThreads, r.PoolRate = threads, rate
+			}
+		}
+		t.Rows = append(t.Rows, r)
 		best = max(best, tr.Capacity.Rate)
 	}
 	if len(t.Rows) == 0 {
@@ -32,6 +38,16 @@ func Table(run *bench.Run) *bench.CapacityTable {
 		t.Sentences = append(t.Sentences, sentence(t.Rows[i], t.Objective))
 	}
 	return &t
+}
+
+// workloadOf is the workload a case ran under ("" for a run of targets).
+func workloadOf(spec bench.RunSpec, caseName string) bench.Workload {
+	for _, c := range spec.Cases {
+		if c.Name == caseName && caseName != "" {
+			return spec.ForCase(c).Workload
+		}
+	}
+	return spec.Workload
 }
 
 func row(target string, c *bench.CapacityResult) bench.CapacityRow {
@@ -60,6 +76,12 @@ func sentence(r bench.CapacityRow, objective string) string {
 	}
 	s := fmt.Sprintf("%s carries %s req/s within %s (confirmations served %s–%s req/s)",
 		r.Target, Rate(r.Rate), objective, Rate(r.ServedLow), Rate(r.ServedHigh))
+	switch {
+	case r.PoolRate > 0 && r.Rate >= poolNear*r.PoolRate:
+		s += fmt.Sprintf(", bounded by its %d-thread pool (%s allowed)", r.PoolThreads, Rate(r.PoolRate))
+	case r.PoolRate > 0:
+		s += fmt.Sprintf(", below its %d-thread pool's bound (%s allowed)", r.PoolThreads, Rate(r.PoolRate))
+	}
 	if r.FailedRate > 0 {
 		s += fmt.Sprintf("; %s req/s failed: %s", Rate(r.FailedRate), r.FailedWhy)
 	}
@@ -68,6 +90,9 @@ func sentence(r bench.CapacityRow, objective string) string {
 	}
 	return s + "."
 }
+
+// poolNear is how close to its pool's bound an answer is bounded by it.
+const poolNear = 0.9
 
 // Rate writes a rate in req/s the way tables show it: whole above 100,
 // one decimal below.

@@ -16,8 +16,10 @@ func TestTable(t *testing.T) {
 		}
 		return c
 	}
-	run := &bench.Run{Targets: []bench.TargetResult{
-		{Target: "java-platform", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 980, Stop: "precision",
+	heavy := bench.Workload{Requests: []bench.Request{{Endpoint: "heavy", Params: map[string]string{"duration": "200"}}}}
+	platform := map[string]string{"javaThreadModel": "platform", "tomcatMaxThreads": "200"}
+	run := &bench.Run{Spec: bench.RunSpec{Workload: heavy}, Targets: []bench.TargetResult{
+		{Target: "java-platform", Settings: platform, Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 980, Stop: "precision",
 			Confirmations: confirmed(979, 975, 982),
 			Failed:        &bench.CapacityTrial{Rate: 1000, Violations: []string{"p99 412ms > 300ms"}}}},
 		{Target: "go", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 1960, Stop: "budget",
@@ -33,20 +35,26 @@ func TestTable(t *testing.T) {
 		t.Fatalf("table %+v", tab)
 	}
 	jp := tab.Rows[0]
-	if jp.ServedLow != 975 || jp.ServedHigh != 982 || jp.FailedRate != 1000 || jp.FailedWhy != "p99 412ms > 300ms" || jp.Ratio != 0.5 {
+	if jp.ServedLow != 975 || jp.ServedHigh != 982 || jp.FailedRate != 1000 || jp.FailedWhy != "p99 412ms > 300ms" || jp.Ratio != 0.5 ||
+		jp.PoolThreads != 200 || jp.PoolRate != 1000 || tab.Rows[1].PoolRate != 0 {
 		t.Errorf("java-platform row %+v", jp)
 	}
 	if tab.Rows[1].Ratio != 1 || tab.Rows[2].Ratio != 0 {
 		t.Errorf("ratios %.2f %.2f, want 1 for the best and 0 without an answer", tab.Rows[1].Ratio, tab.Rows[2].Ratio)
 	}
 	for i, want := range []string{
-		"java-platform carries 980 req/s within p99<=300ms (confirmations served 975–982 req/s); 1000 req/s failed: p99 412ms > 300ms.",
+		"java-platform carries 980 req/s within p99<=300ms (confirmations served 975–982 req/s), bounded by its 200-thread pool (1000 allowed); 1000 req/s failed: p99 412ms > 300ms.",
 		"go carries 1960 req/s within p99<=300ms (confirmations served 1950–1950 req/s); 2020 req/s failed: errors 2% > 0.1%; the time budget (1m40s) ended",
 		"java-virtual: no rate confirmed within p99<=300ms; the load generator is the limit at 3200 req/s",
 	} {
 		if !strings.HasPrefix(tab.Sentences[i], want) {
 			t.Errorf("sentence %d:\n%s\nwant it to start\n%s", i, tab.Sentences[i], want)
 		}
+	}
+	// Well below its pool's bound, the pool is named but not blamed.
+	run.Targets[0].Capacity.Rate = 500
+	if s := capacity.Table(run).Sentences[0]; !strings.Contains(s, "500 req/s within p99<=300ms (confirmations served 975–982 req/s), below its 200-thread pool's bound (1000 allowed)") {
+		t.Errorf("sentence %q", s)
 	}
 	if capacity.Table(&bench.Run{Targets: []bench.TargetResult{{Target: "go"}}}) != nil {
 		t.Error("a run without a search has a capacity table")

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -93,7 +92,7 @@ func serviceTime(ss *scopeSubject, w bench.Workload) (seconds float64, what stri
 	}
 	var total, weight float64
 	for _, r := range reqs {
-		ms, found := durationParam(r)
+		ms, found := r.DurationParam()
 		stats, counted := namedStats(window.requests, r.Label())
 		if !found {
 			ms, found = fastest(stats, counted, len(reqs) == 1, first)
@@ -116,25 +115,6 @@ func serviceTime(ss *scopeSubject, w bench.Workload) (seconds float64, what stri
 		what = "mean service time"
 	}
 	return total / weight / 1000, what, true
-}
-
-// durationParam returns how long, in ms, a request's endpoint is asked to
-// take, when it has a duration parameter in milliseconds.
-func durationParam(r bench.Request) (float64, bool) {
-	e, ok := bench.LookupEndpoint(r.Endpoint)
-	if !ok {
-		return 0, false
-	}
-	p, ok := e.Param("duration")
-	if !ok || p.Unit != "ms" {
-		return 0, false
-	}
-	v := r.Params["duration"]
-	if v == "" {
-		v = p.Default
-	}
-	ms, err := strconv.ParseFloat(v, 64)
-	return ms, err == nil && ms > 0
 }
 
 // fastest is the fastest response to a request: its own figures', or the

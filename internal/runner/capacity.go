@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -26,17 +27,36 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 		}
 		defer restore()
 	}
+	startFrom := ""
+	if spec.Capacity.StartRate == 0 {
+		cfg.StartRate, startFrom = startRate(cfg, spec.Workload, *tr)
+	}
 	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, t: t, warmup: spec.Warmup}
 	res, err := capacity.Search(ctx, cfg, trials.attack)
 	if err != nil {
 		return fmt.Errorf("capacity search: %w", err)
 	}
 	tr.Capacity = res.Summary(cfg.Objective)
+	tr.Capacity.Start, tr.Capacity.StartFrom = cfg.StartRate, startFrom
 	if n := len(res.Confirmations); n > 0 {
 		total := tr.Stages[res.Confirmations[n-1].N].Stats
 		tr.Total = &total
 	}
 	return r.checkAlive(ctx, t)
+}
+
+// startRate is where a search given no start rate begins: at the target's
+// thread-pool bound when it has a pool and the workload's service time is
+// known (threads ÷ service time: the search then brackets in a few trials
+// around where the pool stops it), else at the default; and says which.
+func startRate(cfg capacity.Config, w bench.Workload, tr bench.TargetResult) (float64, string) {
+	threads, pooled := tr.PoolThreads()
+	bound, service, known := bench.PoolBound(threads, w)
+	if !pooled || !known {
+		return capacity.DefaultStartRate, ""
+	}
+	rate := math.Min(math.Max(math.Round(bound), capacity.DefaultMinRate), cfg.MaxRate)
+	return rate, fmt.Sprintf("its %d-thread pool's bound (%d threads ÷ %.3f s service time)", threads, threads, service)
 }
 
 // trialRunner runs a search's trials through the runner's Attacker.

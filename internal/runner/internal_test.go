@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
 )
 
 func TestSplitCPUs(t *testing.T) {
@@ -123,6 +124,37 @@ func TestWarmupProfileFraction(t *testing.T) {
 		st := got.Stages[0]
 		if len(got.Stages) != 1 || st.Rate != tt.rate || st.Concurrency != tt.clients || st.Ramp || st.Duration != longest || st.Name != warmupName {
 			t.Errorf("%s at %g: %+v, want rate %g, %d clients, held %s", tt.p.Model, tt.fraction, got.Stages, tt.rate, tt.clients, longest)
+		}
+	}
+}
+
+// A search given no start rate starts at a thread pool's bound where the
+// target has a pool and the workload's service time is known, within the
+// search's highest rate; elsewhere at the default.
+func TestCapacityStartRate(t *testing.T) {
+	t.Parallel()
+	heavy := bench.Workload{Requests: []bench.Request{{Endpoint: "heavy", Params: map[string]string{"duration": "200"}}}}
+	light := bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}
+	platform := bench.TargetResult{Settings: map[string]string{"javaThreadModel": "platform", "tomcatMaxThreads": "200"}}
+	virtual := bench.TargetResult{Settings: map[string]string{"javaThreadModel": "virtual", "tomcatMaxThreads": "200"}}
+	cfg := capacity.Config{MaxRate: 20000}
+	for _, tt := range []struct {
+		name string
+		w    bench.Workload
+		tr   bench.TargetResult
+		max  float64
+		rate float64
+		from string
+	}{
+		{"platform on heavy", heavy, platform, 20000, 1000, "its 200-thread pool's bound (200 threads ÷ 0.200 s service time)"},
+		{"under the highest rate", heavy, platform, 600, 600, "its 200-thread pool's bound (200 threads ÷ 0.200 s service time)"},
+		{"virtual threads", heavy, virtual, 20000, capacity.DefaultStartRate, ""},
+		{"no known service time", light, platform, 20000, capacity.DefaultStartRate, ""},
+	} {
+		cfg.MaxRate = tt.max
+		rate, from := startRate(cfg, tt.w, tt.tr)
+		if rate != tt.rate || from != tt.from {
+			t.Errorf("%s: %g, %q; want %g, %q", tt.name, rate, from, tt.rate, tt.from)
 		}
 	}
 }
