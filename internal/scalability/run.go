@@ -3,6 +3,7 @@ package scalability
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -26,10 +27,22 @@ func FitRun(run *bench.Run) []bench.ScalabilityFit {
 		if err != nil {
 			continue // not a sweep, or a target that failed early
 		}
-		fits = append(fits, m.Summary(tr.Key()))
+		f := m.Summary(tr.Key())
+		if threads, ok := tr.PoolThreads(); ok {
+			if bound, _, known := bench.PoolBound(threads, run.Spec.Workload); known && f.MaxThroughput > bound*(1+overshoot) {
+				f.Sentence = strings.TrimSuffix(f.Sentence, ".") + fmt.Sprintf(
+					"; the predicted maximum is %.0f%% above its %d-thread pool's %.0f req/s, which it cannot pass: a pool's hard ceiling is a step the smooth law rounds over.",
+					(f.MaxThroughput/bound-1)*100, threads, bound)
+			}
+		}
+		fits = append(fits, f)
 	}
 	return fits
 }
+
+// overshoot is how far a fit's predicted maximum may pass a known ceiling
+// before the sentence says so.
+const overshoot = 0.02
 
 // Summary is the fit as a report shows it; an unbounded peak or maximum
 // is written as 0, which JSON can carry.

@@ -36,6 +36,17 @@ func TestFitRun(t *testing.T) {
 	if g := fits[1]; g.Peak != 0 || g.MaxThroughput != 0 || !strings.Contains(g.Sentence, "scales linearly") {
 		t.Errorf("go %+v", g)
 	}
+	// A fit whose maximum passes the target's thread pool's bound says so:
+	// 10 threads ÷ 0.1 s = 100 req/s, far under the fitted maximum.
+	run.Spec.Workload = bench.Workload{Requests: []bench.Request{{Endpoint: "heavy", Params: map[string]string{"duration": "100"}}}}
+	run.Targets[0].Settings = map[string]string{"javaThreadModel": "platform", "tomcatMaxThreads": "10"}
+	if jp := scalability.FitRun(run)[0]; !strings.Contains(jp.Sentence, "above its 10-thread pool's 100 req/s, which it cannot pass") {
+		t.Errorf("sentence %q says nothing of the pool", jp.Sentence)
+	}
+	run.Targets[0].Settings["tomcatMaxThreads"] = "1000"
+	if jp := scalability.FitRun(run)[0]; strings.Contains(jp.Sentence, "pool") {
+		t.Errorf("sentence %q names a pool the fit stays under", jp.Sentence)
+	}
 	run.Spec.Profile.Model = bench.ModelOpen
 	if fits := scalability.FitRun(run); fits != nil {
 		t.Errorf("an open-model run has fits %+v", fits)
