@@ -39,9 +39,11 @@ func TestExecute_WarmupUntilSteady(t *testing.T) {
 	tr := got.Target("go")
 	ws := tr.WarmupSteady
 	// A Go server answering light requests is steady from its first
-	// seconds: the warm-up ends once the window fills, well before 15 s.
-	if ws == nil || !ws.Steady || ws.Seconds < 5 || ws.Seconds > 9 {
-		t.Fatalf("warm-up until steady = %+v, want steady after 5 to 9 s", ws)
+	// seconds: the warm-up ends once the window fills, well before 15 s
+	// (a second or three later on a loaded host, whose noise a window must
+	// outlast).
+	if ws == nil || !ws.Steady || ws.Seconds < 5 || ws.Seconds > 12 {
+		t.Fatalf("warm-up until steady = %+v, want steady after 5 to 12 s", ws)
 	}
 	if tr.Warmup == nil || !tr.Warmup.Warmup || tr.Warmup.StartOffset.D() > -5*time.Second || tr.Warmup.Concurrency != 4 {
 		t.Errorf("warm-up stage = %+v, want one kept apart, at 4 clients, 5 s or more before the profile", tr.Warmup)
