@@ -185,6 +185,38 @@ func TestSpecFlags(t *testing.T) {
 	}
 }
 
+// The warm-up a run's flags end in, once prepared: until steady unless a
+// duration or a rate makes it fixed; a share of the load only until steady.
+func TestWarmupFlagsPrepared(t *testing.T) {
+	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}}
+	for _, tt := range []struct {
+		args []string
+		want bench.Warmup
+	}{
+		{nil, bench.Warmup{UntilSteady: true, MaxDuration: bench.DefaultWarmupMaxDuration, Window: bench.DefaultWarmupWindow}},
+		{[]string{"--warmup-fraction", "0.5", "--warmup-max", "1m"}, bench.Warmup{UntilSteady: true, MaxDuration: secs(60), Window: bench.DefaultWarmupWindow, Fraction: 0.5}},
+		{[]string{"--warmup-rate", "20"}, bench.Warmup{Duration: bench.DefaultWarmupDuration, Rate: 20}},
+		{[]string{"--warmup", "3s"}, bench.Warmup{Duration: secs(3), Rate: bench.DefaultWarmupRate}},
+		{[]string{"--no-warmup"}, bench.Warmup{Disabled: true}},
+	} {
+		spec, err := parseSpec(t, tt.args...)
+		if err == nil {
+			err = bench.Prepare(&spec, catalog)
+		}
+		if err != nil || spec.Warmup != tt.want {
+			t.Errorf("%v: %+v, %v; want %+v", tt.args, spec.Warmup, err, tt.want)
+		}
+	}
+	spec, err := parseSpec(t, "--warmup", "3s", "--warmup-fraction", "0.5")
+	if err == nil {
+		err = bench.Prepare(&spec, catalog)
+	}
+	var e *bench.Error
+	if !errors.As(err, &e) || e.Field != "warmup.fraction" {
+		t.Errorf("a share of a fixed warm-up: %v, want an error naming warmup.fraction", err)
+	}
+}
+
 func TestSpecFlagsErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
