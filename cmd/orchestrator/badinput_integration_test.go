@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	wire "github.com/threadbench/threadbench/api"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 
-	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -79,9 +79,9 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 					spec[k] = v
 				}
 				resp, body := api.do("POST", "/runs", spec)
-				var p httpapi.Problem
+				var p wire.Problem
 				_ = json.Unmarshal(body, &p)
-				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != httpapi.ProblemContentType || p.Field != tc.field {
+				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != wire.ProblemContentType || p.Field != tc.field {
 					t.Errorf("%d %s %s; want 400 problem+json naming %s", resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.field)
 				}
 				if got := managedContainers(t); !slices.Equal(got, before) {
@@ -93,13 +93,13 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 			spec := shortSpec("evil")
 			spec["java"] = map[string]any{"baseImage": "127.0.0.1:5999/evil/jre:1"}
 			resp, body := api.do("POST", "/runs", spec)
-			var p httpapi.Problem
+			var p wire.Problem
 			_ = json.Unmarshal(body, &p)
 			if resp.StatusCode != http.StatusBadRequest || p.Field != "java.baseImage" {
 				t.Errorf("%d %s; want 400 naming java.baseImage", resp.StatusCode, body)
 			}
 		})
-		var page httpapi.RunList
+		var page wire.RunList
 		api.getJSON("/runs", &page)
 		if len(page.Runs) != 0 {
 			t.Errorf("bad specs left %d runs in the history", len(page.Runs))

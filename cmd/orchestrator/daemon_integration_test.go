@@ -15,7 +15,6 @@ import (
 
 	"github.com/threadbench/threadbench/api"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
 )
@@ -137,7 +136,7 @@ func eventNames(events []sseEvent) []string {
 // document with stages and per-second buckets.
 func checkHistory(t *testing.T, a apiClient, first, second string) {
 	t.Helper()
-	var list httpapi.RunList
+	var list api.RunList
 	a.getJSON("/runs", &list)
 	var ids []string
 	for _, r := range list.Runs {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/threadbench/threadbench/api"
 	"io"
 	"strings"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -78,7 +78,7 @@ func writeRunPage(w io.Writer, runs []bench.RunSummary, next string) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(httpapi.RunList{Runs: runs, NextCursor: next})
+	return enc.Encode(api.RunList{Runs: runs, NextCursor: next})
 }
 
 // parseFilter turns the list flags into a filter, refusing bad values.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/threadbench/threadbench/api"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/httpapi"
 )
 
 // Client is a daemon's API client.
@@ -139,7 +139,7 @@ func (c *Client) FindRunSummaries(ctx context.Context, f bench.RunFilter) ([]ben
 	if f.Until != nil {
 		q.Set("until", f.Until.Format(time.RFC3339))
 	}
-	var page httpapi.RunList
+	var page api.RunList
 	err := c.do(ctx, http.MethodGet, "/runs?"+q.Encode(), nil, &page)
 	return page.Runs, page.NextCursor, err
 }
@@ -207,7 +207,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 // problemError turns a daemon's problem+json answer back into a domain error
 // with the code its status stands for (the server's own table).
 func problemError(resp *http.Response) error {
-	var p httpapi.Problem
+	var p api.Problem
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if json.Unmarshal(b, &p) != nil || p.Detail == "" {
 		p.Detail = fmt.Sprintf("daemon answered %s", resp.Status)
@@ -215,7 +215,7 @@ func problemError(resp *http.Response) error {
 	p.Status = resp.StatusCode
 	if resp.StatusCode == http.StatusServiceUnavailable {
 		err := p.Err()
-		err.RetryAfter = httpapi.ParseRetryAfter(resp.Header.Get("Retry-After"))
+		err.RetryAfter = api.ParseRetryAfter(resp.Header.Get("Retry-After"))
 		return err
 	}
 	if resp.StatusCode == http.StatusUnauthorized {

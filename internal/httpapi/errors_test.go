@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"errors"
+	"github.com/threadbench/threadbench/api"
 	"net/http"
 	"strings"
 	"testing"
@@ -236,7 +237,7 @@ func TestProblemErr(t *testing.T) {
 		{400, bench.EINVALID}, {404, bench.ENOTFOUND}, {409, bench.ECONFLICT},
 		{413, bench.ETOOLARGE}, {503, bench.EUNAVAILABLE}, {500, bench.EINTERNAL}, {502, bench.EINTERNAL},
 	} {
-		got := httpapi.Problem{Status: tt.status, Detail: "d", Field: "f"}.Err()
+		got := api.Problem{Status: tt.status, Detail: "d", Field: "f"}.Err()
 		if got.Code != tt.code || got.Field != "f" || got.Message != "d" {
 			t.Errorf("status %d: Err() = %+v, want code %q", tt.status, got, tt.code)
 		}

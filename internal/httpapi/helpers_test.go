@@ -129,15 +129,15 @@ func (e *env) send(t *testing.T, req *http.Request) response {
 }
 
 // problem checks that resp is a problem document with the status and returns it.
-func problem(t *testing.T, resp response, status int) httpapi.Problem {
+func problem(t *testing.T, resp response, status int) api.Problem {
 	t.Helper()
 	if got, want := resp.StatusCode, status; got != want {
 		t.Fatalf("status = %d, want %d; body %s", got, want, resp.body)
 	}
-	if got, want := resp.Header.Get("Content-Type"), httpapi.ProblemContentType; got != want {
+	if got, want := resp.Header.Get("Content-Type"), api.ProblemContentType; got != want {
 		t.Fatalf("Content-Type = %q, want %q", got, want)
 	}
-	var p httpapi.Problem
+	var p api.Problem
 	if err := json.Unmarshal(resp.body, &p); err != nil {
 		t.Fatalf("decoding problem %s: %v", resp.body, err)
 	}

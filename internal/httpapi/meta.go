@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/threadbench/threadbench/api"
 	"net/http"
 	"regexp"
 	"slices"
@@ -72,7 +73,7 @@ func servedDocument(spec []byte, v Served) []byte {
 }
 
 func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, r, http.StatusOK, Health{Status: "ok", QueueLength: s.cfg.Runs.QueueLength()})
+	s.writeJSON(w, r, http.StatusOK, api.Health{Status: "ok", QueueLength: s.cfg.Runs.QueueLength()})
 }
 
 // getMetrics serves the daemon's own metrics. promhttp reports gathering
@@ -86,7 +87,7 @@ func (s *Server) listTargets(w http.ResponseWriter, r *http.Request) {
 	if targets == nil {
 		targets = []bench.TargetInfo{}
 	}
-	s.writeJSON(w, r, http.StatusOK, TargetList{Targets: targets})
+	s.writeJSON(w, r, http.StatusOK, api.TargetList{Targets: targets})
 }
 
 func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
@@ -94,5 +95,5 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
 	if profiles == nil {
 		profiles = []bench.Profile{}
 	}
-	s.writeJSON(w, r, http.StatusOK, ProfileList{Profiles: profiles})
+	s.writeJSON(w, r, http.StatusOK, api.ProfileList{Profiles: profiles})
 }

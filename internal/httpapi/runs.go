@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"github.com/threadbench/threadbench/api"
 	"net/http"
 	"net/url"
 	"slices"
@@ -45,7 +46,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	if runs == nil {
 		runs = []bench.RunSummary{}
 	}
-	s.writeJSON(w, r, http.StatusOK, RunList{Runs: runs, NextCursor: next})
+	s.writeJSON(w, r, http.StatusOK, api.RunList{Runs: runs, NextCursor: next})
 }
 
 // runFilter reads GET /runs's query. The spec has checked it already; the
@@ -235,5 +236,5 @@ func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
 	if series == nil {
 		series = []bench.Series{}
 	}
-	s.writeJSON(w, r, http.StatusOK, SeriesList{Series: series})
+	s.writeJSON(w, r, http.StatusOK, api.SeriesList{Series: series})
 }

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"github.com/threadbench/threadbench/api"
 	"net/http"
 	"reflect"
 	"testing"
@@ -120,7 +121,7 @@ func TestListRuns(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("filter = %+v, want %+v", got, want)
 	}
-	list := decode[httpapi.RunList](t, resp)
+	list := decode[api.RunList](t, resp)
 	if len(list.Runs) != 2 || list.Runs[0].ID != "r2" || list.NextCursor != "1777636800000000002.r2" {
 		t.Errorf("list = %d runs, first %q, next %q; want 2, r2, 1777636800000000002.r2", len(list.Runs), list.Runs[0].ID, list.NextCursor)
 	}
@@ -204,7 +205,7 @@ func TestGetSeries(t *testing.T) {
 	if want := []string{"go_goroutines", "process_cpu_seconds_total"}; !reflect.DeepEqual(gotNames, want) {
 		t.Errorf("names = %q, want %q", gotNames, want)
 	}
-	if list := decode[httpapi.SeriesList](t, resp); len(list.Series) != 1 || len(list.Series[0].Points) != 2 {
+	if list := decode[api.SeriesList](t, resp); len(list.Series) != 1 || len(list.Series[0].Points) != 2 {
 		t.Errorf("series = %+v", list.Series)
 	}
 }

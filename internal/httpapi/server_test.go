@@ -130,7 +130,7 @@ func TestHealth(t *testing.T) {
 	req := e.newRequest(t, "GET", "/healthz", "")
 	resp := e.send(t, req)
 	conforms(t, req, resp)
-	if got, want := decode[httpapi.Health](t, resp), (httpapi.Health{Status: "ok", QueueLength: 3}); got != want {
+	if got, want := decode[api.Health](t, resp), (api.Health{Status: "ok", QueueLength: 3}); got != want {
 		t.Errorf("health = %+v, want %+v", got, want)
 	}
 }
@@ -141,7 +141,7 @@ func TestCatalog(t *testing.T) {
 		req := e.newRequest(t, "GET", "/targets", "")
 		resp := e.send(t, req)
 		conforms(t, req, resp)
-		got := decode[httpapi.TargetList](t, resp)
+		got := decode[api.TargetList](t, resp)
 		if len(got.Targets) != 1 || !reflect.DeepEqual(got.Targets[0], e.cfg.Targets[0]) {
 			t.Errorf("targets = %+v, want %+v", got.Targets, e.cfg.Targets)
 		}
@@ -150,7 +150,7 @@ func TestCatalog(t *testing.T) {
 		req := e.newRequest(t, "GET", "/profiles", "")
 		resp := e.send(t, req)
 		conforms(t, req, resp)
-		got := decode[httpapi.ProfileList](t, resp)
+		got := decode[api.ProfileList](t, resp)
 		if len(got.Profiles) != 1 || got.Profiles[0].Name != "smoke" || got.Profiles[0].Stages[0].Rate != 50 {
 			t.Errorf("profiles = %+v, want %+v", got.Profiles, e.cfg.Profiles)
 		}

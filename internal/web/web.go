@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"errors"
+	"github.com/threadbench/threadbench/api"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/httpapi"
 )
 
 // Store is the run history the pages read (and never write).
@@ -195,7 +195,7 @@ type errorView struct {
 // (httpapi's table). Errors without a code are logged and shown as
 // "internal error", never their text.
 func (p *Pages) writeErrorPart(w http.ResponseWriter, r *http.Request, err error) {
-	status := httpapi.StatusForCode(bench.ErrorCode(err))
+	status := api.StatusForCode(bench.ErrorCode(err))
 	view := errorView{Status: status, Title: http.StatusText(status), Detail: bench.ErrorMessage(err)}
 	var be *bench.Error
 	if errors.As(err, &be) {

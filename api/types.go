@@ -1,4 +1,4 @@
-package httpapi
+package api
 
 import "github.com/threadbench/threadbench/internal/bench"
 
