@@ -210,7 +210,7 @@ func checkCapacity(spec *RunSpec, cat Catalog) error {
 // (Tomcat's on platform threads); false for a thread per request (virtual
 // threads, goroutines) or a target that did not say.
 func (t TargetResult) PoolThreads() (int, bool) {
-	if t.Settings["javaThreadModel"] != "platform" {
+	if t.Settings["javaThreadModel"] != ThreadModelPlatform {
 		return 0, false
 	}
 	n, err := strconv.Atoi(t.Settings["tomcatMaxThreads"])

@@ -13,6 +13,14 @@ const (
 	TargetJavaVirtual  = "java-virtual"
 )
 
+// Thread models: what a target runs each request on, as TargetInfo's
+// ThreadModel, a target's /info and its recorded settings name them.
+const (
+	ThreadModelGoroutines = "goroutines"
+	ThreadModelPlatform   = "platform"
+	ThreadModelVirtual    = "virtual"
+)
+
 // Thread kinds: what runs a target's requests and work. Resource figures
 // are keyed by them, so a new runtime adds rows, not fields.
 const (

@@ -85,7 +85,7 @@ func poolOf(s *subject) int {
 	if !recorded && bench.ParseTargetRef(t.Target).Name != bench.TargetJavaPlatform {
 		return 0
 	}
-	if recorded && model != "platform" {
+	if recorded && model != bench.ThreadModelPlatform {
 		return 0
 	}
 	if n, err := strconv.Atoi(t.Settings["tomcatMaxThreads"]); err == nil && n > 0 {

@@ -8,13 +8,6 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// Thread models, as bench.TargetInfo names them.
-const (
-	ThreadModelGoroutines = "goroutines"
-	ThreadModelPlatform   = "platform"
-	ThreadModelVirtual    = "virtual"
-)
-
 // HealthPath is the readiness endpoint every target serves (targets/CONTRACT.md).
 const HealthPath = "/health"
 
@@ -31,7 +24,7 @@ type Variant struct {
 // serve targets/CONTRACT.md, and its contract tests).
 type Entry struct {
 	Name        string
-	ThreadModel string // ThreadModelGoroutines, ThreadModelPlatform, ThreadModelVirtual
+	ThreadModel string // bench.ThreadModelGoroutines, bench.ThreadModelPlatform, bench.ThreadModelVirtual
 	Description string
 	// Source is the directory, relative to the repository root, the image
 	// is built from; Recipe says how, and how the target is launched.
@@ -163,7 +156,7 @@ var (
 		// Requests in flight on virtual threads, each holding one, parked or
 		// not; Micrometer's live count leaves parked ones out.
 		{Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{
-			{Name: "threadbench_inflight_requests", Label: "thread", Value: "virtual"},
+			{Name: "threadbench_inflight_requests", Label: "thread", Value: bench.ThreadVirtual},
 			{Name: "jvm_threads_virtual_live_threads"},
 		}},
 	}
@@ -191,7 +184,7 @@ var javaVariant = Variant{Name: "jdk", Values: []string{"25", "21"}, Default: "2
 func GoEntry() Entry {
 	return Entry{
 		Name:        bench.TargetGo,
-		ThreadModel: ThreadModelGoroutines,
+		ThreadModel: bench.ThreadModelGoroutines,
 		Description: "Go net/http server, one goroutine per request",
 		Source:      "targets/go",
 		Recipe:      GoBinary{},
@@ -227,8 +220,8 @@ func javaEntry(name, model, description string) Entry {
 func DefaultCatalog() *Catalog {
 	return NewCatalog(
 		GoEntry(),
-		javaEntry(bench.TargetJavaPlatform, ThreadModelPlatform, "Spring Boot on Tomcat, a bounded pool of platform threads"),
-		javaEntry(bench.TargetJavaVirtual, ThreadModelVirtual, "the same Spring Boot jar, one virtual thread per request"),
+		javaEntry(bench.TargetJavaPlatform, bench.ThreadModelPlatform, "Spring Boot on Tomcat, a bounded pool of platform threads"),
+		javaEntry(bench.TargetJavaVirtual, bench.ThreadModelVirtual, "the same Spring Boot jar, one virtual thread per request"),
 	)
 }
 

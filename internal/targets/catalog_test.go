@@ -14,9 +14,9 @@ func TestLookup(t *testing.T) {
 		for _, tc := range []struct {
 			ref, name, runtime, threadModel, metricsPath, source string
 		}{
-			{bench.TargetGo, bench.TargetGo, "go", targets.ThreadModelGoroutines, "/metrics", "targets/go"},
-			{bench.TargetJavaPlatform, bench.TargetJavaPlatform, "java", targets.ThreadModelPlatform, "/actuator/prometheus", "targets/java"},
-			{bench.TargetJavaVirtual + "@25", bench.TargetJavaVirtual, "java", targets.ThreadModelVirtual, "/actuator/prometheus", "targets/java"},
+			{bench.TargetGo, bench.TargetGo, "go", bench.ThreadModelGoroutines, "/metrics", "targets/go"},
+			{bench.TargetJavaPlatform, bench.TargetJavaPlatform, "java", bench.ThreadModelPlatform, "/actuator/prometheus", "targets/java"},
+			{bench.TargetJavaVirtual + "@25", bench.TargetJavaVirtual, "java", bench.ThreadModelVirtual, "/actuator/prometheus", "targets/java"},
 		} {
 			e, err := c.Lookup(tc.ref)
 			if err != nil {

@@ -119,7 +119,7 @@ func (in *Instance) Check(ctx context.Context) error {
 func ContractOptions(entry Entry, name string) contracttest.Options {
 	opts := contracttest.Options{Target: name, MetricsPath: entry.MetricsPath}
 	if entry.Recipe.Runtime() == "java" {
-		virtual := entry.ThreadModel == ThreadModelVirtual
+		virtual := entry.ThreadModel == bench.ThreadModelVirtual
 		opts.Virtual = &virtual
 	}
 	return opts

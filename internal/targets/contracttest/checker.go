@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/threadbench/threadbench/internal/bench"
 	"io"
 	"mime"
 	"net/http"
@@ -331,11 +332,11 @@ func (c *checker) metrics(ctx context.Context) error {
 // inflightGauge checks the gauge of requests in flight, labelled by what
 // runs their handlers: goroutine for Go, platform or virtual for Java.
 func (c *checker) inflightGauge(path string, families map[string]*dto.MetricFamily) error {
-	want := "goroutine"
+	want := bench.ThreadGoroutine
 	if c.opts.Virtual != nil {
-		want = "platform"
+		want = bench.ThreadPlatform
 		if *c.opts.Virtual {
-			want = "virtual"
+			want = bench.ThreadVirtual
 		}
 	}
 	family := families[inflightGauge]

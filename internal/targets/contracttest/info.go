@@ -4,15 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/threadbench/threadbench/internal/bench"
 	"net/http"
 	"strings"
-)
-
-// Thread models as /info reports them.
-const (
-	threadModelGo       = "goroutines"
-	threadModelPlatform = "platform"
-	threadModelVirtual  = "virtual"
 )
 
 // The knobs /info must report, by runtime: the settings that change what a
@@ -40,11 +34,11 @@ type infoResponse struct {
 func (c *checker) threadModel() string {
 	switch {
 	case c.opts.Virtual == nil:
-		return threadModelGo
+		return bench.ThreadModelGoroutines
 	case *c.opts.Virtual:
-		return threadModelVirtual
+		return bench.ThreadModelVirtual
 	}
-	return threadModelPlatform
+	return bench.ThreadModelPlatform
 }
 
 // knobs are the knob names the target should report.
