@@ -139,6 +139,9 @@ func (s *search) find(ctx context.Context) (*Result, error) {
 		}
 		var confirms []Step
 		confirms, err = s.confirm(ctx, lo)
+		if partial := passedSome(confirms, err); partial != nil {
+			return partial(s, lo, hi), nil
+		}
 		if err != nil {
 			break
 		}
@@ -161,6 +164,24 @@ func (s *search) find(ctx context.Context) (*Result, error) {
 		res.Reason += fmt.Sprintf(" (%.0f req/s passed a short trial, unconfirmed)", lo.Rate)
 	}
 	return res, nil
+}
+
+// passedSome returns how to answer when the budget ended the confirmations
+// at a rate after some ran and every one of them passed: that rate is the
+// answer (the rate that passed every confirmation run), and the reason
+// says how many of those asked for ran. Nil otherwise.
+func passedSome(confirms []Step, err error) func(*search, *Step, *Step) *Result {
+	var st *stopped
+	if len(confirms) == 0 || !errors.As(err, &st) || st.stop != StopBudget || !confirms[len(confirms)-1].Pass {
+		return nil
+	}
+	return func(s *search, lo, hi *Step) *Result {
+		res := s.answer(lo.Rate, confirms, hi)
+		res.Stop = StopBudget
+		res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, each of which passed",
+			s.cfg.Budget, len(confirms), s.cfg.Confirmations, lo.Rate)
+		return res
+	}
 }
 
 // answer builds the result of a search whose lower edge rate held (0 when
@@ -258,12 +279,12 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 }
 
 // confirm runs the full-length trials at lo, stopping at the first that
-// fails; it returns those it ran.
+// fails; it returns those it ran, also when the budget ends them early.
 func (s *search) confirm(ctx context.Context, lo *Step) ([]Step, error) {
 	var confirms []Step
 	for range s.cfg.Confirmations {
 		if s.left() < s.cfg.ConfirmDuration {
-			return nil, &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out before the confirmations", s.cfg.Budget)}
+			return confirms, &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out before the confirmations", s.cfg.Budget)}
 		}
 		step, err := s.trial(ctx, Trial{Phase: PhaseConfirm, Rate: lo.Rate, Duration: s.cfg.ConfirmDuration})
 		if err != nil {

@@ -3,6 +3,7 @@ package capacity_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -346,9 +347,10 @@ func TestSearchTrialError(t *testing.T) {
 	}
 }
 
-// A confirmation that fails when the budget has no room for another round
-// leaves no answer, and says what passed short trials.
-func TestSearchBudgetBeforeConfirmation(t *testing.T) {
+// A confirmation that fails when the budget has no room for a whole round
+// below it: the rate below is confirmed as far as the budget goes, every
+// confirmation that ran passing, and the answer says how far it went.
+func TestSearchBudgetDuringConfirmation(t *testing.T) {
 	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
 		if tr.Phase == capacity.PhaseConfirm {
 			return 0.5 // the long trials see half the capacity
@@ -361,8 +363,41 @@ func TestSearchBudgetBeforeConfirmation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stop != capacity.StopBudget || res.Rate != 0 || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
-		t.Fatalf("stop %s rate %.0f failed %+v, want budget with the failed confirmation above", res.Stop, res.Rate, res.Failed)
+	halfEdge := (&server{capacity: 500, service: srv.service}).edge(300, capacity.DefaultConfirmDuration)
+	if res.Stop != capacity.StopBudget || res.Rate == 0 || res.Rate > halfEdge || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
+		t.Fatalf("stop %s rate %.0f failed %+v, want budget, an answer under the long trials' edge %.0f, the failed confirmation above", res.Stop, res.Rate, res.Failed, halfEdge)
+	}
+	n := len(res.Confirmations)
+	if n == 0 || n >= capacity.DefaultConfirmations {
+		t.Fatalf("%d confirmations, want some but fewer than asked", n)
+	}
+	for _, c := range res.Confirmations {
+		if !c.Pass || c.Rate != res.Rate {
+			t.Errorf("confirmation %+v: want every one run at the answer passed", c)
+		}
+	}
+	if want := fmt.Sprintf("the time budget (1m20s) ran out after %d of 3 confirmations at %.0f req/s, each of which passed", n, res.Rate); res.Reason != want {
+		t.Errorf("reason %q, want %q", res.Reason, want)
+	}
+}
+
+// When every confirmation fails until the budget ends, there is no
+// answer, and the reason says what passed short trials only.
+func TestSearchBudgetBeforeConfirmation(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
+		if tr.Phase == capacity.PhaseConfirm {
+			return 0.01 // the long trials see next to nothing
+		}
+		return 1
+	}}
+	cfg := srv.config("p99<=300ms", t)
+	cfg.Budget = 80 * time.Second
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != capacity.StopBudget || res.Rate != 0 || len(res.Confirmations) != 0 {
+		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and no answer", res.Stop, res.Rate, res.Confirmations)
 	}
 	if want := "the time budget (1m20s) ran out before the confirmations ("; !strings.HasPrefix(res.Reason, want) ||
 		!strings.HasSuffix(res.Reason, "req/s passed a short trial, unconfirmed)") {
