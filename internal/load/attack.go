@@ -95,9 +95,10 @@ type attack struct {
 	wire    *wire
 	began   time.Time
 	timeout time.Duration
-	workers int       // open model
+	workers int       // open model: the most workers (connections) it may use
 	clients int       // closed model
-	pool    []*worker // workers, then clients, made before the clock starts
+	pool    []*worker // the closed model's clients, made before the clock starts
+	open    *openPool // the open model's workers, made before the clock starts
 	seeded  uint64    // workers made, for their think-time seeds
 	wg      sync.WaitGroup
 }
@@ -119,7 +120,10 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	}
 	a.client = client
 	a.ctx, a.cancel = context.WithCancel(ctx)
-	for range a.workers + a.clients {
+	if a.workers > 0 {
+		a.open = newOpenPool(a, a.workers)
+	}
+	for range a.clients {
 		a.pool = append(a.pool, a.newWorker())
 	}
 	a.began = time.Now()
@@ -198,15 +202,15 @@ func maxConcurrency(p bench.Profile) int {
 // since is the attack clock.
 func (a *attack) since() time.Duration { return time.Since(a.began) }
 
-// start starts the workers and clients.
+// start starts the open model's pacer, which starts workers as it needs
+// them, and the closed model's clients.
 func (a *attack) start() {
-	var claims, sends claimCounter
+	if a.open != nil {
+		a.wg.Go(func() { a.pace(a.open) })
+	}
+	var sends claimCounter
 	for i, w := range a.pool {
-		if i < a.workers {
-			a.wg.Go(func() { w.openWorker(&claims) })
-		} else {
-			a.wg.Go(func() { w.closedClient(i-a.workers, &sends) })
-		}
+		a.wg.Go(func() { w.closedClient(i, &sends) })
 	}
 }
 

@@ -32,6 +32,13 @@ func MaxConnections() int {
 // dialTimeout bounds the TCP handshake with a target.
 const dialTimeout = 10 * time.Second
 
+// maxIdle is how long a connection may sit unused before it is closed:
+// below the keep-alive timeouts of the targets (Tomcat's 60 s, the Go
+// target's 2 min), so that the rarely used connections at the bottom of
+// the LIFO pool are closed by us, not under a request by the target; and
+// the connections a burst opened go once it is over.
+const maxIdle = 30 * time.Second
+
 // maxResponseBody bounds what one response may carry; a target's answers
 // are a few hundred bytes.
 const maxResponseBody = 16 << 20
@@ -114,9 +121,10 @@ func (c *countingConn) Close() error {
 // sends 0.59x (scripts/bench.sh). Keep-alive connections, at most conns
 // of them: each worker holds at most one at a time, so a request never
 // waits for a connection another worker owns and never opens an extra
-// one. No retries (a failure is measured, not hidden), no redirects, no
-// compression, so that bytes are what the target wrote; HTTP/1.1, as wrk
-// speaks it.
+// one. The connection back last is the next one used (LIFO), so that a
+// steady rate keeps only the few connections it needs busy. No retries (a
+// failure is measured, not hidden), no redirects, no compression, so that
+// bytes are what the target wrote; HTTP/1.1, as wrk speaks it.
 func newClient(baseURL string, conns int, timeout time.Duration, w *wire) (*fasthttp.HostClient, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -127,9 +135,10 @@ func newClient(baseURL string, conns int, timeout time.Duration, w *wire) (*fast
 		Dial:                      w.dial,
 		MaxConns:                  conns,
 		MaxConnWaitTimeout:        timeout,
-		MaxIdleConnDuration:       90 * time.Second,
+		MaxIdleConnDuration:       maxIdle,
 		MaxIdemponentCallAttempts: 1,
 		MaxResponseBodySize:       maxResponseBody,
 		NoDefaultUserAgentHeader:  true,
+		ConnPoolStrategy:          fasthttp.LIFO,
 	}, nil
 }
