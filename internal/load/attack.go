@@ -119,6 +119,7 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 		return nil, err
 	}
 	a.client = client
+	a.wire.prime(client.Addr, a.workers) // before the clock, as the workers are made
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	if a.workers > 0 {
 		a.open = newOpenPool(a, a.workers)

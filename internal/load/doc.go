@@ -15,7 +15,7 @@
 // its recorder through a Session.
 //
 // The open model sends on a schedule (a piecewise-linear arrival rate) from
-// a bounded set of connections. One pacer walks the schedule and hands each
+// a bounded set of connections, opened before the clock starts. One pacer walks the schedule and hands each
 // request, at its time, to an idle worker (the one back last, so that a
 // steady rate keeps a few connections busy, not all of them in turn); when
 // every connection is busy the next request waits for one, and its latency

@@ -56,12 +56,84 @@ type wire struct {
 
 	mu     sync.Mutex
 	live   map[*countingConn]struct{}
+	primed []primedConn // opened ahead of need, the last first
 	closed bool
+}
+
+// primedConn is a connection opened before the attack needed it.
+type primedConn struct {
+	c      *countingConn
+	opened time.Time
 }
 
 func newWire() *wire { return &wire{live: map[*countingConn]struct{}{}} }
 
+// primeConcurrency is how many connections prime opens at once.
+const primeConcurrency = 16
+
+// prime opens n connections to addr ahead of need, for the next dials to
+// take. A rate that steps up then finds them open: opened under load, each
+// costs the generator and the target a handshake, an accept and a new
+// goroutine or thread at the moment both are busiest, so that requests
+// come back late, more connections are opened for the next ones, and a
+// step to 16,000 req/s was late by 20 ms and more at its start. Connections
+// that fail to open are left to be dialled when needed, and the first
+// failure ends priming: a target that refuses them refuses the attack's
+// own, which measures that.
+func (w *wire) prime(addr string, n int) {
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	next := make(chan struct{})
+	for range min(n, primeConcurrency) {
+		wg.Go(func() {
+			for range next {
+				if failed.Load() {
+					continue
+				}
+				c, err := w.open(addr)
+				if err != nil {
+					failed.Store(true)
+					continue
+				}
+				w.mu.Lock()
+				w.primed = append(w.primed, primedConn{c: c.(*countingConn), opened: time.Now()})
+				w.mu.Unlock()
+			}
+		})
+	}
+	for range n {
+		next <- struct{}{}
+	}
+	close(next)
+	wg.Wait()
+}
+
+// take returns a primed connection young enough that the target has not
+// closed it as idle, or nil; older ones it closes.
+func (w *wire) take() net.Conn {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for n := len(w.primed); n > 0 && !w.closed; n = len(w.primed) {
+		p := w.primed[n-1]
+		w.primed = w.primed[:n-1]
+		if time.Since(p.opened) < maxIdle {
+			return p.c
+		}
+		delete(w.live, p.c)
+		p.c.Conn.Close()
+	}
+	return nil
+}
+
 func (w *wire) dial(addr string) (net.Conn, error) {
+	if c := w.take(); c != nil {
+		return c, nil
+	}
+	return w.open(addr)
+}
+
+// open opens a new connection.
+func (w *wire) open(addr string) (net.Conn, error) {
 	c, err := net.DialTimeout("tcp", addr, dialTimeout)
 	if err != nil {
 		return nil, err
@@ -82,7 +154,7 @@ func (w *wire) closeAll() {
 	w.mu.Lock()
 	w.closed = true
 	live := w.live
-	w.live = map[*countingConn]struct{}{}
+	w.live, w.primed = map[*countingConn]struct{}{}, nil
 	w.mu.Unlock()
 	for c := range live {
 		c.Conn.Close()
