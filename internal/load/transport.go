@@ -71,8 +71,8 @@ func newWire() *wire { return &wire{live: map[*countingConn]struct{}{}} }
 // primeConcurrency is how many connections prime opens at once.
 const primeConcurrency = 16
 
-// prime opens n connections to addr ahead of need, for the next dials to
-// take. A rate that steps up then finds them open: opened under load, each
+// prime opens connections to addr ahead of need, n counting those primed
+// already, for the next dials to take. A rate that steps up then finds them open: opened under load, each
 // costs the generator and the target a handshake, an accept and a new
 // goroutine or thread at the moment both are busiest, so that requests
 // come back late, more connections are opened for the next ones, and a
@@ -81,6 +81,9 @@ const primeConcurrency = 16
 // failure ends priming: a target that refuses them refuses the attack's
 // own, which measures that.
 func (w *wire) prime(addr string, n int) {
+	w.mu.Lock()
+	n -= len(w.primed)
+	w.mu.Unlock()
 	var wg sync.WaitGroup
 	var failed atomic.Bool
 	next := make(chan struct{})
@@ -95,9 +98,7 @@ func (w *wire) prime(addr string, n int) {
 					failed.Store(true)
 					continue
 				}
-				w.mu.Lock()
-				w.primed = append(w.primed, primedConn{c: c.(*countingConn), opened: time.Now()})
-				w.mu.Unlock()
+				w.keep(c.(*countingConn))
 			}
 		})
 	}
@@ -106,6 +107,26 @@ func (w *wire) prime(addr string, n int) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// probe opens one connection to addr, keeps it primed and returns how long
+// its handshake took; 0 when it failed.
+func (w *wire) probe(addr string) time.Duration {
+	start := time.Now()
+	c, err := w.open(addr)
+	if err != nil {
+		return 0
+	}
+	rtt := time.Since(start)
+	w.keep(c.(*countingConn))
+	return rtt
+}
+
+// keep adds a connection to the primed ones.
+func (w *wire) keep(c *countingConn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.primed = append(w.primed, primedConn{c: c, opened: time.Now()})
 }
 
 // take returns a primed connection young enough that the target has not
