@@ -8,7 +8,9 @@
 #         each pinned to CPU 0 with the target on the last CPU (1 CPU, 1 GiB);
 #         req/s, p50s and each one's ratio to wrk.
 #   ceiling  the open model on one generator CPU at rising rates, 8 s each
-#         (one run per engine, a stage per rate): completions/s, drops, p99
+#         (one run per engine, a stage per rate; ours from 16,000 to 64,000
+#         req/s, finer near wrk's closed-model rate, since a one-CPU target
+#         holds no open rate above it): completions/s, drops, p99
 #         from the scheduled send time and the generator flag; each engine's
 #         open ceiling (its highest unflagged stage's completions/s) and its
 #         ratio to wrk's closed-model rate of the wrk part.
@@ -116,7 +118,7 @@ bench_ceiling() {
   echo "== open model on one generator CPU, /api/light, 8 s per rate (latency from the scheduled send time) =="
   for engine in threadbench vegeta; do
     local rates stages=()
-    if [ "$engine" = threadbench ]; then rates="16000 32000 48000 64000 72000 80000 96000"; else rates="4000 8000 12000 16000 24000 32000"; fi
+    if [ "$engine" = threadbench ]; then rates="16000 32000 40000 48000 56000 60000 64000"; else rates="4000 8000 12000 16000 24000 32000"; fi
     for rate in $rates; do stages+=("{name: r$rate, duration: 8s, rate: $rate}"); done
     run_orchestrator "$(profile "ceiling-$engine" open "${stages[@]}")" --load-engine "$engine"
     python3 - "$work/run.json" "$engine" "$wrk_rps" <<'PY'
