@@ -124,14 +124,15 @@ bench_ceiling() {
     python3 - "$work/run.json" "$engine" "$wrk_rps" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); t = r['targets'][0]; engine, wrk = sys.argv[2], float(sys.argv[3])
-print('%-11s %8s %12s %9s %9s %9s  %s' % ('engine', 'rate', 'completed/s', 'dropped', 'p50 ms', 'p99 ms', 'flags'))
+print('%-11s %8s %12s %9s %9s %9s %8s %7s  %s' % ('engine', 'rate', 'completed/s', 'dropped', 'p50 ms', 'p99 ms', 'gen CPU', 'conns', 'flags'))
 ceiling = 0.0
 for spec, s in zip(r['spec']['profile']['stages'], t['stages']):
-    st = s['stats']; flags = s.get('flags', [])
+    st = s['stats']; flags = s.get('flags', []); g = s.get('generator') or {}
     if not flags:
         ceiling = max(ceiling, st['throughput'])
-    print('%-11s %8.0f %12.0f %9d %9.2f %9.2f  %s' % (engine, spec['rate'], st['throughput'], st.get('dropped', 0),
-          st['latency']['p50'], st['latency']['p99'], '; '.join(f['kind'] + ': ' + f['reason'] for f in flags) or 'none'))
+    print('%-11s %8.0f %12.0f %9d %9.2f %9.2f %7.0f%% %7d  %s' % (engine, spec['rate'], st['throughput'], st.get('dropped', 0),
+          st['latency']['p50'], st['latency']['p99'], 100 * g.get('cpuShare', 0), g.get('connections', 0),
+          '; '.join(f['kind'] + ': ' + f['reason'] for f in flags) or 'none'))
 line = '%s open ceiling: %.0f req/s' % (engine, ceiling)
 if wrk > 0:
     line += ', %.3f of wrk closed (%.0f req/s)' % (ceiling / wrk, wrk)
