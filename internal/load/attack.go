@@ -95,9 +95,10 @@ type attack struct {
 	wire    *wire
 	began   time.Time
 	timeout time.Duration
-	workers int       // open model
+	workers int       // open model: the most workers (connections) it may use
 	clients int       // closed model
-	pool    []*worker // workers, then clients, made before the clock starts
+	pool    []*worker // the closed model's clients, made before the clock starts
+	open    *openPool // the open model's workers, made before the clock starts
 	seeded  uint64    // workers made, for their think-time seeds
 	wg      sync.WaitGroup
 }
@@ -109,17 +110,23 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	if a.timeout <= 0 {
 		a.timeout = bench.DefaultTimeout.D()
 	}
-	if sched.openEnd > 0 {
-		a.workers = e.openConnections(plan)
-	}
 	a.wire = newWire()
-	client, err := newClient(baseURL, a.workers+a.clients, a.timeout, a.wire)
+	client, err := newClient(baseURL, a.clients, a.timeout, a.wire)
 	if err != nil {
 		return nil, err
 	}
 	a.client = client
+	if sched.openEnd > 0 {
+		// Before the clock, as the workers are made.
+		a.workers = e.openConnections(plan, restLatency(a.wire.probe(client.Addr)))
+		client.MaxConns += a.workers
+		a.wire.prime(client.Addr, a.workers)
+	}
 	a.ctx, a.cancel = context.WithCancel(ctx)
-	for range a.workers + a.clients {
+	if a.workers > 0 {
+		a.open = newOpenPool(a, a.workers)
+	}
+	for range a.clients {
 		a.pool = append(a.pool, a.newWorker())
 	}
 	a.began = time.Now()
@@ -132,8 +139,9 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 
 // openConnections is how many workers the open model sends from: the
 // engine's setting, the plan's, or enough for the highest rate at the
-// slowest request's expected latency twice over, within MaxConnections.
-func (e *Engine) openConnections(plan bench.Plan) int {
+// slowest request's expected latency (rest beyond what it sleeps) twice
+// over, within MaxConnections.
+func (e *Engine) openConnections(plan bench.Plan, rest time.Duration) int {
 	switch {
 	case e.connections > 0:
 		return e.connections
@@ -144,8 +152,29 @@ func (e *Engine) openConnections(plan bench.Plan) int {
 	for _, st := range plan.Profile.Stages {
 		rate = max(rate, st.Rate)
 	}
-	need := rate * expectedLatency(plan.Workload).Seconds() * 2
+	need := rate * expectedLatency(plan.Workload, rest).Seconds() * 2
 	return min(max(int(need)+minConnections, minConnections), MaxConnections())
+}
+
+// Beyond what it sleeps, a request takes unmeasuredRest when the network
+// was not measured, else two handshake round trips and at least minRest.
+// The guess of 10 ms sized ~2,000 connections for 96,000 req/s of a local
+// target that answers in 0.2 ms: a backlog then handed the target all of
+// them at once, which it served slower than a few (the Go target on one
+// CPU, a busy machine: service time p99 35-125 ms with 1,184 connections,
+// 8-20 ms with 256), so that the backlog never cleared.
+const (
+	unmeasuredRest = 10 * time.Millisecond
+	minRest        = 2 * time.Millisecond
+)
+
+// restLatency is the rest of a request's latency on a network whose
+// handshake took rtt (0: not measured).
+func restLatency(rtt time.Duration) time.Duration {
+	if rtt <= 0 {
+		return unmeasuredRest
+	}
+	return max(minRest, 2*rtt)
 }
 
 // minConnections keep a fast open model off a stall's back: 64 requests
@@ -153,13 +182,13 @@ func (e *Engine) openConnections(plan bench.Plan) int {
 const minConnections = 64
 
 // expectedLatency guesses the slowest request's latency from its duration
-// parameter: what it sleeps plus 10 ms for the rest.
-func expectedLatency(w bench.Workload) time.Duration {
-	slowest := 10 * time.Millisecond
+// parameter: what it sleeps plus rest.
+func expectedLatency(w bench.Workload, rest time.Duration) time.Duration {
+	slowest := rest
 	for _, r := range w.Requests {
 		var ms int
 		if _, err := fmt.Sscan(r.Params["duration"], &ms); err == nil {
-			slowest = max(slowest, time.Duration(ms)*time.Millisecond+10*time.Millisecond)
+			slowest = max(slowest, time.Duration(ms)*time.Millisecond+rest)
 		}
 	}
 	return slowest
@@ -198,15 +227,15 @@ func maxConcurrency(p bench.Profile) int {
 // since is the attack clock.
 func (a *attack) since() time.Duration { return time.Since(a.began) }
 
-// start starts the workers and clients.
+// start starts the open model's pacer, which starts workers as it needs
+// them, and the closed model's clients.
 func (a *attack) start() {
-	var claims, sends claimCounter
+	if a.open != nil {
+		a.wg.Go(func() { a.pace(a.open) })
+	}
+	var sends claimCounter
 	for i, w := range a.pool {
-		if i < a.workers {
-			a.wg.Go(func() { w.openWorker(&claims) })
-		} else {
-			a.wg.Go(func() { w.closedClient(i-a.workers, &sends) })
-		}
+		a.wg.Go(func() { w.closedClient(i, &sends) })
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -367,5 +368,49 @@ func TestEngineBucketWidth(t *testing.T) {
 		if got := b.Stats.Elapsed.D(); got != 250*time.Millisecond {
 			t.Errorf("bucket %d elapsed %s", b.Second, got)
 		}
+	}
+}
+
+// The open model opens its connections before the clock starts, so that a
+// rate that steps up takes connections already open instead of opening
+// them under load: the target accepts every one before the first request,
+// and no more than the plan's.
+func TestOpenConnectionsArePrimed(t *testing.T) {
+	const conns = 8
+	var mu sync.Mutex
+	var accepted int
+	var firstRequest time.Time
+	var acceptedBefore int
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if firstRequest.IsZero() {
+			firstRequest, acceptedBefore = time.Now(), accepted
+		}
+		mu.Unlock()
+		_, _ = w.Write([]byte(body))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	plan := bench.Plan{
+		Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
+		Profile:  bench.Profile{Model: bench.ModelOpen, Connections: conns, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 20}, {Duration: sec(0.5), Rate: 400}}},
+		Warmup:   bench.Warmup{Disabled: true},
+	}
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d requests; %d connections accepted, %d before the first request", res.Total.Requests, accepted, acceptedBefore)
+	if acceptedBefore != conns || accepted != conns {
+		t.Errorf("%d connections accepted before the first request, %d in all; want all %d before", acceptedBefore, accepted, conns)
 	}
 }

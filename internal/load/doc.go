@@ -15,11 +15,12 @@
 // its recorder through a Session.
 //
 // The open model sends on a schedule (a piecewise-linear arrival rate) from
-// a bounded set of connections. Workers claim the schedule's requests in
-// order and send each at its time; when every connection is busy the next
-// request waits for one, and its latency runs from the time it should have
-// left (wrk2's correction for coordinated omission), with the service time
-// from the actual send kept beside it. A request later than its timeout by
+// a bounded set of connections, opened before the clock starts. One pacer walks the schedule and hands each
+// request, at its time, to an idle worker (the one back last, so that a
+// steady rate keeps a few connections busy, not all of them in turn); when
+// every connection is busy the next request waits for one, and its latency
+// runs from the time it should have left (wrk2's correction for coordinated
+// omission), with the service time from the actual send kept beside it. A request later than its timeout by
 // the time a connection frees is dropped and counted, like k6's dropped
 // iterations. The closed model keeps a fixed number of clients, each sending
 // its next request when the previous one answers.

@@ -44,7 +44,7 @@ func (e *Engine) NewSession(ctx context.Context, baseURL string, plan bench.Plan
 		a.timeout = bench.DefaultTimeout.D()
 	}
 	if sched.openEnd > 0 {
-		a.workers = e.openConnections(plan)
+		a.workers = e.openConnections(plan, unmeasuredRest)
 	}
 	conns := cfg.Connections
 	if conns <= 0 {

@@ -32,6 +32,13 @@ func MaxConnections() int {
 // dialTimeout bounds the TCP handshake with a target.
 const dialTimeout = 10 * time.Second
 
+// maxIdle is how long a connection may sit unused before it is closed:
+// below the keep-alive timeouts of the targets (Tomcat's 60 s, the Go
+// target's 2 min), so that the rarely used connections at the bottom of
+// the LIFO pool are closed by us, not under a request by the target; and
+// the connections a burst opened go once it is over.
+const maxIdle = 30 * time.Second
+
 // maxResponseBody bounds what one response may carry; a target's answers
 // are a few hundred bytes.
 const maxResponseBody = 16 << 20
@@ -49,12 +56,105 @@ type wire struct {
 
 	mu     sync.Mutex
 	live   map[*countingConn]struct{}
+	primed []primedConn // opened ahead of need, the last first
 	closed bool
+}
+
+// primedConn is a connection opened before the attack needed it.
+type primedConn struct {
+	c      *countingConn
+	opened time.Time
 }
 
 func newWire() *wire { return &wire{live: map[*countingConn]struct{}{}} }
 
+// primeConcurrency is how many connections prime opens at once.
+const primeConcurrency = 16
+
+// prime opens connections to addr ahead of need, n counting those primed
+// already, for the next dials to take. A rate that steps up then finds them open: opened under load, each
+// costs the generator and the target a handshake, an accept and a new
+// goroutine or thread at the moment both are busiest, so that requests
+// come back late, more connections are opened for the next ones, and a
+// step to 16,000 req/s was late by 20 ms and more at its start. Connections
+// that fail to open are left to be dialled when needed, and the first
+// failure ends priming: a target that refuses them refuses the attack's
+// own, which measures that.
+func (w *wire) prime(addr string, n int) {
+	w.mu.Lock()
+	n -= len(w.primed)
+	w.mu.Unlock()
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	next := make(chan struct{})
+	for range min(n, primeConcurrency) {
+		wg.Go(func() {
+			for range next {
+				if failed.Load() {
+					continue
+				}
+				c, err := w.open(addr)
+				if err != nil {
+					failed.Store(true)
+					continue
+				}
+				w.keep(c.(*countingConn))
+			}
+		})
+	}
+	for range n {
+		next <- struct{}{}
+	}
+	close(next)
+	wg.Wait()
+}
+
+// probe opens one connection to addr, keeps it primed and returns how long
+// its handshake took; 0 when it failed.
+func (w *wire) probe(addr string) time.Duration {
+	start := time.Now()
+	c, err := w.open(addr)
+	if err != nil {
+		return 0
+	}
+	rtt := time.Since(start)
+	w.keep(c.(*countingConn))
+	return rtt
+}
+
+// keep adds a connection to the primed ones.
+func (w *wire) keep(c *countingConn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.primed = append(w.primed, primedConn{c: c, opened: time.Now()})
+}
+
+// take returns a primed connection young enough that the target has not
+// closed it as idle, or nil; older ones it closes.
+func (w *wire) take() net.Conn {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for n := len(w.primed); n > 0 && !w.closed; n = len(w.primed) {
+		p := w.primed[n-1]
+		w.primed = w.primed[:n-1]
+		if time.Since(p.opened) < maxIdle {
+			return p.c
+		}
+		delete(w.live, p.c)
+		p.c.Conn.Close()
+	}
+	return nil
+}
+
 func (w *wire) dial(addr string) (net.Conn, error) {
+	if c := w.take(); c != nil {
+		return c, nil
+	}
+	return w.open(addr)
+}
+
+// open opens a new connection.
+func (w *wire) open(addr string) (net.Conn, error) {
 	c, err := net.DialTimeout("tcp", addr, dialTimeout)
 	if err != nil {
 		return nil, err
@@ -75,7 +175,7 @@ func (w *wire) closeAll() {
 	w.mu.Lock()
 	w.closed = true
 	live := w.live
-	w.live = map[*countingConn]struct{}{}
+	w.live, w.primed = map[*countingConn]struct{}{}, nil
 	w.mu.Unlock()
 	for c := range live {
 		c.Conn.Close()
@@ -114,9 +214,10 @@ func (c *countingConn) Close() error {
 // sends 0.59x (scripts/bench.sh). Keep-alive connections, at most conns
 // of them: each worker holds at most one at a time, so a request never
 // waits for a connection another worker owns and never opens an extra
-// one. No retries (a failure is measured, not hidden), no redirects, no
-// compression, so that bytes are what the target wrote; HTTP/1.1, as wrk
-// speaks it.
+// one. The connection back last is the next one used (LIFO), so that a
+// steady rate keeps only the few connections it needs busy. No retries (a
+// failure is measured, not hidden), no redirects, no compression, so that
+// bytes are what the target wrote; HTTP/1.1, as wrk speaks it.
 func newClient(baseURL string, conns int, timeout time.Duration, w *wire) (*fasthttp.HostClient, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -127,9 +228,10 @@ func newClient(baseURL string, conns int, timeout time.Duration, w *wire) (*fast
 		Dial:                      w.dial,
 		MaxConns:                  conns,
 		MaxConnWaitTimeout:        timeout,
-		MaxIdleConnDuration:       90 * time.Second,
+		MaxIdleConnDuration:       maxIdle,
 		MaxIdemponentCallAttempts: 1,
 		MaxResponseBodySize:       maxResponseBody,
 		NoDefaultUserAgentHeader:  true,
+		ConnPoolStrategy:          fasthttp.LIFO,
 	}, nil
 }

@@ -14,24 +14,22 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// waitSlack is how late a claim may be before the request counts as having
-// waited for a connection: a worker that just came free takes microseconds.
-const waitSlack = time.Millisecond
-
-// claimCounter hands out request numbers: the open model's place in the
-// schedule, the closed model's place in the mix.
+// claimCounter hands out request numbers: the closed model's place in the
+// mix.
 type claimCounter struct{ n atomic.Uint64 }
 
 func (c *claimCounter) next() uint64 { return c.n.Add(1) - 1 }
 
 // worker is what one sending goroutine owns: a reusable request per kind,
-// a response and a timer, so that the hot path allocates nothing of its own.
+// a response and a timer (or, in the open model, the channel the pacer
+// hands it requests on), so that the hot path allocates nothing of its own.
 type worker struct {
 	a     *attack
 	reqs  []*fasthttp.Request
 	resp  fasthttp.Response
 	timer *time.Timer
 	rng   *rand.Rand // think times, each worker its own, seeded apart
+	jobs  chan job   // open model: the requests the pacer hands it
 }
 
 func (a *attack) newWorker() *worker {
@@ -41,34 +39,14 @@ func (a *attack) newWorker() *worker {
 	return &worker{a: a, reqs: a.reqs.newRequests(), timer: t, rng: rand.New(rand.NewPCG(a.seeded, 0x7468726561646265))}
 }
 
-// openWorker claims the schedule's requests in order and sends each at its
-// time. When every worker is busy the next request leaves late, and its
-// latency, measured from its scheduled time, says so (as wrk2 measures);
-// one already later than the request timeout is dropped and counted.
-func (w *worker) openWorker(claims *claimCounter) {
-	a := w.a
-	for first := true; ; first = false {
-		k := claims.next()
-		due, ok := a.sched.due(k)
-		if !ok || due >= a.sched.openEnd {
-			return
-		}
-		// Claimed after its time (beyond the moment it takes a free worker
-		// to claim) by a worker back from a request: every connection was
-		// busy, it waited for one. A worker's first claim is late only when
-		// the attack's goroutines start slowly, which the send lag shows.
-		waited := !first && a.since() > due+waitSlack
-		if !w.sleepUntil(due) {
-			return
-		}
-		kind := a.reqs.pick(k)
-		if now := a.since(); now-due > a.timeout {
-			a.rec.record(outcome{kind: kind, intended: due, sent: now, done: now, err: DroppedError, dropped: true, waited: true})
-			continue
-		}
-		o := w.send(kind, due)
-		o.waited = waited
-		a.rec.record(o)
+// openWorker sends the requests the pacer hands it, each measured from its
+// scheduled time, and goes back to the pool after each.
+func (w *worker) openWorker(pool *openPool) {
+	for j := range w.jobs {
+		o := w.send(w.a.reqs.pick(j.n), j.due)
+		o.waited = j.waited
+		w.a.rec.record(o)
+		pool.put(w)
 	}
 }
 
