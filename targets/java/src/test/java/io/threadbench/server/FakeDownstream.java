@@ -54,7 +54,16 @@ final class FakeDownstream implements AutoCloseable {
         return peak.get();
     }
 
-    void resetPeak() {
+    /**
+     * resetPeak starts counting anew once no call is in flight: a call an
+     * earlier test gave up on (a client timeout) still sleeps here, and would
+     * count towards the next test's peak. It waits up to 10 s for them.
+     */
+    void resetPeak() throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (inflight.get() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         peak.set(0);
     }
 
