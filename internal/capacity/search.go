@@ -139,8 +139,8 @@ func (s *search) find(ctx context.Context) (*Result, error) {
 		}
 		var confirms []Step
 		confirms, err = s.confirm(ctx, lo)
-		if partial := passedSome(confirms, err); partial != nil {
-			return partial(s, lo, hi), nil
+		if res := s.partial(confirms, err, lo, hi); res != nil {
+			return res, nil
 		}
 		if err != nil {
 			break
@@ -166,22 +166,20 @@ func (s *search) find(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// passedSome returns how to answer when the budget ended the confirmations
-// at a rate after some ran and every one of them passed: that rate is the
-// answer (the rate that passed every confirmation run), and the reason
-// says how many of those asked for ran. Nil otherwise.
-func passedSome(confirms []Step, err error) func(*search, *Step, *Step) *Result {
+// partial answers a search whose budget ended the confirmations at lo
+// after some ran and every one of them passed: lo is the answer (the rate
+// that passed every confirmation run), and the reason says how many of
+// those asked for ran. Nil otherwise.
+func (s *search) partial(confirms []Step, err error, lo, hi *Step) *Result {
 	var st *stopped
 	if len(confirms) == 0 || !errors.As(err, &st) || st.stop != StopBudget || !confirms[len(confirms)-1].Pass {
 		return nil
 	}
-	return func(s *search, lo, hi *Step) *Result {
-		res := s.answer(lo.Rate, confirms, hi)
-		res.Stop = StopBudget
-		res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, each of which passed",
-			s.cfg.Budget, len(confirms), s.cfg.Confirmations, lo.Rate)
-		return res
-	}
+	res := s.answer(lo.Rate, confirms, hi)
+	res.Stop = StopBudget
+	res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, each of which passed",
+		s.cfg.Budget, len(confirms), s.cfg.Confirmations, lo.Rate)
+	return res
 }
 
 // answer builds the result of a search whose lower edge rate held (0 when

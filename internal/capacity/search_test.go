@@ -351,18 +351,7 @@ func TestSearchTrialError(t *testing.T) {
 // below it: the rate below is confirmed as far as the budget goes, every
 // confirmation that ran passing, and the answer says how far it went.
 func TestSearchBudgetDuringConfirmation(t *testing.T) {
-	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
-		if tr.Phase == capacity.PhaseConfirm {
-			return 0.5 // the long trials see half the capacity
-		}
-		return 1
-	}}
-	cfg := srv.config("p99<=300ms", t)
-	cfg.Budget = 80 * time.Second
-	res, err := capacity.Search(context.Background(), cfg, srv.run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, res := searchWithConfirmLuck(t, 0.5) // the long trials see half the capacity
 	halfEdge := (&server{capacity: 500, service: srv.service}).edge(300, capacity.DefaultConfirmDuration)
 	if res.Stop != capacity.StopBudget || res.Rate == 0 || res.Rate > halfEdge || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
 		t.Fatalf("stop %s rate %.0f failed %+v, want budget, an answer under the long trials' edge %.0f, the failed confirmation above", res.Stop, res.Rate, res.Failed, halfEdge)
@@ -384,9 +373,24 @@ func TestSearchBudgetDuringConfirmation(t *testing.T) {
 // When every confirmation fails until the budget ends, there is no
 // answer, and the reason says what passed short trials only.
 func TestSearchBudgetBeforeConfirmation(t *testing.T) {
+	_, res := searchWithConfirmLuck(t, 0.01) // the long trials see next to nothing
+	if res.Stop != capacity.StopBudget || res.Rate != 0 || len(res.Confirmations) != 0 {
+		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and no answer", res.Stop, res.Rate, res.Confirmations)
+	}
+	if want := "the time budget (1m20s) ran out before the confirmations ("; !strings.HasPrefix(res.Reason, want) ||
+		!strings.HasSuffix(res.Reason, "req/s passed a short trial, unconfirmed)") {
+		t.Errorf("reason %q", res.Reason)
+	}
+}
+
+// searchWithConfirmLuck searches a 1,000 req/s pool of 200 ms requests
+// within p99<=300ms on an 80 s budget, its full-length confirmations
+// seeing only a share of the capacity.
+func searchWithConfirmLuck(t *testing.T, share float64) (*server, *capacity.Result) {
+	t.Helper()
 	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
 		if tr.Phase == capacity.PhaseConfirm {
-			return 0.01 // the long trials see next to nothing
+			return share
 		}
 		return 1
 	}}
@@ -396,11 +400,5 @@ func TestSearchBudgetBeforeConfirmation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stop != capacity.StopBudget || res.Rate != 0 || len(res.Confirmations) != 0 {
-		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and no answer", res.Stop, res.Rate, res.Confirmations)
-	}
-	if want := "the time budget (1m20s) ran out before the confirmations ("; !strings.HasPrefix(res.Reason, want) ||
-		!strings.HasSuffix(res.Reason, "req/s passed a short trial, unconfirmed)") {
-		t.Errorf("reason %q", res.Reason)
-	}
+	return srv, res
 }
