@@ -638,3 +638,45 @@ func wantBadInput(t *testing.T, code int, stdout, stderr, want string) {
 		t.Errorf("stdout %q, want nothing", stdout)
 	}
 }
+
+// TestRunOwnServiceBadInput: a service of one's own given wrongly is
+// refused, naming the field, before the history or an engine is touched.
+func TestRunOwnServiceBadInput(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "orders-1.0.jar")
+	os.WriteFile(jar, []byte("PK"), 0o644)
+	config := func(body string) string {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		os.WriteFile(path, []byte(body), 0o644)
+		return path
+	}
+	goodConfig := config("targets:\n  - name: orders\n    jar: " + jar + "\n")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"JarMissing", []string{"--jar", "testdata/nope.jar"}, "jar: no jar file at testdata/nope.jar"},
+		{"TwoSources", []string{"--jar", jar, "--image", "orders:1"}, "jar: give one of --jar, --image or --dockerfile"},
+		{"DockerfileMissing", []string{"--dockerfile", dir}, "dockerfile: no Dockerfile in directory"},
+		{"HealthAlone", []string{"--health", "/ready"}, "health: --health is for a service of your own"},
+		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo"}, `variant: target orders has no variant "turbo" (variants: platform, virtual)`},
+		{"JarToDaemon", []string{"--server", "http://127.0.0.1:9", "--jar", jar}, "jar: a daemon runs only the targets of its configuration"},
+		{"JarWithExperiment", []string{"--jar", jar, "--experiment", "seed-000"}, "jar: an experiment runs the built-in targets"},
+		{"ConfigJarMissing", []string{"--config", config("targets:\n  - name: orders\n    jar: nope.jar\n")}, "targets[0].jar: no jar file at"},
+		{"ConfigTwice", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + "}\n  - {name: orders, image: x}\n")}, `targets[1].name: target "orders" is defined twice`},
+		{"ConfigUnknownVariant", []string{"--config", goodConfig, "--targets", "orders@turbo"}, `targets[0]: target orders has no variant "turbo" (variant: platform, virtual)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dbDir := filepath.Join(t.TempDir(), "history")
+			args := append([]string{"run", "--db", filepath.Join(dbDir, "history.db")}, tt.args...)
+			code, stdout, stderr := runContext(t, ctx, map[string]string{"HOME": t.TempDir()}, args...)
+			wantBadInput(t, code, stdout, stderr, tt.want)
+			if _, err := os.Stat(dbDir); !os.IsNotExist(err) {
+				t.Errorf("history directory %s exists (err %v): the database was opened before the input was checked", dbDir, err)
+			}
+		})
+	}
+}

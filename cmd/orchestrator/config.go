@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -43,6 +44,10 @@ type config struct {
 	// none goes (empty: local).
 	Engines       []targets.EngineConfig `yaml:"engines"`
 	DefaultEngine string                 `yaml:"defaultEngine"`
+	// Targets are services of one's own (an image, a Dockerfile or a
+	// jar), run beside the built-in targets by name and variant
+	// (myapp@virtual). Relative paths are from the config file's directory.
+	Targets []targets.Own `yaml:"targets"`
 }
 
 // Environment variables the configuration reads.
@@ -93,7 +98,18 @@ func loadConfig(g *globalState, flags *pflag.FlagSet) (config, error) {
 	if flags.Changed("allowed-host") {
 		cfg.AllowedHosts, _ = flags.GetStringSlice("allowed-host")
 	}
-	return cfg, cfg.Validate()
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	// The configuration's own targets join the built-in ones.
+	own, err := targets.OwnEntries(cfg.Targets, targets.DefaultCatalog().Names())
+	if err != nil {
+		return cfg, err
+	}
+	if len(own) > 0 {
+		g.catalog = g.catalog.With(own...)
+	}
+	return cfg, nil
 }
 
 func readConfigFile(path string, cfg *config) error {
@@ -106,7 +122,19 @@ func readConfigFile(path string, cfg *config) error {
 	if err := dec.Decode(cfg); err != nil {
 		return bench.Errorf(bench.EINVALID, "config file %s: %v", path, err)
 	}
+	for i := range cfg.Targets {
+		t := &cfg.Targets[i]
+		t.Jar, t.Dockerfile = besideFile(path, t.Jar), besideFile(path, t.Dockerfile)
+	}
 	return nil
+}
+
+// besideFile resolves a path a file gives against the file's directory.
+func besideFile(file, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(file), p)
 }
 
 // Validate checks the configuration once all layers are applied.

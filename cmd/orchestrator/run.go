@@ -29,6 +29,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 		quiet          bool
 		submitAttempts int
 		results        vegeta.ResultsFiles
+		own            ownFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -39,7 +40,8 @@ func newRunCmd(g *globalState) *cobra.Command {
 		Example: "  orchestrator run --targets go --profile smoke --endpoint heavy --param duration=500\n" +
 			"  orchestrator run --profile seed-k6 --scale 0.05\n" +
 			"  orchestrator run --experiment seed-003 --scale 0.5\n" +
-			"  orchestrator run --profile steps --request heavy?duration=200@1 --request light@1 -o json",
+			"  orchestrator run --profile steps --request heavy?duration=200@1 --request light@1 -o json\n" +
+			"  orchestrator run --jar target/app.jar --requests requests.http --profile steps",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := report.LookupFormat(report.KindRun, output, "output"); err != nil {
@@ -54,6 +56,9 @@ func newRunCmd(g *globalState) *cobra.Command {
 			}
 			spec, err := flags.spec(cmd.Flags())
 			if err != nil {
+				return err
+			}
+			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), cfg.Server != ""); err != nil {
 				return err
 			}
 			// An experiment of several parts is a run per part, in order.
@@ -94,6 +99,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())
+	own.register(cmd.Flags())
 	cmd.Flags().String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress")

@@ -75,6 +75,15 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
 }
 
+// fileTargets reports whether the spec file names the targets.
+func (f *specFlags) fileTargets() bool {
+	if f.file == "" {
+		return false
+	}
+	var spec bench.RunSpec
+	return readSpecFile(f.file, &spec) == nil && len(spec.Targets) > 0
+}
+
 // spec builds the run spec: the file first, then the flags the user gave.
 func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	var spec bench.RunSpec

@@ -300,6 +300,10 @@ func (d decoder) decode(n *node, v reflect.Value, path string) error {
 	return d.decodeScalar(n, v, path)
 }
 
+// ownSourceFields are what a service of one's own is built from: a spec
+// sent to the daemon may not give them (the CLI's --jar may).
+var ownSourceFields = map[string]bool{"jar": true, "image": true, "dockerfile": true}
+
 func (d decoder) decodeStruct(n *node, v reflect.Value, path string) error {
 	if n.kind != nodeMapping {
 		return d.fail(n, path, "must be an object, got %s", n.describe())
@@ -308,6 +312,9 @@ func (d decoder) decodeStruct(n *node, v reflect.Value, path string) error {
 	for i, key := range n.keys {
 		sub := joinPath(path, key)
 		idx, ok := fields[key]
+		if !ok && path == "" && ownSourceFields[key] {
+			return d.fail(n.vals[i], sub, "a jar, an image or a Dockerfile is never taken from a request: the daemon's configuration defines them (targets:), and a spec names the target it defines")
+		}
 		if !ok {
 			return d.fail(n.vals[i], sub, "unknown field; known fields: %s", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 		}

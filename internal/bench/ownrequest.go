@@ -21,6 +21,8 @@ func checkOwnRequest(r Request, field string) error {
 			return FieldErrorf(field+".header", "is for a request given by uri")
 		case r.Body != "":
 			return FieldErrorf(field+".body", "is for a request given by uri")
+		case len(r.Expect) > 0:
+			return FieldErrorf(field+".expect", "is for a request given by uri; an endpoint answers 200")
 		}
 		return nil
 	}
@@ -35,6 +37,11 @@ func checkOwnRequest(r Request, field string) error {
 		return FieldErrorf(field+".weight", "must be from 1 to %d, got %d", MaxWeight, r.Weight)
 	case len(r.Name) > MaxNameLength:
 		return FieldErrorf(field+".name", "must be at most %d characters", MaxNameLength)
+	}
+	for _, code := range r.Expect {
+		if code < 100 || code > 599 {
+			return FieldErrorf(field+".expect", "must list HTTP status codes (100 to 599), got %d", code)
+		}
 	}
 	for k, vs := range r.Header {
 		if k == "" || strings.ContainsAny(k, ": \t\r\n") {

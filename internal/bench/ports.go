@@ -43,6 +43,10 @@ type StartRequest struct {
 	// Workers bounds the requests the target serves at once (a downstream
 	// service's pool); 0 keeps its own default.
 	Workers int
+	// Requests are the workload's requests: a target of one's own (which
+	// serves no contract) is checked by sending each once, and the first
+	// stands for its readiness where it has no health path.
+	Requests []Request
 }
 
 // EngineInfo describes a container engine and the host it runs on.

@@ -97,6 +97,19 @@ type Request struct {
 	Method string              `json:"method,omitempty" yaml:"method,omitempty"`
 	Header map[string][]string `json:"header,omitempty" yaml:"header,omitempty"`
 	Body   string              `json:"body,omitempty" yaml:"body,omitempty"`
+	// Expect lists the status codes that count as success; empty means
+	// any 2xx or 3xx.
+	Expect []int `json:"expect,omitempty" yaml:"expect,omitempty"`
+}
+
+// Succeeded reports whether a response status counts as the request's
+// success: one of Expect, or without Expect any 2xx or 3xx (0, no
+// response, never does).
+func (r Request) Succeeded(code int) bool {
+	if len(r.Expect) > 0 {
+		return slices.Contains(r.Expect, code)
+	}
+	return code >= 200 && code < 400
 }
 
 // Path returns the request's path and query, e.g. "/api/heavy?duration=500",
@@ -172,6 +185,12 @@ func (w Workload) IterationRequests() []Request {
 		}
 	}
 	return reqs
+}
+
+// AllRequests returns every request a workload sends: its mix's, then
+// its iteration's.
+func (w Workload) AllRequests() []Request {
+	return append(slices.Clone(w.Requests), w.IterationRequests()...)
 }
 
 // Warmup is load sent before the measured profile whose results are kept

@@ -49,6 +49,10 @@ func TestDecodeSpec(t *testing.T) {
 		// null is never "left out": leave the field out instead
 		{name: "NullRequests", body: `{"targets":["go"],"profile":"smoke","workload":{"requests":null}}`, code: bench.EINVALID, field: "workload.requests", detail: "must not be null"},
 		{name: "NullUnknownField", body: `{"targets":["go"],"colour":null}`, code: bench.EINVALID, field: "colour", detail: "unknown field"},
+		// a service of one's own is defined by the daemon's configuration, never by a request
+		{name: "Jar", body: `{"targets":["go"],"jar":"/tmp/app.jar"}`, code: bench.EINVALID, field: "jar", detail: "never taken from a request"},
+		{name: "Image", body: `{"targets":["go"],"image":"busybox"}`, code: bench.EINVALID, field: "image", detail: "never taken from a request"},
+		{name: "Dockerfile", body: `{"targets":["go"],"dockerfile":"/srv/app"}`, code: bench.EINVALID, field: "dockerfile", detail: "never taken from a request"},
 		{name: "TabsAndEscapes", body: "{\n\t\"name\": \"caf\\u00e9 \\/ bar\",\n\t\"targets\": [\"go\"]\n}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,7 +42,9 @@ type outcome struct {
 	bytesIn  int64                 // the response body
 }
 
-func (o outcome) success() bool { return o.code >= 200 && o.code < 300 }
+// success: a response whose status the request expects (checkStatus
+// leaves err empty for it).
+func (o outcome) success() bool { return o.code > 0 && o.err == "" }
 
 // latency is from the intended send time: a request that waited for a
 // free connection waited as a user would have.

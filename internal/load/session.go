@@ -178,7 +178,7 @@ func (s *Session) Record(o Outcome) {
 	out := outcome{kind: o.Kind, intended: o.Intended, sent: o.Sent, done: o.Done, code: o.Code, err: o.Err,
 		atSend: o.AtSend, bytesIn: int64(len(o.Body))}
 	switch {
-	case out.code >= 400:
+	case out.code > 0 && !s.a.reqs.reqs[o.Kind].Succeeded(out.code):
 		out.err = statusText(out.code)
 	case out.code > 0:
 		out.err = ""

@@ -152,7 +152,7 @@ func (w *worker) send(kind int, intended time.Duration) outcome {
 		if o.fanout, err = readFanout(w.resp.Body()); err != nil {
 			o.code, o.err = 0, "reading the response: "+err.Error()
 		}
-	case o.code >= 400:
+	case !w.a.reqs.reqs[kind].Succeeded(o.code):
 		o.err = statusText(o.code)
 	}
 	return o

@@ -76,20 +76,59 @@ var pairFigures = []figure{figThroughput, figMean, figP50, figP99, figErrorRate}
 func (a *analysis) pairs(subs []*scopeSubject) []bench.Pair {
 	var pairs []bench.Pair
 	for _, p := range askedPairs {
-		x, y := onlyOf(subs, p[0]), onlyOf(subs, p[1])
-		if x == nil || y == nil {
-			continue
+		if x, y := onlyOf(subs, p[0]), onlyOf(subs, p[1]); x != nil && y != nil {
+			pairs = append(pairs, a.pair(x, y))
 		}
-		pair := bench.Pair{A: x.s.info.Label, B: y.s.info.Label}
-		for _, f := range pairFigures {
-			if f.name == metricErrorRate && x.values[f.name] == 0 && y.values[f.name] == 0 {
-				continue
-			}
-			pair.Figures = append(pair.Figures, a.pairFigure(y, x, f))
+	}
+	return append(pairs, a.variantPairs(subs)...)
+}
+
+// variantPairs compares, for each other target run in both thread models
+// (a service of one's own as @platform and @virtual), its virtual threads
+// relative to its platform threads.
+func (a *analysis) variantPairs(subs []*scopeSubject) []bench.Pair {
+	var pairs []bench.Pair
+	var names []string
+	for _, ss := range subs {
+		if name := ss.s.targetName(); !slices.Contains(names, name) && !slices.ContainsFunc(askedPairs, func(p [2]string) bool { return p[0] == name || p[1] == name }) {
+			names = append(names, name)
 		}
-		pairs = append(pairs, pair)
+	}
+	for _, name := range names {
+		x, y := onlyModel(subs, name, bench.ThreadModelVirtual), onlyModel(subs, name, bench.ThreadModelPlatform)
+		if x != nil && y != nil {
+			pairs = append(pairs, a.pair(x, y))
+		}
 	}
 	return pairs
+}
+
+// onlyModel returns the one subject of the scope that runs target in a
+// thread model (as its start recorded it), or nil when none or several do.
+func onlyModel(subs []*scopeSubject, target, model string) *scopeSubject {
+	var found *scopeSubject
+	for _, ss := range subs {
+		if ss.s.targetName() != target || len(ss.rounds) == 0 || ss.rounds[0].Settings["threadModel"] != model {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = ss
+	}
+	return found
+}
+
+// pair compares x (A) with y (B) in the pair figures.
+func (a *analysis) pair(x, y *scopeSubject) bench.Pair {
+	pair := bench.Pair{A: x.s.info.Label, B: y.s.info.Label}
+	for _, f := range pairFigures {
+		if f.name == metricErrorRate && x.values[f.name] == 0 && y.values[f.name] == 0 {
+			continue
+		}
+		pair.Figures = append(pair.Figures, a.pairFigure(y, x, f))
+	}
+	return pair
 }
 
 // pairFigure compares head (A) with base (B) in one figure.

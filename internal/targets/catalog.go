@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -49,6 +50,68 @@ type Entry struct {
 	// resource figures, first series with data first.
 	Threads []bench.FigureSource
 	Memory  []bench.FigureSource
+	// JVMFlags are added to the JVM flags of a Java recipe (a target of
+	// one's own, and its variant's).
+	JVMFlags []string
+	// Own marks a target of the user's own (Own, --jar): it serves no
+	// contract, so readiness and a pre-check of the workload's requests
+	// stand for the contract check, and it has no /info.
+	Own bool
+	// Listening, for an Own target: where it is told its port and address.
+	Listening Listening
+	// Variations are what each variant value changes besides the build:
+	// the thread model, environment and figures (an Own target's
+	// platform and virtual); nil when a variant changes only the build.
+	Variations map[string]Variation
+}
+
+// Listening says how a target of one's own is told where to listen and
+// how it says it is ready.
+type Listening struct {
+	// Port is the port it always listens on; 0 means it takes one from
+	// PortEnv (SERVER_PORT).
+	Port    int
+	PortEnv string
+	// BindEnv names the variable that sets its address (SERVER_ADDRESS).
+	BindEnv string
+	// HealthFallback: when HealthPath answers 404 (an application without
+	// Actuator), the workload's first request stands for readiness.
+	HealthFallback bool
+	// MetricsOptional: MetricsPath is scraped only if it answers once the
+	// target is ready (Actuator's Prometheus endpoint, when the app has it).
+	MetricsOptional bool
+	// HealthTimeout bounds the wait for readiness; 0 means the default.
+	HealthTimeout time.Duration
+}
+
+// Variation is what one variant of an entry changes when it starts.
+type Variation struct {
+	ThreadModel string
+	Env         map[string]string
+	JVMFlags    []string
+	// Threads replaces the entry's figure sources when set: what counts as
+	// a virtual thread depends on the thread model.
+	Threads []bench.FigureSource
+}
+
+// Resolve returns the entry as a reference to it ("name@variant") runs:
+// its variant's Variation applied.
+func (e Entry) Resolve(target string) Entry {
+	v, ok := e.Variations[e.variant(bench.ParseTargetRef(target), 0)]
+	if !ok {
+		return e
+	}
+	if v.ThreadModel != "" {
+		e.ThreadModel = v.ThreadModel
+	}
+	env := cloneEnv(e.Env)
+	maps.Copy(env, v.Env)
+	e.Env = env
+	if v.Threads != nil {
+		e.Threads = v.Threads
+	}
+	e.JVMFlags = append(slices.Clone(e.JVMFlags), v.JVMFlags...)
+	return e
 }
 
 // Info returns the entry as the API, the CLI and the spec checks see it.

@@ -37,6 +37,14 @@ type Instance struct {
 	// downstream is the DOWNSTREAM_URL it was started with, for the contract check.
 	downstream string
 	instance   string // its io.threadbench.instance label
+	// requests are the workload's: a target of one's own is checked by
+	// them, and the first may stand for its readiness.
+	requests []bench.Request
+	// readyBy is what answered for the target's readiness (its health
+	// path, or the request that stood for it); noMetrics is set when its
+	// optional metrics path did not answer.
+	readyBy   string
+	noMetrics bool
 
 	mu      sync.Mutex
 	stopped bool
@@ -67,7 +75,14 @@ func (in *Instance) BaseURL() string {
 
 // MetricsURL returns the address of the target's Prometheus exposition:
 // on its metrics port when it has one.
-func (in *Instance) MetricsURL() string { return in.metricsBase() + in.entry.MetricsPath }
+// It is empty for a target with no metrics: only its container's figures
+// are recorded.
+func (in *Instance) MetricsURL() string {
+	if in.entry.MetricsPath == "" || in.noMetrics {
+		return ""
+	}
+	return in.metricsBase() + in.entry.MetricsPath
+}
 
 // metricsBase is the base URL of the metrics server: the target's own, or
 // its metrics port's.
@@ -107,7 +122,12 @@ func (in *Instance) State(ctx context.Context) (bench.ContainerState, error) {
 
 // Check is the quick contract check (internal/targets/contracttest) of the
 // target, made before an attack.
+// A target of one's own serves no contract: each of the workload's
+// requests is sent once instead, and must answer as it expects.
 func (in *Instance) Check(ctx context.Context) error {
+	if in.entry.Own {
+		return precheck(ctx, in.BaseURL(), in.requests)
+	}
 	opts := ContractOptions(in.entry, in.name)
 	opts.Downstream = in.downstream
 	opts.MetricsBase = in.metricsBase()
@@ -131,7 +151,11 @@ const infoTimeout = 5 * time.Second
 // Info reads what the target says about itself at GET /info (part of the
 // contract), flattened to strings: nested objects as "knobs.GOMAXPROCS",
 // lists joined with commas.
+// A target of one's own has no /info: what it is comes from its entry.
 func (in *Instance) Info(ctx context.Context) (map[string]string, error) {
+	if in.entry.Own {
+		return in.ownInfo(), nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, infoTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.BaseURL()+"/info", nil)

@@ -43,12 +43,16 @@ type StartOptions struct {
 	Env           map[string]string // extra environment, applied last
 	Downstream    string            // DOWNSTREAM_URL, the downstream service's base URL
 	Workers       int               // requests served at once (a downstream's pool); 0 for the default
+	// Requests are the workload's, for a target of one's own: its
+	// readiness where it has no health path, and its pre-check.
+	Requests []bench.Request
 
 	bind string // BIND_ADDR: the engine's, set by StartTarget
 }
 
 func (o StartOptions) request() bench.StartRequest {
-	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Workers: o.Workers}
+	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Workers: o.Workers,
+		Requests: o.Requests}
 }
 
 // Start starts a target on the runtime's engine; req.Engine must name it
@@ -58,7 +62,7 @@ func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo,
 		return nil, fmt.Errorf("start target %s: asked for engine %s of the runtime of engine %s", target, req.Engine, r.engine.Name)
 	}
 	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID,
-		Downstream: req.Downstream, Workers: req.Workers})
+		Downstream: req.Downstream, Workers: req.Workers, Requests: req.Requests})
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +80,10 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	entry, err := r.catalog.Lookup(target)
 	if err != nil {
 		return nil, err
+	}
+	entry = entry.Resolve(target)
+	if entry.Listening.Port != 0 {
+		opts.Port = entry.Listening.Port
 	}
 	port, err := r.choosePort(opts.Port)
 	if err != nil {
@@ -100,7 +108,7 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	id, err := r.createAndStart(createCtx, containerName(entry.Name, port), r.containerConfig(entry, img, env, opts, instance), hostConfig(opts))
 	cancelCreate()
 	inst := &Instance{entry: entry, name: target, image: img, host: r.engine.Address, port: port, metricsPort: opts.MetricsPort,
-		id: id, runtime: r, downstream: opts.Downstream, instance: instance}
+		id: id, runtime: r, downstream: opts.Downstream, instance: instance, requests: opts.Requests}
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -108,10 +116,11 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 		inst.remove(ctx)
 		return nil, fmt.Errorf("start target %s on engine %s: %w", target, r.engine.Name, err)
 	}
-	if err := inst.waitHealthy(ctx, healthTimeout(opts)); err != nil {
+	if err := inst.waitHealthy(ctx, healthTimeout(entry, opts)); err != nil {
 		inst.remove(ctx)
 		return nil, err
 	}
+	inst.findMetrics(ctx)
 	inst.settings = settings(entry, img, port, launched, opts)
 	return inst, nil
 }
@@ -136,6 +145,12 @@ func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env,
 	if opts.Downstream != "" {
 		env["DOWNSTREAM_URL"] = opts.Downstream
 	}
+	if l := entry.Listening; l.PortEnv != "" {
+		env[l.PortEnv] = env["PORT"]
+	}
+	if l := entry.Listening; l.BindEnv != "" {
+		env[l.BindEnv] = env["BIND_ADDR"]
+	}
 	launch, settings, err := entry.Recipe.launch(entry, opts.request())
 	if err != nil {
 		return nil, nil, err
@@ -145,9 +160,12 @@ func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env,
 	return env, settings, nil
 }
 
-func healthTimeout(opts StartOptions) time.Duration {
-	if opts.HealthTimeout > 0 {
+func healthTimeout(entry Entry, opts StartOptions) time.Duration {
+	switch {
+	case opts.HealthTimeout > 0:
 		return opts.HealthTimeout
+	case entry.Listening.HealthTimeout > 0:
+		return entry.Listening.HealthTimeout
 	}
 	return DefaultHealthTimeout
 }
@@ -264,8 +282,9 @@ func (in *Instance) waitHealthy(ctx context.Context, timeout time.Duration) erro
 	hc := &http.Client{Timeout: probeTimeout}
 	ticker := time.NewTicker(healthInterval)
 	defer ticker.Stop()
+	ready := in.readiness()
 	for {
-		probeErr := probe(ctx, hc, in.BaseURL()+in.entry.HealthPath)
+		probeErr := ready(ctx, hc)
 		if probeErr == nil && in.metricsPort != 0 {
 			// A metrics server of its own may start a moment after the
 			// endpoints: the target is ready when both answer.

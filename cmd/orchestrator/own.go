@@ -1,0 +1,175 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// ownFlags define a target of one's own on the command line (--jar,
+// --image, --dockerfile): a transient entry of the catalog, run in each of
+// its variants unless --targets says otherwise.
+type ownFlags struct {
+	jar, image, dockerfile string
+	name                   string
+	health, metrics        string
+	healthTimeout          time.Duration
+	env, jvmFlags          []string
+	variants               []string
+	jdk                    int
+}
+
+func (o *ownFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.jar, "jar", "", "your own service: an executable (Spring Boot) jar, run on the project's JRE as platform and virtual (SPRING_THREADS_VIRTUAL_ENABLED)")
+	fs.StringVar(&o.image, "image", "", "your own service: an image already on the engine")
+	fs.StringVar(&o.dockerfile, "dockerfile", "", "your own service: a directory with a Dockerfile, built here (given the project's JRE as BASE_IMAGE with --jdk)")
+	fs.StringVar(&o.name, "target-name", "", "with --jar/--image/--dockerfile: the target's name (default: from the file or image)")
+	fs.StringVar(&o.health, "health", "", "with --jar/--image/--dockerfile: the readiness path (default /actuator/health, else the first request)")
+	fs.DurationVar(&o.healthTimeout, "health-timeout", 0, "with --jar/--image/--dockerfile: how long the service may take to get ready (default 60s)")
+	fs.StringVar(&o.metrics, "metrics", "", "with --jar/--image/--dockerfile: its Prometheus path (default /actuator/prometheus when it answers; none for no scraping)")
+	fs.StringSliceVar(&o.env, "target-env", nil, "with --jar/--image/--dockerfile: environment of the service, NAME=VALUE (repeatable)")
+	fs.StringSliceVar(&o.jvmFlags, "jvm-flag", nil, "with --jar/--image/--dockerfile: a JVM flag of the service (repeatable)")
+	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run (default: all; a jar's are platform and virtual)")
+	fs.IntVar(&o.jdk, "jdk", 0, "the Java major the Java targets run on, 21 or 25 (a jar's default: what its classes need)")
+}
+
+// given reports whether the flags define a target.
+func (o *ownFlags) given() bool { return o.jar != "" || o.image != "" || o.dockerfile != "" }
+
+// apply defines the target, adds it to the command's catalog and, unless
+// the spec names its targets (--targets, or fileTargets: a spec file's),
+// runs each of its variants. remote is set when the run goes to a daemon,
+// which takes no jar, image or Dockerfile.
+func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec, fileTargets, remote bool) error {
+	if fs.Changed("jdk") {
+		spec.Java.JDK = o.jdk
+	}
+	if !o.given() {
+		for _, name := range []string{"target-name", "health", "health-timeout", "metrics", "target-env", "jvm-flag", "variant"} {
+			if fs.Changed(name) {
+				return bench.FieldErrorf(name, "--%s is for a service of your own: give --jar, --image or --dockerfile", name)
+			}
+		}
+		return nil
+	}
+	if spec.Experiment != nil {
+		return bench.FieldErrorf(o.sourceField(), "an experiment runs the built-in targets; run your service with a profile and your own requests")
+	}
+	if remote {
+		return bench.FieldErrorf(o.sourceField(), "a daemon runs only the targets of its configuration (targets:): run --%s locally, without --server", o.sourceField())
+	}
+	def, err := o.definition()
+	if err != nil {
+		return err
+	}
+	if err := def.Validate("", targets.DefaultCatalog().Names()); err != nil {
+		return err
+	}
+	entry := def.Entry()
+	g.catalog = g.catalog.With(entry)
+	refs, err := o.refs(entry)
+	if err != nil {
+		return err
+	}
+	if !fs.Changed("targets") && !fileTargets {
+		spec.Targets = refs
+	}
+	return nil
+}
+
+// sourceField names the flag that gave the service.
+func (o *ownFlags) sourceField() string {
+	switch {
+	case o.jar != "":
+		return "jar"
+	case o.image != "":
+		return "image"
+	}
+	return "dockerfile"
+}
+
+func (o *ownFlags) definition() (targets.Own, error) {
+	given := 0
+	for _, s := range []string{o.jar, o.image, o.dockerfile} {
+		if s != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return targets.Own{}, bench.FieldErrorf(o.sourceField(), "give one of --jar, --image or --dockerfile")
+	}
+	def := targets.Own{Name: o.name, Jar: o.jar, Image: o.image, Dockerfile: o.dockerfile, Health: o.health,
+		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags}
+	if def.Name == "" {
+		def.Name = defaultOwnName(o.jar, o.image, o.dockerfile)
+	}
+	if len(o.env) > 0 {
+		def.Env = map[string]string{}
+		for _, kv := range o.env {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return def, bench.FieldErrorf("target-env", "must be NAME=VALUE, got %q", kv)
+			}
+			def.Env[k] = v
+		}
+	}
+	return def, nil
+}
+
+// refs are the variants to run: those --variant names, else all.
+func (o *ownFlags) refs(e targets.Entry) ([]string, error) {
+	info := e.Info()
+	if len(info.Variants) == 0 {
+		if len(o.variants) > 0 {
+			return nil, bench.FieldErrorf("variant", "target %s has no variants", e.Name)
+		}
+		return []string{e.Name}, nil
+	}
+	want := o.variants
+	if len(want) == 0 {
+		want = info.Variants
+	}
+	refs := make([]string, 0, len(want))
+	for _, v := range want {
+		if !slices.Contains(info.Variants, v) {
+			return nil, bench.FieldErrorf("variant", "target %s has no variant %q (variants: %s)", e.Name, v, strings.Join(info.Variants, ", "))
+		}
+		refs = append(refs, e.Name+"@"+v)
+	}
+	return refs, nil
+}
+
+var notNameChars = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// defaultOwnName names a target after its jar ("orders" for
+// orders-1.2.jar), image or directory.
+func defaultOwnName(jar, image, dockerfile string) string {
+	var base string
+	switch {
+	case jar != "":
+		base = strings.TrimSuffix(filepath.Base(jar), ".jar")
+		base = regexp.MustCompile(`-\d[\w.]*$`).ReplaceAllString(base, "")
+	case image != "":
+		base = image[strings.LastIndex(image, "/")+1:]
+		base, _, _ = strings.Cut(base, ":")
+		base, _, _ = strings.Cut(base, "@")
+	default:
+		abs, _ := filepath.Abs(dockerfile)
+		base = filepath.Base(abs)
+	}
+	base = strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(base), "-"), "-._")
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	if base == "" {
+		base = "service"
+	}
+	return base
+}

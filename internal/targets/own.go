@@ -1,0 +1,381 @@
+package targets
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Own is a target of one's own, as the configuration file (targets:) or
+// the CLI (--jar, --image, --dockerfile) defines it: one source, how it
+// listens and says it is ready, and the variants it runs in. It becomes a
+// catalog Entry like the built-ins, and takes the same path through build,
+// start and check.
+type Own struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
+	// One source: an image already on the engine, a directory with a
+	// Dockerfile threadbench builds, or an executable jar it runs on the
+	// project's JRE.
+	Image      string `yaml:"image,omitempty"`
+	Dockerfile string `yaml:"dockerfile,omitempty"`
+	Jar        string `yaml:"jar,omitempty"`
+	// JDK is the Java major a jar runs on (0: the one its classes need, 21
+	// or 25); for a Dockerfile, the JRE base it is handed as BASE_IMAGE.
+	JDK       int               `yaml:"jdk,omitempty"`
+	BuildArgs map[string]string `yaml:"buildArgs,omitempty"`
+	// Port is a port the target always listens on; without it, PortEnv
+	// (default SERVER_PORT) tells it one, and BindEnv (default
+	// SERVER_ADDRESS) the address.
+	Port    int    `yaml:"port,omitempty"`
+	PortEnv string `yaml:"portEnv,omitempty"`
+	BindEnv string `yaml:"bindEnv,omitempty"`
+	// Health is the readiness path; empty means Actuator's /actuator/health,
+	// or the workload's first request where that answers 404.
+	Health        string         `yaml:"health,omitempty"`
+	HealthTimeout bench.Duration `yaml:"healthTimeout,omitempty"`
+	// Metrics is the Prometheus path; empty means Actuator's
+	// /actuator/prometheus when it answers, "none" no scraping.
+	Metrics  string            `yaml:"metrics,omitempty"`
+	Env      map[string]string `yaml:"env,omitempty"`
+	JVMFlags []string          `yaml:"jvmFlags,omitempty"`
+	// ThreadModel is what the target runs requests on when it has no
+	// variants (platform, virtual, goroutines), for the report's pairs.
+	ThreadModel string `yaml:"threadModel,omitempty"`
+	// Variants are named sets of environment and flags, run as
+	// "name@variant". A jar without any gets Spring Boot's two thread
+	// models, SpringVariants.
+	Variants map[string]OwnVariant `yaml:"variants,omitempty"`
+}
+
+// OwnVariant is one named variant of a target of one's own. In the
+// configuration file it is either {threadModel, env, jvmFlags} or, for
+// short, the environment alone: {SPRING_THREADS_VIRTUAL_ENABLED: "true"}.
+type OwnVariant struct {
+	ThreadModel string            `yaml:"threadModel,omitempty"`
+	Env         map[string]string `yaml:"env,omitempty"`
+	JVMFlags    []string          `yaml:"jvmFlags,omitempty"`
+}
+
+// UnmarshalYAML reads a variant in either of its forms.
+func (v *OwnVariant) UnmarshalYAML(node *yaml.Node) error {
+	if node.Kind == yaml.MappingNode && !slices.ContainsFunc(node.Content, func(n *yaml.Node) bool { return ownVariantKeys[n.Value] }) {
+		return node.Decode(&v.Env)
+	}
+	type plain OwnVariant
+	var p plain
+	if err := node.Decode(&p); err != nil {
+		return err
+	}
+	*v = OwnVariant(p)
+	return nil
+}
+
+var ownVariantKeys = map[string]bool{"threadModel": true, "env": true, "jvmFlags": true}
+
+// Spring Boot's switch between its two thread models (3.2 on, Java 21+).
+const springVirtualEnv = "SPRING_THREADS_VIRTUAL_ENABLED"
+
+// SpringVariants are Spring Boot's two thread models, one property apart:
+// what a jar runs as unless told otherwise.
+func SpringVariants() map[string]OwnVariant {
+	return map[string]OwnVariant{
+		bench.ThreadModelPlatform: {Env: map[string]string{springVirtualEnv: "false"}},
+		bench.ThreadModelVirtual:  {Env: map[string]string{springVirtualEnv: "true"}},
+	}
+}
+
+// Defaults of a target of one's own: Spring Boot's, with Actuator.
+const (
+	DefaultOwnPortEnv  = "SERVER_PORT"
+	DefaultOwnBindEnv  = "SERVER_ADDRESS"
+	ActuatorHealth     = "/actuator/health"
+	ActuatorPrometheus = "/actuator/prometheus"
+	// NoMetrics as Own.Metrics scrapes nothing.
+	NoMetrics = "none"
+)
+
+var (
+	ownName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// Validate checks a definition; field is its path in messages
+// ("targets[0]"). builtins are the names it may not take. Files it names
+// must exist.
+func (o Own) Validate(field string, builtins []string) error {
+	if err := o.validateSource(field); err != nil {
+		return err
+	}
+	switch {
+	case !ownName.MatchString(o.Name):
+		return bench.FieldErrorf(sub(field, "name"), "must be lower-case letters, digits, '.', '_' or '-' (at most 63), got %q", o.Name)
+	case slices.Contains(builtins, o.Name):
+		return bench.FieldErrorf(sub(field, "name"), "%q is a built-in target; give yours another name", o.Name)
+	case o.JDK != 0 && !slices.Contains(javaVariant.Values, strconv.Itoa(o.JDK)):
+		return bench.FieldErrorf(sub(field, "jdk"), "must be one of %s, got %d", strings.Join(javaVariant.Values, ", "), o.JDK)
+	case o.JDK != 0 && o.Image != "":
+		return bench.FieldErrorf(sub(field, "jdk"), "is for a jar or a Dockerfile; an image brings its own runtime")
+	case len(o.BuildArgs) > 0 && o.Dockerfile == "":
+		return bench.FieldErrorf(sub(field, "buildArgs"), "is for a Dockerfile")
+	case o.Port < 0 || o.Port > 65535:
+		return bench.FieldErrorf(sub(field, "port"), "must be a TCP port, got %d", o.Port)
+	case o.PortEnv != "" && !envName.MatchString(o.PortEnv):
+		return bench.FieldErrorf(sub(field, "portEnv"), "must be an environment variable name, got %q", o.PortEnv)
+	case o.BindEnv != "" && !envName.MatchString(o.BindEnv):
+		return bench.FieldErrorf(sub(field, "bindEnv"), "must be an environment variable name, got %q", o.BindEnv)
+	case o.HealthTimeout < 0:
+		return bench.FieldErrorf(sub(field, "healthTimeout"), "must not be negative")
+	}
+	for name, path := range map[string]string{"health": o.Health, "metrics": o.Metrics} {
+		if path != "" && path != NoMetrics && (!strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \t\r\n#")) {
+			return bench.FieldErrorf(sub(field, name), "must be a path starting with /, got %q", path)
+		}
+	}
+	if o.Health == NoMetrics {
+		return bench.FieldErrorf(sub(field, "health"), "must be a path starting with /, got %q", o.Health)
+	}
+	if err := checkModel(o.ThreadModel, sub(field, "threadModel")); err != nil {
+		return err
+	}
+	if err := checkEnv(o.Env, sub(field, "env")); err != nil {
+		return err
+	}
+	for name, v := range o.Variants {
+		vf := sub(field, "variants."+name)
+		if !ownName.MatchString(name) {
+			return bench.FieldErrorf(vf, "a variant's name must be lower-case letters, digits, '.', '_' or '-'")
+		}
+		if err := checkModel(v.ThreadModel, vf+".threadModel"); err != nil {
+			return err
+		}
+		if err := checkEnv(v.Env, vf+".env"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateSource checks that exactly one source is given, and that a jar
+// or a Dockerfile is there.
+func (o Own) validateSource(field string) error {
+	given := 0
+	for _, s := range []string{o.Image, o.Dockerfile, o.Jar} {
+		if s != "" {
+			given++
+		}
+	}
+	if given != 1 {
+		return bench.FieldErrorf(sub(field, "jar"), "target %q needs exactly one of image, dockerfile or jar (it has %d)", o.Name, given)
+	}
+	switch {
+	case o.Image != "" && strings.ContainsAny(o.Image, " \t\r\n"):
+		return bench.FieldErrorf(sub(field, "image"), "must be an image reference, got %q", o.Image)
+	case o.Jar != "":
+		st, err := os.Stat(o.Jar)
+		if err != nil || st.IsDir() {
+			return bench.FieldErrorf(sub(field, "jar"), "no jar file at %s", o.Jar)
+		}
+	case o.Dockerfile != "":
+		if _, err := os.Stat(filepath.Join(o.Dockerfile, "Dockerfile")); err != nil {
+			return bench.FieldErrorf(sub(field, "dockerfile"), "no Dockerfile in directory %s", o.Dockerfile)
+		}
+	}
+	return nil
+}
+
+// sub is the path of a field's member: "targets[0].jar", or "jar" at
+// the top (the CLI's flags).
+func sub(field, member string) string {
+	if field == "" {
+		return member
+	}
+	return field + "." + member
+}
+
+func checkModel(model, field string) error {
+	if model == "" || slices.Contains([]string{bench.ThreadModelPlatform, bench.ThreadModelVirtual, bench.ThreadModelGoroutines}, model) {
+		return nil
+	}
+	return bench.FieldErrorf(field, "must be %s, %s or %s, got %q", bench.ThreadModelPlatform, bench.ThreadModelVirtual, bench.ThreadModelGoroutines, model)
+}
+
+func checkEnv(env map[string]string, field string) error {
+	for k, v := range env {
+		if !envName.MatchString(k) {
+			return bench.FieldErrorf(field, "bad environment variable name %q", k)
+		}
+		if strings.ContainsAny(v, "\x00") {
+			return bench.FieldErrorf(sub(field, k), "must not contain NUL")
+		}
+	}
+	return nil
+}
+
+// Entry returns the catalog entry of the definition, defaults applied.
+// Paths are made absolute, so that a daemon started elsewhere finds them.
+func (o Own) Entry() Entry {
+	variants := o.Variants
+	if len(variants) == 0 && o.Jar != "" {
+		variants = SpringVariants()
+	}
+	e := Entry{
+		Name:        o.Name,
+		ThreadModel: o.ThreadModel,
+		Description: o.description(),
+		Recipe:      o.recipe(),
+		Repository:  "threadbench/own-" + o.Name,
+		HealthPath:  o.Health,
+		MetricsPath: o.Metrics,
+		Env:         cloneEnv(o.Env),
+		JVMFlags:    slices.Clone(o.JVMFlags),
+		Threads:     actuatorThreads,
+		Memory:      actuatorMemory,
+		Own:         true,
+		Listening: Listening{Port: o.Port, PortEnv: o.PortEnv, BindEnv: o.BindEnv,
+			HealthTimeout: time.Duration(o.HealthTimeout)},
+	}
+	if e.HealthPath == "" {
+		e.HealthPath, e.Listening.HealthFallback = ActuatorHealth, true
+	}
+	switch e.MetricsPath {
+	case "":
+		e.MetricsPath, e.Listening.MetricsOptional = ActuatorPrometheus, true
+	case NoMetrics:
+		e.MetricsPath = ""
+	}
+	if e.Listening.Port == 0 && e.Listening.PortEnv == "" {
+		e.Listening.PortEnv = DefaultOwnPortEnv
+	}
+	if e.Listening.BindEnv == "" && e.Listening.Port == 0 {
+		e.Listening.BindEnv = DefaultOwnBindEnv
+	}
+	if len(variants) > 0 {
+		e.Variant, e.Variations = ownVariants(variants)
+	}
+	return e
+}
+
+// description says where the target comes from.
+func (o Own) description() string {
+	if o.Description != "" {
+		return o.Description
+	}
+	switch {
+	case o.Jar != "":
+		return "your own jar " + filepath.Base(o.Jar)
+	case o.Dockerfile != "":
+		return "your own Dockerfile in " + o.Dockerfile
+	}
+	return "your own image " + o.Image
+}
+
+func (o Own) recipe() Recipe {
+	switch {
+	case o.Jar != "":
+		return JarFile{Path: absPath(o.Jar), JDK: o.JDK}
+	case o.Dockerfile != "":
+		return DockerfileDir{Dir: absPath(o.Dockerfile), JDK: o.JDK, BuildArgs: maps.Clone(o.BuildArgs)}
+	}
+	return ImageRef{Ref: o.Image}
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// ownVariants turns named variants into the entry's variant dimension
+// (platform first, then virtual, then the others by name) and what each
+// changes. A variant's thread model is its own, else its name when that
+// is one, else what Spring Boot's switch in its environment says.
+func ownVariants(variants map[string]OwnVariant) (Variant, map[string]Variation) {
+	names := slices.SortedFunc(maps.Keys(variants), func(a, b string) int {
+		return strings.Compare(variantOrder(a), variantOrder(b))
+	})
+	out := make(map[string]Variation, len(names))
+	for _, name := range names {
+		v := variants[name]
+		model := v.ThreadModel
+		if model == "" {
+			model = modelOfVariant(name, v.Env)
+		}
+		vr := Variation{ThreadModel: model, Env: cloneEnv(v.Env), JVMFlags: slices.Clone(v.JVMFlags)}
+		if model == bench.ThreadModelVirtual {
+			vr.Threads = actuatorVirtualThreads
+		}
+		out[name] = vr
+	}
+	return Variant{Name: "variant", Values: names, Default: names[0]}, out
+}
+
+// variantOrder sorts platform before virtual before the rest.
+func variantOrder(name string) string {
+	switch name {
+	case bench.ThreadModelPlatform:
+		return "0"
+	case bench.ThreadModelVirtual:
+		return "1"
+	}
+	return "2" + name
+}
+
+func modelOfVariant(name string, env map[string]string) string {
+	if checkModel(name, "") == nil {
+		return name
+	}
+	switch strings.ToLower(env[springVirtualEnv]) {
+	case "true":
+		return bench.ThreadModelVirtual
+	case "false":
+		return bench.ThreadModelPlatform
+	}
+	return ""
+}
+
+// Series a Spring Boot application with Actuator and Micrometer's
+// Prometheus registry exposes, read as the thread and memory figures.
+var (
+	actuatorThreads = []bench.FigureSource{
+		{Figure: bench.ThreadPlatform, Series: []bench.SeriesRef{{Name: "jvm_threads_live_threads"}}},
+	}
+	// On virtual threads every request in flight holds one, parked or
+	// not: Spring's active-request timer counts them (the JVM exposes no
+	// count of virtual threads).
+	actuatorVirtualThreads = append(slices.Clone(actuatorThreads), bench.FigureSource{
+		Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{{Name: "http_server_requests_active_seconds_active_count"}},
+	})
+	actuatorMemory = []bench.FigureSource{
+		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "jvm_memory_used_bytes", Label: "area", Value: "heap"}}},
+	}
+)
+
+// OwnEntries returns the entries of definitions, checked (field "targets").
+func OwnEntries(defs []Own, builtins []string) ([]Entry, error) {
+	seen := map[string]bool{}
+	entries := make([]Entry, 0, len(defs))
+	for i, d := range defs {
+		field := fmt.Sprintf("targets[%d]", i)
+		if err := d.Validate(field, builtins); err != nil {
+			return nil, err
+		}
+		if seen[d.Name] {
+			return nil, bench.FieldErrorf(sub(field, "name"), "target %q is defined twice", d.Name)
+		}
+		seen[d.Name] = true
+		entries = append(entries, d.Entry())
+	}
+	return entries, nil
+}

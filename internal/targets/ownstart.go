@@ -1,0 +1,121 @@
+package targets
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// precheckTimeout bounds each request of a pre-check.
+const precheckTimeout = 30 * time.Second
+
+// readiness returns the probe that says the target is ready: GET of its
+// health path; for a target of one's own whose health path answers 404
+// (an application without Actuator), its workload's first request from
+// then on, sent as the attack sends it.
+func (in *Instance) readiness() func(context.Context, *http.Client) error {
+	health := in.BaseURL() + in.entry.HealthPath
+	in.readyBy = "GET " + in.entry.HealthPath
+	fallback := in.entry.Listening.HealthFallback && len(in.requests) > 0
+	var first *bench.Request
+	return func(ctx context.Context, hc *http.Client) error {
+		if first != nil {
+			code, err := send(ctx, hc, in.BaseURL(), *first)
+			if err == nil && !first.Succeeded(code) {
+				err = fmt.Errorf("%s %s: %d %s", first.HTTPMethod(), first.Path(), code, http.StatusText(code))
+			}
+			return err
+		}
+		err := probe(ctx, hc, health)
+		if fallback && isNotFound(err) {
+			first = &in.requests[0]
+			in.readyBy = first.HTTPMethod() + " " + first.Path()
+			return fmt.Errorf("%s answers 404: the first request stands for readiness", in.entry.HealthPath)
+		}
+		return err
+	}
+}
+
+// isNotFound reports whether a probe failed on a 404.
+func isNotFound(err error) bool {
+	return err != nil && strings.HasSuffix(err.Error(), ": 404 Not Found")
+}
+
+// findMetrics drops an optional metrics path that does not answer once the
+// target is ready: its figures then come from the container alone.
+func (in *Instance) findMetrics(ctx context.Context) {
+	if !in.entry.Listening.MetricsOptional || in.entry.MetricsPath == "" {
+		return
+	}
+	hc := &http.Client{Timeout: probeTimeout}
+	if probe(ctx, hc, in.metricsBase()+in.entry.MetricsPath) != nil {
+		in.noMetrics = true
+	}
+}
+
+// ownInfo is what a target of one's own is, in place of a /info.
+func (in *Instance) ownInfo() map[string]string {
+	info := map[string]string{"readiness": in.readyBy, "metrics": in.MetricsURL()}
+	if in.entry.ThreadModel != "" {
+		info["threadModel"] = in.entry.ThreadModel
+	}
+	if in.MetricsURL() == "" {
+		info["metrics"] = "none (container figures only)"
+	}
+	return info
+}
+
+// precheck sends each request once, in order, and returns an error naming
+// the first that fails or answers a status it does not expect.
+func precheck(ctx context.Context, baseURL string, reqs []bench.Request) error {
+	hc := &http.Client{Timeout: precheckTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, r := range reqs {
+		code, err := send(ctx, hc, baseURL, r)
+		if err != nil {
+			return bench.Errorf(bench.EUNAVAILABLE, "request %q (%s %s) failed in the pre-check: %v", r.Label(), r.HTTPMethod(), r.Path(), err)
+		}
+		if !r.Succeeded(code) {
+			return bench.Errorf(bench.EINVALID, "request %q (%s %s) answered %d %s in the pre-check; expected %s",
+				r.Label(), r.HTTPMethod(), r.Path(), code, http.StatusText(code), expected(r))
+		}
+	}
+	return nil
+}
+
+// expected says which statuses a request takes as success.
+func expected(r bench.Request) string {
+	if len(r.Expect) == 0 {
+		return "2xx or 3xx"
+	}
+	return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(r.Expect)), ", "), "[]")
+}
+
+// send sends one request as the attack would, reads its response and
+// returns its status.
+func send(ctx context.Context, hc *http.Client, baseURL string, r bench.Request) (int, error) {
+	var body io.Reader
+	if r.Body != "" {
+		body = strings.NewReader(r.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.HTTPMethod(), baseURL+r.Path(), body)
+	if err != nil {
+		return 0, err
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, nil
+}
