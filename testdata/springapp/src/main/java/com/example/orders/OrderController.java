@@ -2,6 +2,8 @@ package com.example.orders;
 
 import java.net.URI;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -26,6 +28,7 @@ class OrderController {
 
 	private final OrderRepository orders;
 
+	// Microseconds: what H2's TIMESTAMP keeps, so POST and GET show the same createdAt.
 	private final Clock clock = Clock.systemUTC();
 
 	OrderController(ProductRepository products, OrderRepository orders) {
@@ -50,7 +53,8 @@ class OrderController {
 		Product product = products.findById(request.productId())
 			.orElseThrow(() -> new ResponseStatusException(HttpStatus.BAD_REQUEST,
 					"no product " + request.productId()));
-		Order saved = orders.save(new Order(product, request.quantity(), clock.instant()));
+		Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+		Order saved = orders.save(new Order(product, request.quantity(), now));
 		return ResponseEntity.created(URI.create("/api/orders/" + saved.getId())).body(OrderView.of(saved));
 	}
 
