@@ -1,0 +1,22 @@
+-- 20 products; ids 1..20 come from the identity column in this order.
+INSERT INTO product (sku, name, price, stock) VALUES
+  ('KB-001', 'Mechanical keyboard', 89.90, 120),
+  ('MS-002', 'Wireless mouse', 24.50, 300),
+  ('MN-003', '27" monitor', 249.00, 40),
+  ('HS-004', 'USB headset', 39.99, 85),
+  ('WC-005', 'HD webcam', 54.00, 60),
+  ('DK-006', 'USB-C dock', 129.00, 35),
+  ('CB-007', 'HDMI cable 2 m', 9.90, 500),
+  ('SS-008', 'Laptop stand', 34.95, 75),
+  ('CH-009', 'Office chair', 199.00, 20),
+  ('DS-010', 'Standing desk', 429.00, 12),
+  ('LP-011', 'Desk lamp', 29.00, 90),
+  ('SD-012', '1 TB SSD', 79.90, 150),
+  ('RM-013', '16 GB RAM kit', 49.90, 110),
+  ('MP-014', 'Mouse pad XL', 14.90, 260),
+  ('SP-015', 'Bluetooth speaker', 44.00, 70),
+  ('PB-016', 'Power bank 20000 mAh', 39.00, 95),
+  ('CH-017', 'USB-C charger 65 W', 32.50, 140),
+  ('HB-018', 'USB hub 4 ports', 19.90, 180),
+  ('MC-019', 'Condenser microphone', 99.00, 30),
+  ('GP-020', 'Game controller', 59.90, 55);
