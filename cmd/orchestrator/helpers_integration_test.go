@@ -106,12 +106,13 @@ type inProcessDaemon struct {
 
 // startInProcessDaemon serves on a free loopback port with the history in
 // db, and stops the daemon when the test ends unless the test did.
-func startInProcessDaemon(t *testing.T, db string) *inProcessDaemon {
+func startInProcessDaemon(t *testing.T, db string, extra ...string) *inProcessDaemon {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &inProcessDaemon{log: newDaemonLog(), cancel: cancel, exit: make(chan int, 1)}
 	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.log, func(string) string { return "" })
-	go func() { d.exit <- execute(g, []string{"serve", "--addr", "127.0.0.1:0", "--db", db}) }()
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, extra...)
+	go func() { d.exit <- execute(g, args) }()
 	t.Cleanup(func() { d.stop() })
 	select {
 	case d.url = <-d.log.url:

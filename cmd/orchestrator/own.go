@@ -106,7 +106,12 @@ func (o *ownFlags) definition() (targets.Own, error) {
 		return targets.Own{}, bench.FieldErrorf(o.sourceField(), "give one of --jar, --image or --dockerfile")
 	}
 	def := targets.Own{Name: o.name, Jar: o.jar, Image: o.image, Dockerfile: o.dockerfile, Health: o.health,
-		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags}
+		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags,
+		// The question is one property away for any Spring Boot service.
+		Variants: targets.SpringVariants()}
+	if o.image == "" {
+		def.JDK = o.jdk
+	}
 	if def.Name == "" {
 		def.Name = defaultOwnName(o.jar, o.image, o.dockerfile)
 	}

@@ -344,7 +344,7 @@ func (d decoder) decodeMap(n *node, v reflect.Value, path string) error {
 	if n.kind != nodeMapping {
 		return d.fail(n, path, "must be an object, got %s", n.describe())
 	}
-	if v.Type().Key().Kind() != reflect.String || v.Type().Elem().Kind() != reflect.String {
+	if v.Type().Key().Kind() != reflect.String || (v.Type().Elem().Kind() != reflect.String && v.Type().Elem().Kind() != reflect.Slice) {
 		return d.fail(n, path, "cannot be decoded (unsupported map type %s)", v.Type())
 	}
 	m := reflect.MakeMapWithSize(v.Type(), len(n.keys))
@@ -352,6 +352,15 @@ func (d decoder) decodeMap(n *node, v reflect.Value, path string) error {
 		val := n.vals[i]
 		if val.kind == nodeNull {
 			return d.fail(val, joinPath(path, key), "must not be null (leave the field out instead)")
+		}
+		if v.Type().Elem().Kind() == reflect.Slice {
+			// A header: each name with its list of values.
+			elem := reflect.New(v.Type().Elem()).Elem()
+			if err := d.decode(val, elem, joinPath(path, key)); err != nil {
+				return err
+			}
+			m.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
+			continue
 		}
 		if val.kind != nodeScalar {
 			return d.fail(val, joinPath(path, key), "must be a string or a number, got %s", val.describe())

@@ -53,6 +53,10 @@ func TestDecodeSpec(t *testing.T) {
 		{name: "Jar", body: `{"targets":["go"],"jar":"/tmp/app.jar"}`, code: bench.EINVALID, field: "jar", detail: "never taken from a request"},
 		{name: "Image", body: `{"targets":["go"],"image":"busybox"}`, code: bench.EINVALID, field: "image", detail: "never taken from a request"},
 		{name: "Dockerfile", body: `{"targets":["go"],"dockerfile":"/srv/app"}`, code: bench.EINVALID, field: "dockerfile", detail: "never taken from a request"},
+		// a request of one's own with its header, as the CLI sends a vegeta targets file's
+		{name: "Header", body: `{"targets":["go"],"workload":{"requests":[{"uri":"/orders","method":"POST","header":{"Content-Type":["application/json"]},"body":"{}"}]}}`},
+		{name: "HeaderNotList", body: `{"targets":["go"],"workload":{"requests":[{"uri":"/orders","header":{"Content-Type":"application/json"}}]}}`, code: bench.EINVALID,
+			field: "workload.requests[0].header.Content-Type", detail: "must be a list"},
 		{name: "TabsAndEscapes", body: "{\n\t\"name\": \"caf\\u00e9 \\/ bar\",\n\t\"targets\": [\"go\"]\n}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -79,8 +79,14 @@ var curated = map[string][]string{
 	"threadbench_virtual_pinned_seconds_count": nil,
 	"threadbench_virtual_pinned_seconds_sum":   nil,
 	"threadbench_carrier_threads":              nil,
-	"go_goroutines":                            nil,
-	"go_threads":                               nil,
+	// Spring's timer of requests in flight (Actuator), summed over its
+	// labels: a service of one's own on virtual threads holds one each.
+	// Micrometer on Prometheus' client 1.x writes the count as _count,
+	// older ones as _active_count.
+	"http_server_requests_active_seconds_count":        nil,
+	"http_server_requests_active_seconds_active_count": nil,
+	"go_goroutines": nil,
+	"go_threads":    nil,
 	// Memory.
 	"jvm_memory_used_bytes":                {"area"},
 	"jvm_memory_committed_bytes":           {"area"},

@@ -152,13 +152,18 @@ func outcome(ctx context.Context, run *bench.Run) (bench.RunStatus, string) {
 		return bench.RunCanceled, "canceled"
 	}
 	var failed []string
+	first := ""
 	for _, t := range run.Targets {
 		if t.Status != bench.TargetSucceeded {
 			failed = append(failed, t.Key())
+			if first == "" && t.Error != "" {
+				first = fmt.Sprintf("; %s: %s", t.Key(), t.Error)
+			}
 		}
 	}
+	// The first failure's own words, which usually say what to fix.
 	if len(failed) > 0 {
-		return bench.RunFailed, fmt.Sprintf("target(s) failed: %v", failed)
+		return bench.RunFailed, fmt.Sprintf("target(s) failed: %v%s", failed, first)
 	}
 	return bench.RunSucceeded, ""
 }

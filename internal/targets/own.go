@@ -353,9 +353,14 @@ var (
 	}
 	// On virtual threads every request in flight holds one, parked or
 	// not: Spring's active-request timer counts them (the JVM exposes no
-	// count of virtual threads).
+	// count of virtual threads). Micrometer on Prometheus' client 1.x
+	// (Spring Boot 3.3 on) writes its active count as _count; older ones
+	// as _active_count.
 	actuatorVirtualThreads = append(slices.Clone(actuatorThreads), bench.FigureSource{
-		Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{{Name: "http_server_requests_active_seconds_active_count"}},
+		Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{
+			{Name: "http_server_requests_active_seconds_active_count"},
+			{Name: "http_server_requests_active_seconds_count"},
+		},
 	})
 	actuatorMemory = []bench.FigureSource{
 		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "jvm_memory_used_bytes", Label: "area", Value: "heap"}}},

@@ -60,8 +60,8 @@ func ownJVMEnv(flags []string) (map[string]string, map[string]string, error) {
 
 // DockerfileDir is a target of one's own built from a directory with a
 // Dockerfile, cached by the hash of the directory's files like the
-// built-ins. With a JDK, the project's JRE base of that major is handed to
-// the build as BASE_IMAGE (ARG BASE_IMAGE / FROM ${BASE_IMAGE}), which works
+// built-ins. With a JDK (its own, or the run's), the project's JRE base of
+// that major is handed to the build as BASE_IMAGE (ARG BASE_IMAGE / FROM ${BASE_IMAGE}), which works
 // where no registry does.
 type DockerfileDir struct {
 	Dir       string
@@ -79,8 +79,12 @@ func (d DockerfileDir) build(ctx context.Context, r *Runtime, job buildJob) (ben
 	if args == nil {
 		args = map[string]string{}
 	}
-	if _, given := args["BASE_IMAGE"]; d.JDK != 0 && !given {
-		base, err := r.javaBase(ctx, d.JDK, job.opts)
+	major := d.JDK
+	if job.opts.JDK != 0 {
+		major = job.opts.JDK
+	}
+	if _, given := args["BASE_IMAGE"]; major != 0 && !given {
+		base, err := r.javaBase(ctx, major, job.opts)
 		if err != nil {
 			return bench.ImageInfo{}, err
 		}
@@ -101,7 +105,7 @@ func (d DockerfileDir) build(ctx context.Context, r *Runtime, job buildJob) (ben
 	labels := map[string]string{labelInputs: hash}
 	if base := args["BASE_IMAGE"]; base != "" {
 		labels[labelBase] = base
-		labels[labelRuntime] = r.javaRuntime(ctx, base, javaOfMajor(d.JDK))
+		labels[labelRuntime] = r.javaRuntime(ctx, base, javaOfMajor(major))
 	}
 	if err := r.buildImage(ctx, ref, d.Dir, args, labels, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err

@@ -1,0 +1,269 @@
+//go:build integration
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/api"
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// The fixture service of one's own: a Spring Boot application that is not
+// a built-in target (testdata/springapp: products, orders and a slow quote
+// on JPA over in-memory H2, with Actuator), and its request list in
+// vegeta's HTTP targets format.
+const (
+	ordersDir      = "../../testdata/springapp"
+	ordersRequests = ordersDir + "/requests.http"
+)
+
+var ordersBuild struct {
+	once sync.Once
+	jar  string
+	err  error
+}
+
+// ordersJar returns the fixture's jar, built by make fixtures or, where it
+// has not been, here with the fixture's Maven wrapper.
+func ordersJar(t *testing.T) string {
+	t.Helper()
+	ordersBuild.once.Do(func() {
+		dir, _ := filepath.Abs(ordersDir)
+		jar := filepath.Join(dir, "target", "orders.jar")
+		if _, err := os.Stat(jar); err != nil {
+			ordersBuild.err = buildFixture(dir)
+		}
+		ordersBuild.jar = jar
+	})
+	if ordersBuild.err != nil {
+		t.Fatalf("build the fixture service: %v", ordersBuild.err)
+	}
+	return ordersBuild.jar
+}
+
+func buildFixture(dir string) error {
+	home, err := exec.Command("bash", "../../scripts/find-jdk.sh").Output()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("./mvnw", "-B", "-q", "-ntp", "package", "-DskipTests")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JAVA_HOME="+strings.TrimSpace(string(home)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return &exec.ExitError{ProcessState: cmd.ProcessState, Stderr: out}
+	}
+	return nil
+}
+
+// ordersRequestNames are the per-request labels the request list gives.
+var ordersRequestNames = []string{"GET /api/products", "GET /api/products/3", "POST /api/orders", "GET /api/quote?productId=2&delayMs=50"}
+
+// checkOwnRun checks a run of the fixture in both thread models: each
+// variant healthy and measured with every request succeeding, figures per
+// request of the list, and the thread figures read from its Actuator
+// metrics: platform threads rise with load on platform threads (Tomcat's
+// pool grows), requests in flight on virtual threads rise on virtual
+// threads while its platform threads stay few. It returns the targets.
+func checkOwnRun(t *testing.T, run *bench.Run, name string) (platform, virtual *bench.TargetResult) {
+	t.Helper()
+	platform, virtual = run.Target(name+"@platform"), run.Target(name+"@virtual")
+	if platform == nil || virtual == nil {
+		t.Fatalf("run has no %s@platform and %s@virtual: %+v", name, name, run.Spec.Targets)
+	}
+	for _, tr := range []*bench.TargetResult{platform, virtual} {
+		if tr.Status != bench.TargetSucceeded {
+			t.Fatalf("%s: %s (%s)", tr.Target, tr.Status, tr.Error)
+		}
+		if tr.Total == nil || tr.Total.Requests == 0 || tr.Total.Successes != tr.Total.Requests {
+			t.Errorf("%s: total %+v, want every request a success", tr.Target, tr.Total)
+		}
+		last := tr.Stages[len(tr.Stages)-1]
+		var names []string
+		for _, r := range last.Requests {
+			names = append(names, r.Name)
+		}
+		for _, want := range ordersRequestNames {
+			if !slices.Contains(names, want) {
+				t.Errorf("%s: no figures for request %q in the last stage (has %v)", tr.Target, want, names)
+			}
+		}
+		t.Logf("%s: settings threadModel=%s readiness=%q metrics=%q runtime=%s", tr.Target, tr.Settings["threadModel"],
+			tr.Settings["info.readiness"], tr.Settings["info.metrics"], tr.Image.Runtime)
+	}
+	threads := func(tr *bench.TargetResult, stage int, kind string) float64 {
+		for _, r := range tr.Resources {
+			if r.Stage == stage && !r.Warmup {
+				return r.Threads[kind].Peak
+			}
+		}
+		return -1
+	}
+	stages := len(platform.Stages)
+	for s := range stages {
+		t.Logf("stage %d: platform@platform %.0f; platform@virtual %.0f, virtual@virtual %.0f", s+1,
+			threads(platform, s, bench.ThreadPlatform), threads(virtual, s, bench.ThreadPlatform), threads(virtual, s, bench.ThreadVirtual))
+	}
+	lo, hi := 0, stages-1
+	if p0, p1 := threads(platform, lo, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); p0 <= 0 || p1 < p0+30 {
+		t.Errorf("@platform: platform threads %.0f in the first stage, %.0f in the last: want them to rise with load by 30 or more", p0, p1)
+	}
+	if v0, v1 := threads(virtual, lo, bench.ThreadVirtual), threads(virtual, hi, bench.ThreadVirtual); v0 < 0 || v1 < v0+30 {
+		t.Errorf("@virtual: virtual threads %.0f in the first stage, %.0f in the last: want them to rise with load by 30 or more", v0, v1)
+	}
+	if pv, pp := threads(virtual, hi, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); pv <= 0 || pv > pp/2 {
+		t.Errorf("last stage: %.0f platform threads on virtual threads, %.0f on platform threads: want fewer than half", pv, pp)
+	}
+	return platform, virtual
+}
+
+// noContainersOf fails the test if any container of the run is left.
+func noContainersOf(t *testing.T, runID string) {
+	t.Helper()
+	if left := runContainers(t, runID); len(left) > 0 {
+		t.Errorf("containers of run %s left: %v", runID, left)
+	}
+}
+
+// A service defined only in the daemon's configuration file, as a jar with
+// two variants, run through the daemon as orders@platform and
+// orders@virtual under the request list of a vegeta targets file (read by
+// the CLI, sent in the spec) at three stages of closed load.
+func TestOwnServiceFromConfig(t *testing.T) {
+	jar := ordersJar(t)
+	config := writeFile(t, "config.yaml", `targets:
+  - name: orders
+    jar: `+jar+`
+    variants:
+      platform: {SPRING_THREADS_VIRTUAL_ENABLED: "false"}
+      virtual: {SPRING_THREADS_VIRTUAL_ENABLED: "true"}
+`)
+	db := filepath.Join(t.TempDir(), "history.db")
+	d := startInProcessDaemon(t, db, "--config", config)
+	client := apiClient{t: t, base: d.url}
+	var list api.TargetList
+	client.getJSON("/targets", &list)
+	if i := slices.IndexFunc(list.Targets, func(ti bench.TargetInfo) bool { return ti.Name == "orders" }); i < 0 || !slices.Equal(list.Targets[i].Variants, []string{"platform", "virtual"}) {
+		t.Fatalf("GET /targets does not list orders with its variants: %+v", list)
+	}
+	begin := time.Now()
+	code, stdout, stderr := runCLI(t, nil, "run", "--server", d.url, "-q", "-o", "json", "--targets", "orders@platform,orders@virtual",
+		"--requests", ordersRequests, "--profile", "testdata/profile/own-closed.yaml", "--warmup", "5s", "--warmup-rate", "100")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s\ndaemon:\n%s", code, stderr, d.log)
+	}
+	var printed bench.Run
+	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
+		t.Fatalf("stdout is not a run document: %v\n%s", err, stdout)
+	}
+	run := client.run(printed.ID)
+	t.Logf("run %s took %s", run.ID, time.Since(begin).Round(time.Second))
+	checkOwnRun(t, run, "orders")
+	resp, body := client.do("GET", "/runs/"+run.ID+"/report?format=markdown", nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "orders@virtual") {
+		t.Errorf("report: %s\n%s", resp.Status, body)
+	}
+	t.Logf("report:\n%s", body)
+	noContainersOf(t, run.ID)
+}
+
+// The one-command form: --jar and a request list, nothing else about the
+// service: it runs as platform and virtual (Spring Boot's property), is
+// ready by Actuator, its figures read from Actuator's Prometheus endpoint,
+// and the report pairs its virtual threads with its platform threads.
+func TestOwnServiceJarOneCommand(t *testing.T) {
+	jar := ordersJar(t)
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--requests", ordersRequests,
+		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "5s", "--warmup-rate", "100")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	platform, _ := checkOwnRun(t, run, "orders")
+	if got := platform.Settings["info.readiness"]; got != "GET "+targets.ActuatorHealth {
+		t.Errorf("readiness by %q, want Actuator's health", got)
+	}
+	code, md, stderr := runCLI(t, nil, "--db", db, "report", run.ID, "--format", "markdown")
+	if code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	if !regexp.MustCompile(`orders@virtual.*orders@platform`).MatchString(md) {
+		t.Errorf("the report does not compare orders@virtual with orders@platform:\n%s", md)
+	}
+	noContainersOf(t, run.ID)
+}
+
+// A Dockerfile-built service (the fixture's Dockerfile, handed the
+// project's JRE 25 as BASE_IMAGE), in both thread models, in one command.
+func TestOwnServiceDockerfile(t *testing.T) {
+	ordersJar(t) // the Dockerfile copies it
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--dockerfile", ordersDir, "--jdk", "25",
+		"--target-name", "orders-docker", "--requests", ordersRequests,
+		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "5s", "--warmup-rate", "100")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+	}
+	run, _ := storedRun(t, db, stdout)
+	platform, _ := checkOwnRun(t, run, "orders-docker")
+	if !strings.HasPrefix(platform.Image.Ref, "threadbench/own-orders-docker:") || !strings.Contains(platform.Image.Runtime, "25") {
+		t.Errorf("image %s on runtime %q, want threadbench/own-orders-docker on Java 25", platform.Image.Ref, platform.Image.Runtime)
+	}
+	noContainersOf(t, run.ID)
+}
+
+// Bad input that only the service itself can reveal: a health path that
+// never answers (the error comes after the timeout, quotes the log's
+// tail, and the container is gone), and a request the service answers
+// with 404 in the pre-check (named with its status; nothing attacked).
+func TestOwnServiceBadInput(t *testing.T) {
+	jar := ordersJar(t)
+	t.Run("NeverHealthy", func(t *testing.T) {
+		t.Parallel()
+		db := filepath.Join(t.TempDir(), "history.db")
+		begin := time.Now()
+		code, _, stderr := execCLI(t, "--db", db, "run", "-q", "--jar", jar, "--variant", "platform", "--health", "/not-here",
+			"--health-timeout", "15s", "--requests", ordersRequests, "--profile", "smoke")
+		took := time.Since(begin)
+		if code != exitFailure || !strings.Contains(stderr, "was not healthy within 15s") || !strings.Contains(stderr, "its log ends:") {
+			t.Fatalf("exit %d after %s; want %d, the timeout and the log's tail:\n%s", code, took, exitFailure, stderr)
+		}
+		if took < 15*time.Second {
+			t.Errorf("gave up after %s, before the 15s timeout", took)
+		}
+		noContainersOf(t, runIDOf(t, stderr))
+	})
+	t.Run("RequestNotFound", func(t *testing.T) {
+		t.Parallel()
+		list := writeFile(t, "requests.http", "GET http://app/api/products\n\nGET http://app/api/nothing-here\n")
+		db := filepath.Join(t.TempDir(), "history.db")
+		code, _, stderr := execCLI(t, "--db", db, "run", "-q", "--jar", jar, "--variant", "virtual",
+			"--requests", list, "--profile", "smoke")
+		want := `request "GET /api/nothing-here" (GET /api/nothing-here) answered 404 Not Found in the pre-check; expected 2xx or 3xx`
+		if code != exitFailure || !strings.Contains(stderr, want) {
+			t.Fatalf("exit %d; want %d and %q:\n%s", code, exitFailure, want, stderr)
+		}
+		noContainersOf(t, runIDOf(t, stderr))
+	})
+}
+
+// runIDOf reads the run's ID from the line a local run starts with.
+func runIDOf(t *testing.T, stderr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^run (\S+): \d+ target`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no run line in:\n%s", stderr)
+	}
+	return m[1]
+}
