@@ -72,10 +72,7 @@ func stagesLabel(p bench.Profile) string {
 	var parts []string
 	prev := 0.0
 	for _, s := range p.Stages {
-		level := s.Rate
-		if p.Model == bench.ModelClosed {
-			level = float64(s.Concurrency)
-		}
+		level := p.LoadModel().Level(s)
 		if s.Ramp {
 			parts = append(parts, fmt.Sprintf("%g->%g/%s", prev, level, s.Duration))
 		} else {

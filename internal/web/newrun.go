@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -39,7 +40,7 @@ var garbageCollectors = []string{"G1", "Parallel", "Serial", "Z", "Shenandoah"}
 // the control whose data-field names the same JSON path.
 func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
 	view := newRunView{Targets: p.cfg.Targets, Profiles: p.cfg.Profiles, Experiments: p.cfg.Experiments,
-		Endpoints: p.cfg.Endpoints, Models: []bench.Model{bench.ModelClosed, bench.ModelOpen}, GCs: garbageCollectors,
+		Endpoints: p.cfg.Endpoints, Models: slices.Sorted(slices.Values(bench.ModelNames())), GCs: garbageCollectors,
 		Defaults: formDefaults{
 			WarmupDuration: bench.DefaultWarmupDuration.String(), WarmupRate: formatNum(bench.DefaultWarmupRate),
 			WarmupMax: bench.DefaultWarmupMaxDuration.String(), WarmupWindow: bench.DefaultWarmupWindow.String(),
