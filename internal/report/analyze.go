@@ -138,7 +138,7 @@ func stageScope(p bench.Profile, s bench.StageResult) scopeDef {
 	index := s.Index
 	sc := scopeDef{stage: &index, name: stageLabel(s.Index, s.Name), stageName: s.Name, model: s.LoadModel(), concurrency: s.Concurrency,
 		rate: s.Rate, duration: s.Duration, from: s.Concurrency}
-	if s.Model == "" {
+	if s.Model == "" { // a stage that names no model is its profile's
 		sc.model = p.LoadModel()
 	}
 	if s.Index >= 0 && s.Index < len(p.Stages) && p.Stages[s.Index].Ramp {

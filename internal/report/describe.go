@@ -18,9 +18,10 @@ func describeProfile(p bench.Profile) string {
 }
 
 func describeStages(p bench.Profile) string {
+	model := p.LoadModel()
 	stages := make([]string, len(p.Stages))
 	for i, st := range p.Stages {
-		stages[i] = describeStage(p.LoadModel(), st)
+		stages[i] = describeStage(model, st)
 	}
 	return strings.Join(stages, ", ")
 }
