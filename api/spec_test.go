@@ -52,7 +52,8 @@ func TestSpecProblemResponses(t *testing.T) {
 }
 
 // TestSpecVocabulary checks that the document's enumerations are the
-// domain's own: one endpoint table, one list of phases.
+// domain's own: one endpoint table, one list of phases, one registry of
+// load models.
 func TestSpecVocabulary(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
 	if err != nil {
@@ -71,6 +72,7 @@ func TestSpecVocabulary(t *testing.T) {
 		{"Request.endpoint", schemas["Request"].Value.Properties["endpoint"].Value.Enum, bench.EndpointNames()},
 		{"Event.phase", schemas["Event"].Value.Properties["phase"].Value.Enum, phases},
 		{"RunStatus", schemas["RunStatus"].Value.Enum, statuses()},
+		{"Model", schemas["Model"].Value.Enum, models()},
 	} {
 		got := make([]string, len(tc.enum))
 		for i, v := range tc.enum {
@@ -80,6 +82,14 @@ func TestSpecVocabulary(t *testing.T) {
 			t.Errorf("%s enumerates %v, the domain %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+func models() []string {
+	var out []string
+	for _, m := range bench.ModelNames() {
+		out = append(out, string(m))
+	}
+	return out
 }
 
 func statuses() []string {

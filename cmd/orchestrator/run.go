@@ -280,10 +280,8 @@ func stageLabel(s *bench.StageResult) string {
 	if s.Name != "" {
 		label += " (" + s.Name + ")"
 	}
-	if s.Model == bench.ModelClosed {
-		return fmt.Sprintf("%s: closed, %d clients for %s", label, s.Concurrency, s.Duration)
-	}
-	return fmt.Sprintf("%s: open, %.0f req/s for %s", label, s.Rate, s.Duration)
+	model := s.LoadModel()
+	return fmt.Sprintf("%s: %s, %.0f %s for %s", label, model.Name(), s.Level(), model.Unit(), s.Duration)
 }
 
 func fileExists(path string) bool {

@@ -156,7 +156,8 @@ func resolveCapacity(spec *RunSpec, g Guardrails) error {
 	p := spec.Profile
 	// Only the load engine and connections are the caller's; a stored
 	// search's profile (its own name) is prepared again as it is.
-	own := p.Name == "" && p.Description == "" && p.Scale == 0 && len(p.Stages) == 0 && p.Workload == nil && (p.Model == "" || p.Model == ModelOpen)
+	model, known := LookupModel(p.Model)
+	own := p.Name == "" && p.Description == "" && p.Scale == 0 && len(p.Stages) == 0 && p.Workload == nil && known && !model.Clients()
 	if p.Name != CapacityProfileName && !own {
 		return FieldErrorf("profile", "a capacity search makes its own open-model trials: leave the profile out (or give only its engine)")
 	}

@@ -23,7 +23,7 @@ func CheckLoadEngine(spec *RunSpec) error {
 	default:
 		return FieldErrorf("profile.engine", "must be %q (the default) or %q, got %q", LoadEngineOwn, LoadEngineVegeta, p.Engine)
 	}
-	if p.Model != ModelClosed {
+	if !p.LoadModel().Clients() {
 		return nil
 	}
 	for i, st := range p.Stages {

@@ -262,22 +262,19 @@ func checkTargets(spec *RunSpec, c Catalog) error {
 
 func checkProfile(spec *RunSpec, c Catalog) error {
 	p := spec.Profile
-	if p.Model != ModelOpen && p.Model != ModelClosed {
-		return FieldErrorf("profile.model", "must be %q or %q, got %q", ModelOpen, ModelClosed, p.Model)
+	model, err := checkModel(p)
+	if err != nil {
+		return err
 	}
 	if len(p.Stages) == 0 {
 		return FieldErrorf("profile.stages", "a profile needs at least one stage (or name a built-in: %s)", strings.Join(BuiltinNames(), ", "))
-	}
-	check := checkOpenStage
-	if p.Model == ModelClosed {
-		check = checkClosedStage
 	}
 	for i, st := range p.Stages {
 		field := fmt.Sprintf("profile.stages[%d]", i)
 		if st.Duration < MinStageDuration || st.Duration > c.Guardrails.MaxDuration {
 			return FieldErrorf(field+".duration", "must be from %s to %s (the configured maximum), got %s", MinStageDuration, c.Guardrails.MaxDuration, st.Duration)
 		}
-		if err := check(st, field, c.Guardrails); err != nil {
+		if err := model.CheckStage(st, field, c.Guardrails); err != nil {
 			return err
 		}
 	}
@@ -285,19 +282,12 @@ func checkProfile(spec *RunSpec, c Catalog) error {
 		return FieldErrorf("profile.stages", "no stage sends any request (every rate or concurrency is 0)")
 	}
 	switch {
-	case p.Connections != 0 && p.Model == ModelClosed:
+	case p.Connections != 0 && model.Clients():
 		return FieldErrorf("profile.connections", "is for the open model; a closed profile has one connection per client")
 	case p.Connections < 0 || p.Connections > c.Guardrails.MaxConcurrency:
 		return FieldErrorf("profile.connections", "must be from 1 to %d (the configured maximum), or 0 to size them from the rate, got %d", c.Guardrails.MaxConcurrency, p.Connections)
 	}
 	return nil
-}
-
-func checkOpenStage(st Stage, field string, g Guardrails) error {
-	if st.Concurrency != 0 {
-		return FieldErrorf(field+".concurrency", "an open-model stage takes a rate, not a concurrency")
-	}
-	return checkRate(st.Rate, field+".rate", g)
 }
 
 func checkRate(rate float64, field string, g Guardrails) error {
@@ -306,19 +296,6 @@ func checkRate(rate float64, field string, g Guardrails) error {
 	}
 	if !(rate >= MinRate && rate <= g.MaxRate) {
 		return FieldErrorf(field, "must be 0 or from %g to %g requests/s (the configured maximum), got %g", MinRate, g.MaxRate, rate)
-	}
-	return nil
-}
-
-func checkClosedStage(st Stage, field string, g Guardrails) error {
-	if st.Rate != 0 {
-		return FieldErrorf(field+".rate", "a closed-model stage takes a concurrency, not a rate")
-	}
-	if st.Concurrency < 0 || st.Concurrency > g.MaxConcurrency {
-		return FieldErrorf(field+".concurrency", "must be from 1 to %d requests in flight (the configured maximum), got %d", g.MaxConcurrency, st.Concurrency)
-	}
-	if st.Concurrency == 0 && !st.Ramp {
-		return FieldErrorf(field+".concurrency", "must be at least 1 (0 only as the target of a ramp, e.g. ramping down)")
 	}
 	return nil
 }
@@ -374,7 +351,7 @@ const MaxSleep = Duration(time.Hour)
 // sleep, at least one request, one request per name.
 func checkIteration(w Workload, model Model) error {
 	switch {
-	case model != ModelClosed:
+	case !ModelOf(model).Clients():
 		return FieldErrorf("workload.iteration", "is for the closed model: each client repeats it")
 	case w.Requests != nil:
 		return FieldErrorf("workload.requests", "give requests (a weighted mix) or an iteration, not both")

@@ -8,20 +8,6 @@ import (
 	"strings"
 )
 
-// Model is how load is offered.
-type Model string
-
-// Load models.
-const (
-	// ModelOpen offers requests at a scheduled arrival rate, whether or not
-	// earlier ones have answered (no coordinated omission).
-	ModelOpen Model = "open"
-	// ModelClosed keeps a fixed number of requests in flight; each client sends
-	// its next request when the previous one answers (k6 VUs, nGrinder vusers).
-	// Its throughput is an outcome, not an input.
-	ModelClosed Model = "closed"
-)
-
 // Stage is one step of a profile. In an open profile Rate is the arrival rate
 // in requests per second; in a closed profile Concurrency is the number of
 // requests kept in flight. With Ramp the stage moves linearly from the
@@ -303,7 +289,7 @@ const (
 // built-in profiles by name; the load package does that.
 func (s *RunSpec) ApplyDefaults() {
 	if s.Profile.Model == "" {
-		s.Profile.Model = ModelOpen
+		s.Profile.Model = DefaultModel
 	}
 	s.Workload.applyDefaults()
 	// A warm-up given neither a duration nor a rate runs until steady: a

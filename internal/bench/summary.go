@@ -42,11 +42,7 @@ func (r *Run) Summary() RunSummary {
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Model: r.Spec.Profile.Model, Repeat: r.Spec.Repeat,
 		Profile: r.Spec.Profile.Name, Targets: []TargetSummary{}}
 	if s.Profile == "" && len(r.Spec.Profile.Stages) > 0 {
-		model := r.Spec.Profile.Model
-		if model == "" {
-			model = ModelOpen
-		}
-		s.Profile = fmt.Sprintf("%s/%d stages", model, len(r.Spec.Profile.Stages))
+		s.Profile = fmt.Sprintf("%s/%d stages", r.Spec.Profile.LoadModel().Name(), len(r.Spec.Profile.Stages))
 	}
 	if len(r.Targets) == 0 {
 		for _, c := range r.Spec.RunCases() {

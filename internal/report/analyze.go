@@ -93,8 +93,8 @@ func (a *analysis) stageScope(index int) (scopeDef, bool) {
 func (a *analysis) header() bench.Report {
 	r := a.run
 	rep := bench.Report{
-		Run: refOf(r), Profile: fmt.Sprintf("%s (%s model): %s", orDash(r.Spec.Profile.Name), modelOf(r.Spec.Profile), describeStages(r.Spec.Profile)),
-		Model: modelOf(r.Spec.Profile), Workload: describeWorkload(effectiveWorkload(r.Spec)),
+		Run: refOf(r), Profile: fmt.Sprintf("%s (%s model): %s", orDash(r.Spec.Profile.Name), r.Spec.Profile.LoadModel().Name(), describeStages(r.Spec.Profile)),
+		Model: r.Spec.Profile.LoadModel().Name(), Workload: describeWorkload(effectiveWorkload(r.Spec)),
 		Limits: describeLimits(r.Spec.Limits) + " per target", Environment: r.Environment,
 		Rounds: r.Spec.Rounds(), Confidence: a.est.confidence, Alpha: a.alpha, MinEffect: a.minEffect,
 		Subjects: []bench.ReportSubject{}, Scopes: []bench.ReportScope{}, Findings: []bench.Finding{},
@@ -103,9 +103,9 @@ func (a *analysis) header() bench.Report {
 	if rep.Rounds < 2 {
 		rep.Method = "one round: within-run intervals (batch means of per-second values of a stage's steady part); Mann-Whitney U on batch means"
 	}
-	rep.LatencyNote = latencyNoteClosed
-	if rep.Model == bench.ModelOpen {
-		rep.LatencyNote = latencyNoteOpen
+	rep.LatencyNote = latencyNoteOpen
+	if r.Spec.Profile.LoadModel().Clients() {
+		rep.LatencyNote = latencyNoteClosed
 	}
 	for _, s := range a.subjects {
 		rep.Subjects = append(rep.Subjects, s.info)
@@ -136,10 +136,10 @@ func stageScopes(r *bench.Run) []scopeDef {
 
 func stageScope(p bench.Profile, s bench.StageResult) scopeDef {
 	index := s.Index
-	sc := scopeDef{stage: &index, name: stageLabel(s.Index, s.Name), stageName: s.Name, model: s.Model, concurrency: s.Concurrency,
+	sc := scopeDef{stage: &index, name: stageLabel(s.Index, s.Name), stageName: s.Name, model: s.LoadModel(), concurrency: s.Concurrency,
 		rate: s.Rate, duration: s.Duration, from: s.Concurrency}
-	if sc.model == "" {
-		sc.model = modelOf(p)
+	if s.Model == "" { // a stage that names no model is its profile's
+		sc.model = p.LoadModel()
 	}
 	if s.Index >= 0 && s.Index < len(p.Stages) && p.Stages[s.Index].Ramp {
 		sc.ramp, sc.from = true, 0
@@ -151,7 +151,7 @@ func stageScope(p bench.Profile, s bench.StageResult) scopeDef {
 }
 
 func wholeScope(r *bench.Run, stages []scopeDef) scopeDef {
-	sc := scopeDef{name: scopeWholeName, model: modelOf(r.Spec.Profile), duration: r.Spec.Profile.Duration()}
+	sc := scopeDef{name: scopeWholeName, model: r.Spec.Profile.LoadModel(), duration: r.Spec.Profile.Duration()}
 	if len(stages) == 1 {
 		sc.ramp, sc.concurrency, sc.from, sc.rate = stages[0].ramp, stages[0].concurrency, stages[0].from, stages[0].rate
 	}
@@ -163,18 +163,23 @@ const scopeWholeName = "whole attack"
 // load describes the load a scope offered: "closed, 400 clients",
 // "closed, ramp 300 -> 500 clients", "open, 200 req/s".
 func (sc scopeDef) load(stages int) string {
+	name := sc.model.Name()
 	if sc.stage == nil && stages != 1 {
-		return fmt.Sprintf("%s, %d stages", sc.model, stages)
+		return fmt.Sprintf("%s, %d stages", name, stages)
 	}
+	level := valueWithUnit(sc.level(), sc.model.Unit())
 	switch {
-	case sc.model == bench.ModelClosed && sc.ramp:
-		return fmt.Sprintf("closed, ramp %d -> %d clients", sc.from, sc.concurrency)
-	case sc.model == bench.ModelClosed:
-		return fmt.Sprintf("closed, %d clients", sc.concurrency)
+	case sc.ramp && sc.model.Clients(): // the clients it started from are known
+		return fmt.Sprintf("%s, ramp %d -> %s", name, sc.from, level)
 	case sc.ramp:
-		return fmt.Sprintf("open, ramp to %s req/s", num(sc.rate))
+		return fmt.Sprintf("%s, ramp to %s", name, level)
 	}
-	return fmt.Sprintf("open, %s req/s", num(sc.rate))
+	return fmt.Sprintf("%s, %s", name, level)
+}
+
+// level is the load the scope offered, in its model's unit.
+func (sc scopeDef) level() float64 {
+	return sc.model.Level(bench.Stage{Rate: sc.rate, Concurrency: sc.concurrency})
 }
 
 // scopeData is one scope as analysed: its subjects' windows and the

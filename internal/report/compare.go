@@ -26,6 +26,7 @@ const (
 	unitMiB        = "MiB"
 	unitSeconds    = "s"
 	unitPauses     = "pauses"
+	unitClients    = "clients" // a load model's level, in the closed model
 )
 
 // CompareOptions tune Compare.

@@ -14,31 +14,20 @@ import (
 // a reader cannot see in the description is not reported either.
 
 func describeProfile(p bench.Profile) string {
-	return fmt.Sprintf("%s: %s", modelOf(p), describeStages(p))
+	return fmt.Sprintf("%s: %s", p.LoadModel().Name(), describeStages(p))
 }
 
 func describeStages(p bench.Profile) string {
+	model := p.LoadModel()
 	stages := make([]string, len(p.Stages))
 	for i, st := range p.Stages {
-		stages[i] = describeStage(modelOf(p), st)
+		stages[i] = describeStage(model, st)
 	}
 	return strings.Join(stages, ", ")
 }
 
-// modelOf returns the profile's model, open when unset as ApplyDefaults
-// would make it.
-func modelOf(p bench.Profile) bench.Model {
-	if p.Model == "" {
-		return bench.ModelOpen
-	}
-	return p.Model
-}
-
-func describeStage(model bench.Model, st bench.Stage) string {
-	level := fmt.Sprintf("%s req/s", num(st.Rate))
-	if model == bench.ModelClosed {
-		level = fmt.Sprintf("%d clients", st.Concurrency)
-	}
+func describeStage(model bench.LoadModel, st bench.Stage) string {
+	level := valueWithUnit(model.Level(st), model.Unit())
 	if st.Ramp {
 		return fmt.Sprintf("%s ramp to %s", st.Duration, level)
 	}

@@ -268,14 +268,8 @@ func clientCeiling(bounds []bench.Bound) bench.Bound {
 // busiest is the stage scope with the highest load (the last of equals).
 func busiest(stages []*scopeData) *scopeData {
 	var best *scopeData
-	level := func(d *scopeData) float64 {
-		if d.def.model == bench.ModelClosed {
-			return float64(d.def.concurrency)
-		}
-		return d.def.rate
-	}
 	for _, d := range stages {
-		if best == nil || level(d) >= level(best) {
+		if best == nil || d.def.level() >= best.def.level() {
 			best = d
 		}
 	}

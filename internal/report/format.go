@@ -20,7 +20,7 @@ func num(v float64) string {
 // value formats a figure in its unit's usual precision, without the unit.
 func value(v float64, unit string) string {
 	switch unit {
-	case unitThreads, unitGoroutines, unitPauses:
+	case unitThreads, unitGoroutines, unitPauses, unitClients:
 		return fmt.Sprintf("%.0f", v)
 	case unitPercent:
 		return fmt.Sprintf("%.2f", v)

@@ -71,11 +71,9 @@ func profilesTable(w io.Writer, profiles []bench.Profile) error {
 func stagesLabel(p bench.Profile) string {
 	var parts []string
 	prev := 0.0
+	model := p.LoadModel()
 	for _, s := range p.Stages {
-		level := s.Rate
-		if p.Model == bench.ModelClosed {
-			level = float64(s.Concurrency)
-		}
+		level := model.Level(s)
 		if s.Ramp {
 			parts = append(parts, fmt.Sprintf("%g->%g/%s", prev, level, s.Duration))
 		} else {

@@ -55,7 +55,7 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	}
 	row("created", runTimes(r))
 	p := r.Spec.Profile
-	row("profile", fmt.Sprintf("%s (%s model): %s", orDash(p.Name), modelOf(p), describeStages(p)))
+	row("profile", fmt.Sprintf("%s (%s model): %s", orDash(p.Name), p.LoadModel().Name(), describeStages(p)))
 	row("workload", describeWorkload(effectiveWorkload(r.Spec)))
 	row("warm-up", describeWarmup(r.Spec.Warmup)+warmupNote(r.Spec.Warmup))
 	row("limits", describeLimits(r.Spec.Limits)+" per target")
@@ -196,13 +196,15 @@ func writeFlags(buf *bytes.Buffer, t *bench.TargetResult) {
 // stageModel says how load was offered in a stage. Closed stages name their
 // clients so that nobody mistakes a client count for an arrival rate.
 func stageModel(p bench.Profile, s bench.StageResult) string {
-	if s.Model == bench.ModelClosed {
-		return fmt.Sprintf("closed (%d clients)", s.Concurrency)
+	model := s.LoadModel()
+	level := valueWithUnit(s.Level(), model.Unit())
+	if model.Clients() {
+		return fmt.Sprintf("%s (%s)", model.Name(), level)
 	}
 	if !s.Warmup && s.Index >= 0 && s.Index < len(p.Stages) && p.Stages[s.Index].Ramp {
-		return fmt.Sprintf("open, ramp to %s req/s", num(s.Rate))
+		return fmt.Sprintf("%s, ramp to %s", model.Name(), level)
 	}
-	return fmt.Sprintf("open, %s req/s", num(s.Rate))
+	return fmt.Sprintf("%s, %s", model.Name(), level)
 }
 
 func stageRow(label, model string, s bench.Stats) []string {

@@ -149,10 +149,7 @@ func profileShape(r *bench.Run) (bench.Model, int) {
 			}
 		}
 	}
-	if model == "" {
-		model = bench.ModelOpen
-	}
-	return model, n
+	return bench.ModelOf(model).Name(), n
 }
 
 // notes gathers per-scope remarks under one message each, so that a target

@@ -14,7 +14,7 @@ type scopeDef struct {
 	stage       *int
 	name        string // "whole attack", "stage 2 (c400)"
 	stageName   string // the stage's own name, "c400"
-	model       bench.Model
+	model       bench.LoadModel
 	ramp        bool
 	concurrency int // closed: clients at the end of the stage
 	from        int // closed: clients at its start (the previous stage's, on a ramp)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -36,10 +37,12 @@ var garbageCollectors = []string{"G1", "Parallel", "Serial", "Z", "Shenandoah"}
 
 // newRunPart renders the form. It is sent by app.js as JSON to POST /runs;
 // the API is its only validator, and its field errors are shown next to
-// the control whose data-field names the same JSON path.
+// the control whose data-field names the same JSON path. The models are
+// offered in order of name, which puts closed, the form's default (its stage
+// table starts with a clients column), first.
 func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
 	view := newRunView{Targets: p.cfg.Targets, Profiles: p.cfg.Profiles, Experiments: p.cfg.Experiments,
-		Endpoints: p.cfg.Endpoints, Models: []bench.Model{bench.ModelClosed, bench.ModelOpen}, GCs: garbageCollectors,
+		Endpoints: p.cfg.Endpoints, Models: slices.Sorted(slices.Values(bench.ModelNames())), GCs: garbageCollectors,
 		Defaults: formDefaults{
 			WarmupDuration: bench.DefaultWarmupDuration.String(), WarmupRate: formatNum(bench.DefaultWarmupRate),
 			WarmupMax: bench.DefaultWarmupMaxDuration.String(), WarmupWindow: bench.DefaultWarmupWindow.String(),

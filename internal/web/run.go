@@ -104,7 +104,7 @@ func (p *Pages) livePart(ctx context.Context) ([]byte, int, error) {
 func newRunHead(run *bench.Run) runHead {
 	h := runHead{Run: run.Summary(), Spec: run.Spec}
 	for _, st := range run.Spec.Profile.Stages {
-		h.Stages = append(h.Stages, stageText(run.Spec.Profile.Model, st))
+		h.Stages = append(h.Stages, stageText(run.Spec.Profile.LoadModel(), st))
 	}
 	for i, r := range run.Spec.Workload.Requests {
 		if i > 0 {
@@ -116,11 +116,8 @@ func newRunHead(run *bench.Run) runHead {
 }
 
 // stageText describes a stage: "c100 for 10s", "ramp to 300 req/s for 5s".
-func stageText(model bench.Model, st bench.Stage) string {
-	load := formatNum(st.Rate) + " req/s"
-	if model == bench.ModelClosed {
-		load = formatNum(float64(st.Concurrency)) + " clients"
-	}
+func stageText(model bench.LoadModel, st bench.Stage) string {
+	load := formatNum(model.Level(st)) + " " + model.Unit()
 	if st.Ramp {
 		load = "ramp to " + load
 	}

@@ -1,0 +1,22 @@
+package bench
+
+// ModelOpen offers requests at a scheduled arrival rate, whether or not
+// earlier ones have answered (no coordinated omission).
+const ModelOpen Model = "open"
+
+func init() { registerModel(openModel{}) }
+
+// openModel is ModelOpen: a stage's Rate is its arrival rate.
+type openModel struct{}
+
+func (openModel) Name() Model            { return ModelOpen }
+func (openModel) Unit() string           { return "req/s" }
+func (openModel) Level(st Stage) float64 { return st.Rate }
+func (openModel) Clients() bool          { return false }
+
+func (openModel) CheckStage(st Stage, field string, g Guardrails) error {
+	if st.Concurrency != 0 {
+		return FieldErrorf(field+".concurrency", "an open-model stage takes a rate, not a concurrency")
+	}
+	return checkRate(st.Rate, field+".rate", g)
+}
