@@ -14,7 +14,7 @@ INTEGRATION_TIMEOUT ?= 25m
 OTHER_OS_SKIP := needs Linux|on this OS
 TESTSUMMARY = $(GO) run ./scripts/testsummary -allow-skip '$(OTHER_OS_SKIP)'
 
-.PHONY: all build test test-setup lint unit java-test integration docker-up test-deps demo bench clean
+.PHONY: all build test test-setup lint unit java-test fixtures integration docker-up test-deps demo bench clean
 
 all: build
 
@@ -31,12 +31,12 @@ test-deps:
 
 ## test: everything: static checks, the Java targets' JUnit tests, every Go test (the integration build holds
 ## the unit tests too, so they run once, there) on the real engine and a real browser, the API's conformance
-##   The first part runs side by side: static checks, JUnit and the conformance job (its stand-in daemon needs
+##   The first part runs side by side: static checks, JUnit, the fixture service's jar and the conformance job (its stand-in daemon needs
 ##   no engine, and its verdict does not depend on the machine's speed) on the CPUs while the engine and the
 ##   browser are installed from the network (each part's output is shown whole when it ends); then the
 ##   integration tests, alone on the machine: their figures need both CPUs quiet.
 test:
-	$(MAKE) --no-print-directory -j 4 --output-sync=target lint java-test conformance test-setup
+	$(MAKE) --no-print-directory -j 4 --output-sync=target lint java-test conformance fixtures test-setup
 	$(MAKE) --no-print-directory integration
 
 ## test-setup: what make test installs before its integration tests run: the engine, the programs the tests drive
@@ -60,6 +60,10 @@ unit:
 
 java-test:
 	cd targets/java && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -ntp test
+
+## fixtures: the service of one's own the integration tests run (testdata/springapp: a Spring Boot jar)
+fixtures:
+	cd testdata/springapp && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp package -DskipTests
 
 ## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip
 integration: docker-up test-deps

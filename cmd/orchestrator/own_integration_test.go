@@ -158,7 +158,7 @@ func TestOwnServiceFromConfig(t *testing.T) {
 	}
 	begin := time.Now()
 	code, stdout, stderr := runCLI(t, nil, "run", "--server", d.url, "-q", "-o", "json", "--targets", "orders@platform,orders@virtual",
-		"--requests", ordersRequests, "--profile", "testdata/profile/own-closed.yaml", "--warmup", "5s", "--warmup-rate", "100")
+		"--requests", ordersRequests, "--profile", "testdata/profile/own-closed.yaml", "--warmup", "3s", "--warmup-rate", "100")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s\ndaemon:\n%s", code, stderr, d.log)
 	}
@@ -185,7 +185,7 @@ func TestOwnServiceJarOneCommand(t *testing.T) {
 	jar := ordersJar(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--requests", ordersRequests,
-		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "5s", "--warmup-rate", "100")
+		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "3s", "--warmup-rate", "100")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -211,7 +211,7 @@ func TestOwnServiceDockerfile(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--dockerfile", ordersDir, "--jdk", "25",
 		"--target-name", "orders-docker", "--requests", ordersRequests,
-		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "5s", "--warmup-rate", "100")
+		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "3s", "--warmup-rate", "100")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s\nstdout:\n%s", code, stderr, stdout)
 	}
@@ -234,13 +234,13 @@ func TestOwnServiceBadInput(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "history.db")
 		begin := time.Now()
 		code, _, stderr := execCLI(t, "--db", db, "run", "-q", "--jar", jar, "--variant", "platform", "--health", "/not-here",
-			"--health-timeout", "15s", "--requests", ordersRequests, "--profile", "smoke")
+			"--health-timeout", "8s", "--requests", ordersRequests, "--profile", "smoke")
 		took := time.Since(begin)
-		if code != exitFailure || !strings.Contains(stderr, "was not healthy within 15s") || !strings.Contains(stderr, "its log ends:") {
+		if code != exitFailure || !strings.Contains(stderr, "was not healthy within 8s") || !strings.Contains(stderr, "its log ends:") {
 			t.Fatalf("exit %d after %s; want %d, the timeout and the log's tail:\n%s", code, took, exitFailure, stderr)
 		}
-		if took < 15*time.Second {
-			t.Errorf("gave up after %s, before the 15s timeout", took)
+		if took < 8*time.Second {
+			t.Errorf("gave up after %s, before the 8s timeout", took)
 		}
 		noContainersOf(t, runIDOf(t, stderr))
 	})

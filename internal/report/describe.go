@@ -37,7 +37,12 @@ func describeStage(model bench.LoadModel, st bench.Stage) string {
 func describeWorkload(w bench.Workload) string {
 	reqs := make([]string, len(w.Requests))
 	for i, r := range w.Requests {
-		reqs[i] = fmt.Sprintf("%s x%d", r.Path(), r.Weight)
+		path := r.Path()
+		if r.URI != "" {
+			// A request of one's own: its method says as much as its path.
+			path = r.HTTPMethod() + " " + path
+		}
+		reqs[i] = fmt.Sprintf("%s x%d", path, r.Weight)
 	}
 	desc := strings.Join(reqs, ", ")
 	if desc == "" {
