@@ -37,6 +37,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 		cf     capacityFlags
 		output string
 		quiet  bool
+		own    ownFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "capacity",
@@ -48,7 +49,8 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			"With --sweep, run a closed-model sweep at those concurrencies instead and fit the Universal\n" +
 			"Scalability Law per target: contention σ, coherency κ, the peak N* and its throughput.",
 		Example: "  orchestrator capacity --targets go,java-platform,java-virtual --slo 'p99<=300ms' --endpoint heavy --param duration=200\n" +
-			"  orchestrator capacity --targets java-platform --sweep 25,50,100,200,400,800 --endpoint heavy --param duration=100",
+			"  orchestrator capacity --targets java-platform --sweep 25,50,100,200,400,800 --endpoint heavy --param duration=100\n" +
+			"  orchestrator capacity --jar target/app.jar --requests requests.http --slo 'p99<=200ms'",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := report.LookupFormat(report.KindRun, output, "output"); err != nil {
@@ -65,6 +67,9 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), false); err != nil {
+				return err
+			}
 			catalog := g.specCatalog(cfg)
 			catalog.AllowImages = true
 			if err := bench.Prepare(&spec, catalog); err != nil {
@@ -74,6 +79,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())
+	own.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&cf.slo, "slo", "", "the objective every trial must meet, e.g. 'p99<=250ms,errors<=0.1%' (p50, p90, p95, p99, p999, errors, drops)")
 	f.DurationVar(&cf.budget, "budget", 0, fmt.Sprintf("time the search may take for all targets together (default %s a target)", capacity.DefaultBudget))

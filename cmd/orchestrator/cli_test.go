@@ -680,3 +680,18 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultOwnName(t *testing.T) {
+	for _, tt := range []struct{ jar, image, dockerfile, want string }{
+		{jar: "target/spring-petclinic-4.0.0-SNAPSHOT.jar", want: "spring-petclinic"},
+		{jar: "orders.jar", want: "orders"},
+		{jar: "/x/My_App-1.2.jar", want: "my_app"},
+		{image: "registry.lan:5000/team/orders:1.4", want: "orders"},
+		{image: "orders@sha256:abc", want: "orders"},
+		{dockerfile: "testdata/springapp", want: "springapp"},
+	} {
+		if got := defaultOwnName(tt.jar, tt.image, tt.dockerfile); got != tt.want {
+			t.Errorf("defaultOwnName(%q, %q, %q) = %q, want %q", tt.jar, tt.image, tt.dockerfile, got, tt.want)
+		}
+	}
+}

@@ -151,7 +151,11 @@ func (o *ownFlags) refs(e targets.Entry) ([]string, error) {
 	return refs, nil
 }
 
-var notNameChars = regexp.MustCompile(`[^a-z0-9._-]+`)
+var (
+	notNameChars = regexp.MustCompile(`[^a-z0-9._-]+`)
+	// versionSuffix is a jar name's version: "-4.0.0-SNAPSHOT", "-1.2".
+	versionSuffix = regexp.MustCompile(`-\d[\w.-]*$`)
+)
 
 // defaultOwnName names a target after its jar ("orders" for
 // orders-1.2.jar), image or directory.
@@ -160,7 +164,7 @@ func defaultOwnName(jar, image, dockerfile string) string {
 	switch {
 	case jar != "":
 		base = strings.TrimSuffix(filepath.Base(jar), ".jar")
-		base = regexp.MustCompile(`-\d[\w.]*$`).ReplaceAllString(base, "")
+		base = versionSuffix.ReplaceAllString(base, "")
 	case image != "":
 		base = image[strings.LastIndex(image, "/")+1:]
 		base, _, _ = strings.Cut(base, ":")
