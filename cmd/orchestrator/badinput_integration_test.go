@@ -31,6 +31,10 @@ var badSpecs = []struct {
 	{"unknown endpoint parameter", []string{"--endpoint", "heavy", "--param", "work=5"},
 		map[string]any{"workload": map[string]any{"requests": []any{map[string]any{"endpoint": "heavy", "params": map[string]any{"work": "5"}}}}},
 		"workload.requests[0].params.work"},
+	// A service of one's own: the CLI's jar or Dockerfile must be there; a
+	// caller of the API may give neither (the daemon's configuration does).
+	{"jar", []string{"--jar", "/nonexistent/app.jar"}, map[string]any{"jar": "/srv/app.jar"}, "jar"},
+	{"dockerfile", []string{"--dockerfile", "/nonexistent"}, map[string]any{"dockerfile": "/srv/app"}, "dockerfile"},
 	// Engines are named as configured: neither one that is not, nor one by URL.
 	{"engine not configured", []string{"--engine", "lab"}, map[string]any{"engine": "lab"}, "engine"},
 	{"engine by URL", []string{"--engine", "tcp://198.18.0.2:2375"}, map[string]any{"engine": "tcp://198.18.0.2:2375"}, "engine"},
@@ -97,6 +101,16 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 			_ = json.Unmarshal(body, &p)
 			if resp.StatusCode != http.StatusBadRequest || p.Field != "java.baseImage" {
 				t.Errorf("%d %s; want 400 naming java.baseImage", resp.StatusCode, body)
+			}
+		})
+		t.Run("image named by a caller", func(t *testing.T) {
+			spec := shortSpec("evil")
+			spec["image"] = "127.0.0.1:5999/evil/app:1"
+			resp, body := api.do("POST", "/runs", spec)
+			var p wire.Problem
+			_ = json.Unmarshal(body, &p)
+			if resp.StatusCode != http.StatusBadRequest || p.Field != "image" || !strings.Contains(p.Detail, "never taken from a request") {
+				t.Errorf("%d %s; want 400 naming image", resp.StatusCode, body)
 			}
 		})
 		var page wire.RunList

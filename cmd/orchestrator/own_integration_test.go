@@ -170,8 +170,8 @@ func TestOwnServiceFromConfig(t *testing.T) {
 	t.Logf("run %s took %s", run.ID, time.Since(begin).Round(time.Second))
 	checkOwnRun(t, run, "orders")
 	resp, body := client.do("GET", "/runs/"+run.ID+"/report?format=markdown", nil)
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "orders@virtual") {
-		t.Errorf("report: %s\n%s", resp.Status, body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "| POST /api/orders | orders@virtual |") {
+		t.Errorf("report: %s; want per-request figures\n%s", resp.Status, body)
 	}
 	t.Logf("report:\n%s", body)
 	noContainersOf(t, run.ID)
