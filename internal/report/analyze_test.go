@@ -315,3 +315,25 @@ func TestAnalyze_VegetaNote(t *testing.T) {
 		t.Errorf("notes = %q, want the vegeta latency caveat", rep.Notes)
 	}
 }
+
+// A service of one's own run in both thread models is paired like
+// java-virtual and java-platform: by the thread model each variant
+// recorded, not by its name; two variants of one model make no pair.
+func TestAnalyze_OwnServiceVariantsPaired(t *testing.T) {
+	virtual, platform := map[string]string{"threadModel": "virtual"}, map[string]string{"threadModel": "platform"}
+	r := craftedRun(t, 150, []bench.Request{{URI: "/api/orders", Method: "POST", Weight: 1}},
+		crafted{"orders@platform", platform, around(400, 20), 300, 400},
+		crafted{"orders@virtual", virtual, around(600, 20), 200, 300},
+		crafted{"shop@loom", virtual, around(500, 20), 200, 300},
+		crafted{"shop@loom-small", virtual, around(500, 20), 200, 300},
+		crafted{"shop@classic", platform, around(500, 20), 200, 300})
+	rep := report.Analyze(r, report.ReportOptions{})
+	var pairs []string
+	for _, p := range rep.Scopes[0].Pairs {
+		pairs = append(pairs, p.A+" vs "+p.B)
+	}
+	if want := []string{"orders@virtual vs orders@platform"}; !slices.Equal(pairs, want) {
+		t.Errorf("pairs = %v, want %v", pairs, want)
+	}
+	hasFinding(t, rep, "orders@virtual is better than orders@platform in throughput")
+}
