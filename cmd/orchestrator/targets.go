@@ -27,6 +27,10 @@ func newTargetsListCmd(g *globalState) *cobra.Command {
 		Short: "List the targets a run can compare",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The configuration's own targets are listed too.
+			if _, err := loadConfig(g, cmd.Flags()); err != nil {
+				return err
+			}
 			return report.WriteTargets(g.stdout, g.catalog.Infos(), output)
 		},
 	}
@@ -41,11 +45,11 @@ func newTargetsBuildCmd(g *globalState) *cobra.Command {
 		Long: "Build the targets' images on an engine, local by default. On a remote engine (--engine NAME, one of the\n" +
 			"configuration's engines) an image the local engine has from the same inputs is loaded rather than built.",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := targetNames(g, args)
+			cfg, err := loadConfig(g, cmd.Flags())
 			if err != nil {
 				return err
 			}
-			cfg, err := loadConfig(g, cmd.Flags())
+			names, err := targetNames(g, args)
 			if err != nil {
 				return err
 			}

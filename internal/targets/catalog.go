@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -115,11 +116,22 @@ func (e Entry) Resolve(target string) Entry {
 }
 
 // Info returns the entry as the API, the CLI and the spec checks see it.
+// An entry whose variants run in different thread models lists theirs.
 func (e Entry) Info() bench.TargetInfo {
+	model := e.ThreadModel
+	if model == "" {
+		var models []string
+		for _, v := range e.Variant.Values {
+			if m := e.Variations[v].ThreadModel; m != "" && !slices.Contains(models, m) {
+				models = append(models, m)
+			}
+		}
+		model = strings.Join(models, ", ")
+	}
 	return bench.TargetInfo{
 		Name:           e.Name,
 		Kind:           e.Recipe.Runtime(),
-		ThreadModel:    e.ThreadModel,
+		ThreadModel:    model,
 		MetricsPath:    e.MetricsPath,
 		Description:    e.Description,
 		Variant:        e.Variant.Name,
