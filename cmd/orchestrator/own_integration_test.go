@@ -135,15 +135,18 @@ func noContainersOf(t *testing.T, runID string) {
 	}
 }
 
-// A service defined only in the daemon's configuration file, as a jar with
-// two variants, run through the daemon as orders@platform and
-// orders@virtual under the request list of a vegeta targets file (read by
-// the CLI, sent in the spec) at three stages of closed load.
+// A service defined only in the daemon's configuration file, built from
+// its Dockerfile (handed the project's JRE 25 as BASE_IMAGE) with two
+// variants, run through the daemon as orders@platform and orders@virtual
+// under the request list of a vegeta targets file (read by the CLI, sent
+// in the spec) at three stages of closed load.
 func TestOwnServiceFromConfig(t *testing.T) {
-	jar := ordersJar(t)
+	ordersJar(t) // the Dockerfile copies it
+	dir, _ := filepath.Abs(ordersDir)
 	config := writeFile(t, "config.yaml", `targets:
   - name: orders
-    jar: `+jar+`
+    dockerfile: `+dir+`
+    jdk: 25
     variants:
       platform: {SPRING_THREADS_VIRTUAL_ENABLED: "false"}
       virtual: {SPRING_THREADS_VIRTUAL_ENABLED: "true"}
@@ -168,7 +171,10 @@ func TestOwnServiceFromConfig(t *testing.T) {
 	}
 	run := client.run(printed.ID)
 	t.Logf("run %s took %s", run.ID, time.Since(begin).Round(time.Second))
-	checkOwnRun(t, run, "orders")
+	platform, _ := checkOwnRun(t, run, "orders")
+	if !strings.HasPrefix(platform.Image.Ref, "threadbench/own-orders:") || !strings.Contains(platform.Image.Runtime, "25") {
+		t.Errorf("image %s on runtime %q, want threadbench/own-orders built on Java 25", platform.Image.Ref, platform.Image.Runtime)
+	}
 	resp, body := client.do("GET", "/runs/"+run.ID+"/report?format=markdown", nil)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "| POST /api/orders | orders@virtual |") {
 		t.Errorf("report: %s; want per-request figures\n%s", resp.Status, body)
@@ -200,25 +206,6 @@ func TestOwnServiceJarOneCommand(t *testing.T) {
 	}
 	if !regexp.MustCompile(`orders@virtual.*orders@platform`).MatchString(md) {
 		t.Errorf("the report does not compare orders@virtual with orders@platform:\n%s", md)
-	}
-	noContainersOf(t, run.ID)
-}
-
-// A Dockerfile-built service (the fixture's Dockerfile, handed the
-// project's JRE 25 as BASE_IMAGE), in both thread models, in one command.
-func TestOwnServiceDockerfile(t *testing.T) {
-	ordersJar(t) // the Dockerfile copies it
-	db := filepath.Join(t.TempDir(), "history.db")
-	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--dockerfile", ordersDir, "--jdk", "25",
-		"--target-name", "orders-docker", "--requests", ordersRequests,
-		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "3s", "--warmup-rate", "100")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s\nstdout:\n%s", code, stderr, stdout)
-	}
-	run, _ := storedRun(t, db, stdout)
-	platform, _ := checkOwnRun(t, run, "orders-docker")
-	if !strings.HasPrefix(platform.Image.Ref, "threadbench/own-orders-docker:") || !strings.Contains(platform.Image.Runtime, "25") {
-		t.Errorf("image %s on runtime %q, want threadbench/own-orders-docker on Java 25", platform.Image.Ref, platform.Image.Runtime)
 	}
 	noContainersOf(t, run.ID)
 }
