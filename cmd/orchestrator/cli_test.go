@@ -80,15 +80,22 @@ func TestRunBadSpec(t *testing.T) {
 		// An engine by URL: only configured names are accepted.
 		{"EngineURL", []string{"--engine", "tcp://198.18.0.2:2375"}, `engine: names a configured engine by its name`},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			dbDir := filepath.Join(t.TempDir(), "history")
-			args := append([]string{"run", "--db", filepath.Join(dbDir, "history.db")}, tt.args...)
-			code, stdout, stderr := runContext(t, ctx, map[string]string{"HOME": t.TempDir()}, args...)
-			wantBadInput(t, code, stdout, stderr, tt.want)
-			if _, err := os.Stat(dbDir); !os.IsNotExist(err) {
-				t.Errorf("history directory %s exists (err %v): the database was opened before the spec was checked", dbDir, err)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantRunRefused(t, ctx, tt.args, tt.want) })
+	}
+}
+
+// wantRunRefused runs `run` with args and requires bad input naming want,
+// with the history never opened: runLocal opens the database first, so a
+// database directory that was never created proves neither it nor an
+// engine was touched.
+func wantRunRefused(t *testing.T, ctx context.Context, args []string, want string) {
+	t.Helper()
+	dbDir := filepath.Join(t.TempDir(), "history")
+	args = append([]string{"run", "--db", filepath.Join(dbDir, "history.db")}, args...)
+	code, stdout, stderr := runContext(t, ctx, map[string]string{"HOME": t.TempDir()}, args...)
+	wantBadInput(t, code, stdout, stderr, want)
+	if _, err := os.Stat(dbDir); !os.IsNotExist(err) {
+		t.Errorf("history directory %s exists (err %v): the database was opened before the input was checked", dbDir, err)
 	}
 }
 
@@ -669,15 +676,7 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 		{"ConfigTwice", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + "}\n  - {name: orders, image: x}\n")}, `targets[1].name: target "orders" is defined twice`},
 		{"ConfigUnknownVariant", []string{"--config", goodConfig, "--targets", "orders@turbo"}, `targets[0]: target orders has no variant "turbo" (variant: platform, virtual)`},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			dbDir := filepath.Join(t.TempDir(), "history")
-			args := append([]string{"run", "--db", filepath.Join(dbDir, "history.db")}, tt.args...)
-			code, stdout, stderr := runContext(t, ctx, map[string]string{"HOME": t.TempDir()}, args...)
-			wantBadInput(t, code, stdout, stderr, tt.want)
-			if _, err := os.Stat(dbDir); !os.IsNotExist(err) {
-				t.Errorf("history directory %s exists (err %v): the database was opened before the input was checked", dbDir, err)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantRunRefused(t, ctx, tt.args, tt.want) })
 	}
 }
 
