@@ -131,7 +131,7 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	}
 	a.began = time.Now()
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
-		maxErrors: e.maxErrors, bucket: e.bucket, open: plan.Profile.Model == bench.ModelOpen,
+		maxErrors: e.maxErrors, bucket: e.bucket, open: !bench.ModelOf(plan.Profile.Model).Clients(),
 		cpus: cpuSetSize(), connections: a.workers + a.clients, wire: a.wire, apiRequests: e.apiRequests,
 	}, a.began)
 	return a, nil
@@ -202,8 +202,11 @@ func checkPlan(p bench.Plan) error {
 		return bench.FieldErrorf("profile.stages", "a profile needs at least one stage")
 	case len(p.Workload.Requests) == 0 && len(p.Workload.Iteration) == 0:
 		return bench.FieldErrorf("workload.requests", "a workload needs at least one request")
-	case p.Profile.Model != bench.ModelOpen && p.Profile.Model != bench.ModelClosed:
-		return bench.FieldErrorf("profile.model", "must be %q or %q, got %q", bench.ModelOpen, bench.ModelClosed, p.Profile.Model)
+	case p.Profile.Model == "":
+		return bench.FieldErrorf("profile.model", "a plan names its model")
+	}
+	if _, ok := bench.LookupModel(p.Profile.Model); !ok {
+		return bench.FieldErrorf("profile.model", "unknown load model %q", p.Profile.Model)
 	}
 	for i, st := range p.Profile.Stages {
 		if st.Duration <= 0 {
@@ -214,7 +217,7 @@ func checkPlan(p bench.Plan) error {
 }
 
 func maxConcurrency(p bench.Profile) int {
-	if p.Model != bench.ModelClosed {
+	if !bench.ModelOf(p.Model).Clients() {
 		return 0
 	}
 	n := 0

@@ -512,7 +512,7 @@ func (r *recorder) stageResult(i int) bench.StageResult {
 		Index: i, Name: st.Name, Model: r.plan.Profile.Model,
 		StartOffset: bench.Duration(seg.start - r.sched.warm), Duration: st.Duration,
 	}
-	if res.Model == bench.ModelClosed {
+	if bench.ModelOf(res.Model).Clients() {
 		res.Concurrency = st.Concurrency
 	} else {
 		res.Rate = st.Rate

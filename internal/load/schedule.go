@@ -108,13 +108,13 @@ func newSchedule(profile bench.Profile, warmup bench.Warmup) *schedule {
 		s.add(segment{stage: warmupStage, dur: warmup.Duration.D(), from: warmup.Rate, to: warmup.Rate})
 		s.warm = warmup.Duration.D()
 	}
-	closed := profile.Model == bench.ModelClosed
+	model := bench.ModelOf(profile.Model)
+	// A model of clients keeps them in flight: its stages are not paced
+	// (a ramp of clients steps once a second).
+	closed := model.Clients()
 	prev := 0.0
 	for i, st := range profile.Stages {
-		value := st.Rate
-		if closed {
-			value = float64(st.Concurrency)
-		}
+		value := model.Level(st)
 		from := value
 		if st.Ramp {
 			from = prev

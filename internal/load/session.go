@@ -53,7 +53,7 @@ func (e *Engine) NewSession(ctx context.Context, baseURL string, plan bench.Plan
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.began = time.Now()
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
-		maxErrors: e.maxErrors, bucket: e.bucket, open: plan.Profile.Model == bench.ModelOpen,
+		maxErrors: e.maxErrors, bucket: e.bucket, open: !bench.ModelOf(plan.Profile.Model).Clients(),
 		cpus: cpuSetSize(), connections: conns, wire: a.wire, apiRequests: e.apiRequests, engine: cfg.Engine,
 	}, a.began)
 	return &Session{a: a, parent: ctx}, nil
