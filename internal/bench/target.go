@@ -84,6 +84,16 @@ type TargetInfo struct {
 	Unavailable string `json:"unavailable,omitempty"`
 }
 
+// VariantOwn names the variant dimension of a service of one's own: named
+// sets of environment and flags, each usually a thread model
+// (orders@platform, orders@virtual), each a target to run of its own.
+const VariantOwn = "variant"
+
+// RunsEachVariant says whether each variant is a target to run of its own
+// (a service's thread models), rather than a choice with a default (the
+// built-in Java targets' JDK).
+func (t TargetInfo) RunsEachVariant() bool { return t.Variant == VariantOwn }
+
 // TargetRef is a target as a spec names it: a catalog name and, after an
 // "@", one of its variants ("java-virtual@21").
 type TargetRef struct {

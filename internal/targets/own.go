@@ -318,7 +318,7 @@ func ownVariants(variants map[string]OwnVariant) (Variant, map[string]Variation)
 		}
 		out[name] = vr
 	}
-	return Variant{Name: "variant", Values: names, Default: names[0]}, out
+	return Variant{Name: bench.VariantOwn, Values: names, Default: names[0]}, out
 }
 
 // variantOrder sorts platform before virtual before the rest.

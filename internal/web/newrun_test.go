@@ -2,13 +2,19 @@ package web_test
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/store"
+	"github.com/threadbench/threadbench/internal/web"
 )
 
 // control is one form control as app.js reads it: the JSON path it sets
@@ -166,4 +172,32 @@ func TestNewRunFormOffersTheCatalogs(t *testing.T) {
 	p.mustContain(t, `placeholder="2m0s"`, `placeholder="until steady"`, `placeholder="30s"`, `placeholder="1024"`, `placeholder="200"`,
 		"novalidate", `data-spec="/runs"`)
 	p.mustNotContain(t, "method=\"post\"", "method=post", "action=")
+}
+
+// A service of one's own in the daemon's configuration is offered in each
+// of its variants, each a target of its own; a built-in Java target by its
+// name (its JDK is a choice with a default).
+func TestNewRunFormOffersOwnServiceVariants(t *testing.T) {
+	own := bench.TargetInfo{Name: "orders", Kind: "java", ThreadModel: "platform, virtual", Description: "your own jar orders.jar",
+		Variant: bench.VariantOwn, Variants: []string{"platform", "virtual"}, DefaultVariant: "platform"}
+	java := bench.TargetInfo{Name: bench.TargetJavaVirtual, Kind: "java", ThreadModel: "virtual", Description: "virtual threads",
+		Variant: "jdk", Variants: []string{"25", "21"}, DefaultVariant: "25"}
+	pages, err := web.New(web.Config{Store: store.NewDB(filepath.Join(t.TempDir(), "h.db")),
+		Compare: func(base, head *bench.Run, _ float64) bench.Comparison { return bench.Comparison{} },
+		Targets: []bench.TargetInfo{java, own}, Profiles: bench.Builtins(), Experiments: bench.Experiments(), Endpoints: bench.Endpoints(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	pages.ServeHTTP(rec, httptest.NewRequest("GET", "/ui/parts/new", nil))
+	body := rec.Body.String()
+	for _, want := range []string{`value="orders@platform" checked>`, `value="orders@virtual" checked>`, `value="java-virtual" checked>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the form lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `value="orders" checked>`) || strings.Contains(body, `value="java-virtual@21"`) {
+		t.Errorf("the form offers a service by its name or a JDK as a target")
+	}
 }
