@@ -139,7 +139,7 @@ func noContainersOf(t *testing.T, runID string) {
 // its Dockerfile (handed the project's JRE 25 as BASE_IMAGE) with two
 // variants, run through the daemon as orders@platform and orders@virtual
 // under the request list of a vegeta targets file (read by the CLI, sent
-// in the spec) at three stages of closed load.
+// in the spec) at two stages of closed load.
 func TestOwnServiceFromConfig(t *testing.T) {
 	ordersJar(t) // the Dockerfile copies it
 	dir, _ := filepath.Abs(ordersDir)
@@ -161,7 +161,7 @@ func TestOwnServiceFromConfig(t *testing.T) {
 	}
 	begin := time.Now()
 	code, stdout, stderr := runCLI(t, nil, "run", "--server", d.url, "-q", "-o", "json", "--targets", "orders@platform,orders@virtual",
-		"--requests", ordersRequests, "--profile", "testdata/profile/own-closed.yaml", "--warmup", "3s", "--warmup-rate", "100")
+		"--requests", ordersRequests, "--profile", "testdata/profile/own-closed.yaml", "--warmup", "2s", "--warmup-rate", "100")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s\ndaemon:\n%s", code, stderr, d.log)
 	}
@@ -191,7 +191,7 @@ func TestOwnServiceJarOneCommand(t *testing.T) {
 	jar := ordersJar(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--requests", ordersRequests,
-		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "3s", "--warmup-rate", "100")
+		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "2s", "--warmup-rate", "100")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -221,13 +221,13 @@ func TestOwnServiceBadInput(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "history.db")
 		begin := time.Now()
 		code, _, stderr := execCLI(t, "--db", db, "run", "-q", "--jar", jar, "--variant", "platform", "--health", "/not-here",
-			"--health-timeout", "8s", "--requests", ordersRequests, "--profile", "smoke")
+			"--health-timeout", "6s", "--requests", ordersRequests, "--profile", "smoke")
 		took := time.Since(begin)
-		if code != exitFailure || !strings.Contains(stderr, "was not healthy within 8s") || !strings.Contains(stderr, "its log ends:") {
+		if code != exitFailure || !strings.Contains(stderr, "was not healthy within 6s") || !strings.Contains(stderr, "its log ends:") {
 			t.Fatalf("exit %d after %s; want %d, the timeout and the log's tail:\n%s", code, took, exitFailure, stderr)
 		}
-		if took < 8*time.Second {
-			t.Errorf("gave up after %s, before the 8s timeout", took)
+		if took < 6*time.Second {
+			t.Errorf("gave up after %s, before the 6s timeout", took)
 		}
 		noContainersOf(t, runIDOf(t, stderr))
 	})
