@@ -666,10 +666,13 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 		want string
 	}{
 		{"JarMissing", []string{"--jar", "testdata/nope.jar"}, "jar: no jar file at testdata/nope.jar"},
+		// A service of one's own serves no contract endpoint: its own requests are needed.
+		{"NoOwnRequests", []string{"--jar", jar}, "requests: your service is attacked with your own requests: give --requests FILE"},
+		{"ContractEndpoint", []string{"--jar", jar, "--endpoint", "light"}, "requests: your service is attacked with your own requests"},
 		{"TwoSources", []string{"--jar", jar, "--image", "orders:1"}, "jar: give one of --jar, --image or --dockerfile"},
 		{"DockerfileMissing", []string{"--dockerfile", dir}, "dockerfile: no Dockerfile in directory"},
 		{"HealthAlone", []string{"--health", "/ready"}, "health: --health is for a service of your own"},
-		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo"}, `variant: target orders has no variant "turbo" (variants: platform, virtual)`},
+		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no variant "turbo" (variants: platform, virtual)`},
 		{"JarToDaemon", []string{"--server", "http://127.0.0.1:9", "--jar", jar}, "jar: a daemon runs only the targets of its configuration"},
 		{"JarWithExperiment", []string{"--jar", jar, "--experiment", "seed-000"}, "jar: an experiment runs the built-in targets"},
 		{"ConfigJarMissing", []string{"--config", config("targets:\n  - name: orders\n    jar: nope.jar\n")}, "targets[0].jar: no jar file at"},
