@@ -79,19 +79,27 @@ func (GoBinary) build(ctx context.Context, r *Runtime, job buildJob) (bench.Imag
 	if info, ok, err := r.cachedImage(ctx, ref, job.opts.log()); ok || err != nil {
 		return info, err
 	}
-	dir, err := os.MkdirTemp("", "threadbench-go-build-")
+	labels := map[string]string{labelInputs: hash, labelRuntime: goVersion, labelBase: "scratch"}
+	return r.buildFromTemp(ctx, job, ref, goDockerfile, nil, labels, func(dir string) error {
+		return goBuild(ctx, job.root, "./"+job.entry.Source, dir, job.opts.log())
+	})
+}
+
+// buildFromTemp builds ref from a context made in a temporary directory:
+// fill puts the files there, then dockerfile is written beside them.
+func (r *Runtime) buildFromTemp(ctx context.Context, job buildJob, ref, dockerfile string, args, labels map[string]string, fill func(dir string) error) (bench.ImageInfo, error) {
+	dir, err := os.MkdirTemp("", "threadbench-build-")
 	if err != nil {
 		return bench.ImageInfo{}, fmt.Errorf("build %s: %w", job.entry.Name, err)
 	}
 	defer os.RemoveAll(dir)
-	if err := goBuild(ctx, job.root, "./"+job.entry.Source, dir, job.opts.log()); err != nil {
+	if err := fill(dir); err != nil {
 		return bench.ImageInfo{}, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(goDockerfile), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
 		return bench.ImageInfo{}, fmt.Errorf("build %s: %w", job.entry.Name, err)
 	}
-	labels := map[string]string{labelInputs: hash, labelRuntime: goVersion, labelBase: "scratch"}
-	if err := r.buildImage(ctx, ref, dir, nil, labels, job.opts.log()); err != nil {
+	if err := r.buildImage(ctx, ref, dir, args, labels, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	return r.imageInfo(ctx, ref, false)

@@ -159,22 +159,13 @@ func (j JarFile) build(ctx context.Context, r *Runtime, job buildJob) (bench.Ima
 	if info, ok, err := r.cachedImage(ctx, ref, job.opts.log()); ok || err != nil {
 		return info, err
 	}
-	dir, err := os.MkdirTemp("", "threadbench-jar-build-")
-	if err != nil {
-		return bench.ImageInfo{}, fmt.Errorf("build %s: %w", job.entry.Name, err)
-	}
-	defer os.RemoveAll(dir)
-	if err := copyFile(os.DirFS(filepath.Dir(j.Path)), filepath.Base(j.Path), filepath.Join(dir, "app.jar")); err != nil {
-		return bench.ImageInfo{}, fmt.Errorf("build %s: %w", job.entry.Name, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(jarDockerfile), 0o644); err != nil {
-		return bench.ImageInfo{}, fmt.Errorf("build %s: %w", job.entry.Name, err)
-	}
 	labels := map[string]string{labelInputs: hash, labelBase: base, labelRuntime: r.javaRuntime(ctx, base, javaOfMajor(major))}
-	if err := r.buildImage(ctx, ref, dir, map[string]string{"BASE_IMAGE": base}, labels, job.opts.log()); err != nil {
-		return bench.ImageInfo{}, err
-	}
-	return r.imageInfo(ctx, ref, false)
+	return r.buildFromTemp(ctx, job, ref, jarDockerfile, map[string]string{"BASE_IMAGE": base}, labels, func(dir string) error {
+		if err := copyFile(os.DirFS(filepath.Dir(j.Path)), filepath.Base(j.Path), filepath.Join(dir, "app.jar")); err != nil {
+			return fmt.Errorf("build %s: %w", job.entry.Name, err)
+		}
+		return nil
+	})
 }
 
 // launch runs the jar with the Java targets' flags (heap share, NMT) and
