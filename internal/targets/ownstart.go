@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,7 +44,8 @@ func (in *Instance) readiness() func(context.Context, *http.Client) error {
 
 // isNotFound reports whether a probe failed on a 404.
 func isNotFound(err error) bool {
-	return err != nil && strings.HasSuffix(err.Error(), ": 404 Not Found")
+	var se *statusError
+	return errors.As(err, &se) && se.code == http.StatusNotFound
 }
 
 // findMetrics drops an optional metrics path that does not answer once the

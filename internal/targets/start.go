@@ -324,10 +324,19 @@ func probe(ctx context.Context, hc *http.Client, url string) error {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
+		return &statusError{url: url, code: resp.StatusCode, status: resp.Status}
 	}
 	return nil
 }
+
+// statusError is a probe answered with another status than 200.
+type statusError struct {
+	url    string
+	code   int
+	status string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("GET %s: %s", e.url, e.status) }
 
 // failure returns an EUNAVAILABLE error about the target that quotes the
 // end of its log, which usually says why.
