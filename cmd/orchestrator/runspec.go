@@ -42,6 +42,9 @@ type specFlags struct {
 	repeat         int
 	engine         string
 	loadEngine     string
+	// fileNamesTargets: the spec file gave the targets (a service of one's
+	// own then does not replace them).
+	fileNamesTargets bool
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
@@ -75,14 +78,8 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
 }
 
-// fileTargets reports whether the spec file names the targets.
-func (f *specFlags) fileTargets() bool {
-	if f.file == "" {
-		return false
-	}
-	var spec bench.RunSpec
-	return readSpecFile(f.file, &spec) == nil && len(spec.Targets) > 0
-}
+// fileTargets reports whether the spec file names the targets (set by spec).
+func (f *specFlags) fileTargets() bool { return f.fileNamesTargets }
 
 // spec builds the run spec: the file first, then the flags the user gave.
 func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
@@ -91,6 +88,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 		if err := readSpecFile(f.file, &spec); err != nil {
 			return spec, err
 		}
+		f.fileNamesTargets = len(spec.Targets) > 0
 	}
 	if err := f.experimentRef(fs, &spec); err != nil {
 		return spec, err
