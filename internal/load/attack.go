@@ -230,11 +230,11 @@ func maxConcurrency(p bench.Profile) int {
 // since is the attack clock.
 func (a *attack) since() time.Duration { return time.Since(a.began) }
 
-// start starts the open model's pacer, which starts workers as it needs
-// them, and the closed model's clients.
+// start arms the open model's first worker, which starts others as the
+// schedule needs them, and starts the closed model's clients.
 func (a *attack) start() {
 	if a.open != nil {
-		a.wg.Go(func() { a.pace(a.open) })
+		a.open.start()
 	}
 	var sends claimCounter
 	for i, w := range a.pool {

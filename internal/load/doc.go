@@ -15,10 +15,14 @@
 // its recorder through a Session.
 //
 // The open model sends on a schedule (a piecewise-linear arrival rate) from
-// a bounded set of connections, opened before the clock starts. One pacer walks the schedule and hands each
-// request, at its time, to an idle worker (the one back last, so that a
-// steady rate keeps a few connections busy, not all of them in turn); when
-// every connection is busy the next request waits for one, and its latency
+// a bounded set of connections, opened before the clock starts. Each
+// worker claims the next request of the schedule itself and sleeps until
+// it is due, so that a request costs its worker one timer wake and no
+// hand-off; a worker back from a request claims the next one when it is
+// due within a millisecond, and otherwise waits idle (the one back last is
+// promoted first, so that a steady rate keeps a few workers busy, not all
+// of them in turn); when every connection is busy the next request waits
+// for one, and its latency
 // runs from the time it should have left (wrk2's correction for coordinated
 // omission), with the service time from the actual send kept beside it. A request later than its timeout by
 // the time a connection frees is dropped and counted, like k6's dropped

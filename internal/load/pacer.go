@@ -1,163 +1,190 @@
 package load
 
 import (
-	"runtime"
 	"sync"
 	"time"
 )
 
-// job is one open-model request handed to a worker: its number in the
-// schedule, when it is due, and whether it waited for a connection.
-type job struct {
+// claim is one open-model request a worker has taken: its number in the
+// schedule, when it is due, and whether it was due while every worker was
+// busy (it waited for a connection).
+type claim struct {
 	n      uint64
 	due    time.Duration
 	waited bool
 }
 
+// armHorizon is how far ahead a worker back from a request claims the next
+// one rather than going idle. Claims within it are held by workers asleep
+// until their time, so that at a high rate a request costs its worker one
+// timer wake and no hand-off: the worker back last claims the next free
+// due time itself. Beyond it the worker goes idle, and at a low rate the
+// one worker armed promotes an idle one as it leaves; a millisecond keeps
+// as many workers armed as the rate sends in one (48 at 48,000 req/s).
+const armHorizon = time.Millisecond
+
 // openPool holds the open model's workers, each with one connection at
 // most: all made before the clock starts, each started when the schedule
-// first needs it. Idle ones wait on a stack, so that the one back last
-// sends next: a steady rate is carried by the few workers (and
-// connections) it keeps busy, warm in the caches, not by every one in
-// turn, and a target is not handed thousands of connections it has no use
-// for.
+// first needs it. There is no pacing goroutine: each request is claimed
+// by the worker that will send it, in schedule order, and that worker
+// sleeps until the request is due. A worker back from a request claims the
+// next one if it is due within armHorizon or nobody else holds a claim;
+// otherwise it waits on a stack of idle workers, so that the one back last
+// is the next promoted: a steady rate is carried by the few workers it
+// keeps busy, warm in the caches, not by every one in turn.
+//
+// When every worker is busy, no one holds a claim: the next worker back
+// claims what is due then, at once, and the requests due while nobody was
+// free are counted as having waited for a connection. Their latency runs
+// from their due time (wrk2's correction for coordinated omission).
 type openPool struct {
 	a *attack
 
-	mu      sync.Mutex
-	idle    []*worker
-	unused  []*worker     // made, not started yet
-	started []*worker     // whose goroutines run
-	waiting bool          // the pacer waits for a worker to come back
-	freed   chan struct{} // tells the waiting pacer one did
+	mu          sync.Mutex
+	next        uint64        // the next request to claim
+	armed       int           // workers holding a claim not yet due
+	vacant      bool          // the last claim left while every worker was busy
+	waitedUntil time.Duration // when a worker last came back to a vacant schedule
+	idle        []*worker     // waiting for a claim, the one back last on top
+	unused      []*worker     // made, not started yet
+	over        bool          // the schedule is done, or the attack cancelled
 }
 
 // newOpenPool makes n workers.
 func newOpenPool(a *attack, n int) *openPool {
-	p := &openPool{a: a, freed: make(chan struct{}, 1)}
+	p := &openPool{a: a}
 	for range n {
 		w := a.newWorker()
-		w.jobs = make(chan job, 1)
+		w.claims = make(chan claim, 1)
 		p.unused = append(p.unused, w)
 	}
 	return p
 }
 
-// get returns an idle worker, or a new one while there are fewer than max,
-// or waits for one to come back; waited says it had to. It returns nil
-// when the attack is cancelled first.
-func (p *openPool) get() (w *worker, waited bool) {
-	for {
-		if w := p.take(); w != nil {
-			return w, waited
-		}
-		waited = true
-		select {
-		case <-p.freed:
-		case <-p.a.ctx.Done():
-			return nil, waited
-		}
+// start arms the first worker with the first request.
+func (p *openPool) start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.claimLocked(); ok {
+		p.armLocked(c)
 	}
 }
 
-// take pops an idle worker or starts another; nil when all are busy, and
-// the next put then tells the pacer.
-func (p *openPool) take() *worker {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// claimLocked takes the next request of the schedule; false, and the pool
+// is over, when the open part of the schedule has no more.
+func (p *openPool) claimLocked() (claim, bool) {
+	due, ok := p.a.sched.due(p.next)
+	if !ok || due >= p.a.sched.openEnd {
+		p.endLocked()
+		return claim{}, false
+	}
+	c := claim{n: p.next, due: due, waited: due < p.waitedUntil}
+	p.next++
+	p.armed++
+	return c, true
+}
+
+// armLocked gives claim c to the idle worker back last, or to a new one;
+// with none left, every worker is busy and the claim waits for the next
+// one back.
+func (p *openPool) armLocked(c claim) bool {
 	if n := len(p.idle); n > 0 {
 		w := p.idle[n-1]
 		p.idle = p.idle[:n-1]
-		return w
+		w.claims <- c // buffered: an idle worker's is empty
+		return true
 	}
-	n := len(p.unused)
-	if n == 0 {
-		p.waiting = true
-		return nil
+	if n := len(p.unused); n > 0 {
+		w := p.unused[n-1]
+		p.unused = p.unused[:n-1]
+		p.a.wg.Go(func() { w.openWorker(p, c) })
+		return true
 	}
-	w := p.unused[n-1]
-	p.unused = p.unused[:n-1]
-	p.started = append(p.started, w)
-	p.a.wg.Go(func() { w.openWorker(p) })
-	return w
+	return false
 }
 
-// put returns a worker to the stack.
-func (p *openPool) put(w *worker) {
-	p.mu.Lock()
-	p.idle = append(p.idle, w)
-	wake := p.waiting
-	p.waiting = false
-	p.mu.Unlock()
-	if wake {
-		select {
-		case p.freed <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// close ends every worker once it has sent what it was given.
-func (p *openPool) close() {
+// leave is told by a worker whose claim is due: the claim is no longer
+// armed. The last one armed promotes an idle worker to the next request,
+// so that someone always waits for it; with none idle, the schedule is
+// vacant until a worker comes back.
+func (p *openPool) leave() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, w := range p.started {
-		close(w.jobs)
+	p.armed--
+	if p.armed > 0 || p.over {
+		return
+	}
+	if len(p.idle) == 0 && len(p.unused) == 0 {
+		p.vacant = true
+		return
+	}
+	if c, ok := p.claimLocked(); ok {
+		p.armLocked(c)
 	}
 }
 
-// pace walks the open part of the schedule: it waits for each request's
-// time, then hands the request to a worker. When every worker is busy the
-// request waits for one, and its latency, measured from its scheduled
-// time, says so (as wrk2 measures); one already later than the request
-// timeout by then is dropped and counted. One goroutine and one timer keep
-// time for the whole pool, and when it wakes late it hands out everything
-// due at once.
-func (a *attack) pace(pool *openPool) {
-	defer pool.close()
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	var waitedUntil time.Duration // when the pacer last got a worker after waiting for one
-	for n := uint64(0); ; n++ {
-		due, ok := a.sched.due(n)
-		if !ok || due >= a.sched.openEnd || !a.sleepOn(timer, due) {
+// back is told by a worker back from a request. It returns the worker's
+// next claim: at once when one is due within armHorizon, nobody holds one,
+// or the schedule was vacant; otherwise once an armed worker promotes it.
+// False when the schedule is over.
+func (p *openPool) back(w *worker) (claim, bool) {
+	p.mu.Lock()
+	if p.over {
+		p.mu.Unlock()
+		return claim{}, false
+	}
+	now := p.a.since()
+	if p.vacant {
+		// Everything due since the last claim left waited for this worker.
+		p.vacant, p.waitedUntil = false, now
+	}
+	if due, ok := p.a.sched.due(p.next); p.armed == 0 || !ok || due <= now+armHorizon {
+		c, ok := p.claimLocked()
+		p.mu.Unlock()
+		return c, ok
+	}
+	p.idle = append(p.idle, w)
+	p.mu.Unlock()
+	c, ok := <-w.claims
+	return c, ok
+}
+
+// end stops the pool: the attack was cancelled.
+func (p *openPool) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLocked()
+}
+
+// endLocked lets the idle workers go; busy ones end when they come back.
+func (p *openPool) endLocked() {
+	if p.over {
+		return
+	}
+	p.over = true
+	for _, w := range p.idle {
+		close(w.claims)
+	}
+	p.idle = nil
+}
+
+// openWorker sends its claims, each at its due time and measured from it,
+// until the schedule is over. A claim already later than the request
+// timeout when it comes up is dropped and counted, not sent.
+func (w *worker) openWorker(p *openPool, c claim) {
+	a := w.a
+	for ok := true; ok; c, ok = p.back(w) {
+		if !w.sleepUntil(c.due) {
+			p.end()
 			return
 		}
-		w, waited := pool.get()
-		if w == nil {
-			return
-		}
-		// A request due while the pacer waited for a worker queued behind
-		// that wait, even when the worker it gets came back with others.
-		if waited {
-			waitedUntil = a.since()
-		}
-		waited = waited || due < waitedUntil
-		if now := a.since(); now-due > a.timeout {
-			pool.put(w)
-			a.rec.record(outcome{kind: a.reqs.pick(n), intended: due, sent: now, done: now, err: DroppedError, dropped: true, waited: true})
+		p.leave()
+		if now := a.since(); now-c.due > a.timeout {
+			a.rec.record(outcome{kind: a.reqs.pick(c.n), intended: c.due, sent: now, done: now, err: DroppedError, dropped: true, waited: true})
 			continue
 		}
-		w.jobs <- job{n: n, due: due, waited: waited}
-	}
-}
-
-// sleepOn waits on timer until the attack clock reads t, or reports false
-// when the attack is cancelled first. Already late, it lets the workers it
-// handed requests to run first: a pacer that kept the CPU while behind
-// would fall further behind, every request finding every worker busy.
-func (a *attack) sleepOn(timer *time.Timer, t time.Duration) bool {
-	d := t - a.since()
-	if d <= 0 {
-		runtime.Gosched()
-		return a.ctx.Err() == nil
-	}
-	timer.Reset(d)
-	select {
-	case <-timer.C:
-		return true
-	case <-a.ctx.Done():
-		timer.Stop()
-		return false
+		o := w.send(a.reqs.pick(c.n), c.due)
+		o.waited = c.waited
+		a.rec.record(o)
 	}
 }

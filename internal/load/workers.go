@@ -21,15 +21,15 @@ type claimCounter struct{ n atomic.Uint64 }
 func (c *claimCounter) next() uint64 { return c.n.Add(1) - 1 }
 
 // worker is what one sending goroutine owns: a reusable request per kind,
-// a response and a timer (or, in the open model, the channel the pacer
-// hands it requests on), so that the hot path allocates nothing of its own.
+// a response, a timer and, in the open model, the channel it is handed a
+// claim on when idle, so that the hot path allocates nothing of its own.
 type worker struct {
-	a     *attack
-	reqs  []*fasthttp.Request
-	resp  fasthttp.Response
-	timer *time.Timer
-	rng   *rand.Rand // think times, each worker its own, seeded apart
-	jobs  chan job   // open model: the requests the pacer hands it
+	a      *attack
+	reqs   []*fasthttp.Request
+	resp   fasthttp.Response
+	timer  *time.Timer
+	rng    *rand.Rand // think times, each worker its own, seeded apart
+	claims chan claim // open model: its next request, when idle
 }
 
 func (a *attack) newWorker() *worker {
@@ -37,17 +37,6 @@ func (a *attack) newWorker() *worker {
 	t.Stop()
 	a.seeded++
 	return &worker{a: a, reqs: a.reqs.newRequests(), timer: t, rng: rand.New(rand.NewPCG(a.seeded, 0x7468726561646265))}
-}
-
-// openWorker sends the requests the pacer hands it, each measured from its
-// scheduled time, and goes back to the pool after each.
-func (w *worker) openWorker(pool *openPool) {
-	for j := range w.jobs {
-		o := w.send(w.a.reqs.pick(j.n), j.due)
-		o.waited = j.waited
-		w.a.rec.record(o)
-		pool.put(w)
-	}
 }
 
 // closedClient is client i of the closed model: while the concurrency is
