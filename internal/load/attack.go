@@ -18,6 +18,7 @@ type Engine struct {
 	bucket      time.Duration
 	connections int
 	apiRequests func() int64
+	transport   fasthttp.RoundTripper // tests: answers without the network
 }
 
 // Option configures an Engine.
@@ -116,6 +117,9 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 		return nil, err
 	}
 	a.client = client
+	if e.transport != nil {
+		client.Transport = e.transport
+	}
 	if sched.openEnd > 0 {
 		// Before the clock, as the workers are made.
 		a.workers = e.openConnections(plan, restLatency(a.wire.probe(client.Addr)))
