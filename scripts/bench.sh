@@ -8,10 +8,11 @@
 #         each pinned to CPU 0 with the target on the last CPU (1 CPU, 1 GiB);
 #         req/s, p50s and each one's ratio to wrk.
 #   ceiling  the open model on one generator CPU at rising rates, 8 s each
-#         (one run per engine, a stage per rate; ours from 16,000 to 80,000
-#         req/s, finer near wrk's closed-model rate, past the rate where the
-#         flag trips, once with the connections sized from the rate and once
-#         from wrk's 64): completions/s, drops, p99
+#         (one run per engine, a stage per rate; ours at 16,000, 32,000 and
+#         48,000 req/s, then from 0.80 to 1.10 of wrk's closed-model rate of
+#         the same run, finer near 0.9, past the rate where the flag trips,
+#         once with the connections sized from the rate and once from wrk's
+#         64): completions/s, drops, p99
 #         from the scheduled send time and the generator flag; each engine's
 #         open ceiling (its highest unflagged stage's completions/s) and its
 #         ratio to wrk's closed-model rate of the wrk part.
@@ -118,15 +119,21 @@ bench_ceiling() {
   local wrk_rps
   wrk_rps=$(cat "$work/wrk_rps" 2>/dev/null || echo 0)
   echo "== open model on one generator CPU, /api/light, 8 s per rate (latency from the scheduled send time) =="
+  # Our rates: 16,000, 32,000 and 48,000 req/s, then fractions of wrk's
+  # closed-model rate just measured (0.80 to 1.10 of it, finer near 0.9),
+  # so the sweep finds the flag on whatever this machine's target carries.
   # threadbench-64: our engine from 64 connections, wrk's number, instead
-  # of the pool sized from the rate (rate x 4 ms x 2 + 64: 384 at 80,000
-  # req/s); with a backlog of hundreds of connections the one-CPU Go target
-  # completes fewer requests a second than with 64.
+  # of the pool sized from the rate and the measured round trip.
+  local ours
+  ours=$(python3 -c "
+w = $wrk_rps or 64000
+rates = [16000, 32000, 48000] + [round(w * f / 500) * 500 for f in (0.80, 0.85, 0.88, 0.90, 0.92, 0.95, 1.00, 1.10)]
+print(' '.join(str(r) for r in sorted(set(r for r in rates if r >= 16000))))")
   for engine in threadbench threadbench-64 vegeta; do
     local rates stages=() conns=
     case $engine in
-      threadbench) rates="16000 32000 48000 52000 56000 60000 64000 72000 80000" ;;
-      threadbench-64) rates="16000 32000 48000 52000 56000 60000 64000 72000 80000"; conns=64 ;;
+      threadbench) rates=$ours ;;
+      threadbench-64) rates=$ours; conns=64 ;;
       *) rates="4000 8000 12000 16000 24000 32000" ;;
     esac
     for rate in $rates; do stages+=("{name: r$rate, duration: 8s, rate: $rate}"); done
