@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -97,6 +98,7 @@ type attack struct {
 	began   time.Time
 	timeout time.Duration
 	workers int       // open model: the most workers (connections) it may use
+	measure bool      // open model: the warm-up's service time caps workers
 	clients int       // closed model
 	pool    []*worker // the closed model's clients, made before the clock starts
 	open    *openPool // the open model's workers, made before the clock starts
@@ -125,6 +127,7 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 		a.workers = e.openConnections(plan, restLatency(a.wire.probe(client.Addr)))
 		client.MaxConns += a.workers
 		a.wire.prime(client.Addr, a.workers)
+		a.measure = e.connections == 0 && plan.Profile.Connections == 0 && sched.warm > 0 && sched.openEnd > sched.warm
 	}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	if a.workers > 0 {
@@ -180,6 +183,42 @@ func restLatency(rtt time.Duration) time.Duration {
 	}
 	return max(minRest, 2*rtt)
 }
+
+// sizeFromWarmup caps the open model's connections when the warm-up ends,
+// by what it measured: enough for the profile's highest rate at the
+// warm-up's mean service time twice over, plus minConnections, never more
+// than were made before the clock (the guess from the slowest request's
+// expected latency, which stays the bound for a slow target). A target
+// that answers in a fraction of a millisecond then gets tens of
+// connections, not hundreds: a backlog spread over hundreds slowed the
+// one-CPU Go target itself (bench.sh ceiling, 360 connections: 54,000
+// req/s completed when asked for 57,000 to 64,000; 64 connections held
+// 57,000 unflagged and completed 64,000).
+func (a *attack) sizeFromWarmup() {
+	t := time.NewTimer(a.sched.warm - a.since())
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-a.ctx.Done():
+		return
+	}
+	mean, n := a.rec.warmServiceTime()
+	if n < minSizingSamples {
+		return
+	}
+	var peak float64
+	for _, st := range a.plan.Profile.Stages {
+		peak = max(peak, st.Rate)
+	}
+	need := int(math.Ceil(peak*mean.Seconds()*2)) + minConnections
+	if got := a.open.capTo(need); got < a.workers {
+		a.rec.setConnections(got + a.clients)
+	}
+}
+
+// minSizingSamples is the fewest answered warm-up requests whose mean
+// service time sizes the open model's connections.
+const minSizingSamples = 100
 
 // minConnections keep a fast open model off a stall's back: 64 requests
 // may be in flight before any waits for a connection.
@@ -239,6 +278,9 @@ func (a *attack) since() time.Duration { return time.Since(a.began) }
 func (a *attack) start() {
 	if a.open != nil {
 		a.open.start()
+	}
+	if a.measure {
+		a.wg.Go(a.sizeFromWarmup)
 	}
 	var sends claimCounter
 	for i, w := range a.pool {

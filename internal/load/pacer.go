@@ -47,6 +47,7 @@ type openPool struct {
 	waitedUntil time.Duration // when a worker last came back to a vacant schedule
 	idle        []*worker     // waiting for a claim, the one back last on top
 	unused      []*worker     // made, not started yet
+	started     int           // workers whose goroutines run
 	over        bool          // the schedule is done, or the attack cancelled
 }
 
@@ -97,10 +98,23 @@ func (p *openPool) armLocked(c claim) bool {
 	if n := len(p.unused); n > 0 {
 		w := p.unused[n-1]
 		p.unused = p.unused[:n-1]
+		p.started++
 		p.a.wg.Go(func() { w.openWorker(p, c) })
 		return true
 	}
 	return false
+}
+
+// capTo lets the pool start no more than n workers in all (those already
+// started stay), and returns how many it may have.
+func (p *openPool) capTo(n int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keep := max(n-p.started, 0)
+	if keep < len(p.unused) {
+		p.unused = p.unused[:keep]
+	}
+	return p.started + len(p.unused)
 }
 
 // leave is told by a worker whose claim is due: the claim is no longer

@@ -332,6 +332,29 @@ func (r *recorder) sampleNow(at time.Duration) sample {
 	return s
 }
 
+// warmServiceTime is the warm-up's mean service time (from the actual
+// send) over its answered requests, and how many there were.
+func (r *recorder) warmServiceTime() (time.Duration, int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.warm == nil {
+		return 0, 0
+	}
+	h := r.warm.agg.service
+	if h == nil {
+		h = r.warm.agg.hist
+	}
+	return time.Duration(h.Mean() * float64(time.Microsecond)), h.TotalCount()
+}
+
+// setConnections changes the connections the generator figures report,
+// for the windows not reported yet.
+func (r *recorder) setConnections(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg.connections = n
+}
+
 // tick fires the events that are due, samples the generator at the bucket
 // boundaries passed, and reports the buckets that are complete. It returns
 // the observer calls to make, so that they run outside the lock.
