@@ -131,7 +131,7 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	if a.workers > 0 {
-		a.open = newOpenPool(a, a.workers)
+		a.open = newOpenPool(a, a.workers, peakRate(plan))
 	}
 	for range a.clients {
 		a.pool = append(a.pool, a.newWorker())
@@ -155,11 +155,7 @@ func (e *Engine) openConnections(plan bench.Plan, rest time.Duration) int {
 	case plan.Profile.Connections > 0:
 		return plan.Profile.Connections
 	}
-	rate := plan.Warmup.Rate
-	for _, st := range plan.Profile.Stages {
-		rate = max(rate, st.Rate)
-	}
-	need := rate * expectedLatency(plan.Workload, rest).Seconds() * 2
+	need := peakRate(plan) * expectedLatency(plan.Workload, rest).Seconds() * 2
 	return min(max(int(need)+minConnections, minConnections), MaxConnections())
 }
 
@@ -211,9 +207,18 @@ func (a *attack) sizeFromWarmup() {
 		peak = max(peak, st.Rate)
 	}
 	need := int(math.Ceil(peak*mean.Seconds()*2)) + minConnections
-	if got := a.open.capTo(need); got < a.workers {
+	if got, ok := a.open.capTo(need); ok && got < a.workers {
 		a.rec.setConnections(got + a.clients)
 	}
+}
+
+// peakRate is the highest open rate of the plan, the warm-up's included.
+func peakRate(plan bench.Plan) float64 {
+	rate := plan.Warmup.Rate
+	for _, st := range plan.Profile.Stages {
+		rate = max(rate, st.Rate)
+	}
+	return rate
 }
 
 // minSizingSamples is the fewest answered warm-up requests whose mean

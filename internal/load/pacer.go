@@ -1,6 +1,7 @@
 package load
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -48,18 +49,30 @@ type openPool struct {
 	idle        []*worker     // waiting for a claim, the one back last on top
 	unused      []*worker     // made, not started yet
 	started     int           // workers whose goroutines run
+	spare       int           // workers beyond the connections, for armed claims
+	conns       chan struct{} // a token per request in flight: the connections' bound
 	over        bool          // the schedule is done, or the attack cancelled
 }
 
-// newOpenPool makes n workers.
-func newOpenPool(a *attack, n int) *openPool {
-	p := &openPool{a: a}
-	for range n {
+// newOpenPool makes the workers for conns connections: one for each, and
+// as many more as hold claims armed at the profile's highest rate (peak
+// requests/s): armed workers sleep, holding no connection, so that they do
+// not eat into the requests the connections may have in flight.
+func newOpenPool(a *attack, conns int, peak float64) *openPool {
+	p := &openPool{a: a, conns: make(chan struct{}, conns)}
+	p.spare = armedAt(peak)
+	for range conns + p.spare {
 		w := a.newWorker()
 		w.claims = make(chan claim, 1)
 		p.unused = append(p.unused, w)
 	}
 	return p
+}
+
+// armedAt is how many workers hold claims armed at rate requests/s: a
+// millisecond's worth (armHorizon), and one more.
+func armedAt(rate float64) int {
+	return int(math.Ceil(rate*armHorizon.Seconds())) + 1
 }
 
 // start arms the first worker with the first request.
@@ -105,16 +118,28 @@ func (p *openPool) armLocked(c claim) bool {
 	return false
 }
 
-// capTo lets the pool start no more than n workers in all (those already
-// started stay), and returns how many it may have.
-func (p *openPool) capTo(n int) int {
+// capTo lowers the connections to n, if fewer than the pool was made
+// for, and lets it start no more workers than those and the spare ones
+// (those already started stay); it returns the connections it now has. It
+// waits for the tokens it takes out of use, so it is called when few
+// requests are in flight (the warm-up's end); false when the attack is
+// cancelled first.
+func (p *openPool) capTo(n int) (int, bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	keep := max(n-p.started, 0)
+	keep := max(n+p.spare-p.started, 0)
 	if keep < len(p.unused) {
 		p.unused = p.unused[:keep]
 	}
-	return p.started + len(p.unused)
+	retire := cap(p.conns) - n
+	p.mu.Unlock()
+	for range retire {
+		select {
+		case p.conns <- struct{}{}:
+		case <-p.a.ctx.Done():
+			return 0, false
+		}
+	}
+	return min(n, cap(p.conns)), true
 }
 
 // leave is told by a worker whose claim is due: the claim is no longer
@@ -183,8 +208,10 @@ func (p *openPool) endLocked() {
 }
 
 // openWorker sends its claims, each at its due time and measured from it,
-// until the schedule is over. A claim already later than the request
-// timeout when it comes up is dropped and counted, not sent.
+// until the schedule is over. A claim due while every connection has a
+// request in flight waits for one and counts as having waited; one already
+// later than the request timeout when it could leave is dropped and
+// counted, not sent.
 func (w *worker) openWorker(p *openPool, c claim) {
 	a := w.a
 	for ok := true; ok; c, ok = p.back(w) {
@@ -193,12 +220,36 @@ func (w *worker) openWorker(p *openPool, c claim) {
 			return
 		}
 		p.leave()
+		if !p.connection(&c) {
+			p.end()
+			return
+		}
 		if now := a.since(); now-c.due > a.timeout {
+			<-p.conns
 			a.rec.record(outcome{kind: a.reqs.pick(c.n), intended: c.due, sent: now, done: now, err: DroppedError, dropped: true, waited: true})
 			continue
 		}
 		o := w.send(a.reqs.pick(c.n), c.due)
+		<-p.conns
 		o.waited = c.waited
 		a.rec.record(o)
+	}
+}
+
+// connection takes a connection's token for claim c, waiting for one when
+// every connection has a request in flight (c then waited); false when the
+// attack is cancelled first.
+func (p *openPool) connection(c *claim) bool {
+	select {
+	case p.conns <- struct{}{}:
+		return true
+	default:
+	}
+	c.waited = true
+	select {
+	case p.conns <- struct{}{}:
+		return true
+	case <-p.a.ctx.Done():
+		return false
 	}
 }
