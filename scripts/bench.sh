@@ -13,8 +13,9 @@
 #         the same run, finer near 0.9, past the rate where the flag trips,
 #         once with the connections sized from the rate and once from wrk's
 #         64): completions/s, drops, p99
-#         from the scheduled send time and the generator flag; each engine's
-#         open ceiling (its highest unflagged stage's completions/s) and its
+#         from the scheduled send time, the generator's own lag and the
+#         waits for a connection, the flags; each engine's open ceiling (its
+#         highest stage not flagged generator-bound, completions/s) and its
 #         ratio to wrk's closed-model rate of the wrk part.
 #   open  the open model at 2,000, 4,000, 8,000 and 12,000 req/s, 30 s each:
 #         drops, p50 and p99 (from the scheduled send time), the
@@ -141,18 +142,23 @@ print(' '.join(str(r) for r in sorted(set(r for r in rates if r >= 16000))))")
     python3 - "$work/run.json" "$engine" "$wrk_rps" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); t = r['targets'][0]; engine, wrk = sys.argv[2], float(sys.argv[3])
-print('%-14s %8s %12s %9s %9s %9s %8s %7s  %s' % ('engine', 'rate', 'completed/s', 'dropped', 'p50 ms', 'p99 ms', 'gen CPU', 'conns', 'flags'))
-ceiling = 0.0
+print('%-14s %8s %12s %8s %8s %8s %9s %9s %8s %6s  %s' % ('engine', 'rate', 'completed/s', 'dropped', 'p50 ms', 'p99 ms', 'own lag', 'conn wait', 'gen CPU', 'conns', 'flags'))
+ceiling, waited = 0.0, False
 for spec, s in zip(r['spec']['profile']['stages'], t['stages']):
     st = s['stats']; flags = s.get('flags', []); g = s.get('generator') or {}
-    if not flags:
-        ceiling = max(ceiling, st['throughput'])
-    print('%-14s %8.0f %12.0f %9d %9.2f %9.2f %7.0f%% %7d  %s' % (engine, spec['rate'], st['throughput'], st.get('dropped', 0),
-          st['latency']['p50'], st['latency']['p99'], 100 * g.get('cpuShare', 0), g.get('connections', 0),
+    # The generator's ceiling: stages it held by itself. A connection-bound
+    # stage waited for the target, which held every connection.
+    if not any(f['kind'] == 'generator-bound' for f in flags) and st['throughput'] > ceiling:
+        ceiling, waited = st['throughput'], any(f['kind'] == 'connection-bound' for f in flags)
+    print('%-14s %8.0f %12.0f %8d %8.2f %8.2f %9.2f %9.2f %7.0f%% %6d  %s' % (engine, spec['rate'], st['throughput'], st.get('dropped', 0),
+          st['latency']['p50'], st['latency']['p99'], g.get('schedulingLagP99', g.get('sendLagP99', 0)), g.get('connectionWaitP99', 0),
+          100 * g.get('cpuShare', 0), g.get('connections', 0),
           '; '.join(f['kind'] + ': ' + f['reason'] for f in flags) or 'none'))
 line = '%s open ceiling: %.0f req/s' % (engine, ceiling)
 if wrk > 0:
     line += ', %.3f of wrk closed (%.0f req/s)' % (ceiling / wrk, wrk)
+if waited:
+    line += '; there the target held every connection (connection-bound): the generator kept its schedule, the target did not'
 print(line)
 PY
   done

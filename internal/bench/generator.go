@@ -16,9 +16,18 @@ type Generator struct {
 	Connections  int     `json:"connections"`  // connections (clients or workers) it may use at once
 	SendLagP99   float64 `json:"sendLagP99"`   // ms, open model: scheduled to actual send, 99th percentile
 	SendLagMax   float64 `json:"sendLagMax"`   // ms
-	Late         int64   `json:"late"`         // open model: requests that waited for a connection (none was free at their time)
-	Dropped      int64   `json:"dropped"`      // open model: requests never sent, already later than their timeout
-	APIRequests  int64   `json:"apiRequests"`  // requests the daemon's API served meanwhile (its CPU is the generator's)
+	// SchedulingLagP99 is the generator's own part of the send lag, ms,
+	// 99th percentile: from a request's scheduled time to when it asked
+	// for a connection. ConnectionWaitP99 is the rest: how long requests
+	// that found every connection in flight waited for one, the target
+	// holding them all. Both are 0 where the engine cannot tell the two
+	// apart (vegeta's; runs recorded before), and the flags then read the
+	// whole send lag as the generator's.
+	SchedulingLagP99  float64 `json:"schedulingLagP99,omitempty"`
+	ConnectionWaitP99 float64 `json:"connectionWaitP99,omitempty"`
+	Late              int64   `json:"late"`        // open model: requests that waited for a connection (none was free at their time)
+	Dropped           int64   `json:"dropped"`     // open model: requests never sent, already later than their timeout
+	APIRequests       int64   `json:"apiRequests"` // requests the daemon's API served meanwhile (its CPU is the generator's)
 	// Engine is the load engine that sent the window's requests, empty
 	// for threadbench's own (LoadEngineVegeta stamps latency at the
 	// actual send).
@@ -27,8 +36,9 @@ type Generator struct {
 
 // Flag kinds: why a window's figures may not be the target's alone.
 const (
-	FlagGeneratorBound = "generator-bound"
-	FlagDisturbed      = "disturbed"
+	FlagGeneratorBound  = "generator-bound"
+	FlagConnectionBound = "connection-bound"
+	FlagDisturbed       = "disturbed"
 )
 
 // Flag marks a window whose figures something other than the target may
@@ -45,18 +55,39 @@ const (
 	DisturbingAPIRate = 10.0 // API requests per second during an attack
 )
 
+// OwnLagP99 is the send lag the generator itself caused, ms, 99th
+// percentile: its scheduling lag where the engine measured it apart from
+// the waits for a connection, else the whole send lag.
+func (g Generator) OwnLagP99() float64 {
+	if g.split() {
+		return g.SchedulingLagP99
+	}
+	return g.SendLagP99
+}
+
+// split reports whether the engine told its own lag from connection waits
+// (a measured lag is at least 1 µs).
+func (g Generator) split() bool { return g.SchedulingLagP99 > 0 || g.ConnectionWaitP99 > 0 }
+
 // Flags returns the flags a window's generator figures call for over a
 // window of the given seconds: generator-bound when the generator used
-// GeneratorCPUBound of its CPUs, sent late (p99 above SendLagBoundMs) or
-// dropped requests; disturbed when the daemon's API served more than
-// DisturbingAPIRate requests a second meanwhile.
+// GeneratorCPUBound of its CPUs, sent late by its own doing (p99 above
+// SendLagBoundMs) or dropped requests; connection-bound when requests
+// waited longer than that for a connection, every one in flight at the
+// target (the target then saw no more requests at once than there are
+// connections, and answered them too slowly to take more); disturbed
+// when the daemon's API served more than DisturbingAPIRate requests a
+// second meanwhile.
 func (g Generator) Flags(seconds float64) []Flag {
 	var why []string
 	if g.CPUShare >= GeneratorCPUBound {
 		why = append(why, fmt.Sprintf("generator CPU %.0f%% of its %d CPU(s) (limit %.0f%%)", g.CPUShare*100, g.CPUs, GeneratorCPUBound*100))
 	}
-	if g.SendLagP99 > SendLagBoundMs {
+	switch {
+	case !g.split() && g.SendLagP99 > SendLagBoundMs:
 		why = append(why, fmt.Sprintf("send lag p99 %.1f ms (limit %.0f ms)", g.SendLagP99, SendLagBoundMs))
+	case g.split() && g.SchedulingLagP99 > SendLagBoundMs:
+		why = append(why, fmt.Sprintf("scheduling lag p99 %.1f ms (limit %.0f ms)", g.SchedulingLagP99, SendLagBoundMs))
 	}
 	if g.Dropped > 0 {
 		why = append(why, fmt.Sprintf("%d requests dropped", g.Dropped))
@@ -64,6 +95,9 @@ func (g Generator) Flags(seconds float64) []Flag {
 	var flags []Flag
 	if len(why) > 0 {
 		flags = append(flags, Flag{Kind: FlagGeneratorBound, Reason: strings.Join(why, "; ")})
+	}
+	if g.ConnectionWaitP99 > SendLagBoundMs {
+		flags = append(flags, Flag{Kind: FlagConnectionBound, Reason: fmt.Sprintf("requests waited for a connection, all %d in flight at the target: wait p99 %.1f ms (limit %.0f ms), %d requests", g.Connections, g.ConnectionWaitP99, SendLagBoundMs, g.Late)})
 	}
 	if seconds > 0 && float64(g.APIRequests)/seconds > DisturbingAPIRate {
 		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: fmt.Sprintf("the daemon's API served %d requests (%.0f/s) during the window", g.APIRequests, float64(g.APIRequests)/seconds)})

@@ -22,6 +22,13 @@ func TestGeneratorFlags(t *testing.T) {
 		{"drops", bench.Generator{CPUs: 1, Dropped: 3}, []string{"generator-bound: 3 requests dropped"}},
 		{"all three, one flag", bench.Generator{CPUs: 2, CPUShare: 0.97, SendLagP99: 12, Dropped: 40},
 			[]string{"generator-bound: generator CPU 97% of its 2 CPU(s) (limit 90%); send lag p99 12.0 ms (limit 5 ms); 40 requests dropped"}},
+		// ours tells its own lag from waits for a connection
+		{"waits, not late", bench.Generator{CPUs: 1, Connections: 95, SendLagP99: 40, SchedulingLagP99: 0.8, ConnectionWaitP99: 39, Late: 1200},
+			[]string{"connection-bound: requests waited for a connection, all 95 in flight at the target: wait p99 39.0 ms (limit 5 ms), 1200 requests"}},
+		{"late by itself", bench.Generator{CPUs: 1, SendLagP99: 9, SchedulingLagP99: 8.5, ConnectionWaitP99: 0.2},
+			[]string{"generator-bound: scheduling lag p99 8.5 ms (limit 5 ms)"}},
+		{"both", bench.Generator{CPUs: 1, Connections: 64, SendLagP99: 30, SchedulingLagP99: 7, ConnectionWaitP99: 25, Late: 10},
+			[]string{"generator-bound: scheduling lag p99 7.0 ms", "connection-bound: requests waited"}},
 		// the API's own work during a 10 s window: 50 requests are fine, 200 are not
 		{"quiet API", bench.Generator{CPUs: 1, APIRequests: 50}, nil},
 		{"busy API", bench.Generator{CPUs: 1, APIRequests: 200}, []string{"disturbed: the daemon's API served 200 requests (20/s)"}},

@@ -32,6 +32,8 @@ type outcome struct {
 	kind     int           // index of the request in the workload
 	intended time.Duration // when the schedule said it should leave
 	sent     time.Duration // when it left
+	connWait time.Duration // open model: of sent-intended, what it waited for a worker or a connection
+	split    bool          // connWait was measured: the rest of the send lag is the generator's own
 	done     time.Duration // when its response was read, or it failed
 	code     int           // HTTP status; 0 when there was no response
 	err      string

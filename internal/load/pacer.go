@@ -13,6 +13,7 @@ type claim struct {
 	n      uint64
 	due    time.Duration
 	waited bool
+	taken  time.Duration // when a worker took it, if later than due: it waited for one
 }
 
 // armHorizon is how far ahead a worker back from a request claims the next
@@ -93,6 +94,9 @@ func (p *openPool) claimLocked() (claim, bool) {
 		return claim{}, false
 	}
 	c := claim{n: p.next, due: due, waited: due < p.waitedUntil}
+	if c.waited {
+		c.taken = p.a.since()
+	}
 	p.next++
 	p.armed++
 	return c, true
@@ -220,6 +224,7 @@ func (w *worker) openWorker(p *openPool, c claim) {
 			return
 		}
 		p.leave()
+		asked := a.since()
 		if !p.connection(&c) {
 			p.end()
 			return
@@ -231,7 +236,8 @@ func (w *worker) openWorker(p *openPool, c claim) {
 		}
 		o := w.send(a.reqs.pick(c.n), c.due)
 		<-p.conns
-		o.waited = c.waited
+		o.waited, o.split = c.waited, true
+		o.connWait = max(o.sent-asked, 0) + max(c.taken-c.due, 0)
 		a.rec.record(o)
 	}
 }

@@ -62,7 +62,8 @@ type window struct {
 	// kindCompleted are the successful responses per request that arrived
 	// in the window, beside kinds.
 	kindCompleted []int64
-	lag           *hdrhistogram.Histogram
+	lag           *hdrhistogram.Histogram // scheduled to sent
+	sched, wait   *hdrhistogram.Histogram // of it, the generator's own lag and the waits for a connection
 	completed     int64
 	iterations    int64
 	late          int64
@@ -122,7 +123,7 @@ func (r *recorder) newWindow() *window {
 		w.kindCompleted = make([]int64, len(w.kinds))
 	}
 	if r.cfg.open {
-		w.lag = newLagHistogram()
+		w.lag, w.sched, w.wait = newLagHistogram(), newLagHistogram(), newLagHistogram()
 	}
 	return w
 }
@@ -143,6 +144,10 @@ func (w *window) add(o outcome) {
 	}
 	if w.lag != nil && !o.dropped {
 		hdr.Record(w.lag, o.sent-o.intended)
+		if o.split {
+			hdr.Record(w.sched, o.sent-o.intended-o.connWait)
+			hdr.Record(w.wait, o.connWait)
+		}
 	}
 }
 
@@ -502,6 +507,10 @@ func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
 	if w.lag != nil && w.lag.TotalCount() > 0 {
 		g.SendLagP99 = float64(w.lag.ValueAtQuantile(99)) / 1000
 		g.SendLagMax = float64(w.lag.Max()) / 1000
+	}
+	if w.sched != nil && w.sched.TotalCount() > 0 {
+		g.SchedulingLagP99 = float64(w.sched.ValueAtQuantile(99)) / 1000
+		g.ConnectionWaitP99 = float64(w.wait.ValueAtQuantile(99)) / 1000
 	}
 	return g
 }

@@ -95,7 +95,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	}
 	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator)}
 	if st.Generator != nil {
-		out.SendLag = st.Generator.SendLagP99
+		out.SendLag = st.Generator.OwnLagP99()
 	}
 	return out, nil
 }
@@ -122,9 +122,11 @@ func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
 func trialName(t capacity.Trial) string { return fmt.Sprintf("%s %.0f/s", t.Phase, t.Rate) }
 
 // generatorBound says why the load generator, not the target, limited a
-// trial: it used its CPUs up, or sent late while a connection was free.
-// Requests late because every connection was busy, or dropped, are the
-// target's doing (it answers too slowly), not the generator's.
+// trial: it used its CPUs up, or sent late by its own doing. Requests late
+// because every connection was busy, or dropped, are the target's doing
+// (it answers too slowly), not the generator's: where the engine tells its
+// own lag from those waits, only its own counts; where it cannot, a lag
+// counts only with no request having waited for a connection.
 func generatorBound(g *bench.Generator) string {
 	if g == nil {
 		return ""
@@ -133,8 +135,12 @@ func generatorBound(g *bench.Generator) string {
 	if g.CPUShare >= bench.GeneratorCPUBound {
 		why = append(why, fmt.Sprintf("generator CPU %.0f%% of its %d CPU(s)", g.CPUShare*100, g.CPUs))
 	}
-	if g.SendLagP99 > bench.SendLagBoundMs && g.Late == 0 {
-		why = append(why, fmt.Sprintf("send lag p99 %.1f ms with connections free", g.SendLagP99))
+	switch lag := g.OwnLagP99(); {
+	case lag <= bench.SendLagBoundMs:
+	case g.SchedulingLagP99 > 0:
+		why = append(why, fmt.Sprintf("scheduling lag p99 %.1f ms", lag))
+	case g.Late == 0:
+		why = append(why, fmt.Sprintf("send lag p99 %.1f ms with connections free", lag))
 	}
 	return strings.Join(why, "; ")
 }
