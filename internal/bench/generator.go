@@ -48,7 +48,7 @@ type Flag struct {
 	Reason string `json:"reason"`
 }
 
-// Thresholds of the generator-bound and disturbed flags.
+// Thresholds of the generator-bound, connection-bound and disturbed flags.
 const (
 	GeneratorCPUBound = 0.90 // share of its CPU set
 	SendLagBoundMs    = 5.0  // p99, ms
