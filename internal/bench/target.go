@@ -21,6 +21,61 @@ const (
 	ThreadModelVirtual    = "virtual"
 )
 
+// Runtimes: what a target's recipe runs it on, as TargetInfo's Kind names it.
+const (
+	RuntimeGo   = "go"
+	RuntimeJava = "java"
+)
+
+// BuiltinTarget is a target of the built-in catalog as the parts that read
+// stored runs know it, without the catalog that built it: its runtime and
+// its thread model. A run stored before its targets recorded their thread
+// model is read by this table, never by the target's name.
+type BuiltinTarget struct {
+	Name        string
+	Runtime     string // RuntimeGo, RuntimeJava
+	ThreadModel string // ThreadModelGoroutines, ThreadModelPlatform, ThreadModelVirtual
+}
+
+// BuiltinTargets are the built-in catalog's targets, in its order
+// (internal/targets' DefaultCatalog, which a test holds to this table).
+var BuiltinTargets = []BuiltinTarget{
+	{Name: TargetGo, Runtime: RuntimeGo, ThreadModel: ThreadModelGoroutines},
+	{Name: TargetJavaPlatform, Runtime: RuntimeJava, ThreadModel: ThreadModelPlatform},
+	{Name: TargetJavaVirtual, Runtime: RuntimeJava, ThreadModel: ThreadModelVirtual},
+}
+
+// Builtin returns the built-in target a reference ("name" or
+// "name@variant") names; the zero BuiltinTarget, with no runtime and no
+// thread model, for any other (a target of one's own).
+func Builtin(ref string) BuiltinTarget {
+	name := ParseTargetRef(ref).Name
+	for _, t := range BuiltinTargets {
+		if t.Name == name {
+			return t
+		}
+	}
+	return BuiltinTarget{}
+}
+
+// TargetPair is a comparison of two targets: A relative to B.
+type TargetPair struct {
+	A, B string
+}
+
+// AskedPairs are the comparisons of built-in targets users ask about, by
+// target name, in the order reports show them: virtual threads relative to
+// platform threads, and relative to goroutines.
+var AskedPairs = []TargetPair{
+	{A: TargetJavaVirtual, B: TargetJavaPlatform},
+	{A: TargetJavaVirtual, B: TargetGo},
+}
+
+// InAskedPair reports whether a target (by name) is one of an asked pair's.
+func InAskedPair(name string) bool {
+	return slices.ContainsFunc(AskedPairs, func(p TargetPair) bool { return p.A == name || p.B == name })
+}
+
 // Thread kinds: what runs a target's requests and work. Resource figures
 // are keyed by them, so a new runtime adds rows, not fields.
 const (

@@ -61,22 +61,16 @@ func (a *analysis) rank(subs []*scopeSubject, f figure) (bench.Rank, bool) {
 	return r, true
 }
 
-// askedPairs are the comparisons users ask about, by target name: A
-// relative to B.
-var askedPairs = [][2]string{
-	{bench.TargetJavaVirtual, bench.TargetJavaPlatform},
-	{bench.TargetJavaVirtual, bench.TargetGo},
-}
-
 // pairFigures are the figures a pair compares.
 var pairFigures = []figure{figThroughput, figMean, figP50, figP99, figErrorRate}
 
-// pairs compares the asked pairs present in the scope, each target
-// present once (two cases of one target make the pair ambiguous).
+// pairs compares the asked pairs (bench.AskedPairs) present in the scope,
+// each target present once (two cases of one target make the pair
+// ambiguous).
 func (a *analysis) pairs(subs []*scopeSubject) []bench.Pair {
 	var pairs []bench.Pair
-	for _, p := range askedPairs {
-		if x, y := onlyOf(subs, p[0]), onlyOf(subs, p[1]); x != nil && y != nil {
+	for _, p := range bench.AskedPairs {
+		if x, y := onlyOf(subs, p.A), onlyOf(subs, p.B); x != nil && y != nil {
 			pairs = append(pairs, a.pair(x, y))
 		}
 	}
@@ -90,7 +84,7 @@ func (a *analysis) variantPairs(subs []*scopeSubject) []bench.Pair {
 	var pairs []bench.Pair
 	var names []string
 	for _, ss := range subs {
-		if name := ss.s.targetName(); !slices.Contains(names, name) && !slices.ContainsFunc(askedPairs, func(p [2]string) bool { return p[0] == name || p[1] == name }) {
+		if name := ss.s.targetName(); !slices.Contains(names, name) && !bench.InAskedPair(name) {
 			names = append(names, name)
 		}
 	}

@@ -75,14 +75,15 @@ func specOf(spec bench.RunSpec, caseName string) bench.RunSpec {
 // poolOf returns the size of the thread pool that serves the subject's
 // requests one thread each (Tomcat's on platform threads), or 0 when none
 // does: virtual threads and goroutines are one per request, unbounded.
-// The target's own record of what ran comes first, then the spec.
+// The target's own record of what ran comes first, then the spec; a run
+// stored before targets recorded it is read by the built-in table.
 func poolOf(s *subject) int {
 	if len(s.rounds) == 0 {
 		return 0
 	}
 	t := s.rounds[0]
 	model, recorded := t.Settings["javaThreadModel"]
-	if !recorded && bench.ParseTargetRef(t.Target).Name != bench.TargetJavaPlatform {
+	if !recorded && bench.Builtin(t.Target).ThreadModel != bench.ThreadModelPlatform {
 		return 0
 	}
 	if recorded && model != bench.ThreadModelPlatform {

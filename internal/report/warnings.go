@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -68,13 +69,10 @@ func effectiveWorkload(s bench.RunSpec) bench.Workload {
 	return w
 }
 
+// hasJava reports whether the spec runs a built-in Java target, the one
+// kind of target whose runs the Java options are known to change.
 func hasJava(s bench.RunSpec) bool {
-	for _, t := range s.Targets {
-		if strings.HasPrefix(t, "java") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Targets, func(t string) bool { return bench.Builtin(t).Runtime == bench.RuntimeJava })
 }
 
 // environmentWarning names the host facts that differ between two runs.

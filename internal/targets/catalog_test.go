@@ -90,3 +90,19 @@ func TestCatalogWith(t *testing.T) {
 		t.Fatalf("With did not replace the entry of the same name: %+v", replaced.Names())
 	}
 }
+
+// The built-in catalog is the table stored runs are read by
+// (bench.BuiltinTargets): same names, in the same order, with the same
+// runtimes and thread models.
+func TestDefaultCatalogIsTheBuiltinTable(t *testing.T) {
+	infos := targets.DefaultCatalog().Infos()
+	if len(infos) != len(bench.BuiltinTargets) {
+		t.Fatalf("%d entries, bench.BuiltinTargets has %d", len(infos), len(bench.BuiltinTargets))
+	}
+	for i, info := range infos {
+		got := bench.BuiltinTarget{Name: info.Name, Runtime: info.Kind, ThreadModel: info.ThreadModel}
+		if want := bench.BuiltinTargets[i]; got != want {
+			t.Errorf("entry %d = %+v, want %+v", i, got, want)
+		}
+	}
+}

@@ -18,7 +18,7 @@ import (
 // runtime needs in its environment to start. GoBinary and MavenJar are the
 // recipes there are; a new language adds one.
 type Recipe interface {
-	// Runtime names the language runtime: "go", "java".
+	// Runtime names the language runtime: bench.RuntimeGo, bench.RuntimeJava.
 	Runtime() string
 	// build makes the entry's image for a variant unless one built from
 	// the same inputs exists.
@@ -50,7 +50,7 @@ func (j buildJob) sourceDir() string {
 type GoBinary struct{}
 
 // Runtime implements Recipe.
-func (GoBinary) Runtime() string { return "go" }
+func (GoBinary) Runtime() string { return bench.RuntimeGo }
 
 // goDockerfile packages the static Go binary and nothing else.
 const goDockerfile = `FROM scratch

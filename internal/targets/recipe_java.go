@@ -25,7 +25,7 @@ import (
 type MavenJar struct{}
 
 // Runtime implements Recipe.
-func (MavenJar) Runtime() string { return "java" }
+func (MavenJar) Runtime() string { return bench.RuntimeJava }
 
 // DefaultJavaBaseImage is the JRE image the Java targets run on unless told
 // otherwise. Where it can be neither found locally nor pulled, Build

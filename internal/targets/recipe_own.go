@@ -130,7 +130,7 @@ type JarFile struct {
 }
 
 // Runtime implements Recipe.
-func (JarFile) Runtime() string { return "java" }
+func (JarFile) Runtime() string { return bench.RuntimeJava }
 
 func (JarFile) missing() string { return "" }
 
