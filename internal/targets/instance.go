@@ -137,12 +137,7 @@ func (in *Instance) Check(ctx context.Context) error {
 // ContractOptions says what a target started from entry as name must
 // report to the contract test.
 func ContractOptions(entry Entry, name string) contracttest.Options {
-	opts := contracttest.Options{Target: name, MetricsPath: entry.MetricsPath}
-	if entry.Recipe.Runtime() == "java" {
-		virtual := entry.ThreadModel == bench.ThreadModelVirtual
-		opts.Virtual = &virtual
-	}
-	return opts
+	return contracttest.Options{Target: name, MetricsPath: entry.MetricsPath, ThreadModel: entry.ThreadModel}
 }
 
 // infoTimeout bounds the GET /info a target answers at once.

@@ -79,7 +79,7 @@ func TestRemoteEngine(t *testing.T) {
 		if got := inst.Settings()["bindAddress"]; got != eng.Address {
 			t.Errorf("bindAddress = %q, want %q", got, eng.Address)
 		}
-		contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: bench.TargetGo, MetricsPath: "/metrics"})
+		contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: bench.TargetGo, MetricsPath: "/metrics", ThreadModel: bench.ThreadModelGoroutines})
 		stats, err := inst.ContainerStats(context.Background(), inst.ContainerID(), client.ContainerStatsOptions{Stream: false})
 		if err != nil {
 			t.Fatalf("container stats from lab: %v", err)

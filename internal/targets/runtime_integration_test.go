@@ -107,7 +107,7 @@ func TestGoTarget(t *testing.T) {
 			opts.CPUSet = strconv.Itoa(runtime.NumCPU() - 1)
 		}
 		inst := start(t, rt, bench.TargetGo, img, opts)
-		contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: bench.TargetGo, MetricsPath: "/metrics"})
+		contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: bench.TargetGo, MetricsPath: "/metrics", ThreadModel: bench.ThreadModelGoroutines})
 
 		s := inst.Settings()
 		for key, want := range map[string]string{"cpus": "1", "memoryMiB": "256", "cpuset": opts.CPUSet, "threadModel": "goroutines", "image": img.Ref} {
@@ -233,18 +233,16 @@ func TestJavaTargets(t *testing.T) {
 		t.Fatalf("Build(java-virtual) = %+v, want the java-platform image, cached", shared)
 	}
 	for _, tc := range []struct {
-		name    string
-		virtual bool
+		name, threadModel string
 	}{
-		{bench.TargetJavaPlatform, false},
-		{bench.TargetJavaVirtual, true},
+		{bench.TargetJavaPlatform, bench.ThreadModelPlatform},
+		{bench.TargetJavaVirtual, bench.ThreadModelVirtual},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inst := start(t, rt, tc.name, img, targets.StartOptions{
 				Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024}, RunID: runID(t),
 				HealthTimeout: 90 * time.Second,
 			})
-			virtual := tc.virtual
 			// The metrics have a port of their own, apart from the load.
 			metricsBase, found := strings.CutSuffix(inst.MetricsURL(), "/actuator/prometheus")
 			if !found || metricsBase == inst.BaseURL() || inst.Settings()["metricsPort"] == "" {
@@ -252,8 +250,8 @@ func TestJavaTargets(t *testing.T) {
 					inst.MetricsURL(), inst.Settings()["metricsPort"], inst.BaseURL())
 			}
 			contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: tc.name, MetricsPath: "/actuator/prometheus",
-				MetricsBase: metricsBase, Virtual: &virtual})
-			if got, want := inst.Settings()["javaThreadModel"], map[bool]string{false: "platform", true: "virtual"}[tc.virtual]; got != want {
+				MetricsBase: metricsBase, ThreadModel: tc.threadModel})
+			if got, want := inst.Settings()["javaThreadModel"], tc.threadModel; got != want {
 				t.Errorf("thread model setting = %q, want %q", got, want)
 			}
 		})

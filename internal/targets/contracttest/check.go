@@ -14,6 +14,9 @@ import (
 // bad parameter gets the contract's 400. It returns the first violation
 // found, or nil.
 func Check(ctx context.Context, baseURL string, opts Options) error {
+	if err := checkThreadModel(opts.ThreadModel); err != nil {
+		return fmt.Errorf("contract check: %w", err)
+	}
 	c := newChecker(baseURL, opts)
 	for _, step := range []func(context.Context) error{
 		c.health,

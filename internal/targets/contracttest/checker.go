@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/threadbench/threadbench/internal/bench"
 	"io"
 	"mime"
 	"net/http"
@@ -31,7 +30,10 @@ type Options struct {
 	// MetricsBase is the base URL of the metrics server when it is not the
 	// target's (a Java target given a METRICS_PORT); empty for the target's.
 	MetricsBase string
-	Virtual     *bool        // nil: the "virtual" field must be absent (Go); else must be present and equal
+	// ThreadModel is the thread model the target declares (its entry's:
+	// bench.ThreadModelGoroutines, ThreadModelPlatform, ThreadModelVirtual);
+	// what /info, the responses and the metrics must say follows from it.
+	ThreadModel string
 	Client      *http.Client // optional; a client with a 10s timeout when nil
 	// Downstream is the base URL of the downstream service the target was
 	// started with (its DOWNSTREAM_URL). When set, Run also checks
@@ -199,20 +201,22 @@ func (c *checker) checkWork(work *workResponse, endpoint string, durationMs int6
 }
 
 // checkThread checks what a response says ran its handler: a goroutine and
-// no virtual field for Go, a thread and the expected virtual field for Java.
+// no virtual field for goroutines, a thread and the expected virtual field
+// for Java's platform and virtual threads.
 func (c *checker) checkThread(thread *string, virtual *bool) error {
 	if thread == nil || *thread == "" {
 		return fmt.Errorf("thread %s, want a thread's name", show(thread))
 	}
-	if c.opts.Virtual == nil {
+	want := c.expect().virtual
+	if want == nil {
 		if virtual != nil {
 			return fmt.Errorf("virtual %v, want the field absent", *virtual)
 		}
 		if !goroutineThread.MatchString(*thread) {
 			return fmt.Errorf("thread %q, want %q", *thread, goroutineThread)
 		}
-	} else if virtual == nil || *virtual != *c.opts.Virtual {
-		return fmt.Errorf("virtual %s, want %v", show(virtual), *c.opts.Virtual)
+	} else if virtual == nil || *virtual != *want {
+		return fmt.Errorf("virtual %s, want %v", show(virtual), *want)
 	}
 	return nil
 }
@@ -332,13 +336,7 @@ func (c *checker) metrics(ctx context.Context) error {
 // inflightGauge checks the gauge of requests in flight, labelled by what
 // runs their handlers: goroutine for Go, platform or virtual for Java.
 func (c *checker) inflightGauge(path string, families map[string]*dto.MetricFamily) error {
-	want := bench.ThreadGoroutine
-	if c.opts.Virtual != nil {
-		want = bench.ThreadPlatform
-		if *c.opts.Virtual {
-			want = bench.ThreadVirtual
-		}
-	}
+	want := c.expect().handler
 	family := families[inflightGauge]
 	if family == nil || family.GetType() != dto.MetricType_GAUGE {
 		return fmt.Errorf("GET %s: no gauge %s", path, inflightGauge)
@@ -354,7 +352,7 @@ func (c *checker) inflightGauge(path string, families map[string]*dto.MetricFami
 // javaFamilies checks, for a Java target, the families of pinning and
 // carrier threads, present in both thread models.
 func (c *checker) javaFamilies(path string, families map[string]*dto.MetricFamily) error {
-	if c.opts.Virtual == nil {
+	if !c.expect().javaFamilies {
 		return nil
 	}
 	for _, want := range javaFamilies {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/targets/go/server"
 )
 
@@ -62,8 +63,8 @@ http_server_requests_seconds_count{method="GET",uri="/api/light",status="200"} 3
 // TestChecks runs each check against servers that keep or break the
 // contract in one way, so that every check is shown able to pass and fail.
 func TestChecks(t *testing.T) {
-	javaVirtual := Options{Target: "java-virtual", MetricsPath: "/actuator/prometheus", Virtual: new(true)}
-	goTarget := Options{Target: "go", MetricsPath: "/metrics"}
+	javaVirtual := Options{Target: "java-virtual", MetricsPath: "/actuator/prometheus", ThreadModel: bench.ThreadModelVirtual}
+	goTarget := Options{Target: "go", MetricsPath: "/metrics", ThreadModel: bench.ThreadModelGoroutines}
 	heavy200 := func(c *checker) error { return c.sleep(t.Context(), "heavy", 200, 200*time.Millisecond+heavySlack) }
 	light := func(c *checker) error {
 		_, _, err := c.work(t.Context(), "/api/light", "light", 0)
@@ -185,8 +186,8 @@ const javaInfo = `{"target":"java-virtual","threadModel":"virtual","runtime":"Op
 // TestInfoChecks runs the /info check against answers that keep or break
 // the contract in one way each.
 func TestInfoChecks(t *testing.T) {
-	javaVirtual := Options{Target: "java-virtual", Virtual: new(true)}
-	goTarget := Options{Target: "go"}
+	javaVirtual := Options{Target: "java-virtual", ThreadModel: bench.ThreadModelVirtual}
+	goTarget := Options{Target: "go", ThreadModel: bench.ThreadModelGoroutines}
 	for _, tt := range []struct {
 		name    string
 		body    string
@@ -196,11 +197,11 @@ func TestInfoChecks(t *testing.T) {
 		{"go", goInfo, goTarget, ""},
 		{"java", javaInfo, javaVirtual, ""},
 		// Extra fields are fine.
-		{"java platform", strings.Replace(javaInfo, `"virtual"`, `"platform"`, 1), Options{Target: "java-virtual", Virtual: new(false)}, ""},
+		{"java platform", strings.Replace(javaInfo, `"virtual"`, `"platform"`, 1), Options{Target: "java-virtual", ThreadModel: bench.ThreadModelPlatform}, ""},
 		// The thread model of another target.
-		{"wrong thread model", javaInfo, Options{Target: "java-virtual", Virtual: new(false)}, `threadModel "virtual", want "platform"`},
-		{"go as java", goInfo, Options{Target: "go", Virtual: new(true)}, `threadModel "goroutines", want "virtual"`},
-		{"wrong target", goInfo, Options{Target: "go-x"}, `target "go", want "go-x"`},
+		{"wrong thread model", javaInfo, Options{Target: "java-virtual", ThreadModel: bench.ThreadModelPlatform}, `threadModel "virtual", want "platform"`},
+		{"go as java", goInfo, Options{Target: "go", ThreadModel: bench.ThreadModelVirtual}, `threadModel "goroutines", want "virtual"`},
+		{"wrong target", goInfo, Options{Target: "go-x", ThreadModel: bench.ThreadModelGoroutines}, `target "go", want "go-x"`},
 		// The runtime must carry its version.
 		{"runtime without version", strings.Replace(goInfo, `"runtime":"go1.26.8"`, `"runtime":"go"`, 1), goTarget, `runtime "go", want a name with the version`},
 		{"no runtimeVersion", strings.Replace(goInfo, `"runtimeVersion":"1.26.8",`, ``, 1), goTarget, "runtimeVersion absent"},
@@ -211,7 +212,7 @@ func TestInfoChecks(t *testing.T) {
 		{"no cpu model", strings.Replace(goInfo, `"cpuModel":"AMD EPYC 7B13",`, ``, 1), goTarget, "cpuModel absent"},
 		// Each runtime's own knobs.
 		{"go without GOGC", strings.Replace(goInfo, `"GOGC":"100",`, ``, 1), goTarget, `knobs lacks "GOGC"`},
-		{"java with go knobs", strings.Replace(goInfo, `"goroutines"`, `"virtual"`, 1), Options{Target: "go", Virtual: new(true)}, `knobs lacks "tomcatMaxThreads"`},
+		{"java with go knobs", strings.Replace(goInfo, `"goroutines"`, `"virtual"`, 1), Options{Target: "go", ThreadModel: bench.ThreadModelVirtual}, `knobs lacks "tomcatMaxThreads"`},
 		// Knob values are strings.
 		{"knob as number", strings.Replace(goInfo, `"GOGC":"100"`, `"GOGC":100`, 1), goTarget, "cannot unmarshal number"},
 		{"no knobs", strings.Replace(goInfo, `,"knobs":{"GOGC":"100","GOMAXPROCS":"2","GOMEMLIMIT":"9223372036854775807"}`, ``, 1), goTarget, "knobs absent"},
@@ -234,7 +235,7 @@ func fanoutBody(mode string, limit, succeeded, readTimeouts, elapsedMs, peak int
 // TestFanoutChecks runs the fan-out checks against answers that keep or
 // break the contract in one way each.
 func TestFanoutChecks(t *testing.T) {
-	goTarget := Options{Target: "go"}
+	goTarget := Options{Target: "go", ThreadModel: bench.ThreadModelGoroutines}
 	spread := func(word string) func(c *checker) error {
 		return func(c *checker) error { return c.fanoutSpread(t.Context(), word) }
 	}
@@ -283,7 +284,7 @@ func TestDownstreamTimeoutCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
-			assertErr(t, newChecker(srv.URL, Options{Target: "go"}).downstreamTimeout(t.Context()), tt.wantErr)
+			assertErr(t, newChecker(srv.URL, Options{Target: "go", ThreadModel: bench.ThreadModelGoroutines}).downstreamTimeout(t.Context()), tt.wantErr)
 		})
 	}
 }
@@ -342,7 +343,7 @@ func TestMetricsOnTheirOwnPort(t *testing.T) {
 		{"target's port", "", "GET /metrics: status 404"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newChecker(target.URL, Options{Target: "go", MetricsPath: server.MetricsPath, MetricsBase: tc.base})
+			c := newChecker(target.URL, Options{Target: "go", MetricsPath: server.MetricsPath, MetricsBase: tc.base, ThreadModel: bench.ThreadModelGoroutines})
 			if _, err := c.getJSON(ctx, "/api/light", http.StatusOK); err != nil {
 				t.Fatal(err)
 			}

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/targets/contracttest"
 	"github.com/threadbench/threadbench/targets/go/server"
 )
 
-var goOptions = contracttest.Options{Target: "go", MetricsPath: server.MetricsPath}
+var goOptions = contracttest.Options{Target: "go", MetricsPath: server.MetricsPath, ThreadModel: bench.ThreadModelGoroutines}
 
 // newGoServer serves the Go target's handler the way server.New does,
 // with the goroutine id cached per connection.
@@ -80,19 +81,21 @@ func TestCheckFindsViolations(t *testing.T) {
 			_, _ = w.Write([]byte(`{"status":"DOWN"}`))
 		}), goOptions, "status 503, want 200"},
 		// Another target's name.
-		{"wrong target", valid, contracttest.Options{Target: "java-platform", MetricsPath: "/actuator/prometheus"}, `target "go", want "java-platform"`},
+		{"wrong target", valid, contracttest.Options{Target: "java-platform", MetricsPath: "/actuator/prometheus", ThreadModel: bench.ThreadModelGoroutines}, `target "go", want "java-platform"`},
 		// A Java target is expected: /info says otherwise first.
-		{"java expected", valid, contracttest.Options{Target: "go", Virtual: new(false)}, `threadModel "goroutines", want "platform"`},
+		{"java expected", valid, contracttest.Options{Target: "go", ThreadModel: bench.ThreadModelPlatform}, `threadModel "goroutines", want "platform"`},
 		// A virtual field is expected, as from a Java target, and /info agrees.
 		{"virtual absent", onPath("/info", valid, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"target":"go","threadModel":"platform","runtime":"OpenJDK 25","runtimeVersion":"25",` +
 				`"availableProcessors":1,"memoryLimitBytes":0,"cpuModel":"","knobs":{"gc":"G1","maxHeapBytes":"1","tomcatMaxThreads":"200","virtualParallelism":"1"}}`))
-		}), contracttest.Options{Target: "go", Virtual: new(false)}, "virtual absent, want false"},
+		}), contracttest.Options{Target: "go", ThreadModel: bench.ThreadModelPlatform}, "virtual absent, want false"},
 		// No /info.
 		{"no info", onPath("/info", valid, http.NotFound), goOptions, "GET /info: status 404, want 200"},
 		// No server at all.
 		{"nothing listening", nil, goOptions, "connect"},
+		// Options that declare no thread model have nothing to check against.
+		{"no thread model", valid, contracttest.Options{Target: "go"}, `thread model "" has no contract expectations (known: goroutines, platform, virtual)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			baseURL := "http://127.0.0.1:1" // nothing listens on port 1

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/threadbench/threadbench/internal/bench"
 	"net/http"
 	"strings"
 )
@@ -29,25 +28,12 @@ type infoResponse struct {
 	Knobs               *map[string]string `json:"knobs"`
 }
 
-// threadModel is the thread model the target should report: goroutines for
-// a target without the virtual field (Go), else the Java model.
-func (c *checker) threadModel() string {
-	switch {
-	case c.opts.Virtual == nil:
-		return bench.ThreadModelGoroutines
-	case *c.opts.Virtual:
-		return bench.ThreadModelVirtual
-	}
-	return bench.ThreadModelPlatform
-}
+// threadModel is the thread model the target should report: the one it
+// declares.
+func (c *checker) threadModel() string { return c.opts.ThreadModel }
 
 // knobs are the knob names the target should report.
-func (c *checker) knobs() []string {
-	if c.opts.Virtual == nil {
-		return goKnobs
-	}
-	return javaKnobs
-}
+func (c *checker) knobs() []string { return c.expect().knobs }
 
 // info checks GET /info.
 func (c *checker) info(ctx context.Context) error {

@@ -22,6 +22,9 @@ var fanoutModes = []string{bench.ModePool, bench.ModeUnbounded, bench.ModeSemaph
 // The fan-out endpoints are checked only when opts.Downstream is set.
 func Run(t *testing.T, baseURL string, opts Options) {
 	t.Helper()
+	if err := checkThreadModel(opts.ThreadModel); err != nil {
+		t.Fatal(err)
+	}
 	c := newChecker(baseURL, opts)
 	ctx := t.Context()
 	check(t, "health", func() error { return c.health(ctx) })
