@@ -271,20 +271,24 @@ func GoEntry() Entry {
 	}
 }
 
+// javaRecipe builds targets/java: the jar Maven leaves, and the variable
+// that tells it its thread model (targets/CONTRACT.md).
+var javaRecipe = MavenJar{Jar: "target/threadbench-java.jar", ThreadModelEnv: "THREAD_MODEL"}
+
 // javaEntry is one thread model of the Spring Boot target: both models run
-// the same image and differ only in THREAD_MODEL.
+// the same image and differ only in the recipe's ThreadModelEnv.
 func javaEntry(name, model, description string) Entry {
 	return Entry{
 		Name:           name,
 		ThreadModel:    model,
 		Description:    description,
 		Source:         "targets/java",
-		Recipe:         MavenJar{},
+		Recipe:         javaRecipe,
 		Repository:     "threadbench/java",
 		MetricsPath:    "/actuator/prometheus",
 		HealthPath:     HealthPath,
 		MetricsPortEnv: "METRICS_PORT",
-		Env:            map[string]string{"THREAD_MODEL": model},
+		Env:            map[string]string{javaRecipe.ThreadModelEnv: model},
 		Variant:        javaVariant,
 		Threads:        javaThreads,
 		Memory:         javaMemory,

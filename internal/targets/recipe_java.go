@@ -22,7 +22,15 @@ import (
 // Boot jar and its Dockerfile into an image on a JRE base (ARG
 // BASE_IMAGE), and launches it with the JVM flags of JVMFlags. The variant
 // is the JDK major the JRE base provides.
-type MavenJar struct{}
+type MavenJar struct {
+	// Jar is where Maven leaves the jar, relative to the entry's Source
+	// (where its Dockerfile takes it from).
+	Jar string
+	// ThreadModelEnv names the variable of the entry's Env that tells the
+	// jar its thread model (THREAD_MODEL); the launch records its value as
+	// the javaThreadModel setting, which reports read a pool size by.
+	ThreadModelEnv string
+}
 
 // Runtime implements Recipe.
 func (MavenJar) Runtime() string { return bench.RuntimeJava }
@@ -31,9 +39,6 @@ func (MavenJar) Runtime() string { return bench.RuntimeJava }
 // otherwise. Where it can be neither found locally nor pulled, Build
 // assembles an equivalent JRE image from the host's JDK instead.
 const DefaultJavaBaseImage = "eclipse-temurin:25-jre"
-
-// javaJar is where Maven leaves the Spring Boot jar, relative to the source.
-const javaJar = "target/threadbench-java.jar"
 
 // pullTimeout bounds an attempt to pull the base image: on a host without a
 // registry it fails, and the build falls back to a local JRE.
@@ -50,7 +55,7 @@ func (MavenJar) missing() string {
 	return ""
 }
 
-func (MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.ImageInfo, error) {
+func (m MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.ImageInfo, error) {
 	major, err := strconv.Atoi(job.variant)
 	if err != nil {
 		return bench.ImageInfo{}, bench.Errorf(bench.EINVALID, "%s: JDK %q is not a Java major", job.entry.Name, job.variant)
@@ -79,7 +84,7 @@ func (MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.Imag
 	if jdkErr != nil {
 		return bench.ImageInfo{}, jdkErr
 	}
-	if err := mavenPackage(ctx, job.sourceDir(), j, job.opts.log()); err != nil {
+	if err := mavenPackage(ctx, job.sourceDir(), m.Jar, j, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	labels := map[string]string{labelInputs: hash, labelBase: baseRef, labelRuntime: r.javaRuntime(ctx, baseRef, j)}
@@ -90,8 +95,9 @@ func (MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.Imag
 }
 
 // launch passes Tomcat's pool size and the JVM flags; both Java entries get
-// identical values, so that only THREAD_MODEL (the entry's Env) differs.
-func (MavenJar) launch(e Entry, req bench.StartRequest) (map[string]string, map[string]string, error) {
+// identical values, so that only their thread model (ThreadModelEnv, in the
+// entry's Env) differs.
+func (m MavenJar) launch(e Entry, req bench.StartRequest) (map[string]string, map[string]string, error) {
 	flags, err := JVMFlags(req.Java)
 	if err != nil {
 		return nil, nil, err
@@ -110,7 +116,7 @@ func (MavenJar) launch(e Entry, req bench.StartRequest) (map[string]string, map[
 	settings := map[string]string{
 		"tomcatMaxThreads": env["TOMCAT_MAX_THREADS"],
 		"jvmFlags":         env["JDK_JAVA_OPTIONS"],
-		"javaThreadModel":  e.Env["THREAD_MODEL"],
+		"javaThreadModel":  e.Env[m.ThreadModelEnv],
 	}
 	return env, settings, nil
 }
@@ -143,8 +149,9 @@ func JVMFlags(java bench.JavaOptions) ([]string, error) {
 	return flags, nil
 }
 
-// mavenPackage builds the jar with the project's Maven wrapper.
-func mavenPackage(ctx context.Context, dir string, j jdk.JDK, log io.Writer) error {
+// mavenPackage builds the jar with the project's Maven wrapper and checks
+// that it left jar (relative to dir).
+func mavenPackage(ctx context.Context, dir, jar string, j jdk.JDK, log io.Writer) error {
 	fmt.Fprintf(log, "mvnw package (%s)\n", j)
 	cmd := exec.CommandContext(ctx, "./mvnw", "-B", "-q", "package", "-DskipTests")
 	cmd.Dir = dir
@@ -153,8 +160,8 @@ func mavenPackage(ctx context.Context, dir string, j jdk.JDK, log io.Writer) err
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("mvnw package in %s: %w", dir, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, javaJar)); err != nil {
-		return fmt.Errorf("mvnw package left no %s: %w", javaJar, err)
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(jar))); err != nil {
+		return fmt.Errorf("mvnw package left no %s: %w", jar, err)
 	}
 	return nil
 }

@@ -120,3 +120,21 @@ func TestContainerEnv(t *testing.T) {
 		}
 	})
 }
+
+// A Java target records the thread model its recipe's variable told it,
+// which reports read a pool size by (javaThreadModel).
+func TestJavaThreadModelSetting(t *testing.T) {
+	for target, want := range map[string]string{bench.TargetJavaPlatform: bench.ThreadModelPlatform, bench.TargetJavaVirtual: bench.ThreadModelVirtual} {
+		entry, err := targets.DefaultCatalog().Lookup(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, settings, err := targets.ContainerEnv(entry, target, 8123, targets.StartOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := settings["javaThreadModel"]; got != want {
+			t.Errorf("%s: javaThreadModel = %q, want %q", target, got, want)
+		}
+	}
+}
