@@ -133,3 +133,26 @@ func TestRunStatusFinished(t *testing.T) {
 		}
 	}
 }
+
+// An environment's host facts are one embedded Machine: its documents keep
+// the names and the order of fields they had when each struct spelled them
+// out, so stored runs and reports read the same.
+func TestEnvironmentJSON(t *testing.T) {
+	m := bench.Machine{Host: "h", OS: "linux", Kernel: "6.1", CPUModel: "x", CPUs: 2, MemoryBytes: 1, DockerVersion: "20.10", CgroupVersion: "2"}
+	env := bench.Environment{Machine: m, OrchestratorGo: "go1.26.8", LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true,
+		Engines: []bench.EngineEnvironment{{Name: "lab", Remote: true, Address: "198.18.0.2", Machine: m, TargetCPUSet: "3"}}}
+	got, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := `"host":"h","os":"linux","kernel":"6.1","cpuModel":"x","cpus":2,"memoryBytes":1,"dockerVersion":"20.10","cgroupVersion":"2"`
+	want := `{` + host + `,"orchestratorGo":"go1.26.8","loadCpuset":"0","targetCpuset":"1","cpuSplitApplied":true,` +
+		`"engines":[{"name":"lab","remote":true,"address":"198.18.0.2",` + host + `,"targetCpuset":"3"}]}`
+	if string(got) != want {
+		t.Errorf("environment JSON =\n%s\nwant\n%s", got, want)
+	}
+	var back bench.Environment
+	if err := json.Unmarshal(got, &back); err != nil || back.Engines[0].Host != "h" || back.CPUs != 2 {
+		t.Errorf("read back %+v (%v)", back, err)
+	}
+}

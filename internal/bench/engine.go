@@ -14,12 +14,12 @@ const EngineLocal = "local"
 // MaxEngineName bounds an engine's name.
 const MaxEngineName = 63
 
-// CatalogEngine is an engine a spec may place targets on, with the bounds
-// its host sets on a spec's limits (zero: unchecked, the engine did not say).
+// CatalogEngine is an engine a spec may place targets on, with its host:
+// its CPUs and MemoryBytes bound a spec's limits (zero: unchecked, the
+// engine did not say).
 type CatalogEngine struct {
-	Name        string
-	CPUs        int
-	MemoryBytes int64
+	Name string
+	Machine
 }
 
 // ValidEngineName reports whether name can name an engine: a lower-case

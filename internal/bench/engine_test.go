@@ -11,7 +11,7 @@ import (
 // labCatalog offers a remote engine "lab" of 8 CPUs and 16 GiB besides local.
 func labCatalog() bench.Catalog {
 	c := testCatalog(bench.DefaultGuardrails)
-	c.Engines = []bench.CatalogEngine{{Name: "lab", CPUs: 8, MemoryBytes: 16 << 30}}
+	c.Engines = []bench.CatalogEngine{{Name: "lab", Machine: bench.Machine{CPUs: 8, MemoryBytes: 16 << 30}}}
 	return c
 }
 

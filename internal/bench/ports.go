@@ -54,16 +54,12 @@ type EngineInfo struct {
 	Name string // as configured: EngineLocal, "lab"
 	// Remote is true for an engine on another host than the orchestrator's,
 	// whose targets are reached at Address rather than on loopback.
-	Remote        bool
-	Address       string // where its targets are reached, e.g. "127.0.0.1"
-	Host          string // the host's name, as the engine reports it
-	Version       string // e.g. "20.10.24+dfsg1"
-	APIVersion    string // negotiated, e.g. "1.41"
-	CgroupVersion string // "1" or "2"
-	OS            string
-	Kernel        string
-	CPUs          int
-	MemoryBytes   int64
+	Remote  bool
+	Address string // where its targets are reached, e.g. "127.0.0.1"
+	// Machine is the host as the engine reports it; the engine API names
+	// no CPU model.
+	Machine
+	APIVersion string // negotiated, e.g. "1.41"
 }
 
 // ContainerState is what the engine says about a target's container.

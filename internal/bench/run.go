@@ -73,19 +73,28 @@ func (r *Run) Target(key string) *TargetResult {
 	return nil
 }
 
+// Machine is what is known of a host: the one description the run's
+// environment, each engine's environment, an engine's own account
+// (EngineInfo) and a catalog's engine bounds share, embedded, so that one
+// is copied into another in one assignment. Embedded, its fields keep their
+// JSON names and places in the documents that hold it.
+type Machine struct {
+	Host          string `json:"host,omitempty"` // the host's name
+	OS            string `json:"os,omitempty"`
+	Kernel        string `json:"kernel,omitempty"`
+	CPUModel      string `json:"cpuModel,omitempty"` // empty where the engine API does not say (a remote host's, until its first target's /info)
+	CPUs          int    `json:"cpus,omitempty"`
+	MemoryBytes   int64  `json:"memoryBytes,omitempty"`
+	DockerVersion string `json:"dockerVersion,omitempty"` // the engine's, e.g. "20.10.24+dfsg1"
+	CgroupVersion string `json:"cgroupVersion,omitempty"` // "1" or "2"
+}
+
 // Environment records where a run was measured, so that results from
 // different machines are never mistaken for each other. Its host fields
-// are the orchestrator's, where the load generator runs; Engines are where
-// the targets ran (the same host for EngineLocal).
+// (Machine) are the orchestrator's, where the load generator runs; Engines
+// are where the targets ran (the same host for EngineLocal).
 type Environment struct {
-	Host            string `json:"host,omitempty"`
-	OS              string `json:"os,omitempty"`
-	Kernel          string `json:"kernel,omitempty"`
-	CPUModel        string `json:"cpuModel,omitempty"`
-	CPUs            int    `json:"cpus,omitempty"`
-	MemoryBytes     int64  `json:"memoryBytes,omitempty"`
-	DockerVersion   string `json:"dockerVersion,omitempty"`
-	CgroupVersion   string `json:"cgroupVersion,omitempty"`
+	Machine
 	OrchestratorGo  string `json:"orchestratorGo,omitempty"`
 	LoadCPUSet      string `json:"loadCpuset,omitempty"`
 	TargetCPUSet    string `json:"targetCpuset,omitempty"`
@@ -115,17 +124,10 @@ func (e Environment) Engine(name string) *EngineEnvironment {
 
 // EngineEnvironment is an engine targets ran on, and its host.
 type EngineEnvironment struct {
-	Name          string `json:"name"`
-	Remote        bool   `json:"remote,omitempty"`
-	Address       string `json:"address,omitempty"` // where its targets were reached
-	Host          string `json:"host,omitempty"`
-	OS            string `json:"os,omitempty"`
-	Kernel        string `json:"kernel,omitempty"`
-	CPUModel      string `json:"cpuModel,omitempty"`
-	CPUs          int    `json:"cpus,omitempty"`
-	MemoryBytes   int64  `json:"memoryBytes,omitempty"`
-	DockerVersion string `json:"dockerVersion,omitempty"`
-	CgroupVersion string `json:"cgroupVersion,omitempty"`
+	Name    string `json:"name"`
+	Remote  bool   `json:"remote,omitempty"`
+	Address string `json:"address,omitempty"` // where its targets were reached
+	Machine
 	// TargetCPUSet is the CPUs of that host its targets were pinned to;
 	// empty for any (a remote host's CPUs are all the targets').
 	TargetCPUSet string `json:"targetCpuset,omitempty"`

@@ -227,8 +227,8 @@ func sampleRun(id string, status bench.RunStatus) *bench.Run {
 	}
 	return &bench.Run{
 		ID: id, Name: "sample", Status: status, Spec: spec,
-		Environment: bench.Environment{Host: "h", OS: "linux", Kernel: "6.1", CPUModel: "x", CPUs: 2, MemoryBytes: 1 << 34,
-			DockerVersion: "20.10", CgroupVersion: "v1", OrchestratorGo: "go1.26.8", LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true},
+		Environment: bench.Environment{Machine: bench.Machine{Host: "h", OS: "linux", Kernel: "6.1", CPUModel: "x", CPUs: 2, MemoryBytes: 1 << 34,
+			DockerVersion: "20.10", CgroupVersion: "v1"}, OrchestratorGo: "go1.26.8", LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true},
 		Targets: []bench.TargetResult{{
 			Target: "go", Status: bench.TargetSucceeded,
 			Image:  bench.ImageInfo{Ref: "threadbench/go:abc", ID: "sha256:abc", BaseImage: "scratch", Runtime: "go1.26.8", Cached: true},

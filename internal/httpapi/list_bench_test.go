@@ -173,7 +173,7 @@ func seededRun(rng *rand.Rand, id string, created time.Time) *bench.Run {
 				{Endpoint: "light", Weight: 1},
 			}, Timeout: bench.DefaultTimeout},
 			Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024}},
-		Environment: bench.Environment{Host: "bench", OS: "linux", CPUs: 2, CgroupVersion: "v1",
+		Environment: bench.Environment{Machine: bench.Machine{Host: "bench", OS: "linux", CPUs: 2, CgroupVersion: "v1"},
 			LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true},
 	}
 	stats := func(n int64, median float64) bench.Stats {

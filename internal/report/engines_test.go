@@ -14,13 +14,13 @@ import (
 func remoteEnvironment(mixed bool) bench.Environment {
 	env := environment()
 	env.LoadCPUSet, env.TargetCPUSet, env.CPUSplitApplied = "", "", false
-	lab := bench.EngineEnvironment{Name: "lab", Remote: true, Address: "198.18.0.2", Host: "lab-1", Kernel: "6.1.0-18-amd64",
-		CPUModel: "Intel Xeon Gold 6338", CPUs: 32, DockerVersion: "24.0.7", CgroupVersion: "2", TargetCPUSet: "30-31"}
+	lab := bench.EngineEnvironment{Name: "lab", Remote: true, Address: "198.18.0.2", Machine: bench.Machine{Host: "lab-1", Kernel: "6.1.0-18-amd64",
+		CPUModel: "Intel Xeon Gold 6338", CPUs: 32, DockerVersion: "24.0.7", CgroupVersion: "2"}, TargetCPUSet: "30-31"}
 	env.Engines = []bench.EngineEnvironment{lab}
 	if mixed {
 		env.LoadCPUSet, env.TargetCPUSet, env.CPUSplitApplied = "0", "1", true
-		local := bench.EngineEnvironment{Name: bench.EngineLocal, Address: "127.0.0.1", Host: "bench-1", CPUModel: "AMD EPYC 7B13", CPUs: 2,
-			DockerVersion: "20.10.24", CgroupVersion: "1", TargetCPUSet: "1"}
+		local := bench.EngineEnvironment{Name: bench.EngineLocal, Address: "127.0.0.1", Machine: bench.Machine{Host: "bench-1", CPUModel: "AMD EPYC 7B13", CPUs: 2,
+			DockerVersion: "20.10.24", CgroupVersion: "1"}, TargetCPUSet: "1"}
 		env.Engines, env.MixedEngines = []bench.EngineEnvironment{local, lab}, true
 	}
 	return env

@@ -105,9 +105,9 @@ func openSpec() bench.RunSpec {
 
 func environment() bench.Environment {
 	return bench.Environment{
-		Host: "bench-1", OS: "linux", Kernel: "6.1.0-18-amd64", CPUModel: "AMD EPYC 7B13", CPUs: 2,
-		MemoryBytes: 24 << 30, DockerVersion: "20.10.24", CgroupVersion: "v1", OrchestratorGo: "go1.26.0",
-		LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true,
+		Machine: bench.Machine{Host: "bench-1", OS: "linux", Kernel: "6.1.0-18-amd64", CPUModel: "AMD EPYC 7B13", CPUs: 2,
+			MemoryBytes: 24 << 30, DockerVersion: "20.10.24", CgroupVersion: "v1"},
+		OrchestratorGo: "go1.26.0", LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true,
 	}
 }
 

@@ -55,10 +55,12 @@ func cpuRange(first, last int) string {
 // host's CPUs are the targets' (splitRemote).
 func hostEnvironment(ctx context.Context, rt bench.TargetRuntime, cpus int, spec bench.RunSpec) bench.Environment {
 	env := bench.Environment{
-		OS:             runtime.GOOS + "/" + runtime.GOARCH,
-		CPUs:           cpus,
-		CPUModel:       cpuModel(),
-		MemoryBytes:    memTotal(),
+		Machine: bench.Machine{
+			OS:          runtime.GOOS + "/" + runtime.GOARCH,
+			CPUs:        cpus,
+			CPUModel:    cpuModel(),
+			MemoryBytes: memTotal(),
+		},
 		OrchestratorGo: runtime.Version(),
 		MixedEngines:   spec.MixesEngines(),
 	}
@@ -68,7 +70,7 @@ func hostEnvironment(ctx context.Context, rt bench.TargetRuntime, cpus int, spec
 		env.Kernel = unix.ByteSliceToString(uts.Release[:])
 	}
 	if info, err := rt.Engine(ctx, bench.EngineLocal); err == nil {
-		env.DockerVersion, env.CgroupVersion = info.Version, info.CgroupVersion
+		env.DockerVersion, env.CgroupVersion = info.DockerVersion, info.CgroupVersion
 	}
 	engines := spec.Engines()
 	if slices.Contains(engines, bench.EngineLocal) {
@@ -87,8 +89,7 @@ func hostEnvironment(ctx context.Context, rt bench.TargetRuntime, cpus int, spec
 func engineEnvironment(ctx context.Context, rt bench.TargetRuntime, name string, host bench.Environment, limits bench.Limits) bench.EngineEnvironment {
 	ee := bench.EngineEnvironment{Name: name}
 	if info, err := rt.Engine(ctx, name); err == nil {
-		ee.Remote, ee.Address, ee.Host, ee.OS, ee.Kernel = info.Remote, info.Address, info.Host, info.OS, info.Kernel
-		ee.CPUs, ee.MemoryBytes, ee.DockerVersion, ee.CgroupVersion = info.CPUs, info.MemoryBytes, info.Version, info.CgroupVersion
+		ee.Remote, ee.Address, ee.Machine = info.Remote, info.Address, info.Machine
 	}
 	if ee.Remote {
 		ee.TargetCPUSet, _ = splitRemote(ee.CPUs, limits.CPUs)

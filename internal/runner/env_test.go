@@ -11,7 +11,7 @@ import (
 type engineRuntime struct{ bench.TargetRuntime }
 
 func (engineRuntime) Engine(_ context.Context, name string) (bench.EngineInfo, error) {
-	return bench.EngineInfo{Name: name, Remote: name != bench.EngineLocal, CPUs: 8}, nil
+	return bench.EngineInfo{Name: name, Remote: name != bench.EngineLocal, Machine: bench.Machine{CPUs: 8}}, nil
 }
 
 // The CPUs are split only when a target shares this host with the load

@@ -68,9 +68,9 @@ func (f *fakeRuntime) Cleanup(ctx context.Context) (int, error) {
 // remote one of 8 CPUs on host "lab-host", reached at 198.18.0.2.
 func (f *fakeRuntime) Engine(_ context.Context, name string) (bench.EngineInfo, error) {
 	if name == bench.EngineLocal {
-		return bench.EngineInfo{Name: name, Address: "127.0.0.1", Version: "fake", CgroupVersion: "2"}, nil
+		return bench.EngineInfo{Name: name, Address: "127.0.0.1", Machine: bench.Machine{DockerVersion: "fake", CgroupVersion: "2"}}, nil
 	}
-	return bench.EngineInfo{Name: name, Remote: true, Address: "198.18.0.2", Host: "lab-host", Version: "fake-remote", CgroupVersion: "2", CPUs: 8}, nil
+	return bench.EngineInfo{Name: name, Remote: true, Address: "198.18.0.2", Machine: bench.Machine{Host: "lab-host", CPUs: 8, DockerVersion: "fake-remote", CgroupVersion: "2"}}, nil
 }
 
 func (f *fakeRuntime) stoppedTargets() []string {

@@ -567,8 +567,8 @@ func fullRun(name string) *bench.Run {
 			Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024},
 			Java:   bench.JavaOptions{TomcatMaxThreads: 200, HeapPercent: 50, GC: "G1"},
 		},
-		Environment: bench.Environment{Host: "bench-1", OS: "linux", CPUs: 2, MemoryBytes: 24 << 30,
-			DockerVersion: "20.10", CgroupVersion: "v1", LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true},
+		Environment: bench.Environment{Machine: bench.Machine{Host: "bench-1", OS: "linux", CPUs: 2, MemoryBytes: 24 << 30,
+			DockerVersion: "20.10", CgroupVersion: "v1"}, LoadCPUSet: "0", TargetCPUSet: "1", CPUSplitApplied: true},
 	}
 	for i, target := range run.Spec.Targets {
 		run.Targets = append(run.Targets, fullTarget(target, 600, started.Add(time.Duration(i)*3*time.Minute)))

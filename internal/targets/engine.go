@@ -19,6 +19,12 @@ const localAddress = "127.0.0.1"
 // EngineConfig says how to reach a Docker engine and the targets it runs.
 // The zero value is the local engine: DOCKER_HOST, or the default socket,
 // with its targets on 127.0.0.1.
+//
+// It is the operator's configuration, not a fact about a host, and so does
+// not embed bench.Machine: its Host is the Docker client's address of the
+// engine (tcp://, ssh://), not the host's name, and nothing in it is
+// measured. What the engine reports of its host is a bench.Machine, in
+// the bench.EngineInfo that Runtime.Engine returns.
 type EngineConfig struct {
 	// Name is how run specs name the engine; empty means bench.EngineLocal.
 	Name string `yaml:"name" json:"name"`

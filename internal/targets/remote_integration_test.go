@@ -38,7 +38,7 @@ func TestRemoteEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%+v", info)
-		if info.Name != "lab" || !info.Remote || info.Address != eng.Address || info.Host == "" || info.CPUs < 1 || info.Version == "" {
+		if info.Name != "lab" || !info.Remote || info.Address != eng.Address || info.Host == "" || info.CPUs < 1 || info.DockerVersion == "" {
 			t.Errorf("Engine = %+v, want lab, remote, at %s, with its host's figures", info, eng.Address)
 		}
 	})
@@ -131,7 +131,7 @@ func TestRemoteEngine(t *testing.T) {
 		t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		viaSSH := newRuntimeWith(t, targets.RuntimeOptions{Engine: targets.EngineConfig{Name: "lab-ssh", Host: "ssh://bench@lab.invalid", Address: eng.Address}})
 		info, err := viaSSH.Engine(context.Background())
-		if err != nil || info.Version == "" {
+		if err != nil || info.DockerVersion == "" {
 			t.Fatalf("Engine over ssh = %+v, %v", info, err)
 		}
 		inst := start(t, viaSSH, bench.TargetGo, img, targets.StartOptions{RunID: runID(t)})

@@ -192,16 +192,18 @@ func (r *Runtime) Engine(ctx context.Context) (bench.EngineInfo, error) {
 	}
 	info := res.Info
 	return bench.EngineInfo{
-		Name:          r.engine.Name,
-		Remote:        r.engine.Remote(),
-		Address:       r.engine.Address,
-		Host:          info.Name,
-		Version:       info.ServerVersion,
-		APIVersion:    r.docker.ClientVersion(),
-		CgroupVersion: info.CgroupVersion,
-		OS:            info.OperatingSystem,
-		Kernel:        info.KernelVersion,
-		CPUs:          info.NCPU,
-		MemoryBytes:   info.MemTotal,
+		Name:    r.engine.Name,
+		Remote:  r.engine.Remote(),
+		Address: r.engine.Address,
+		Machine: bench.Machine{
+			Host:          info.Name,
+			OS:            info.OperatingSystem,
+			Kernel:        info.KernelVersion,
+			CPUs:          info.NCPU,
+			MemoryBytes:   info.MemTotal,
+			DockerVersion: info.ServerVersion,
+			CgroupVersion: info.CgroupVersion,
+		},
+		APIVersion: r.docker.ClientVersion(),
 	}, nil
 }

@@ -212,7 +212,7 @@ func TestEngineInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", info)
-	if info.Version == "" || info.APIVersion == "" || info.CPUs < 1 || info.MemoryBytes <= 0 {
+	if info.DockerVersion == "" || info.APIVersion == "" || info.CPUs < 1 || info.MemoryBytes <= 0 {
 		t.Fatalf("Engine = %+v, want version, API version, CPUs and memory", info)
 	}
 }

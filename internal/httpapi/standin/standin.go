@@ -60,7 +60,7 @@ func (rt *Runtime) Cleanup(context.Context) (int, error) { return 0, nil }
 
 // Engine describes no engine, by the name asked.
 func (rt *Runtime) Engine(_ context.Context, name string) (bench.EngineInfo, error) {
-	return bench.EngineInfo{Name: name, Address: "127.0.0.1", Version: "stand-in", CgroupVersion: "2", OS: runtime.GOOS, CPUs: 1}, nil
+	return bench.EngineInfo{Name: name, Address: "127.0.0.1", Machine: bench.Machine{OS: runtime.GOOS, CPUs: 1, DockerVersion: "stand-in", CgroupVersion: "2"}}, nil
 }
 
 // Target is a started stand-in target. It answers every check and never dies.
