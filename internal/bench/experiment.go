@@ -116,6 +116,9 @@ type Experiment struct {
 	Parts  []string  `json:"parts,omitempty"`
 	Layout string    `json:"layout"`
 	Rows   []SeedRow `json:"rows"`
+	// Ratios are the throughput ratios, case A over case B, its table
+	// writes beside the seed's (seed 000's virtual / go and platform / go).
+	Ratios []TargetPair `json:"-"`
 	// Notes say where the reproduction differs from the seed.
 	Notes []string `json:"notes,omitempty"`
 	// expand builds the spec of a part at a scale, both resolved.

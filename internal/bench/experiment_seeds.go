@@ -50,6 +50,7 @@ func seed000() Experiment {
 				FigRequests: 518036, FigRate: 959.28, FigIterations: 259018, FigRelative: 100, FigErrorRate: 0,
 				FigMin: 0.05, FigMean: 251.11, FigMedian: 261.58, FigP90: 501.67, FigP95: 502.42, FigMax: 537.55}},
 		},
+		Ratios: []TargetPair{{A: TargetJavaVirtual, B: TargetGo}, {A: TargetJavaPlatform, B: TargetGo}},
 		Notes: []string{
 			"k6 ramps its virtual users linearly; threadbench steps them once a second along the same line",
 			"counts (requests, iterations) scale with the run's length: compare req/s and the ratios",

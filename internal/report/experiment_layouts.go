@@ -57,8 +57,8 @@ func requestRate(r, total bench.Stats) float64 {
 	return float64(r.Successes) / total.Elapsed.D().Seconds()
 }
 
-// ratios writes virtual / go and platform / go throughput beside the
-// seed's 99.2 % and 68.1 %.
+// ratios writes the experiment's throughput ratios (seed 000's virtual /
+// go and platform / go) beside the seed's (99.2 % and 68.1 %).
 func (x *expTable) ratios() {
 	rates, seeds := map[string]float64{}, map[string]float64{}
 	for _, row := range x.rows {
@@ -68,13 +68,13 @@ func (x *expTable) ratios() {
 		}
 	}
 	var parts []string
-	for _, c := range []string{bench.TargetJavaVirtual, bench.TargetJavaPlatform} {
-		if rates[bench.TargetGo] == 0 || rates[c] == 0 {
+	for _, p := range x.exp.Ratios {
+		if rates[p.B] == 0 || rates[p.A] == 0 {
 			continue
 		}
-		part := fmt.Sprintf("%s / go = %s", c, expPercent(100*rates[c]/rates[bench.TargetGo]))
-		if seeds[bench.TargetGo] > 0 && seeds[c] > 0 {
-			part += fmt.Sprintf(" (%s)", expPercent(100*seeds[c]/seeds[bench.TargetGo]))
+		part := fmt.Sprintf("%s / %s = %s", p.A, p.B, expPercent(100*rates[p.A]/rates[p.B]))
+		if seeds[p.B] > 0 && seeds[p.A] > 0 {
+			part += fmt.Sprintf(" (%s)", expPercent(100*seeds[p.A]/seeds[p.B]))
 		}
 		parts = append(parts, part)
 	}
