@@ -202,11 +202,7 @@ func (a *attack) sizeFromWarmup() {
 	if n < minSizingSamples {
 		return
 	}
-	var peak float64
-	for _, st := range a.plan.Profile.Stages {
-		peak = max(peak, st.Rate)
-	}
-	need := int(math.Ceil(peak*mean.Seconds()*2)) + minConnections
+	need := int(math.Ceil(stagesPeak(a.plan.Profile)*mean.Seconds()*2)) + minConnections
 	if got, ok := a.open.capTo(need); ok && got < a.workers {
 		a.rec.setConnections(got + a.clients)
 	}
@@ -214,8 +210,13 @@ func (a *attack) sizeFromWarmup() {
 
 // peakRate is the highest open rate of the plan, the warm-up's included.
 func peakRate(plan bench.Plan) float64 {
-	rate := plan.Warmup.Rate
-	for _, st := range plan.Profile.Stages {
+	return max(plan.Warmup.Rate, stagesPeak(plan.Profile))
+}
+
+// stagesPeak is the highest rate of the profile's stages.
+func stagesPeak(p bench.Profile) float64 {
+	var rate float64
+	for _, st := range p.Stages {
 		rate = max(rate, st.Rate)
 	}
 	return rate

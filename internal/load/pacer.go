@@ -89,6 +89,12 @@ func (p *openPool) start() {
 // is over, when the open part of the schedule has no more.
 func (p *openPool) claimLocked() (claim, bool) {
 	due, ok := p.a.sched.due(p.next)
+	return p.claimDueLocked(due, ok)
+}
+
+// claimDueLocked takes the next request, due at due (ok: the schedule has
+// one), as the schedule's due(p.next) answered.
+func (p *openPool) claimDueLocked(due time.Duration, ok bool) (claim, bool) {
 	if !ok || due >= p.a.sched.openEnd {
 		p.endLocked()
 		return claim{}, false
@@ -103,23 +109,19 @@ func (p *openPool) claimLocked() (claim, bool) {
 }
 
 // armLocked gives claim c to the idle worker back last, or to a new one;
-// with none left, every worker is busy and the claim waits for the next
-// one back.
-func (p *openPool) armLocked(c claim) bool {
+// its callers know one of them is there.
+func (p *openPool) armLocked(c claim) {
 	if n := len(p.idle); n > 0 {
 		w := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		w.claims <- c // buffered: an idle worker's is empty
-		return true
+		return
 	}
-	if n := len(p.unused); n > 0 {
-		w := p.unused[n-1]
-		p.unused = p.unused[:n-1]
-		p.started++
-		p.a.wg.Go(func() { w.openWorker(p, c) })
-		return true
-	}
-	return false
+	n := len(p.unused)
+	w := p.unused[n-1]
+	p.unused = p.unused[:n-1]
+	p.started++
+	p.a.wg.Go(func() { w.openWorker(p, c) })
 }
 
 // capTo lowers the connections to n, if fewer than the pool was made
@@ -182,7 +184,7 @@ func (p *openPool) back(w *worker) (claim, bool) {
 		p.vacant, p.waitedUntil = false, now
 	}
 	if due, ok := p.a.sched.due(p.next); p.armed == 0 || !ok || due <= now+armHorizon {
-		c, ok := p.claimLocked()
+		c, ok := p.claimDueLocked(due, ok)
 		p.mu.Unlock()
 		return c, ok
 	}
