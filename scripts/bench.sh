@@ -15,7 +15,8 @@
 #         64): completions/s, drops, p99
 #         from the scheduled send time, the generator's own lag and the
 #         waits for a connection, the flags; each engine's open ceiling (its
-#         highest stage not flagged generator-bound, completions/s) and its
+#         highest stage that held its rate, completions within 1 %, and was
+#         not flagged generator-bound: completions/s) and its
 #         ratio to wrk's closed-model rate of the wrk part.
 #   open  the open model at 2,000, 4,000, 8,000 and 12,000 req/s, 30 s each:
 #         drops, p50 and p99 (from the scheduled send time), the
@@ -143,13 +144,17 @@ print(' '.join(str(r) for r in sorted(set(r for r in rates if r >= 16000))))")
 import json, sys
 r = json.load(open(sys.argv[1])); t = r['targets'][0]; engine, wrk = sys.argv[2], float(sys.argv[3])
 print('%-14s %8s %12s %8s %8s %8s %9s %9s %8s %6s  %s' % ('engine', 'rate', 'completed/s', 'dropped', 'p50 ms', 'p99 ms', 'own lag', 'conn wait', 'gen CPU', 'conns', 'flags'))
-ceiling, waited = 0.0, False
+ceiling, waited, own = 0.0, False, 0.0
 for spec, s in zip(r['spec']['profile']['stages'], t['stages']):
     st = s['stats']; flags = s.get('flags', []); g = s.get('generator') or {}
-    # The generator's ceiling: stages it held by itself. A connection-bound
-    # stage waited for the target, which held every connection.
-    if not any(f['kind'] == 'generator-bound' for f in flags) and st['throughput'] > ceiling:
-        ceiling, waited = st['throughput'], any(f['kind'] == 'connection-bound' for f in flags)
+    # The open ceiling: the highest stage that held its rate (completions
+    # within 1 % of it; a backlog draining after a stall can complete more
+    # than the rate, a saturated target fewer) and that the generator did
+    # not limit. A connection-bound stage waited for the target, which held
+    # every connection.
+    held = abs(st['throughput'] - spec['rate']) <= 0.01 * spec['rate']
+    if held and not any(f['kind'] == 'generator-bound' for f in flags) and st['throughput'] > ceiling:
+        ceiling, waited, own = st['throughput'], any(f['kind'] == 'connection-bound' for f in flags), g.get('schedulingLagP99', 0)
     print('%-14s %8.0f %12.0f %8d %8.2f %8.2f %9.2f %9.2f %7.0f%% %6d  %s' % (engine, spec['rate'], st['throughput'], st.get('dropped', 0),
           st['latency']['p50'], st['latency']['p99'], g.get('schedulingLagP99', g.get('sendLagP99', 0)), g.get('connectionWaitP99', 0),
           100 * g.get('cpuShare', 0), g.get('connections', 0),
@@ -158,7 +163,7 @@ line = '%s open ceiling: %.0f req/s' % (engine, ceiling)
 if wrk > 0:
     line += ', %.3f of wrk closed (%.0f req/s)' % (ceiling / wrk, wrk)
 if waited:
-    line += '; there the target held every connection (connection-bound): the generator kept its schedule, the target did not'
+    line += '; there requests waited for a connection, every one in flight at the target (connection-bound); the generator\'s own lag p99 was %.2f ms' % own
 print(line)
 PY
   done
