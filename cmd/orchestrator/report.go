@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/client"
 	"github.com/threadbench/threadbench/internal/report"
@@ -111,7 +112,7 @@ func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer,
 			return err
 		}
 	}
-	return report.WriteReport(w, src, format.Name, report.ReportOptions{MinEffect: threshold})
+	return report.WriteReport(w, src, format.Name, analysis.ReportOptions{MinEffect: threshold})
 }
 
 // writeOut writes body to the file path, or to stdout when path is empty.

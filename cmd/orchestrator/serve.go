@@ -13,9 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/httpapi"
-	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/telemetry"
@@ -210,7 +210,7 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 	d.queue = runner.NewQueue(deps.config, db, prepare, cfg.Guardrails.MaxQueue)
 
 	compare := func(base, head *bench.Run, threshold float64) bench.Comparison {
-		return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
+		return analysis.Compare(base, head, analysis.CompareOptions{NoiseThreshold: threshold})
 	}
 	pages, err := web.New(web.Config{Store: db, Compare: compare, Targets: catalog.Targets, Profiles: bench.Builtins(),
 		Experiments: bench.Experiments(), Endpoints: bench.Endpoints(), Logger: logger})

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, src, format.Name, report.ReportOptions{MinEffect: threshold}); err != nil {
+	if err := report.WriteReport(&buf, src, format.Name, analysis.ReportOptions{MinEffect: threshold}); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

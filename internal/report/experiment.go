@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -24,7 +25,7 @@ func experimentsTable(w io.Writer, exps []bench.Experiment) error {
 	tw := newTable(&buf)
 	writeRows(tw, "", [][]string{{"NAME", "SEED", "SCALE", "PARTS", "DESCRIPTION"}})
 	for _, e := range exps {
-		writeRows(tw, "", [][]string{{e.Name, e.Seed, fmt.Sprintf("%g", e.Scale), orDash(strings.Join(e.Parts, ", ")), e.Description}})
+		writeRows(tw, "", [][]string{{e.Name, e.Seed, fmt.Sprintf("%g", e.Scale), analysis.OrDash(strings.Join(e.Parts, ", ")), e.Description}})
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -213,8 +214,8 @@ func expSeedOnly(row bench.SeedRow, fig string, format func(float64) string) str
 }
 
 func expCount(v float64) string      { return fmt.Sprintf("%.0f", v) }
-func expRate(v float64) string       { return num(v) }
-func expMs(v float64) string         { return num(v) }
+func expRate(v float64) string       { return analysis.Num(v) }
+func expMs(v float64) string         { return analysis.Num(v) }
 func expPercent(v float64) string    { return fmt.Sprintf("%.1f%%", v) }
 func expSeconds(v float64) string    { return fmt.Sprintf("%.1f", v) }
 func expOneDecimal(v float64) string { return fmt.Sprintf("%.1f", v) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -95,7 +96,7 @@ func (x *expTable) fanout() {
 		t, why := x.measured(row)
 		m, ok := x.fanoutModel(row)
 		if t == nil || t.Total.Fanout == nil || !ok {
-			outcome = append(outcome, []string{row.Label, orDash(why), expSeedOnly(row, bench.FigSeconds, expSeconds), expSeedOnly(row, bench.FigSucceeded, expCount),
+			outcome = append(outcome, []string{row.Label, analysis.OrDash(why), expSeedOnly(row, bench.FigSeconds, expSeconds), expSeedOnly(row, bench.FigSucceeded, expCount),
 				expSeedOnly(row, bench.FigFailed, expCount), expSeedOnly(row, bench.FigSuccess, expPercent), "-", "-", "-"})
 			continue
 		}
@@ -159,7 +160,7 @@ func failureCauses(f bench.FanoutFailures) string {
 			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.n))
 		}
 	}
-	return orDash(strings.Join(parts, ", "))
+	return analysis.OrDash(strings.Join(parts, ", "))
 }
 
 // fanoutResources is one mode's row of threads and memory: the fan-out
@@ -201,7 +202,7 @@ const mebibyte = 1 << 20
 func (x *expTable) stages() {
 	header := []string{"CASE"}
 	for _, st := range x.run.Spec.Profile.Stages {
-		header = append(header, fmt.Sprintf("%s (%d clients)", orDash(st.Name), st.Concurrency))
+		header = append(header, fmt.Sprintf("%s (%d clients)", analysis.OrDash(st.Name), st.Concurrency))
 	}
 	var errs, thr [][]string
 	for _, row := range x.rows {
@@ -209,7 +210,7 @@ func (x *expTable) stages() {
 		e, h := []string{row.Label}, []string{row.Label}
 		for i := range x.run.Spec.Profile.Stages {
 			if t == nil || i >= len(t.Stages) {
-				e, h = append(e, orDash(why)), append(h, orDash(why))
+				e, h = append(e, analysis.OrDash(why)), append(h, analysis.OrDash(why))
 				continue
 			}
 			s := t.Stages[i].Stats
@@ -282,7 +283,7 @@ func (x *expTable) locust() {
 			expCell(fails, row, bench.FigFails, expCount), expPercent(expErrorPercent(*s)),
 			expCell(l.Mean, row, bench.FigMean, expCount), expCell(l.Min, row, bench.FigMin, expCount), expCell(l.Max, row, bench.FigMax, expCount),
 			expCell(l.P50, row, bench.FigMedian, expCount), expCell(s.Throughput, row, bench.FigRate, expRate),
-			expCell(failsPerSec, row, bench.FigFailuresPerSec, expRate), expCount(res.Pinned), fmt.Sprintf("%.2f", res.PinnedSeconds), orDash(t.Image.Runtime)})
+			expCell(failsPerSec, row, bench.FigFailuresPerSec, expRate), expCount(res.Pinned), fmt.Sprintf("%.2f", res.PinnedSeconds), analysis.OrDash(t.Image.Runtime)})
 	}
 	x.table("Locust statistics (latency in ms, of the requests answered)",
 		[]string{"NAME", "CASE", "# REQS", "# FAILS", "FAILS %", "AVG", "MIN", "MAX", "MEDIAN", "REQ/S", "FAILURES/S", "PINNED", "TIME PINNED s", "RUNTIME"}, rows)

@@ -1,4 +1,4 @@
-package report_test
+package analysis_test
 
 import (
 	"math"
@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/report"
 )
 
 // metric returns the named figure of deltas, failing the test when absent.
@@ -51,7 +52,7 @@ func hasWarning(c bench.Comparison, parts ...string) bool {
 
 // totalsRun is a run whose go target has only a whole-attack total.
 func totalsRun(id string, total bench.Stats) *bench.Run {
-	return &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: openSpec(), Environment: environment(),
+	return &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: analysistest.OpenSpec(), Environment: analysistest.Environment(),
 		Targets: []bench.TargetResult{{Target: bench.TargetGo, Status: bench.TargetSucceeded, Total: &total}}}
 }
 
@@ -65,7 +66,7 @@ func totals(successes int64, throughput float64) bench.Stats {
 // requests failing in second i out of 1000 sent; the stage's and the
 // whole attack's throughput and error rate are those of all its seconds.
 func holdRun(id string, perSecond []float64, failed []int64) *bench.Run {
-	spec := openSpec()
+	spec := analysistest.OpenSpec()
 	spec.Profile.Stages = []bench.Stage{{Name: "hold", Duration: bench.Duration(time.Duration(len(perSecond)) * time.Second), Rate: 1000}}
 	var total bench.Stats
 	var seconds []bench.Bucket
@@ -81,7 +82,7 @@ func holdRun(id string, perSecond []float64, failed []int64) *bench.Run {
 	}
 	total.Elapsed = spec.Profile.Stages[0].Duration
 	stage := bench.StageResult{Name: "hold", Model: bench.ModelOpen, Duration: total.Elapsed, Rate: 1000, Stats: total}
-	return &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: spec, Environment: environment(),
+	return &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: spec, Environment: analysistest.Environment(),
 		Targets: []bench.TargetResult{{Target: bench.TargetGo, Status: bench.TargetSucceeded, Total: &total,
 			Stages: []bench.StageResult{stage}, Seconds: seconds}}}
 }
@@ -89,22 +90,13 @@ func holdRun(id string, perSecond []float64, failed []int64) *bench.Run {
 // roundsRun is a run of the go target in len(throughputs) rounds, round i
 // with the given whole-attack throughput.
 func roundsRun(id string, throughputs ...float64) *bench.Run {
-	r := &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: openSpec(), Environment: environment()}
+	r := &bench.Run{ID: id, Status: bench.RunSucceeded, Spec: analysistest.OpenSpec(), Environment: analysistest.Environment()}
 	r.Spec.Repeat = len(throughputs)
 	for i, v := range throughputs {
 		total := totals(1000, v)
 		r.Targets = append(r.Targets, bench.TargetResult{Target: bench.TargetGo, Round: i, Status: bench.TargetSucceeded, Total: &total})
 	}
 	return r
-}
-
-// around returns n values near center, each second's wobbling by ±2%.
-func around(center float64, n int) []float64 {
-	values := make([]float64, n)
-	for i := range values {
-		values[i] = center * wobble(i)
-	}
-	return values
 }
 
 // scattered returns n values near center scattered by up to ±40% in a
@@ -146,29 +138,29 @@ func TestCompare_Verdicts(t *testing.T) {
 		significant bool
 	}{
 		// Every second of head 10% above base: significant and large enough.
-		{"throughput +10%, every second apart, is better", holdRun("a", around(100, 20), nil), holdRun("b", around(110, 20), nil),
+		{"throughput +10%, every second apart, is better", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(110, 20), nil),
 			0, "throughput", bench.VerdictBetter, 10, true},
-		{"throughput -10%, every second apart, is worse", holdRun("a", around(100, 20), nil), holdRun("b", around(90, 20), nil),
+		{"throughput -10%, every second apart, is worse", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(90, 20), nil),
 			0, "throughput", bench.VerdictWorse, -10, true},
 		// Significant, but smaller than the minimum effect.
-		{"throughput +3%, significant, is under the threshold", holdRun("a", around(100, 20), nil), holdRun("b", around(103, 20), nil),
+		{"throughput +3%, significant, is under the threshold", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(103, 20), nil),
 			0, "throughput", bench.VerdictNoDifference, 3, true},
-		{"a wider threshold absorbs +10%", holdRun("a", around(100, 20), nil), holdRun("b", around(110, 20), nil),
+		{"a wider threshold absorbs +10%", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(110, 20), nil),
 			20, "throughput", bench.VerdictNoDifference, 10, true},
 		// Large enough, but lost in the scatter of the seconds.
 		{"throughput +10% within ±40% scatter is no difference", holdRun("a", scattered(100, 20, 7), nil), holdRun("b", scattered(110, 20, 3), nil),
 			0, "throughput", bench.VerdictNoDifference, (mean(scattered(110, 20, 3))/mean(scattered(100, 20, 7)) - 1) * 100, false},
-		{"unchanged is no difference", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), nil),
+		{"unchanged is no difference", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(100, 20), nil),
 			0, "throughput", bench.VerdictNoDifference, 0, false},
 		// From a zero error rate the change is in percentage points.
-		{"errors 0 -> 4.9% is under the threshold in pp", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), failures(20, 49)),
+		{"errors 0 -> 4.9% is under the threshold in pp", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(100, 20), failures(20, 49)),
 			0, "errorRate", bench.VerdictNoDifference, 4.9, true},
-		{"errors 0 -> 5% is worse in pp", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), failures(20, 50)),
+		{"errors 0 -> 5% is worse in pp", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(100, 20), failures(20, 50)),
 			0, "errorRate", bench.VerdictWorse, 5, true},
-		{"errors 0 -> 0 is no difference", holdRun("a", around(100, 20), nil), holdRun("b", around(100, 20), nil),
+		{"errors 0 -> 0 is no difference", holdRun("a", analysistest.Around(100, 20), nil), holdRun("b", analysistest.Around(100, 20), nil),
 			0, "errorRate", bench.VerdictNoDifference, 0, false},
 		// From a non-zero error rate the change is relative.
-		{"errors 2% -> 1% is better", holdRun("a", around(100, 20), failures(20, 20)), holdRun("b", around(100, 20), failures(20, 10)),
+		{"errors 2% -> 1% is better", holdRun("a", analysistest.Around(100, 20), failures(20, 20)), holdRun("b", analysistest.Around(100, 20), failures(20, 10)),
 			0, "errorRate", bench.VerdictBetter, -50, true},
 		// Rounds: three a side can never be significant (smallest p 0.1), six can.
 		{"3 rounds +10% cannot be significant", roundsRun("a", 100, 101, 99), roundsRun("b", 110, 111, 109),
@@ -181,7 +173,7 @@ func TestCompare_Verdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := report.Compare(tt.base, tt.head, report.CompareOptions{NoiseThreshold: tt.threshold})
+			c := analysis.Compare(tt.base, tt.head, analysis.CompareOptions{NoiseThreshold: tt.threshold})
 			d := metric(t, target(t, c, bench.TargetGo).Metrics, tt.figure)
 			if got, want := d.Verdict, tt.verdict; got != want {
 				t.Errorf("verdict = %q, want %q (change %v, test %+v)", got, want, d.Change, d.Test)
@@ -200,8 +192,8 @@ func TestCompare_Verdicts(t *testing.T) {
 }
 
 func TestCompare_WithItselfIsNoDifference(t *testing.T) {
-	r := baseRun(t)
-	c := report.Compare(r, r, report.CompareOptions{})
+	r := analysistest.BaseRun(t)
+	c := analysis.Compare(r, r, analysis.CompareOptions{})
 	for _, tc := range c.Targets {
 		for _, d := range append(tc.Metrics, tc.Resources...) {
 			if d.Verdict != bench.VerdictNoDifference || d.Test.Significant {
@@ -209,20 +201,20 @@ func TestCompare_WithItselfIsNoDifference(t *testing.T) {
 			}
 		}
 	}
-	if got := report.Regressions(c, 0); len(got) != 0 {
+	if got := analysis.Regressions(c, 0); len(got) != 0 {
 		t.Errorf("regressions of a run against itself: %q", got)
 	}
 }
 
 func TestCompare_DefaultThreshold(t *testing.T) {
-	c := report.Compare(totalsRun("a", totals(1000, 1)), totalsRun("b", totals(1000, 1)), report.CompareOptions{})
+	c := analysis.Compare(totalsRun("a", totals(1000, 1)), totalsRun("b", totals(1000, 1)), analysis.CompareOptions{})
 	if got, want := c.NoiseThreshold, bench.DefaultNoiseThreshold; got != want {
 		t.Errorf("NoiseThreshold = %v, want %v", got, want)
 	}
 }
 
 func TestCompare_DirectionOfEachFigure(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	for _, d := range target(t, c, bench.TargetGo).Metrics {
 		if got, want := d.HigherIsBetter, d.Name == "throughput"; got != want {
 			t.Errorf("%s: HigherIsBetter = %v, want %v", d.Name, got, want)
@@ -239,11 +231,11 @@ func TestCompare_DirectionOfEachFigure(t *testing.T) {
 
 func TestCompare_PercentilesFromHistogram(t *testing.T) {
 	// 1000 successes spread evenly over 10..110 ms: the 990th is 10 + 100*989/999 ms.
-	stats := statsOf(t, spread{requests: 1000, seconds: 10, low: 10, high: 110})
+	stats := analysistest.StatsOf(t, analysistest.Spread{Requests: 1000, Seconds: 10, Low: 10, High: 110})
 	stats.Latency = bench.Latency{P50: 1, P90: 1, P95: 1, P99: 1, Max: 1} // stale summary
 	wantP99 := 10 + 100*989.0/999
 
-	c := report.Compare(totalsRun("a", stats), totalsRun("b", stats), report.CompareOptions{})
+	c := analysis.Compare(totalsRun("a", stats), totalsRun("b", stats), analysis.CompareOptions{})
 	d := metric(t, target(t, c, bench.TargetGo).Metrics, "p99")
 	if math.Abs(d.Base-wantP99)/wantP99 > 0.002 {
 		t.Errorf("p99 = %v ms, want %v ms within 0.2%% (stale summary says 1 ms)", d.Base, wantP99)
@@ -254,13 +246,13 @@ func TestCompare_PercentilesFromHistogram(t *testing.T) {
 }
 
 func TestCompare_WholeAttackMergedFromStages(t *testing.T) {
-	base := baseRun(t)
+	base := analysistest.BaseRun(t)
 	gt := &base.Targets[0]
 	want := gt.Total.Latency.P99 // the fixture merged the stage histograms itself
 	gt.Total.Histogram = ""
 	gt.Total.Latency.P99 = 1
 
-	c := report.Compare(base, headRun(t), report.CompareOptions{})
+	c := analysis.Compare(base, analysistest.HeadRun(t), analysis.CompareOptions{})
 	if got := metric(t, target(t, c, bench.TargetGo).Metrics, "p99").Base; got != want {
 		t.Errorf("p99 = %v, want %v from the merged stage histograms", got, want)
 	}
@@ -270,13 +262,13 @@ func TestCompare_WholeAttackMergedFromStages(t *testing.T) {
 }
 
 func TestCompare_FallsBackToStoredLatency(t *testing.T) {
-	base := baseRun(t)
+	base := analysistest.BaseRun(t)
 	gt := &base.Targets[0]
 	gt.Total.Histogram = ""
 	gt.Stages[0].Stats.Histogram = ""
 	gt.Total.Latency.P99 = 123.4
 
-	c := report.Compare(base, headRun(t), report.CompareOptions{})
+	c := analysis.Compare(base, analysistest.HeadRun(t), analysis.CompareOptions{})
 	if got, want := metric(t, target(t, c, bench.TargetGo).Metrics, "p99").Base, 123.4; got != want {
 		t.Errorf("p99 = %v, want the stored %v", got, want)
 	}
@@ -287,9 +279,9 @@ func TestCompare_FallsBackToStoredLatency(t *testing.T) {
 }
 
 func TestCompare_UnreadableHistogram(t *testing.T) {
-	base := baseRun(t)
+	base := analysistest.BaseRun(t)
 	base.Targets[0].Total.Histogram = "not a histogram"
-	c := report.Compare(base, headRun(t), report.CompareOptions{})
+	c := analysis.Compare(base, analysistest.HeadRun(t), analysis.CompareOptions{})
 	if !hasWarning(c, "go: unreadable latency histogram in the base run for the whole attack", "stored percentiles used") {
 		t.Errorf("warnings = %q, want one about the unreadable histogram", c.Warnings)
 	}
@@ -313,9 +305,9 @@ func TestCompare_Stages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			head := headRun(t)
+			head := analysistest.HeadRun(t)
 			tt.change(head)
-			c := report.Compare(baseRun(t), head, report.CompareOptions{})
+			c := analysis.Compare(analysistest.BaseRun(t), head, analysis.CompareOptions{})
 			stages := target(t, c, bench.TargetGo).Stages
 			if got, want := len(stages), tt.wantStages; got != want {
 				t.Fatalf("%d stages compared, want %d; warnings %q", got, want, c.Warnings)
@@ -336,8 +328,8 @@ func TestCompare_Stages(t *testing.T) {
 }
 
 func TestCompare_StagePercentilesAreTheStages(t *testing.T) {
-	base, head := baseRun(t), headRun(t)
-	c := report.Compare(base, head, report.CompareOptions{})
+	base, head := analysistest.BaseRun(t), analysistest.HeadRun(t)
+	c := analysis.Compare(base, head, analysis.CompareOptions{})
 	plateau := target(t, c, bench.TargetJavaPlatform).Stages[1]
 	if got, want := plateau.Name, "plateau"; got != want {
 		t.Fatalf("stage name = %q, want %q", got, want)
@@ -374,9 +366,9 @@ func TestCompare_SpecMismatchWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			head := baseRun(t)
+			head := analysistest.BaseRun(t)
 			tt.change(head)
-			c := report.Compare(baseRun(t), head, report.CompareOptions{})
+			c := analysis.Compare(analysistest.BaseRun(t), head, analysis.CompareOptions{})
 			if !slices.Contains(c.Warnings, tt.warning) {
 				t.Errorf("warnings = %q\nwant %q", c.Warnings, tt.warning)
 			}
@@ -388,27 +380,27 @@ func TestCompare_SpecMismatchWarnings(t *testing.T) {
 }
 
 func TestCompare_SameSpecNoWarnings(t *testing.T) {
-	c := report.Compare(baseRun(t), baseRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.BaseRun(t), analysis.CompareOptions{})
 	if len(c.Warnings) != 0 {
 		t.Errorf("warnings = %q, want none", c.Warnings)
 	}
 }
 
 func TestCompare_JavaOptionsIgnoredWithoutJava(t *testing.T) {
-	base, head := baseRun(t), baseRun(t)
+	base, head := analysistest.BaseRun(t), analysistest.BaseRun(t)
 	for _, r := range []*bench.Run{base, head} {
 		r.Spec.Targets = []string{bench.TargetGo}
 		r.Targets = r.Targets[:1]
 	}
 	head.Spec.Java.HeapPercent = 75
-	c := report.Compare(base, head, report.CompareOptions{})
+	c := analysis.Compare(base, head, analysis.CompareOptions{})
 	if len(c.Warnings) != 0 {
 		t.Errorf("warnings = %q, want none: java options do not matter to go", c.Warnings)
 	}
 }
 
 func TestCompare_TargetsInOneRunOnly(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	if got, want := strings.Join(c.OnlyInBase, ","), "java-virtual"; got != want {
 		t.Errorf("OnlyInBase = %q, want %q", got, want)
 	}
@@ -423,7 +415,7 @@ func TestCompare_TargetsInOneRunOnly(t *testing.T) {
 		t.Errorf("targets = %q, want %q", got, want)
 	}
 
-	reversed := report.Compare(headRun(t), baseRun(t), report.CompareOptions{})
+	reversed := analysis.Compare(analysistest.HeadRun(t), analysistest.BaseRun(t), analysis.CompareOptions{})
 	if got, want := strings.Join(reversed.OnlyInHead, ","), "java-virtual"; got != want {
 		t.Errorf("reversed OnlyInHead = %q, want %q", got, want)
 	}
@@ -446,9 +438,9 @@ func TestCompare_FailedTargets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base, head := baseRun(t), headRun(t)
+			base, head := analysistest.BaseRun(t), analysistest.HeadRun(t)
 			tt.change(base, head)
-			c := report.Compare(base, head, report.CompareOptions{})
+			c := analysis.Compare(base, head, analysis.CompareOptions{})
 			if !slices.Contains(c.Warnings, tt.warning) {
 				t.Errorf("warnings = %q\nwant %q", c.Warnings, tt.warning)
 			}
@@ -457,7 +449,7 @@ func TestCompare_FailedTargets(t *testing.T) {
 }
 
 func TestCompare_Resources(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	goRes := target(t, c, bench.TargetGo).Resources
 	// CPU per 1k is weighted by each stage's requests: 500 in the ramp, 199*20 in the plateau.
 	wantCPU := (0.4*500 + 0.3*3980) / (500 + 3980)
@@ -492,9 +484,9 @@ func TestCompare_Resources(t *testing.T) {
 }
 
 func TestCompare_ResourcesInOneRunOnly(t *testing.T) {
-	head := headRun(t)
+	head := analysistest.HeadRun(t)
 	head.Targets[0].Resources = nil
-	c := report.Compare(baseRun(t), head, report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), head, analysis.CompareOptions{})
 	if got := target(t, c, bench.TargetGo).Resources; got != nil {
 		t.Errorf("resources = %+v, want none", got)
 	}
@@ -535,18 +527,18 @@ func TestRegressions(t *testing.T) {
 		"go stage 2 (plateau) errorRate +6.00 pp (0.00% -> 6.00%; p = 0.001, n = 10+10)",
 		"go peakWorkingSet +20.0% (200.0 MiB -> 240.0 MiB; p = 0.001, n = 10+10)",
 	}
-	got := report.Regressions(c, 5)
+	got := analysis.Regressions(c, 5)
 	if !slices.Equal(got, want) {
 		t.Errorf("Regressions =\n%q\nwant\n%q", got, want)
 	}
-	if got := report.Regressions(c, 1000); len(got) != 1 {
+	if got := analysis.Regressions(c, 1000); len(got) != 1 {
 		t.Errorf("Regressions(1000%%) = %q, want only the figure from zero", got)
 	}
 }
 
 func TestRegressions_FromCompare(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
-	found := report.Regressions(c, 5)
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
+	found := analysis.Regressions(c, 5)
 	joined := strings.Join(found, "\n")
 	// One round over two stages: the whole attack is not tested, the
 	// plateau is, within-run.
@@ -563,16 +555,16 @@ func TestRegressions_FromCompare(t *testing.T) {
 
 func TestCompare_FromZeroBase(t *testing.T) {
 	// Neither Java run's platform target recorded virtual threads; head now does.
-	head := headRun(t)
+	head := analysistest.HeadRun(t)
 	head.Targets[1].Resources[2].Threads[bench.ThreadVirtual] = bench.Gauge{Peak: 50, Mean: 50}
-	c := report.Compare(baseRun(t), head, report.CompareOptions{NoiseThreshold: 1000})
+	c := analysis.Compare(analysistest.BaseRun(t), head, analysis.CompareOptions{NoiseThreshold: 1000})
 	d := metric(t, target(t, c, bench.TargetJavaPlatform).Resources, "peakVirtualThreads")
 	// A relative change from zero is infinite: reported as the absolute
 	// difference. One round a side cannot make it significant.
 	if d.Change != 50 || d.Verdict != bench.VerdictNoDifference {
 		t.Errorf("peakVirtualThreads = %+v, want an absolute 50 and no significant difference", d)
 	}
-	if got := report.Regressions(c, 1000); slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "peakVirtualThreads") }) {
+	if got := analysis.Regressions(c, 1000); slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "peakVirtualThreads") }) {
 		t.Errorf("regressions = %q: not significant, not a regression", got)
 	}
 }
@@ -582,23 +574,23 @@ func TestCompare_FromZeroBaseOverRounds(t *testing.T) {
 	// and beyond any threshold from zero.
 	base, head := roundsRun("a", 100, 100, 100, 100, 100, 100), roundsRun("b", 100, 100, 100, 100, 100, 100)
 	for i := range head.Targets {
-		base.Targets[i].Resources = []bench.StageResources{resources(0, map[string]float64{bench.ThreadGoroutine: 10}, nil)}
-		head.Targets[i].Resources = []bench.StageResources{resources(0, map[string]float64{bench.ThreadGoroutine: 10, bench.ThreadVirtual: 50 + float64(i)}, nil)}
+		base.Targets[i].Resources = []bench.StageResources{analysistest.Resources(0, map[string]float64{bench.ThreadGoroutine: 10}, nil)}
+		head.Targets[i].Resources = []bench.StageResources{analysistest.Resources(0, map[string]float64{bench.ThreadGoroutine: 10, bench.ThreadVirtual: 50 + float64(i)}, nil)}
 	}
-	c := report.Compare(base, head, report.CompareOptions{NoiseThreshold: 1000})
+	c := analysis.Compare(base, head, analysis.CompareOptions{NoiseThreshold: 1000})
 	d := metric(t, target(t, c, bench.TargetGo).Resources, "peakVirtualThreads")
 	if d.Verdict != bench.VerdictWorse || d.Change != 52.5 {
 		t.Errorf("peakVirtualThreads = %+v, want worse by an absolute 52.5 (the median)", d)
 	}
-	if got, want := report.Regressions(c, 1000), "go peakVirtualThreads +52 threads (0 threads -> 52 threads; p = 0.002, n = 6+6)"; !slices.Contains(got, want) {
+	if got, want := analysis.Regressions(c, 1000), "go peakVirtualThreads +52 threads (0 threads -> 52 threads; p = 0.002, n = 6+6)"; !slices.Contains(got, want) {
 		t.Errorf("regressions = %q, want %q", got, want)
 	}
 }
 
 func TestCompare_FlagsAreWarned(t *testing.T) {
-	head := headRun(t)
+	head := analysistest.HeadRun(t)
 	head.Targets[0].Stages[1].Flags = []bench.Flag{{Kind: bench.FlagGeneratorBound, Reason: "generator CPU 95% of its 1 CPU(s) (limit 90%)"}}
-	c := report.Compare(baseRun(t), head, report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), head, analysis.CompareOptions{})
 	want := "go stage 2 (plateau) in the head run: generator-bound (generator CPU 95% of its 1 CPU(s) (limit 90%))"
 	if !slices.Contains(c.Warnings, want) {
 		t.Errorf("warnings = %q, want %q", c.Warnings, want)
@@ -608,9 +600,9 @@ func TestCompare_FlagsAreWarned(t *testing.T) {
 func TestCompare_OneTargetEach(t *testing.T) {
 	// A run of java-platform against one of java-virtual: the two are
 	// compared, and said to be.
-	base, head := holdRun("a", around(400, 20), nil), holdRun("b", around(580, 20), nil)
+	base, head := holdRun("a", analysistest.Around(400, 20), nil), holdRun("b", analysistest.Around(580, 20), nil)
 	base.Targets[0].Target, head.Targets[0].Target = bench.TargetJavaPlatform, bench.TargetJavaVirtual
-	c := report.Compare(base, head, report.CompareOptions{})
+	c := analysis.Compare(base, head, analysis.CompareOptions{})
 	if len(c.Targets) != 1 || c.Targets[0].Target != "java-platform -> java-virtual" || c.OnlyInBase != nil || c.OnlyInHead != nil {
 		t.Fatalf("compared %+v, only in base %v, head %v; want java-platform -> java-virtual", c.Targets, c.OnlyInBase, c.OnlyInHead)
 	}
@@ -634,10 +626,10 @@ func TestCompare_Capacity(t *testing.T) {
 		}
 		return c
 	}
-	base, head := baseRun(t), headRun(t)
+	base, head := analysistest.BaseRun(t), analysistest.HeadRun(t)
 	base.Targets[0].Capacity = answer("p99<=300ms", 1000, 998, 999, 1000, 997, 999)
 	head.Targets[0].Capacity = answer("p99<=300ms", 1900, 1898, 1899, 1897, 1900, 1899)
-	c := report.Compare(base, head, report.CompareOptions{})
+	c := analysis.Compare(base, head, analysis.CompareOptions{})
 	d := metric(t, target(t, c, base.Targets[0].Target).Metrics, "capacity")
 	if d.Base != 1000 || d.Head != 1900 || d.Unit != "req/s" || !d.HigherIsBetter || d.Test == nil || d.Test.Samples != "confirmations" || d.Test.NA != 5 {
 		t.Errorf("capacity %+v (test %+v), want 1000 -> 1900 req/s tested on 5+5 confirmations", d, d.Test)
@@ -646,7 +638,7 @@ func TestCompare_Capacity(t *testing.T) {
 		t.Errorf("capacity verdict %s, want better", d.Verdict)
 	}
 	head.Targets[0].Capacity.Objective = "p99<=100ms"
-	c = report.Compare(base, head, report.CompareOptions{})
+	c = analysis.Compare(base, head, analysis.CompareOptions{})
 	for _, m := range target(t, c, base.Targets[0].Target).Metrics {
 		if m.Name == "capacity" {
 			t.Errorf("answers under different objectives compared: %+v", m)

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"slices"
@@ -52,7 +52,7 @@ func (a *analysis) rank(subs []*scopeSubject, f figure) (bench.Rank, bool) {
 			e.Relative = e.Value / best
 		}
 		if i > 0 {
-			if v, sig, _ := a.verdict(order[i-1], ss, f); tested(sig) {
+			if v, sig, _ := a.verdict(order[i-1], ss, f); Tested(sig) {
 				e.Same, e.VsAbove = v == bench.VerdictNoDifference, &sig
 			}
 		}
@@ -117,7 +117,7 @@ func onlyModel(subs []*scopeSubject, target, model string) *scopeSubject {
 func (a *analysis) pair(x, y *scopeSubject) bench.Pair {
 	pair := bench.Pair{A: x.s.info.Label, B: y.s.info.Label}
 	for _, f := range pairFigures {
-		if f.name == metricErrorRate && x.values[f.name] == 0 && y.values[f.name] == 0 {
+		if f.name == MetricErrorRate && x.values[f.name] == 0 && y.values[f.name] == 0 {
 			continue
 		}
 		pair.Figures = append(pair.Figures, a.pairFigure(y, x, f))
@@ -162,6 +162,6 @@ func onlyOf(subs []*scopeSubject, target string) *scopeSubject {
 	return found
 }
 
-// tested reports whether a test had values enough on both sides to say
+// Tested reports whether a test had values enough on both sides to say
 // anything: with one value a side, a rank test's p is 1 whatever they are.
-func tested(s bench.Significance) bool { return s.NA > 1 && s.NB > 1 }
+func Tested(s bench.Significance) bool { return s.NA > 1 && s.NB > 1 }

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"math"
@@ -16,7 +16,7 @@ type scopeSubject struct {
 	s       *subject
 	rounds  []*bench.TargetResult // the rounds the windows come from
 	windows []window
-	plains  []plain
+	plains  []Plain
 	values  map[string]float64 // each request figure's reported value, by name
 	result  bench.SubjectResult
 }
@@ -34,7 +34,7 @@ func (a *analysis) subjectIn(s *subject, sc scopeDef) *scopeSubject {
 			continue
 		}
 		ss.rounds, ss.windows = append(ss.rounds, t), append(ss.windows, w)
-		p := plainOf(w.stats, w.hists)
+		p := PlainOf(w.stats, w.hists)
 		if p.storedLatency && w.stats.Successes > 0 {
 			a.notes.add(escape(s.info.Label)+": no latency histogram for %s; stored percentiles used", sc.name)
 		}
@@ -104,14 +104,14 @@ func (ss *scopeSubject) steady() []bench.Bucket {
 
 // figures estimates every request figure over the rounds; values, when not
 // nil, receives each figure's value by name.
-func (a *analysis) figures(plains []plain, steady []bench.Bucket, values map[string]float64) bench.Figures {
+func (a *analysis) figures(plains []Plain, steady []bench.Bucket, values map[string]float64) bench.Figures {
 	var f bench.Figures
 	for _, p := range plains {
-		f.Requests += p.requests
-		f.Completed += p.completed
-		f.Errors += p.errors
-		f.BytesIn += p.bytesIn
-		f.BytesOut += p.bytesOut
+		f.Requests += p.Requests
+		f.Completed += p.Completed
+		f.Errors += p.Errors
+		f.BytesIn += p.BytesIn
+		f.BytesOut += p.BytesOut
 	}
 	into := map[string]*bench.Estimate{
 		figThroughput.name: &f.Throughput, figErrorRate.name: &f.ErrorRate,
@@ -128,7 +128,7 @@ func (a *analysis) figures(plains []plain, steady []bench.Bucket, values map[str
 	return f
 }
 
-func perRound(plains []plain, f figure) []float64 {
+func perRound(plains []Plain, f figure) []float64 {
 	values := make([]float64, len(plains))
 	for i, p := range plains {
 		values[i] = f.of(p)
@@ -140,13 +140,13 @@ func perRound(plains []plain, f figure) []float64 {
 // the order the first round lists them; nil for a workload of one request.
 func (a *analysis) perRequest(ss *scopeSubject) []bench.RequestFigures {
 	var names []string
-	byName := map[string][]plain{}
+	byName := map[string][]Plain{}
 	for _, w := range ss.windows {
 		for _, ns := range w.requests {
 			if !slices.Contains(names, ns.Name) {
 				names = append(names, ns.Name)
 			}
-			byName[ns.Name] = append(byName[ns.Name], requestPlain(ns))
+			byName[ns.Name] = append(byName[ns.Name], RequestPlain(ns))
 		}
 	}
 	if len(names) < 2 {
@@ -155,7 +155,7 @@ func (a *analysis) perRequest(ss *scopeSubject) []bench.RequestFigures {
 	out := make([]bench.RequestFigures, len(names))
 	for i, name := range names {
 		out[i] = bench.RequestFigures{Name: name, Figures: a.figures(byName[name], nil, nil)}
-		if slices.ContainsFunc(byName[name], func(p plain) bool { return p.answered }) {
+		if slices.ContainsFunc(byName[name], func(p Plain) bool { return p.answered }) {
 			a.notes.addOnce("Per request, throughput counts the requests of each kind answered among those sent in the " +
 				"window, per second: this run was recorded before completions were counted per request.")
 		}
@@ -166,7 +166,7 @@ func (a *analysis) perRequest(ss *scopeSubject) []bench.RequestFigures {
 // resources estimates the resource figures over the rounds that recorded
 // them.
 func (a *analysis) resources(ss *scopeSubject) *bench.ResourceFigures {
-	var sums []resourceSummary
+	var sums []ResourceSummary
 	for _, w := range ss.windows {
 		if w.hasRes {
 			sums = append(sums, w.resources)
@@ -176,19 +176,19 @@ func (a *analysis) resources(ss *scopeSubject) *bench.ResourceFigures {
 		return nil
 	}
 	rf := &bench.ResourceFigures{Threads: map[string]bench.Estimate{}, MemoryMiB: map[string]bench.Estimate{}}
-	for _, kind := range kindsOf(nil, bench.ThreadKinds, threadsOf, sums...) {
-		rf.Threads[kind] = a.est.estimate(resourceValues(sums, func(s resourceSummary) float64 { return s.threads[kind] }), nil, nil)
+	for _, kind := range KindsOf(nil, bench.ThreadKinds, ThreadsOf, sums...) {
+		rf.Threads[kind] = a.est.estimate(resourceValues(sums, func(s ResourceSummary) float64 { return s.Threads[kind] }), nil, nil)
 	}
-	for _, kind := range kindsOf(nil, bench.MemoryKinds, memoryOf, sums...) {
-		rf.MemoryMiB[kind] = a.est.estimate(resourceValues(sums, func(s resourceSummary) float64 { return s.memoryMiB[kind] }), nil, nil)
+	for _, kind := range KindsOf(nil, bench.MemoryKinds, MemoryOf, sums...) {
+		rf.MemoryMiB[kind] = a.est.estimate(resourceValues(sums, func(s ResourceSummary) float64 { return s.MemoryMiB[kind] }), nil, nil)
 	}
-	rf.CPUSecondsPer1k = a.optionalEstimate(sums, func(s resourceSummary) float64 { return s.cpuPer1k })
-	rf.GCPauses = a.optionalEstimate(sums, func(s resourceSummary) float64 { return s.gcPauses })
-	rf.GCPauseSeconds = a.optionalEstimate(sums, func(s resourceSummary) float64 { return s.gcPauseSeconds })
+	rf.CPUSecondsPer1k = a.optionalEstimate(sums, func(s ResourceSummary) float64 { return s.CPUPer1k })
+	rf.GCPauses = a.optionalEstimate(sums, func(s ResourceSummary) float64 { return s.GCPauses })
+	rf.GCPauseSeconds = a.optionalEstimate(sums, func(s ResourceSummary) float64 { return s.GCPauseSeconds })
 	return rf
 }
 
-func resourceValues(sums []resourceSummary, pick func(resourceSummary) float64) []float64 {
+func resourceValues(sums []ResourceSummary, pick func(ResourceSummary) float64) []float64 {
 	values := make([]float64, len(sums))
 	for i, s := range sums {
 		values[i] = pick(s)
@@ -197,7 +197,7 @@ func resourceValues(sums []resourceSummary, pick func(resourceSummary) float64) 
 }
 
 // optionalEstimate is nil when no round recorded the figure.
-func (a *analysis) optionalEstimate(sums []resourceSummary, pick func(resourceSummary) float64) *bench.Estimate {
+func (a *analysis) optionalEstimate(sums []ResourceSummary, pick func(ResourceSummary) float64) *bench.Estimate {
 	values := resourceValues(sums, pick)
 	if slices.Max(values) == 0 {
 		return nil
@@ -264,7 +264,7 @@ func (a *analysis) verdict(base, head *scopeSubject, f figure) (string, bench.Si
 	change := relativeChange(b, h)
 	within := math.Abs(change) < a.minEffect
 	if b == 0 { // percentages in points; other figures move from zero by more than any effect
-		within = h == 0 || (f.unit == unitPercent && math.Abs(h-b) < a.minEffect)
+		within = h == 0 || (f.unit == UnitPercent && math.Abs(h-b) < a.minEffect)
 	}
 	return decide(test, bs, hs, b, h, f.higherIsBetter, within), toSignificance(test, kind), change
 }
@@ -277,9 +277,9 @@ func relativeChange(base, head float64) float64 {
 	return (head - base) * 100 / math.Abs(base)
 }
 
-// orderedKinds returns the keys of m in bench's order (ThreadKinds,
+// OrderedKinds returns the keys of m in bench's order (ThreadKinds,
 // MemoryKinds), then the others by name.
-func orderedKinds[V any](m map[string]V, order []string) []string {
+func OrderedKinds[V any](m map[string]V, order []string) []string {
 	kinds := make([]string, 0, len(m))
 	for k := range m {
 		kinds = append(kinds, k)
@@ -294,3 +294,16 @@ func orderedKinds[V any](m map[string]V, order []string) []string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// AnyCut reports whether a subject of the scope had a transient cut or no
+// steady part.
+func AnyCut(sc bench.ReportScope) bool {
+	for _, r := range sc.Results {
+		for _, sp := range r.Steady {
+			if sp.Cut > 0 || !sp.Steady {
+				return true
+			}
+		}
+	}
+	return false
+}

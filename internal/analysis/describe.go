@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -13,11 +13,11 @@ import (
 // use them both to detect a difference and to name it, so a difference that
 // a reader cannot see in the description is not reported either.
 
-func describeProfile(p bench.Profile) string {
-	return fmt.Sprintf("%s: %s", p.LoadModel().Name(), describeStages(p))
+func DescribeProfile(p bench.Profile) string {
+	return fmt.Sprintf("%s: %s", p.LoadModel().Name(), DescribeStages(p))
 }
 
-func describeStages(p bench.Profile) string {
+func DescribeStages(p bench.Profile) string {
 	model := p.LoadModel()
 	stages := make([]string, len(p.Stages))
 	for i, st := range p.Stages {
@@ -27,14 +27,14 @@ func describeStages(p bench.Profile) string {
 }
 
 func describeStage(model bench.LoadModel, st bench.Stage) string {
-	level := valueWithUnit(model.Level(st), model.Unit())
+	level := ValueWithUnit(model.Level(st), model.Unit())
 	if st.Ramp {
 		return fmt.Sprintf("%s ramp to %s", st.Duration, level)
 	}
 	return fmt.Sprintf("%s at %s", st.Duration, level)
 }
 
-func describeWorkload(w bench.Workload) string {
+func DescribeWorkload(w bench.Workload) string {
 	reqs := make([]string, len(w.Requests))
 	for i, r := range w.Requests {
 		path := r.Path()
@@ -54,7 +54,7 @@ func describeWorkload(w bench.Workload) string {
 	return desc
 }
 
-func describeWarmup(w bench.Warmup) string {
+func DescribeWarmup(w bench.Warmup) string {
 	switch {
 	case w.Disabled:
 		return "disabled"
@@ -65,10 +65,10 @@ func describeWarmup(w bench.Warmup) string {
 		}
 		return fmt.Sprintf("until steady at %s (over %s, at most %s)", load, w.Window, w.MaxDuration)
 	}
-	return fmt.Sprintf("%s at %s req/s", w.Duration, num(w.Rate))
+	return fmt.Sprintf("%s at %s req/s", w.Duration, Num(w.Rate))
 }
 
-func describeLimits(l bench.Limits) string {
+func DescribeLimits(l bench.Limits) string {
 	cpus := "no CPU limit"
 	if l.CPUs != 0 {
 		cpus = fmt.Sprintf("%g CPU", l.CPUs)
@@ -83,7 +83,7 @@ func describeLimits(l bench.Limits) string {
 	return cpus + ", " + mem
 }
 
-func describeJava(j bench.JavaOptions) string {
+func DescribeJava(j bench.JavaOptions) string {
 	opts := map[string]string{}
 	if j.TomcatMaxThreads != 0 {
 		opts["tomcatMaxThreads"] = fmt.Sprint(j.TomcatMaxThreads)
@@ -100,11 +100,11 @@ func describeJava(j bench.JavaOptions) string {
 	if j.BaseImage != "" {
 		opts["baseImage"] = j.BaseImage
 	}
-	return joinSorted(opts, "defaults")
+	return JoinSorted(opts, "defaults")
 }
 
-// joinSorted writes key=value pairs in key order, or empty when there are none.
-func joinSorted(kv map[string]string, empty string) string {
+// JoinSorted writes key=value pairs in key order, or empty when there are none.
+func JoinSorted(kv map[string]string, empty string) string {
 	if len(kv) == 0 {
 		return empty
 	}
@@ -120,13 +120,13 @@ func joinSorted(kv map[string]string, empty string) string {
 	return strings.Join(pairs, " ")
 }
 
-// describeWarmupSteady says how a warm-up until steady ended: "steady
+// DescribeWarmupSteady says how a warm-up until steady ended: "steady
 // after 12.0 s; JIT 3.1 s, then 0.2 s in the measured part" or "its 2m0s
 // maximum hit, throughput still +0.8 %/s".
-func describeWarmupSteady(ws bench.WarmupSteady) string {
+func DescribeWarmupSteady(ws bench.WarmupSteady) string {
 	s := fmt.Sprintf("steady after %.1f s", ws.Seconds)
 	if !ws.Steady {
-		s = fmt.Sprintf("its %s maximum hit, %s still %s %%/s", ws.MaxDuration, ws.Figure, positiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
+		s = fmt.Sprintf("its %s maximum hit, %s still %s %%/s", ws.MaxDuration, ws.Figure, PositiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
 	}
 	if ws.JITMs != nil && ws.JITMsMeasured != nil {
 		s += fmt.Sprintf("; JIT %.1f s, then %.1f s in the measured part", *ws.JITMs/1000, *ws.JITMsMeasured/1000)

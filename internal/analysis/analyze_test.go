@@ -1,57 +1,15 @@
-package report_test
+package analysis_test
 
 import (
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/report"
 )
-
-// crafted is one target of a crafted closed run of one hold stage: its
-// throughput in each second, and its latencies spread from low to high ms.
-type crafted struct {
-	target    string
-	settings  map[string]string
-	perSecond []float64
-	low, high float64
-}
-
-// craftedRun is a closed run of one hold stage at clients on requests,
-// whose targets measured what each crafted says.
-func craftedRun(t *testing.T, clients int, requests []bench.Request, targets ...crafted) *bench.Run {
-	t.Helper()
-	seconds := len(targets[0].perSecond)
-	spec := bench.RunSpec{Profile: bench.Profile{Name: "crafted", Model: bench.ModelClosed, Stages: []bench.Stage{
-		{Name: "c" + strconv.Itoa(clients), Duration: bench.Duration(time.Duration(seconds) * time.Second), Concurrency: clients}}},
-		Workload: bench.Workload{Requests: requests}}
-	spec.ApplyDefaults()
-	r := &bench.Run{ID: "crafted", Status: bench.RunSucceeded, Spec: spec, CreatedAt: created}
-	for _, c := range targets {
-		spec.Targets = append(spec.Targets, c.target)
-		var buckets []bench.Bucket
-		var sum float64
-		for i, v := range c.perSecond {
-			buckets = append(buckets, bench.Bucket{Second: i, Stats: bench.Stats{Requests: int64(v), Successes: int64(v),
-				Completed: int64(v), Throughput: v, Elapsed: bench.Duration(time.Second),
-				Latency: bench.Latency{Min: c.low, Mean: (c.low + c.high) / 2, P50: (c.low + c.high) / 2, P99: c.high}}})
-			sum += v
-		}
-		st := statsOf(t, spread{requests: int64(sum), seconds: float64(seconds), low: c.low, high: c.high})
-		st.Throughput, st.Completed = sum/float64(seconds), st.Successes
-		stage := bench.StageResult{Name: spec.Profile.Stages[0].Name, Model: bench.ModelClosed, Concurrency: clients,
-			Duration: spec.Profile.Stages[0].Duration, Stats: st}
-		total := st
-		r.Targets = append(r.Targets, bench.TargetResult{Target: c.target, Status: bench.TargetSucceeded, Settings: c.settings,
-			Stages: []bench.StageResult{stage}, Total: &total, Seconds: buckets})
-	}
-	r.Spec.Targets = spec.Targets
-	return r
-}
 
 var heavy500 = []bench.Request{{Endpoint: "heavy", Params: map[string]string{"duration": "500"}, Weight: 1}}
 
@@ -100,10 +58,10 @@ func TestAnalyze_PoolBound(t *testing.T) {
 	// 400 clients on heavy?duration=500: Tomcat's 200 threads allow 200 /
 	// 0.5 s = 400 req/s, whatever the clients could send; the queue makes
 	// each request take about a second.
-	r := craftedRun(t, 400, heavy500,
-		crafted{bench.TargetJavaPlatform, platformPool, around(398, 20), 995, 1015},
-		crafted{bench.TargetGo, nil, around(790, 20), 500, 520})
-	rep := report.Analyze(r, report.ReportOptions{})
+	r := analysistest.CraftedRun(t, 400, heavy500,
+		analysistest.Crafted{Target: bench.TargetJavaPlatform, Settings: platformPool, PerSecond: analysistest.Around(398, 20), Low: 995, High: 1015},
+		analysistest.Crafted{Target: bench.TargetGo, Settings: nil, PerSecond: analysistest.Around(790, 20), Low: 500, High: 520})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	stage := rep.Scopes[1]
 	pool := boundOf(t, stage, bench.TargetJavaPlatform, bench.BoundPool)
 	if pool.Allowed != 400 || !pool.Binds || pool.Basis != "200 threads ÷ 0.500 s service time" {
@@ -135,12 +93,12 @@ func TestAnalyze_PoolOfAMixedWorkload(t *testing.T) {
 	// Half heavy?duration=500, half light answered in 1 ms or more: the
 	// pool serves a request in 0.2505 s on average.
 	mix := append(slices.Clone(heavy500), bench.Request{Endpoint: "light", Weight: 1})
-	r := craftedRun(t, 400, mix, crafted{bench.TargetJavaPlatform, platformPool, around(790, 20), 1, 1000})
+	r := analysistest.CraftedRun(t, 400, mix, analysistest.Crafted{Target: bench.TargetJavaPlatform, Settings: platformPool, PerSecond: analysistest.Around(790, 20), Low: 1, High: 1000})
 	tr := &r.Targets[0]
-	light := statsOf(t, spread{requests: 100, seconds: 20, low: 1, high: 300})
-	heavy := statsOf(t, spread{requests: 100, seconds: 20, low: 500, high: 1000})
+	light := analysistest.StatsOf(t, analysistest.Spread{Requests: 100, Seconds: 20, Low: 1, High: 300})
+	heavy := analysistest.StatsOf(t, analysistest.Spread{Requests: 100, Seconds: 20, Low: 500, High: 1000})
 	tr.Stages[0].Requests = []bench.NamedStats{{Name: "heavy?duration=500", Stats: heavy}, {Name: "light", Stats: light}}
-	rep := report.Analyze(r, report.ReportOptions{})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	pool := boundOf(t, rep.Scopes[1], bench.TargetJavaPlatform, bench.BoundPool)
 	if want := 200 / 0.2505; math.Abs(pool.Allowed-want) > 0.01 || pool.Basis != "200 threads ÷ 0.251 s mean service time" {
 		t.Errorf("pool bound = %+v, want %v from the mean service time", pool, want)
@@ -152,10 +110,10 @@ func TestAnalyze_PoolOfAMixedWorkload(t *testing.T) {
 
 func TestAnalyze_WithinNoise(t *testing.T) {
 	// 0.8% apart, each second scattered by up to ±40%: no claim either way.
-	r := craftedRun(t, 200, heavy500,
-		crafted{bench.TargetGo, nil, scattered(400, 20, 7), 500, 520},
-		crafted{bench.TargetJavaVirtual, nil, scattered(403.2, 20, 3), 500, 520})
-	rep := report.Analyze(r, report.ReportOptions{})
+	r := analysistest.CraftedRun(t, 200, heavy500,
+		analysistest.Crafted{Target: bench.TargetGo, Settings: nil, PerSecond: scattered(400, 20, 7), Low: 500, High: 520},
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, Settings: nil, PerSecond: scattered(403.2, 20, 3), Low: 500, High: 520})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	hasFinding(t, rep, "java-virtual and go differ by", "in throughput", "not a difference this run can show (p = ", "n = 10+10)")
 	lacksFinding(t, rep, "better than")
 	lacksFinding(t, rep, "worse than")
@@ -173,10 +131,10 @@ func TestAnalyze_WithinNoise(t *testing.T) {
 }
 
 func TestAnalyze_ClearWinner(t *testing.T) {
-	r := craftedRun(t, 400, heavy500,
-		crafted{bench.TargetJavaPlatform, platformPool, around(400, 20), 990, 1010},
-		crafted{bench.TargetJavaVirtual, map[string]string{"javaThreadModel": "virtual"}, around(580, 20), 500, 600})
-	rep := report.Analyze(r, report.ReportOptions{})
+	r := analysistest.CraftedRun(t, 400, heavy500,
+		analysistest.Crafted{Target: bench.TargetJavaPlatform, Settings: platformPool, PerSecond: analysistest.Around(400, 20), Low: 990, High: 1010},
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, Settings: map[string]string{"javaThreadModel": "virtual"}, PerSecond: analysistest.Around(580, 20), Low: 500, High: 600})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	hasFinding(t, rep, "java-virtual is better than java-platform in throughput: +45.0% (580.0 req/s vs 400.0 req/s; p < 0.001, n = 10+10).")
 	hasFinding(t, rep, "Throughput, whole attack: java-virtual 580.0 req/s > java-platform 400.0 (p < 0.001, n = 10+10).")
 	rank := rep.Scopes[0].Ranks[0]
@@ -196,13 +154,13 @@ func TestAnalyze_ClearWinner(t *testing.T) {
 
 func TestAnalyze_SignificantButSmall(t *testing.T) {
 	// Every second 3% apart: significant, under the 5% minimum effect.
-	r := craftedRun(t, 100, heavy500,
-		crafted{bench.TargetGo, nil, around(200, 20), 500, 510},
-		crafted{bench.TargetJavaVirtual, nil, around(194, 20), 500, 510})
-	rep := report.Analyze(r, report.ReportOptions{})
+	r := analysistest.CraftedRun(t, 100, heavy500,
+		analysistest.Crafted{Target: bench.TargetGo, Settings: nil, PerSecond: analysistest.Around(200, 20), Low: 500, High: 510},
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, Settings: nil, PerSecond: analysistest.Around(194, 20), Low: 500, High: 510})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	hasFinding(t, rep, "java-virtual and go differ by 3.0% in throughput", "significant (p < 0.001, n = 10+10) but under the 5% minimum effect.")
 	// A smaller minimum effect makes it a verdict.
-	rep = report.Analyze(r, report.ReportOptions{MinEffect: 2})
+	rep = analysis.Analyze(r, analysis.ReportOptions{MinEffect: 2})
 	hasFinding(t, rep, "java-virtual is worse than go in throughput: -3.0%")
 }
 
@@ -222,7 +180,7 @@ func TestAnalyze_Intervals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := roundsRun("rounds", tt.rounds...)
-			rep := report.Analyze(r, report.ReportOptions{})
+			rep := analysis.Analyze(r, analysis.ReportOptions{})
 			e := rep.Scopes[0].Results[0].Figures.Throughput
 			if e.CI == nil {
 				t.Fatalf("throughput %+v has no interval", e)
@@ -238,8 +196,8 @@ func TestAnalyze_Intervals(t *testing.T) {
 }
 
 func TestAnalyze_WithinRunInterval(t *testing.T) {
-	r := craftedRun(t, 100, heavy500, crafted{bench.TargetGo, nil, around(200, 20), 500, 510})
-	rep := report.Analyze(r, report.ReportOptions{})
+	r := analysistest.CraftedRun(t, 100, heavy500, analysistest.Crafted{Target: bench.TargetGo, Settings: nil, PerSecond: analysistest.Around(200, 20), Low: 500, High: 510})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	e := rep.Scopes[1].Results[0].Figures.Throughput
 	if e.CI == nil || e.CI.Method != bench.IntervalWithinRun || e.CI.N != 20 || e.CI.Lo >= e.Value || e.CI.Hi <= e.Value {
 		// A flat stage has no transient: all its 20 seconds are steady.
@@ -256,7 +214,7 @@ func TestAnalyze_WithinRunInterval(t *testing.T) {
 func TestAnalyze_OldRun(t *testing.T) {
 	// Stored before per-second buckets, per-request figures and
 	// histograms: figures without intervals, nothing claimed.
-	r := baseRun(t)
+	r := analysistest.BaseRun(t)
 	for i := range r.Targets {
 		tr := &r.Targets[i]
 		tr.Seconds, tr.Total.Histogram = nil, ""
@@ -264,7 +222,7 @@ func TestAnalyze_OldRun(t *testing.T) {
 			tr.Stages[j].Stats.Histogram = ""
 		}
 	}
-	rep := report.Analyze(r, report.ReportOptions{})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	for _, sc := range rep.Scopes {
 		for _, res := range sc.Results {
 			if res.Figures.Throughput.CI != nil {
@@ -282,13 +240,13 @@ func TestAnalyze_OldRun(t *testing.T) {
 }
 
 func TestAnalyze_FailedTargetAndFlags(t *testing.T) {
-	r := craftedRun(t, 100, heavy500,
-		crafted{bench.TargetGo, nil, around(200, 20), 500, 510},
-		crafted{bench.TargetJavaVirtual, nil, around(190, 20), 500, 510})
+	r := analysistest.CraftedRun(t, 100, heavy500,
+		analysistest.Crafted{Target: bench.TargetGo, Settings: nil, PerSecond: analysistest.Around(200, 20), Low: 500, High: 510},
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, Settings: nil, PerSecond: analysistest.Around(190, 20), Low: 500, High: 510})
 	r.Targets = append(r.Targets, bench.TargetResult{Target: bench.TargetJavaPlatform, Status: bench.TargetFailed, Error: "never healthy"})
 	st := &r.Targets[0].Stages[0]
 	st.Flags = []bench.Flag{{Kind: bench.FlagGeneratorBound, Reason: "send lag p99 7.2 ms (limit 5 ms)"}}
-	rep := report.Analyze(r, report.ReportOptions{})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	hasFinding(t, rep, "java-platform failed: never healthy.")
 	hasFinding(t, rep, "go, stage 1 (c100): generator-bound (send lag p99 7.2 ms (limit 5 ms))")
 	if got := rep.Scopes[1].Results[0].Flags; len(got) != 1 || got[0].Kind != bench.FlagGeneratorBound {
@@ -302,13 +260,13 @@ func TestAnalyze_FailedTargetAndFlags(t *testing.T) {
 func TestAnalyze_VegetaNote(t *testing.T) {
 	// The note is there when the stored stages say vegeta sent them, and
 	// only then.
-	r := baseRun(t)
-	if rep := report.Analyze(r, report.ReportOptions{}); slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "Load engine vegeta") }) {
+	r := analysistest.BaseRun(t)
+	if rep := analysis.Analyze(r, analysis.ReportOptions{}); slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "Load engine vegeta") }) {
 		t.Errorf("notes = %q: a vegeta note for a run vegeta did not send", rep.Notes)
 	}
 	st := &r.Targets[0].Stages[0]
 	st.Generator = &bench.Generator{Engine: bench.LoadEngineVegeta}
-	rep := report.Analyze(r, report.ReportOptions{})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	if !slices.ContainsFunc(rep.Notes, func(n string) bool {
 		return strings.HasPrefix(n, "Load engine vegeta: its latency is stamped at the actual send")
 	}) {
@@ -321,13 +279,13 @@ func TestAnalyze_VegetaNote(t *testing.T) {
 // recorded, not by its name; two variants of one model make no pair.
 func TestAnalyze_OwnServiceVariantsPaired(t *testing.T) {
 	virtual, platform := map[string]string{"threadModel": "virtual"}, map[string]string{"threadModel": "platform"}
-	r := craftedRun(t, 150, []bench.Request{{URI: "/api/orders", Method: "POST", Weight: 1}},
-		crafted{"orders@platform", platform, around(400, 20), 300, 400},
-		crafted{"orders@virtual", virtual, around(600, 20), 200, 300},
-		crafted{"shop@loom", virtual, around(500, 20), 200, 300},
-		crafted{"shop@loom-small", virtual, around(500, 20), 200, 300},
-		crafted{"shop@classic", platform, around(500, 20), 200, 300})
-	rep := report.Analyze(r, report.ReportOptions{})
+	r := analysistest.CraftedRun(t, 150, []bench.Request{{URI: "/api/orders", Method: "POST", Weight: 1}},
+		analysistest.Crafted{Target: "orders@platform", Settings: platform, PerSecond: analysistest.Around(400, 20), Low: 300, High: 400},
+		analysistest.Crafted{Target: "orders@virtual", Settings: virtual, PerSecond: analysistest.Around(600, 20), Low: 200, High: 300},
+		analysistest.Crafted{Target: "shop@loom", Settings: virtual, PerSecond: analysistest.Around(500, 20), Low: 200, High: 300},
+		analysistest.Crafted{Target: "shop@loom-small", Settings: virtual, PerSecond: analysistest.Around(500, 20), Low: 200, High: 300},
+		analysistest.Crafted{Target: "shop@classic", Settings: platform, PerSecond: analysistest.Around(500, 20), Low: 200, High: 300})
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	var pairs []string
 	for _, p := range rep.Scopes[0].Pairs {
 		pairs = append(pairs, p.A+" vs "+p.B)

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -10,23 +10,23 @@ import (
 
 // Figure names and units of the MetricDeltas Compare produces.
 const (
-	metricThroughput = "throughput"
-	metricP50        = "p50"
-	metricP90        = "p90"
-	metricP95        = "p95"
-	metricP99        = "p99"
-	metricMax        = "max"
-	metricErrorRate  = "errorRate"
+	MetricThroughput = "throughput"
+	MetricP50        = "p50"
+	MetricP90        = "p90"
+	MetricP95        = "p95"
+	MetricP99        = "p99"
+	MetricMax        = "max"
+	MetricErrorRate  = "errorRate"
 
-	unitReqPerSec  = "req/s"
-	unitMs         = "ms"
-	unitPercent    = "%"
-	unitThreads    = "threads"
-	unitGoroutines = "goroutines"
-	unitMiB        = "MiB"
-	unitSeconds    = "s"
-	unitPauses     = "pauses"
-	unitClients    = "clients" // a load model's level, in the closed model
+	UnitReqPerSec  = "req/s"
+	UnitMs         = "ms"
+	UnitPercent    = "%"
+	UnitThreads    = "threads"
+	UnitGoroutines = "goroutines"
+	UnitMiB        = "MiB"
+	UnitSeconds    = "s"
+	UnitPauses     = "pauses"
+	UnitClients    = "clients" // a load model's level, in the closed model
 )
 
 // CompareOptions tune Compare.
@@ -139,7 +139,7 @@ func (tc targetComparer) delta(name, unit string, base, head float64, higherIsBe
 	sig := toSignificance(test, kind)
 	d.Test = &sig
 	within := math.Abs(d.Change) < tc.threshold
-	if base == 0 && unit != unitPercent {
+	if base == 0 && unit != UnitPercent {
 		within = head == 0
 	}
 	d.Verdict = decide(test, baseSamples, headSamples, base, head, higherIsBetter, within)
@@ -174,7 +174,7 @@ func Regressions(c bench.Comparison, pct float64) []string {
 	for _, t := range c.Targets {
 		found = appendRegressions(found, t.Target, t.Metrics, pct)
 		for _, s := range t.Stages {
-			found = appendRegressions(found, t.Target+" "+stageLabel(s.Index, s.Name), s.Metrics, pct)
+			found = appendRegressions(found, t.Target+" "+StageLabel(s.Index, s.Name), s.Metrics, pct)
 		}
 		found = appendRegressions(found, t.Target, t.Resources, pct)
 	}
@@ -184,8 +184,8 @@ func Regressions(c bench.Comparison, pct float64) []string {
 func appendRegressions(found []string, scope string, deltas []bench.MetricDelta, pct float64) []string {
 	for _, d := range deltas {
 		if isRegression(d, pct) {
-			found = append(found, fmt.Sprintf("%s %s %s (%s -> %s; %s)", scope, d.Name, change(d),
-				valueWithUnit(d.Base, d.Unit), valueWithUnit(d.Head, d.Unit), testString(*d.Test)))
+			found = append(found, fmt.Sprintf("%s %s %s (%s -> %s; %s)", scope, d.Name, Change(d),
+				ValueWithUnit(d.Base, d.Unit), ValueWithUnit(d.Head, d.Unit), TestString(*d.Test)))
 		}
 	}
 	return found
@@ -195,7 +195,7 @@ func isRegression(d bench.MetricDelta, pct float64) bool {
 	if d.Test == nil || !d.Test.Significant || d.Head == d.Base || (d.Head > d.Base) == d.HigherIsBetter {
 		return false
 	}
-	if d.Base == 0 && d.Unit != unitPercent {
+	if d.Base == 0 && d.Unit != UnitPercent {
 		return true
 	}
 	return math.Abs(d.Change) > pct

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"strconv"
@@ -100,3 +100,23 @@ func poolOf(s *subject) int {
 
 // targetName is the catalog name of a subject's target, without variant.
 func (s *subject) targetName() string { return bench.ParseTargetRef(s.info.Target).Name }
+
+// FirstRound is a subject of a run beside its first measured round.
+type FirstRound struct {
+	Subject bench.ReportSubject
+	Result  *bench.TargetResult // nil when no round measured anything
+}
+
+// FirstRounds returns each subject of r, in the order its label first
+// appears (its colour), with its first measured round: what a chart draws.
+func FirstRounds(r *bench.Run) []FirstRound {
+	var out []FirstRound
+	for _, s := range subjectsOf(r) {
+		fr := FirstRound{Subject: s.info}
+		if len(s.rounds) > 0 {
+			fr.Result = s.rounds[0]
+		}
+		out = append(out, fr)
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -42,13 +42,13 @@ func runStatusWarning(side string, r *bench.Run) string {
 // so that a reader can judge whether the comparison still means anything.
 func specWarnings(base, head bench.RunSpec) []string {
 	parts := []struct{ what, base, head string }{
-		{"workload", describeWorkload(effectiveWorkload(base)), describeWorkload(effectiveWorkload(head))},
-		{"profile", describeProfile(base.Profile), describeProfile(head.Profile)},
-		{"limits", describeLimits(base.Limits), describeLimits(head.Limits)},
-		{"warm-up", describeWarmup(base.Warmup), describeWarmup(head.Warmup)},
+		{"workload", DescribeWorkload(EffectiveWorkload(base)), DescribeWorkload(EffectiveWorkload(head))},
+		{"profile", DescribeProfile(base.Profile), DescribeProfile(head.Profile)},
+		{"limits", DescribeLimits(base.Limits), DescribeLimits(head.Limits)},
+		{"warm-up", DescribeWarmup(base.Warmup), DescribeWarmup(head.Warmup)},
 	}
-	if hasJava(base) && hasJava(head) {
-		parts = append(parts, struct{ what, base, head string }{"java options", describeJava(base.Java), describeJava(head.Java)})
+	if HasJava(base) && HasJava(head) {
+		parts = append(parts, struct{ what, base, head string }{"java options", DescribeJava(base.Java), DescribeJava(head.Java)})
 	}
 	var warnings []string
 	for _, p := range parts {
@@ -59,9 +59,9 @@ func specWarnings(base, head bench.RunSpec) []string {
 	return warnings
 }
 
-// effectiveWorkload is the request mix a run used: its own, or its built-in
+// EffectiveWorkload is the request mix a run used: its own, or its built-in
 // profile's when it named none.
-func effectiveWorkload(s bench.RunSpec) bench.Workload {
+func EffectiveWorkload(s bench.RunSpec) bench.Workload {
 	w := s.Workload
 	if len(w.Requests) == 0 && s.Profile.Workload != nil {
 		w.Requests = s.Profile.Workload.Requests
@@ -69,9 +69,9 @@ func effectiveWorkload(s bench.RunSpec) bench.Workload {
 	return w
 }
 
-// hasJava reports whether the spec runs a built-in Java target, the one
+// HasJava reports whether the spec runs a built-in Java target, the one
 // kind of target whose runs the Java options are known to change.
-func hasJava(s bench.RunSpec) bool {
+func HasJava(s bench.RunSpec) bool {
 	return slices.ContainsFunc(s.Targets, func(t string) bool { return bench.Builtin(t).Runtime == bench.RuntimeJava })
 }
 
@@ -86,13 +86,13 @@ func environmentWarning(base, head bench.Environment) string {
 	}
 	diff("host", base.Host, head.Host)
 	diff("CPU model", base.CPUModel, head.CPUModel)
-	diff("CPUs", countString(base.CPUs), countString(head.CPUs))
+	diff("CPUs", CountString(base.CPUs), CountString(head.CPUs))
 	diff("kernel", base.Kernel, head.Kernel)
 	diff("docker", base.DockerVersion, head.DockerVersion)
 	diff("cgroup", base.CgroupVersion, head.CgroupVersion)
 	diff("load cpuset", base.LoadCPUSet, head.LoadCPUSet)
 	diff("target cpuset", base.TargetCPUSet, head.TargetCPUSet)
-	diff("CPU split", splitString(base.CPUSplitApplied), splitString(head.CPUSplitApplied))
+	diff("CPU split", SplitString(base.CPUSplitApplied), SplitString(head.CPUSplitApplied))
 	diff("target hosts", engineHosts(base), engineHosts(head))
 	if len(diffs) == 0 {
 		return ""
@@ -105,19 +105,19 @@ func environmentWarning(base, head bench.Environment) string {
 func engineHosts(env bench.Environment) string {
 	parts := make([]string, len(env.Engines))
 	for i, ee := range env.Engines {
-		parts[i] = ee.Name + "@" + orDash(ee.Host)
+		parts[i] = ee.Name + "@" + OrDash(ee.Host)
 	}
 	return strings.Join(parts, "+")
 }
 
-func countString(n int) string {
+func CountString(n int) string {
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprint(n)
 }
 
-func splitString(applied bool) string {
+func SplitString(applied bool) string {
 	if applied {
 		return "applied"
 	}
@@ -142,7 +142,7 @@ func profileShape(r *bench.Run) (bench.Model, int) {
 	model, n := r.Spec.Profile.Model, len(r.Spec.Profile.Stages)
 	if n == 0 {
 		for _, t := range r.Targets {
-			if stages := measuredStages(&t); len(stages) > n {
+			if stages := MeasuredStages(&t); len(stages) > n {
 				model, n = stages[0].Model, len(stages)
 			}
 		}

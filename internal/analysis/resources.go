@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"cmp"
@@ -13,19 +13,19 @@ import (
 
 // Resource figure names of comparisons that are not keyed by kind.
 const (
-	resCPUPer1k       = "cpuSecondsPer1k"
-	resGCPauses       = "gcPauses"
-	resGCPauseSeconds = "gcPauseSeconds"
+	ResCPUPer1k       = "cpuSecondsPer1k"
+	ResGCPauses       = "gcPauses"
+	ResGCPauseSeconds = "gcPauseSeconds"
 )
 
-const bytesPerMiB = 1 << 20
+const BytesPerMiB = 1 << 20
 
 // Thread kinds and memory figures every resource table shows, so that the
 // three built-in targets' tables keep one look; other kinds a run reports
 // are added after them.
 var (
-	tableThreadKinds = []string{bench.ThreadPlatform, bench.ThreadVirtual, bench.ThreadGoroutine}
-	tableMemoryKinds = []string{bench.MemoryWorkingSet, bench.MemoryThreadStacks}
+	TableThreadKinds = []string{bench.ThreadPlatform, bench.ThreadVirtual, bench.ThreadGoroutine}
+	TableMemoryKinds = []string{bench.MemoryWorkingSet, bench.MemoryThreadStacks}
 )
 
 // threadFigure names the peak of a thread kind in comparisons:
@@ -34,51 +34,51 @@ func threadFigure(kind string) string {
 	if kind == bench.ThreadGoroutine {
 		return "peakGoroutines"
 	}
-	return "peak" + titleCase(kind) + "Threads"
+	return "peak" + TitleCase(kind) + "Threads"
 }
 
 // memoryFigure names the peak of a memory figure: "peakWorkingSet".
-func memoryFigure(kind string) string { return "peak" + titleCase(kind) }
+func memoryFigure(kind string) string { return "peak" + TitleCase(kind) }
 
-func titleCase(s string) string {
+func TitleCase(s string) string {
 	if s == "" {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// resourceSummary is a target's resource use over some stages: the highest
+// ResourceSummary is a target's resource use over some stages: the highest
 // peaks of each thread kind and memory figure (MiB), CPU per 1k requests
 // weighted by each stage's requests, and the GC pauses of all of them.
-type resourceSummary struct {
-	threads        map[string]float64
-	memoryMiB      map[string]float64
-	cpuPer1k       float64
-	gcPauses       float64
-	gcPauseSeconds float64
+type ResourceSummary struct {
+	Threads        map[string]float64
+	MemoryMiB      map[string]float64
+	CPUPer1k       float64
+	GCPauses       float64
+	GCPauseSeconds float64
 }
 
-// stageSummary is one stage's resources as a summary.
-func stageSummary(r bench.StageResources) resourceSummary {
-	s := resourceSummary{threads: map[string]float64{}, memoryMiB: map[string]float64{},
-		cpuPer1k: r.CPUSecondsPer1k, gcPauses: r.GCPauses, gcPauseSeconds: r.GCPauseSeconds}
+// StageSummary is one stage's resources as a summary.
+func StageSummary(r bench.StageResources) ResourceSummary {
+	s := ResourceSummary{Threads: map[string]float64{}, MemoryMiB: map[string]float64{},
+		CPUPer1k: r.CPUSecondsPer1k, GCPauses: r.GCPauses, GCPauseSeconds: r.GCPauseSeconds}
 	for kind, g := range r.Threads {
-		s.threads[kind] = g.Peak
+		s.Threads[kind] = g.Peak
 	}
 	for kind, g := range r.Memory {
-		s.memoryMiB[kind] = g.Peak / bytesPerMiB
+		s.MemoryMiB[kind] = g.Peak / BytesPerMiB
 	}
 	return s
 }
 
-// summarizeResources aggregates the measured stages' resources, or reports
+// SummarizeResources aggregates the measured stages' resources, or reports
 // false when the target has none.
-func summarizeResources(t *bench.TargetResult) (resourceSummary, bool) {
+func SummarizeResources(t *bench.TargetResult) (ResourceSummary, bool) {
 	requests := map[int]int64{}
-	for _, s := range measuredStages(t) {
+	for _, s := range MeasuredStages(t) {
 		requests[s.Index] = s.Stats.Requests
 	}
-	s := resourceSummary{threads: map[string]float64{}, memoryMiB: map[string]float64{}}
+	s := ResourceSummary{Threads: map[string]float64{}, MemoryMiB: map[string]float64{}}
 	var cpu weightedMean
 	found := false
 	for _, r := range t.Resources {
@@ -86,28 +86,28 @@ func summarizeResources(t *bench.TargetResult) (resourceSummary, bool) {
 			continue
 		}
 		found = true
-		stage := stageSummary(r)
-		for kind, v := range stage.threads {
-			s.threads[kind] = max(s.threads[kind], v)
+		stage := StageSummary(r)
+		for kind, v := range stage.Threads {
+			s.Threads[kind] = max(s.Threads[kind], v)
 		}
-		for kind, v := range stage.memoryMiB {
-			s.memoryMiB[kind] = max(s.memoryMiB[kind], v)
+		for kind, v := range stage.MemoryMiB {
+			s.MemoryMiB[kind] = max(s.MemoryMiB[kind], v)
 		}
-		s.gcPauses += r.GCPauses
-		s.gcPauseSeconds += r.GCPauseSeconds
+		s.GCPauses += r.GCPauses
+		s.GCPauseSeconds += r.GCPauseSeconds
 		// A stage whose CPU could not be scraped would pull the mean to zero.
 		if r.CPUSecondsPer1k > 0 {
 			cpu.add(r.CPUSecondsPer1k, float64(requests[r.Stage]))
 		}
 	}
-	s.cpuPer1k = cpu.mean()
+	s.CPUPer1k = cpu.mean()
 	return s, found
 }
 
-// kindsOf returns the table's fixed kinds, then the other kinds any of the
+// KindsOf returns the table's fixed kinds, then the other kinds any of the
 // summaries has, sorted in bench's order (ThreadKinds, MemoryKinds), then
 // by name.
-func kindsOf(fixed, order []string, pick func(resourceSummary) map[string]float64, sums ...resourceSummary) []string {
+func KindsOf(fixed, order []string, pick func(ResourceSummary) map[string]float64, sums ...ResourceSummary) []string {
 	kinds := slices.Clone(fixed)
 	var extra []string
 	for _, s := range sums {
@@ -133,8 +133,8 @@ func indexOr(list []string, s string) int {
 	return len(list)
 }
 
-func threadsOf(s resourceSummary) map[string]float64 { return s.threads }
-func memoryOf(s resourceSummary) map[string]float64  { return s.memoryMiB }
+func ThreadsOf(s ResourceSummary) map[string]float64 { return s.Threads }
+func MemoryOf(s ResourceSummary) map[string]float64  { return s.MemoryMiB }
 
 // weightedMean is a mean weighted by request counts that falls back to the
 // plain mean when no weights are known.
@@ -176,20 +176,20 @@ func (tc targetComparer) resources() []bench.MetricDelta {
 	}
 	type row struct {
 		name, unit string
-		pick       func(resourceSummary) float64
+		pick       func(ResourceSummary) float64
 	}
 	var rows []row
 	all := append(slices.Clone(bs), hs...)
-	for _, kind := range kindsOf(tableThreadKinds, bench.ThreadKinds, threadsOf, all...) {
-		rows = append(rows, row{threadFigure(kind), threadUnit(kind), func(s resourceSummary) float64 { return s.threads[kind] }})
+	for _, kind := range KindsOf(TableThreadKinds, bench.ThreadKinds, ThreadsOf, all...) {
+		rows = append(rows, row{threadFigure(kind), ThreadUnit(kind), func(s ResourceSummary) float64 { return s.Threads[kind] }})
 	}
-	for _, kind := range kindsOf(tableMemoryKinds, bench.MemoryKinds, memoryOf, all...) {
-		rows = append(rows, row{memoryFigure(kind), unitMiB, func(s resourceSummary) float64 { return s.memoryMiB[kind] }})
+	for _, kind := range KindsOf(TableMemoryKinds, bench.MemoryKinds, MemoryOf, all...) {
+		rows = append(rows, row{memoryFigure(kind), UnitMiB, func(s ResourceSummary) float64 { return s.MemoryMiB[kind] }})
 	}
 	rows = append(rows,
-		row{resCPUPer1k, unitSeconds, func(s resourceSummary) float64 { return s.cpuPer1k }},
-		row{resGCPauses, unitPauses, func(s resourceSummary) float64 { return s.gcPauses }},
-		row{resGCPauseSeconds, unitSeconds, func(s resourceSummary) float64 { return s.gcPauseSeconds }})
+		row{ResCPUPer1k, UnitSeconds, func(s ResourceSummary) float64 { return s.CPUPer1k }},
+		row{ResGCPauses, UnitPauses, func(s ResourceSummary) float64 { return s.GCPauses }},
+		row{ResGCPauseSeconds, UnitSeconds, func(s ResourceSummary) float64 { return s.GCPauseSeconds }})
 	var deltas []bench.MetricDelta
 	for _, r := range rows {
 		bv, hv := resourceValues(bs, r.pick), resourceValues(hs, r.pick)
@@ -202,10 +202,10 @@ func (tc targetComparer) resources() []bench.MetricDelta {
 }
 
 // roundSummaries returns each measured round's resource summary.
-func roundSummaries(sd side) []resourceSummary {
-	var out []resourceSummary
+func roundSummaries(sd side) []ResourceSummary {
+	var out []ResourceSummary
 	for _, t := range sd.s.rounds {
-		if s, ok := summarizeResources(t); ok {
+		if s, ok := SummarizeResources(t); ok {
 			out = append(out, s)
 		}
 	}
@@ -215,16 +215,16 @@ func roundSummaries(sd side) []resourceSummary {
 // medianOf is the median of values: the figure itself for one round.
 func medianOf(values []float64) float64 { return stats.Median(values, 0).Center }
 
-func threadUnit(kind string) string {
+func ThreadUnit(kind string) string {
 	if kind == bench.ThreadGoroutine {
-		return unitGoroutines
+		return UnitGoroutines
 	}
-	return unitThreads
+	return UnitThreads
 }
 
-// figureLabelOf names a resource figure for people, or "" when the name is
+// FigureLabelOf names a resource figure for people, or "" when the name is
 // not one.
-func figureLabelOf(name string) string {
+func FigureLabelOf(name string) string {
 	for _, kind := range bench.ThreadKinds {
 		if name == threadFigure(kind) {
 			return "peak " + bench.ThreadLabel(kind)
@@ -232,14 +232,14 @@ func figureLabelOf(name string) string {
 	}
 	for _, kind := range bench.MemoryKinds {
 		if name == memoryFigure(kind) {
-			return "peak " + memoryLabel(kind)
+			return "peak " + MemoryLabel(kind)
 		}
 	}
 	return ""
 }
 
-// memoryLabel names a memory figure for people.
-func memoryLabel(kind string) string {
+// MemoryLabel names a memory figure for people.
+func MemoryLabel(kind string) string {
 	switch kind {
 	case bench.MemoryWorkingSet:
 		return "working set"

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -65,7 +65,7 @@ func (tc targetComparer) capacity() (bench.MetricDelta, bool) {
 		tc.notes.addLine(fmt.Sprintf("%s: the capacity searches had different objectives (%s; %s); their answers are not compared", tc.target, base.Objective, head.Objective))
 		return bench.MetricDelta{}, false
 	}
-	return tc.delta("capacity", unitReqPerSec, base.Rate, head.Rate, true, confirmedThroughputs(base), confirmedThroughputs(head), samplesConfirmations), true
+	return tc.delta("capacity", UnitReqPerSec, base.Rate, head.Rate, true, confirmedThroughputs(base), confirmedThroughputs(head), samplesConfirmations), true
 }
 
 // firstCapacity returns the first round's capacity answer, nil for none.
@@ -104,9 +104,9 @@ func (tc targetComparer) statusWarning(side string, t *bench.TargetResult) {
 // flagWarnings lists the stages whose figures may not be the target's
 // alone (generator-bound, disturbed), with the figures that say so.
 func (tc targetComparer) flagWarnings(side string, t *bench.TargetResult) {
-	for _, s := range measuredStages(t) {
+	for _, s := range MeasuredStages(t) {
 		for _, f := range s.Flags {
-			tc.notes.addLine(fmt.Sprintf("%s %s in the %s run: %s (%s)", t.Key(), stageLabel(s.Index, s.Name), side, f.Kind, f.Reason))
+			tc.notes.addLine(fmt.Sprintf("%s %s in the %s run: %s (%s)", t.Key(), StageLabel(s.Index, s.Name), side, f.Kind, f.Reason))
 		}
 	}
 }
@@ -124,44 +124,44 @@ func (tc targetComparer) scopeOf(sd side, stage *int) *scopeSubject {
 	return sd.a.subjectIn(sd.s, sc)
 }
 
-// measured is a set of requests of one scope (the whole attack or a stage)
+// Measured is a set of requests of one scope (the whole attack or a stage)
 // with the histograms its percentiles are recomputed from.
-type measured struct {
-	stats      bench.Stats
-	histograms []string // nil when the latencies were kept without one
+type Measured struct {
+	Stats      bench.Stats
+	Histograms []string // nil when the latencies were kept without one
 }
 
-// wholeAttack returns the target's total, with its histogram or, failing
+// WholeAttack returns the target's total, with its histogram or, failing
 // that, the histograms of all its measured stages.
-func wholeAttack(t *bench.TargetResult) measured {
+func WholeAttack(t *bench.TargetResult) Measured {
 	if t.Total == nil {
-		return measured{}
+		return Measured{}
 	}
-	m := measured{stats: *t.Total}
+	m := Measured{Stats: *t.Total}
 	if t.Total.Histogram != "" {
-		m.histograms = []string{t.Total.Histogram}
+		m.Histograms = []string{t.Total.Histogram}
 		return m
 	}
-	stages := measuredStages(t)
+	stages := MeasuredStages(t)
 	for _, s := range stages {
 		if s.Stats.Histogram == "" {
 			return m
 		}
-		m.histograms = append(m.histograms, s.Stats.Histogram)
+		m.Histograms = append(m.Histograms, s.Stats.Histogram)
 	}
 	return m
 }
 
-func stageMeasured(s bench.StageResult) measured {
-	m := measured{stats: s.Stats}
+func StageMeasured(s bench.StageResult) Measured {
+	m := Measured{Stats: s.Stats}
 	if s.Stats.Histogram != "" {
-		m.histograms = []string{s.Stats.Histogram}
+		m.Histograms = []string{s.Stats.Histogram}
 	}
 	return m
 }
 
-// measuredStages returns the target's stages without warm-up, by index.
-func measuredStages(t *bench.TargetResult) []bench.StageResult {
+// MeasuredStages returns the target's stages without warm-up, by index.
+func MeasuredStages(t *bench.TargetResult) []bench.StageResult {
 	var stages []bench.StageResult
 	for _, s := range t.Stages {
 		if !s.Warmup {
@@ -207,7 +207,7 @@ func (tc targetComparer) latencyNotes(side, scope string, ss *scopeSubject) {
 		case p.histErr != nil:
 			tc.notes.add(fmt.Sprintf("%s: unreadable latency histogram in the %s run for %%s (%s); stored percentiles used",
 				escape(tc.target), side, escape(p.histErr.Error())), scope)
-		case p.storedLatency && p.requests > p.errors:
+		case p.storedLatency && p.Requests > p.Errors:
 			tc.notes.add(fmt.Sprintf("%s: no latency histogram in the %s run for %%s; stored percentiles used", escape(tc.target), side), scope)
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"math"
@@ -13,33 +13,33 @@ import (
 type figure struct {
 	name, unit     string
 	higherIsBetter bool
-	of             func(plain) float64
+	of             func(Plain) float64
 	perSecond      func(bench.Stats) (float64, bool) // nil: no per-second value stands for it
 }
 
 // The request figures. Extremes (min, p99.9, max) have no per-second
 // stand-in: a second's maximum says little about a stage's.
 var (
-	figThroughput = figure{metricThroughput, unitReqPerSec, true,
-		func(p plain) float64 { return p.throughput },
+	figThroughput = figure{MetricThroughput, UnitReqPerSec, true,
+		func(p Plain) float64 { return p.Throughput },
 		func(s bench.Stats) (float64, bool) { return s.Throughput, true }}
-	figErrorRate = figure{metricErrorRate, unitPercent, false,
-		func(p plain) float64 { return p.errorRate },
+	figErrorRate = figure{MetricErrorRate, UnitPercent, false,
+		func(p Plain) float64 { return p.ErrorRate },
 		func(s bench.Stats) (float64, bool) { return ErrorRate(s), s.Requests > 0 }}
 	figMin  = latencyFigure("min", func(l bench.Latency) float64 { return l.Min }, false)
 	figMean = latencyFigure(metricMean, func(l bench.Latency) float64 { return l.Mean }, true)
-	figP50  = latencyFigure(metricP50, func(l bench.Latency) float64 { return l.P50 }, true)
-	figP90  = latencyFigure(metricP90, func(l bench.Latency) float64 { return l.P90 }, true)
-	figP95  = latencyFigure(metricP95, func(l bench.Latency) float64 { return l.P95 }, true)
-	figP99  = latencyFigure(metricP99, func(l bench.Latency) float64 { return l.P99 }, true)
+	figP50  = latencyFigure(MetricP50, func(l bench.Latency) float64 { return l.P50 }, true)
+	figP90  = latencyFigure(MetricP90, func(l bench.Latency) float64 { return l.P90 }, true)
+	figP95  = latencyFigure(MetricP95, func(l bench.Latency) float64 { return l.P95 }, true)
+	figP99  = latencyFigure(MetricP99, func(l bench.Latency) float64 { return l.P99 }, true)
 	figP999 = latencyFigure("p99.9", func(l bench.Latency) float64 { return l.P999 }, false)
-	figMax  = latencyFigure(metricMax, func(l bench.Latency) float64 { return l.Max }, false)
+	figMax  = latencyFigure(MetricMax, func(l bench.Latency) float64 { return l.Max }, false)
 )
 
 const metricMean = "mean"
 
 func latencyFigure(name string, pick func(bench.Latency) float64, perSecond bool) figure {
-	f := figure{name: name, unit: unitMs, of: func(p plain) float64 { return pick(p.latency) }}
+	f := figure{name: name, unit: UnitMs, of: func(p Plain) float64 { return pick(p.Latency) }}
 	if perSecond {
 		f.perSecond = func(s bench.Stats) (float64, bool) { return pick(s.Latency), s.Successes > 0 }
 	}
@@ -136,7 +136,7 @@ func toSignificance(t stats.Test, samples string) bench.Significance {
 		Method: t.Method, Samples: samples, Warnings: t.Warnings}
 }
 
-// testString quotes a test as the report prints it: "p = 0.43, n = 10+10".
-func testString(s bench.Significance) string {
+// TestString quotes a test as the report prints it: "p = 0.43, n = 10+10".
+func TestString(s bench.Significance) string {
 	return stats.Test{P: s.P, NA: s.NA, NB: s.NB}.String()
 }

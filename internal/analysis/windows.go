@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"time"
@@ -33,7 +33,7 @@ type window struct {
 	part      *steady.Part   // where the steady part of a hold stage begins; nil otherwise
 	notSteady []string       // the hold stages with no steady part ("stage 1 (c50)"): no verdict from this window
 	wholeLat  bool           // the latency is the whole stage's: its seconds kept no histogram
-	resources resourceSummary
+	resources ResourceSummary
 	hasRes    bool
 	flags     []bench.Flag
 }
@@ -44,7 +44,7 @@ func windowOf(t *bench.TargetResult, sc scopeDef, stages []scopeDef) (window, bo
 	if sc.stage == nil {
 		return wholeWindow(t, stages)
 	}
-	for _, s := range measuredStages(t) {
+	for _, s := range MeasuredStages(t) {
 		if s.Index == *sc.stage && s.Stats.Requests > 0 {
 			return stageWindow(t, s, sc), true
 		}
@@ -53,16 +53,16 @@ func windowOf(t *bench.TargetResult, sc scopeDef, stages []scopeDef) (window, bo
 }
 
 func wholeWindow(t *bench.TargetResult, stages []scopeDef) (window, bool) {
-	m := wholeAttack(t)
+	m := WholeAttack(t)
 	if t.Total == nil || t.Total.Requests == 0 {
 		return window{}, false
 	}
-	w := window{stats: m.stats, hists: m.histograms, requests: t.Requests, seconds: fullSeconds(t.Seconds)}
-	w.resources, w.hasRes = summarizeResources(t)
-	measured := measuredStages(t)
+	w := window{stats: m.Stats, hists: m.Histograms, requests: t.Requests, seconds: fullSeconds(t.Seconds)}
+	w.resources, w.hasRes = SummarizeResources(t)
+	measured := MeasuredStages(t)
 	for _, s := range measured {
 		for _, f := range s.Flags {
-			f.Reason = stageLabel(s.Index, s.Name) + ": " + f.Reason
+			f.Reason = StageLabel(s.Index, s.Name) + ": " + f.Reason
 			w.flags = append(w.flags, f)
 		}
 	}
@@ -73,12 +73,12 @@ func wholeWindow(t *bench.TargetResult, stages []scopeDef) (window, bool) {
 	case len(stages) != 1:
 		w.seconds = nil
 	case len(measured) == 1 && !stages[0].ramp:
-		w.keepSteady(secondsOf(t, measured[0].Index), stageLabel(measured[0].Index, measured[0].Name))
+		w.keepSteady(SecondsOf(t, measured[0].Index), StageLabel(measured[0].Index, measured[0].Name))
 		return w, true
 	}
 	for _, s := range measured {
-		if !isRamp(stages, s.Index) && !steady.OfSeconds(secondsOf(t, s.Index)).Steady {
-			w.notSteady = append(w.notSteady, stageLabel(s.Index, s.Name))
+		if !isRamp(stages, s.Index) && !steady.OfSeconds(SecondsOf(t, s.Index)).Steady {
+			w.notSteady = append(w.notSteady, StageLabel(s.Index, s.Name))
 		}
 	}
 	return w, true
@@ -95,22 +95,22 @@ func isRamp(stages []scopeDef, index int) bool {
 }
 
 func stageWindow(t *bench.TargetResult, s bench.StageResult, sc scopeDef) window {
-	m := stageMeasured(s)
-	w := window{stats: m.stats, hists: m.histograms, requests: s.Requests, flags: s.Flags,
-		seconds: secondsOf(t, s.Index)}
+	m := StageMeasured(s)
+	w := window{stats: m.Stats, hists: m.Histograms, requests: s.Requests, flags: s.Flags,
+		seconds: SecondsOf(t, s.Index)}
 	if !sc.ramp {
 		w.keepSteady(w.seconds, sc.name)
 	}
 	for _, r := range t.Resources {
 		if !r.Warmup && r.Stage == s.Index {
-			w.resources, w.hasRes = stageSummary(r), true
+			w.resources, w.hasRes = StageSummary(r), true
 		}
 	}
 	return w
 }
 
-// secondsOf returns the full seconds that fell in stage index.
-func secondsOf(t *bench.TargetResult, index int) []bench.Bucket {
+// SecondsOf returns the full seconds that fell in stage index.
+func SecondsOf(t *bench.TargetResult, index int) []bench.Bucket {
 	var out []bench.Bucket
 	for _, b := range fullSeconds(t.Seconds) {
 		if b.Stage == index {
@@ -157,22 +157,22 @@ func (w *window) keepSteady(seconds []bench.Bucket, name string) {
 	w.stats, w.hists = st, hists
 }
 
-// plain is one round's figures in one scope, latency recomputed from the
+// Plain is one round's figures in one scope, latency recomputed from the
 // histograms when they were kept.
-type plain struct {
-	requests, completed, errors int64
-	bytesIn, bytesOut           int64
-	throughput, errorRate       float64
-	latency                     bench.Latency
+type Plain struct {
+	Requests, Completed, Errors int64
+	BytesIn, BytesOut           int64
+	Throughput, ErrorRate       float64
+	Latency                     bench.Latency
 	storedLatency               bool  // no histogram, or an unreadable one: the stored summary was used
 	histErr                     error // why the histograms could not be read
 	answered                    bool  // throughput counts answers to the window's requests, not completions
 }
 
-func plainOf(st bench.Stats, hists []string) plain {
-	p := plain{requests: st.Requests, completed: st.Completed, errors: st.Requests - st.Successes,
-		bytesIn: st.BytesIn, bytesOut: st.BytesOut, throughput: st.Throughput, errorRate: ErrorRate(st),
-		latency: st.Latency, storedLatency: true}
+func PlainOf(st bench.Stats, hists []string) Plain {
+	p := Plain{Requests: st.Requests, Completed: st.Completed, Errors: st.Requests - st.Successes,
+		BytesIn: st.BytesIn, BytesOut: st.BytesOut, Throughput: st.Throughput, ErrorRate: ErrorRate(st),
+		Latency: st.Latency, storedLatency: true}
 	if hists == nil {
 		return p
 	}
@@ -181,22 +181,22 @@ func plainOf(st bench.Stats, hists []string) plain {
 		p.histErr = err
 		return p
 	}
-	p.latency, p.storedLatency = hdr.Summarize(h), false
+	p.Latency, p.storedLatency = hdr.Summarize(h), false
 	return p
 }
 
-// requestPlain returns the figures of one request of a window. Runs
+// RequestPlain returns the figures of one request of a window. Runs
 // recorded before completions were counted per request have none: its
 // throughput is then the requests of it answered among those sent in the
 // window, per second of the window.
-func requestPlain(ns bench.NamedStats) plain {
+func RequestPlain(ns bench.NamedStats) Plain {
 	var hists []string
 	if ns.Stats.Histogram != "" {
 		hists = []string{ns.Stats.Histogram}
 	}
-	p := plainOf(ns.Stats, hists)
-	if p.throughput == 0 && p.completed == 0 && ns.Stats.Successes > 0 && ns.Stats.Elapsed > 0 {
-		p.throughput = float64(ns.Stats.Successes) / ns.Stats.Elapsed.D().Seconds()
+	p := PlainOf(ns.Stats, hists)
+	if p.Throughput == 0 && p.Completed == 0 && ns.Stats.Successes > 0 && ns.Stats.Elapsed > 0 {
+		p.Throughput = float64(ns.Stats.Successes) / ns.Stats.Elapsed.D().Seconds()
 		p.answered = true
 	}
 	return p

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func (a *analysis) findings(scopes []*scopeData) []bench.Finding {
 	}
 	for _, s := range a.subjects {
 		if s.info.Status != bench.TargetSucceeded {
-			add(findStatus, "%s %s%s.", s.info.Label, s.info.Status, suffix(": ", s.info.Error))
+			add(findStatus, "%s %s%s.", s.info.Label, s.info.Status, Suffix(": ", s.info.Error))
 		}
 	}
 	if len(scopes) == 0 {
@@ -50,7 +50,7 @@ func (a *analysis) findings(scopes []*scopeData) []bench.Finding {
 		}
 	}
 	for _, d := range rankedScopes(scopes) {
-		if r, ok := rankOf(d.out, metricThroughput); ok {
+		if r, ok := RankOf(d.out, MetricThroughput); ok {
 			add(findThroughput, "Throughput, %s: %s.", d.def.name, rankSentence(r, a.minEffect))
 		}
 	}
@@ -114,14 +114,14 @@ func wholeTested(whole *scopeData) bool {
 	return false
 }
 
-func suffix(sep, s string) string {
+func Suffix(sep, s string) string {
 	if s == "" {
 		return ""
 	}
 	return sep + s
 }
 
-func rankOf(sc bench.ReportScope, name string) (bench.Rank, bool) {
+func RankOf(sc bench.ReportScope, name string) (bench.Rank, bool) {
 	for _, r := range sc.Ranks {
 		if r.Figure == name {
 			return r, true
@@ -136,22 +136,22 @@ func rankOf(sc bench.ReportScope, name string) (bench.Rank, bool) {
 func rankSentence(r bench.Rank, minEffect float64) string {
 	var b strings.Builder
 	for i, e := range r.Entries {
-		b.WriteString(rankSeparator(i, e))
-		b.WriteString(e.Label + " " + num(e.Value))
+		b.WriteString(RankSeparator(i, e))
+		b.WriteString(e.Label + " " + Num(e.Value))
 		if i == 0 {
 			b.WriteString(" " + r.Unit)
 		}
 		if e.VsAbove != nil {
-			b.WriteString(" (" + testString(*e.VsAbove) + sameWhy(e, r.Entries[i-1], minEffect) + ")")
+			b.WriteString(" (" + TestString(*e.VsAbove) + SameWhy(e, r.Entries[i-1], minEffect) + ")")
 		}
 	}
 	return b.String()
 }
 
-// rankSeparator is what stands before the i-th entry of a rank chain: ">"
+// RankSeparator is what stands before the i-th entry of a rank chain: ">"
 // after a difference the test shows, "≈" after one it cannot, a comma
 // where there was no test.
-func rankSeparator(i int, e bench.RankEntry) string {
+func RankSeparator(i int, e bench.RankEntry) string {
 	switch {
 	case i == 0:
 		return ""
@@ -167,15 +167,15 @@ func rankSeparator(i int, e bench.RankEntry) string {
 // with its test when there is one, or that the run cannot show one. Only
 // throughput and p99 are put in words; the tables have the rest.
 func (a *analysis) pairSentence(p bench.Pair, pf bench.PairFigure) string {
-	if pf.Figure != metricThroughput && pf.Figure != metricP99 {
+	if pf.Figure != MetricThroughput && pf.Figure != MetricP99 {
 		return ""
 	}
 	what := "in throughput"
-	if pf.Figure == metricP99 {
+	if pf.Figure == MetricP99 {
 		what = "in p99 latency"
 	}
-	test := testString(pf.Test) + cvWords(pf)
-	values := fmt.Sprintf("%s vs %s", valueWithUnit(pf.A, pf.Unit), valueWithUnit(pf.B, pf.Unit))
+	test := TestString(pf.Test) + CVWords(pf)
+	values := fmt.Sprintf("%s vs %s", ValueWithUnit(pf.A, pf.Unit), ValueWithUnit(pf.B, pf.Unit))
 	switch {
 	case pf.Verdict != bench.VerdictNoDifference:
 		return fmt.Sprintf("%s is %s than %s %s: %s (%s; %s).", p.A, betterWord(pf), p.B, what,
@@ -186,11 +186,11 @@ func (a *analysis) pairSentence(p bench.Pair, pf bench.PairFigure) string {
 	case pf.Test.Significant:
 		return fmt.Sprintf("%s and %s differ by %.1f%% %s (%s): significant (%s) but under the %g%% minimum effect.",
 			p.A, p.B, math.Abs(pf.Change), what, values, test, a.minEffect)
-	case pf.Figure == metricP99:
+	case pf.Figure == MetricP99:
 		return "" // unremarkable: the tables show it
 	}
 	return fmt.Sprintf("%s and %s differ by %.1f%% %s (%s): not a difference this run can show (%s%s).",
-		p.A, p.B, math.Abs(pf.Change), what, values, test, suffix("; ", firstWarning(pf.Test)))
+		p.A, p.B, math.Abs(pf.Change), what, values, test, Suffix("; ", firstWarning(pf.Test)))
 }
 
 // firstWarning is why a test could not find a difference whatever the
@@ -213,10 +213,10 @@ func betterWord(pf bench.PairFigure) string {
 // changeWords says a change as people do: "+45.7%" for throughput,
 // "2.10× as long" for latency.
 func changeWords(pf bench.PairFigure) string {
-	if pf.Unit == unitMs && pf.Ratio != 0 {
+	if pf.Unit == UnitMs && pf.Ratio != 0 {
 		return fmt.Sprintf("%.2f× as long", pf.Ratio)
 	}
-	return positiveZero(fmt.Sprintf("%+.1f%%", pf.Change))
+	return PositiveZero(fmt.Sprintf("%+.1f%%", pf.Change))
 }
 
 // boundSentences names the ceilings that bind a stage's subjects, and any
@@ -229,23 +229,23 @@ func (a *analysis) boundSentences(d *scopeData) []string {
 		switch {
 		case b.Kind != bench.BoundLittle && b.Measured > b.Allowed+b.Slack:
 			out = append(out, fmt.Sprintf("%s in %s measured %s req/s, above its %s bound of %s (%s; %s more from the requests in flight when it began): check the run.",
-				b.Label, d.def.name, num(b.Measured), b.Kind, num(b.Allowed), b.Basis, num(b.Slack)))
+				b.Label, d.def.name, Num(b.Measured), b.Kind, Num(b.Allowed), b.Basis, Num(b.Slack)))
 		case !b.Binds || b.Measured < nearBound*b.Allowed:
 		case b.Kind == bench.BoundPool:
 			out = append(out, fmt.Sprintf("%s is bound by its %s-thread pool in %s: %s req/s allowed (%s), %s measured.",
-				b.Label, poolThreads(b.Basis), d.def.name, num(b.Allowed), b.Basis, num(b.Measured)))
+				b.Label, poolThreads(b.Basis), d.def.name, Num(b.Allowed), b.Basis, Num(b.Measured)))
 		case b.Kind == bench.BoundClients:
-			clientBound = append(clientBound, fmt.Sprintf("%s %s", b.Label, num(b.Measured)))
+			clientBound = append(clientBound, fmt.Sprintf("%s %s", b.Label, Num(b.Measured)))
 		}
 	}
 	if len(clientBound) > 0 {
 		allowed := clientCeiling(d.out.Bounds)
 		slack := ""
 		if slices.ContainsFunc(d.out.Bounds, func(b bench.Bound) bool { return b.Binds && b.Kind == bench.BoundClients && b.Measured > b.Allowed }) {
-			slack = fmt.Sprintf(", %s more from the requests in flight when it began", num(allowed.Slack))
+			slack = fmt.Sprintf(", %s more from the requests in flight when it began", Num(allowed.Slack))
 		}
 		out = append(out, fmt.Sprintf("In %s only the clients bound %s req/s (%s allowed%s: %s).",
-			d.def.name, strings.Join(clientBound, ", "), num(allowed.Allowed), slack, allowed.Basis))
+			d.def.name, strings.Join(clientBound, ", "), Num(allowed.Allowed), slack, allowed.Basis))
 	}
 	return out
 }
@@ -307,7 +307,7 @@ func resourceSentences(d *scopeData) []string {
 	if most != nil && least != nil && most != least {
 		hi, lo := most.Resources.MemoryMiB[bench.MemoryWorkingSet].Value, least.Resources.MemoryMiB[bench.MemoryWorkingSet].Value
 		out = append(out, fmt.Sprintf("%s used %.1f× the working set of %s %s (peak %s vs %s MiB).",
-			most.Label, hi/lo, least.Label, where, num(hi), num(lo)))
+			most.Label, hi/lo, least.Label, where, Num(hi), Num(lo)))
 	}
 	if len(threads) > 0 {
 		out = append(out, fmt.Sprintf("Peak threads %s: %s.", where, strings.Join(threads, "; ")))
@@ -319,7 +319,7 @@ func resourceSentences(d *scopeData) []string {
 // threads", "20 platform threads, 400 virtual threads".
 func threadWords(threads map[string]bench.Estimate) string {
 	var parts []string
-	for _, kind := range orderedKinds(threads, bench.ThreadKinds) {
+	for _, kind := range OrderedKinds(threads, bench.ThreadKinds) {
 		if e := threads[kind]; e.Value > 0 {
 			parts = append(parts, fmt.Sprintf("%.0f %s", e.Value, bench.ThreadLabel(kind)))
 		}
@@ -349,7 +349,7 @@ func steadySentences(d *scopeData) []string {
 		var trends []string
 		for _, sp := range res.Steady {
 			if !sp.Steady {
-				trends = append(trends, trendWords(sp, len(res.Steady) > 1))
+				trends = append(trends, TrendWords(sp, len(res.Steady) > 1))
 			}
 		}
 		if len(trends) > 0 {
@@ -360,19 +360,19 @@ func steadySentences(d *scopeData) []string {
 	return out
 }
 
-// trendWords says how a part that is not steady moves: "throughput
+// TrendWords says how a part that is not steady moves: "throughput
 // +1.6 %/s over the 5 s kept", with its round when there are several.
-func trendWords(sp bench.SteadyPart, rounds bool) string {
-	s := fmt.Sprintf("%s %s %%/s over the %d s kept", sp.Figure, positiveZero(fmt.Sprintf("%+.1f", sp.Trend)), sp.Seconds-sp.Cut)
+func TrendWords(sp bench.SteadyPart, rounds bool) string {
+	s := fmt.Sprintf("%s %s %%/s over the %d s kept", sp.Figure, PositiveZero(fmt.Sprintf("%+.1f", sp.Trend)), sp.Seconds-sp.Cut)
 	if rounds {
 		s = fmt.Sprintf("round %d: %s", sp.Round+1, s)
 	}
 	return s
 }
 
-// cvWords is the run-to-run spread printed with a verdict over rounds:
+// CVWords is the run-to-run spread printed with a verdict over rounds:
 // "; run-to-run CV 1.2% and 3.4%" (A's, then B's), or "" with one round.
-func cvWords(pf bench.PairFigure) string {
+func CVWords(pf bench.PairFigure) string {
 	if pf.CVA == nil || pf.CVB == nil {
 		return ""
 	}
@@ -407,7 +407,20 @@ func warmupWords(ws bench.WarmupSteady) string {
 		s += fmt.Sprintf(" (JIT %.1f s)", *ws.JITMs/1000)
 	}
 	if !ws.Steady {
-		s += fmt.Sprintf(" (maximum hit, %s still %s %%/s)", ws.Figure, positiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
+		s += fmt.Sprintf(" (maximum hit, %s still %s %%/s)", ws.Figure, PositiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
 	}
 	return s
+}
+
+// SameWhy says why an entry is ranked the same as the one above although
+// its test is significant: the difference is under the minimum effect, or
+// the values the test rests on order them the other way.
+func SameWhy(e, above bench.RankEntry, minEffect float64) string {
+	if !e.Same || !e.VsAbove.Significant {
+		return ""
+	}
+	if math.Abs(relativeChange(above.Value, e.Value)) < minEffect {
+		return fmt.Sprintf(", under the %g%% minimum effect", minEffect)
+	}
+	return ", pointing the other way"
 }

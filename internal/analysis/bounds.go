@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func (a *analysis) bounds(d *scopeData) []bench.Bound {
 	clientsDesc := fmt.Sprintf("%d clients", sc.concurrency)
 	if sc.ramp {
 		clients = float64(sc.from+sc.concurrency) / 2
-		clientsDesc = fmt.Sprintf("%s clients on average", num(clients))
+		clientsDesc = fmt.Sprintf("%s clients on average", Num(clients))
 	}
 	// The requests in flight when the stage began complete within it.
 	seconds := sc.duration.D().Seconds()
@@ -44,7 +44,7 @@ func (a *analysis) bounds(d *scopeData) []bench.Bound {
 
 func (a *analysis) subjectBounds(ss *scopeSubject, clients float64, clientsDesc string) []bench.Bound {
 	measured := ss.values[figThroughput.name]
-	think := thinkTime(effectiveWorkload(ss.s.spec))
+	think := thinkTime(EffectiveWorkload(ss.s.spec))
 	thinkDesc := ""
 	if think > 0 {
 		thinkDesc = fmt.Sprintf(" + %.3f s think time", think)
@@ -55,7 +55,7 @@ func (a *analysis) subjectBounds(ss *scopeSubject, clients float64, clientsDesc 
 			Basis:   fmt.Sprintf("%s ÷ (%.3f s mean latency%s)", clientsDesc, mean, thinkDesc),
 			Allowed: clients / (mean + think)})
 	}
-	service, what, ok := serviceTime(ss, effectiveWorkload(ss.s.spec))
+	service, what, ok := serviceTime(ss, EffectiveWorkload(ss.s.spec))
 	if !ok {
 		return out
 	}
@@ -88,7 +88,7 @@ func serviceTime(ss *scopeSubject, w bench.Workload) (seconds float64, what stri
 	}
 	window, first := ss.windows[0], ss.plains[0]
 	if len(reqs) == 0 {
-		return first.latency.Min / 1000, "service time (fastest response)", first.latency.Min > 0
+		return first.Latency.Min / 1000, "service time (fastest response)", first.Latency.Min > 0
 	}
 	var total, weight float64
 	for _, r := range reqs {
@@ -119,12 +119,12 @@ func serviceTime(ss *scopeSubject, w bench.Workload) (seconds float64, what stri
 
 // fastest is the fastest response to a request: its own figures', or the
 // window's when the workload has only that request.
-func fastest(s bench.Stats, counted, only bool, whole plain) (float64, bool) {
+func fastest(s bench.Stats, counted, only bool, whole Plain) (float64, bool) {
 	switch {
 	case counted && s.Successes > 0:
-		return requestPlain(bench.NamedStats{Stats: s}).latency.Min, true
-	case only && whole.latency.Min > 0:
-		return whole.latency.Min, true
+		return RequestPlain(bench.NamedStats{Stats: s}).Latency.Min, true
+	case only && whole.Latency.Min > 0:
+		return whole.Latency.Min, true
 	}
 	return 0, false
 }

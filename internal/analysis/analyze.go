@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -93,9 +93,9 @@ func (a *analysis) stageScope(index int) (scopeDef, bool) {
 func (a *analysis) header() bench.Report {
 	r := a.run
 	rep := bench.Report{
-		Run: refOf(r), Profile: fmt.Sprintf("%s (%s model): %s", orDash(r.Spec.Profile.Name), r.Spec.Profile.LoadModel().Name(), describeStages(r.Spec.Profile)),
-		Model: r.Spec.Profile.LoadModel().Name(), Workload: describeWorkload(effectiveWorkload(r.Spec)),
-		Limits: describeLimits(r.Spec.Limits) + " per target", Environment: r.Environment,
+		Run: refOf(r), Profile: fmt.Sprintf("%s (%s model): %s", OrDash(r.Spec.Profile.Name), r.Spec.Profile.LoadModel().Name(), DescribeStages(r.Spec.Profile)),
+		Model: r.Spec.Profile.LoadModel().Name(), Workload: DescribeWorkload(EffectiveWorkload(r.Spec)),
+		Limits: DescribeLimits(r.Spec.Limits) + " per target", Environment: r.Environment,
 		Rounds: r.Spec.Rounds(), Confidence: a.est.confidence, Alpha: a.alpha, MinEffect: a.minEffect,
 		Subjects: []bench.ReportSubject{}, Scopes: []bench.ReportScope{}, Findings: []bench.Finding{},
 	}
@@ -119,7 +119,7 @@ func stageScopes(r *bench.Run) []scopeDef {
 	var indexes []int
 	byIndex := map[int]bench.StageResult{}
 	for i := range r.Targets {
-		for _, s := range measuredStages(&r.Targets[i]) {
+		for _, s := range MeasuredStages(&r.Targets[i]) {
 			if _, ok := byIndex[s.Index]; !ok {
 				indexes = append(indexes, s.Index)
 				byIndex[s.Index] = s
@@ -136,7 +136,7 @@ func stageScopes(r *bench.Run) []scopeDef {
 
 func stageScope(p bench.Profile, s bench.StageResult) scopeDef {
 	index := s.Index
-	sc := scopeDef{stage: &index, name: stageLabel(s.Index, s.Name), stageName: s.Name, model: s.LoadModel(), concurrency: s.Concurrency,
+	sc := scopeDef{stage: &index, name: StageLabel(s.Index, s.Name), stageName: s.Name, model: s.LoadModel(), concurrency: s.Concurrency,
 		rate: s.Rate, duration: s.Duration, from: s.Concurrency}
 	if s.Model == "" { // a stage that names no model is its profile's
 		sc.model = p.LoadModel()
@@ -151,14 +151,14 @@ func stageScope(p bench.Profile, s bench.StageResult) scopeDef {
 }
 
 func wholeScope(r *bench.Run, stages []scopeDef) scopeDef {
-	sc := scopeDef{name: scopeWholeName, model: r.Spec.Profile.LoadModel(), duration: r.Spec.Profile.Duration()}
+	sc := scopeDef{name: ScopeWholeName, model: r.Spec.Profile.LoadModel(), duration: r.Spec.Profile.Duration()}
 	if len(stages) == 1 {
 		sc.ramp, sc.concurrency, sc.from, sc.rate = stages[0].ramp, stages[0].concurrency, stages[0].from, stages[0].rate
 	}
 	return sc
 }
 
-const scopeWholeName = "whole attack"
+const ScopeWholeName = "whole attack"
 
 // load describes the load a scope offered: "closed, 400 clients",
 // "closed, ramp 300 -> 500 clients", "open, 200 req/s".
@@ -167,7 +167,7 @@ func (sc scopeDef) load(stages int) string {
 	if sc.stage == nil && stages != 1 {
 		return fmt.Sprintf("%s, %d stages", name, stages)
 	}
-	level := valueWithUnit(sc.level(), sc.model.Unit())
+	level := ValueWithUnit(sc.level(), sc.model.Unit())
 	switch {
 	case sc.ramp && sc.model.Clients(): // the clients it started from are known
 		return fmt.Sprintf("%s, ramp %d -> %s", name, sc.from, level)
@@ -228,7 +228,7 @@ func (a *analysis) methodNotes(scopes []*scopeData) {
 		a.notes.addLine("One round: intervals are within-run (batch means of per-second values of a stage's steady part) " +
 			"and tests compare batch means; neither includes run-to-run variation. Repeat the run (--repeat) for that.")
 	}
-	if slices.ContainsFunc(scopes, func(d *scopeData) bool { return anyCut(d.out) }) {
+	if slices.ContainsFunc(scopes, func(d *scopeData) bool { return AnyCut(d.out) }) {
 		a.notes.addLine("Steady part: a hold stage's figures come from the seconds after its transient, found by MSER on its " +
 			"per-second throughput and p50 (a single deviant second is no transient); a stage still trending after the cut " +
 			"is not steady, and neither ranked nor paired.")
