@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/hdr"
 	"github.com/threadbench/threadbench/internal/store"
 )
@@ -581,7 +582,7 @@ func metric(ms []bench.MetricDelta, name string) *bench.MetricDelta {
 }
 
 func TestProfilesList(t *testing.T) {
-	names := bench.BuiltinNames()
+	names := builtin.ProfileNames()
 	if got, want := len(names), 5; got != want {
 		t.Fatalf("%d built-in profiles, want %d: %v", got, want, names)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -19,7 +20,7 @@ func newExperimentsCmd(g *globalState) *cobra.Command {
 			"(an experiment with parts runs each part as a run of its own unless --part picks one).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return report.WriteExperiments(g.stdout, bench.Experiments(), output)
+			return report.WriteExperiments(g.stdout, builtin.Experiments(), output)
 		},
 	}
 	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindExperiments))
@@ -34,7 +35,7 @@ func experimentParts(spec bench.RunSpec) ([]bench.RunSpec, error) {
 	if ref == nil || ref.Part != "" {
 		return []bench.RunSpec{spec}, nil
 	}
-	e, err := bench.LookupExperiment(ref.Name)
+	e, err := builtin.LookupExperiment(ref.Name)
 	if err != nil || len(e.Parts) < 2 {
 		return []bench.RunSpec{spec}, nil // Prepare says what is wrong with the name
 	}

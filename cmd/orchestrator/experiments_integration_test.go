@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -25,7 +26,7 @@ import (
 // experiment reference, so that the test may change it), at scale.
 func experimentSpec(t *testing.T, name, part string, scale float64) bench.RunSpec {
 	t.Helper()
-	e, err := bench.LookupExperiment(name)
+	e, err := builtin.LookupExperiment(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/store"
 )
 
 func TestExperimentsList(t *testing.T) {
 	code, stdout, stderr := run(t, nil, "experiments", "list")
 	mustOK(t, code, stderr)
-	for _, name := range bench.ExperimentNames() {
+	for _, name := range builtin.ExperimentNames() {
 		if !strings.Contains(stdout, "\n"+name+" ") {
 			t.Errorf("%s not listed:\n%s", name, stdout)
 		}
@@ -30,7 +31,7 @@ func TestExperimentsList(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &exps); err != nil {
 		t.Fatalf("decode: %v\n%s", err, stdout)
 	}
-	if len(exps) != len(bench.ExperimentNames()) || exps[1].Name != "seed-001" || len(exps[1].Parts) != 2 || len(exps[1].Rows) == 0 {
+	if len(exps) != len(builtin.ExperimentNames()) || exps[1].Name != "seed-001" || len(exps[1].Parts) != 2 || len(exps[1].Rows) == 0 {
 		t.Errorf("listed %+v", exps)
 	}
 }
@@ -100,7 +101,7 @@ func TestRunsShowExperiment(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-004"}}
-	catalog := bench.Catalog{Targets: newGlobalState(context.Background(), nil, nil, nil, nil).catalog.Infos()}
+	catalog := bench.Catalog{Targets: newGlobalState(context.Background(), nil, nil, nil, nil).catalog.Infos(), Builtins: builtin.Set}
 	if err := bench.Prepare(&spec, catalog); err != nil {
 		t.Fatal(err)
 	}

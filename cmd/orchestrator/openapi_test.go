@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadbench/threadbench/api"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -42,12 +43,12 @@ func TestDocumentListsWhatIsValid(t *testing.T) {
 		t.Errorf("targets enum = %v, want the built-in catalog's %v", got, refs)
 	}
 
-	if got, want := strs(runSpec.Properties["profile"].Value.OneOf[0].Value.Enum), bench.BuiltinNames(); !slices.Equal(got, want) {
+	if got, want := strs(runSpec.Properties["profile"].Value.OneOf[0].Value.Enum), builtin.ProfileNames(); !slices.Equal(got, want) {
 		t.Errorf("profile enum = %v, want the built-in profiles %v", got, want)
 	}
 
 	var closed []string
-	for _, p := range bench.Builtins() {
+	for _, p := range builtin.Profiles() {
 		if p.Model == bench.ModelClosed {
 			closed = append(closed, p.Name)
 		}

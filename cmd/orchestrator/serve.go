@@ -15,6 +15,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/store"
@@ -212,8 +213,8 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 	compare := func(base, head *bench.Run, threshold float64) bench.Comparison {
 		return analysis.Compare(base, head, analysis.CompareOptions{NoiseThreshold: threshold})
 	}
-	pages, err := web.New(web.Config{Store: db, Compare: compare, Targets: catalog.Targets, Profiles: bench.Builtins(),
-		Experiments: bench.Experiments(), Endpoints: bench.Endpoints(), Logger: logger})
+	pages, err := web.New(web.Config{Store: db, Compare: compare, Targets: catalog.Targets, Profiles: builtin.Profiles(),
+		Experiments: builtin.Experiments(), Endpoints: bench.Endpoints(), Logger: logger})
 	if err == nil {
 		d.api, err = httpapi.NewServer(httpapi.Config{
 			Runs:          d.queue,
@@ -222,7 +223,7 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 			Engines:       engineNames(catalog),
 			HostCPUs:      float64(catalog.HostCPUs),
 			HostMemoryMiB: catalog.HostMemoryBytes >> 20,
-			Profiles:      bench.Builtins(),
+			Profiles:      builtin.Profiles(),
 			Compare:       compare,
 			Gatherer:      reg,
 			Logger:        logger,

@@ -121,8 +121,8 @@ type Experiment struct {
 	Ratios []TargetPair `json:"-"`
 	// Notes say where the reproduction differs from the seed.
 	Notes []string `json:"notes,omitempty"`
-	// expand builds the spec of a part at a scale, both resolved.
-	expand func(scale float64, part string) RunSpec
+	// Expand builds the spec of a part at a scale, both resolved.
+	Expand func(scale float64, part string) RunSpec `json:"-"`
 }
 
 // Spec returns the run spec of one part ("" for the first) at a scale (0
@@ -137,7 +137,7 @@ func (e Experiment) specOf(ref ExperimentRef) (RunSpec, error) {
 	if err := e.resolveRef(&ref); err != nil {
 		return RunSpec{}, err
 	}
-	spec := e.expand(ref.Scale, ref.Part)
+	spec := e.Expand(ref.Scale, ref.Part)
 	if err := keepCases(&spec, ref.Cases); err != nil {
 		return RunSpec{}, FieldErrorf("experiment.cases", "experiment %s: %s", e.Name, ErrorMessage(err))
 	}
@@ -206,40 +206,16 @@ func (e Experiment) resolveRef(ref *ExperimentRef) error {
 	return nil
 }
 
-// Experiments returns the built-in experiments, in seed order.
-func Experiments() []Experiment { return experiments() }
-
-// ExperimentNames returns the built-in experiments' names, in seed order.
-func ExperimentNames() []string {
-	exps := experiments()
-	names := make([]string, len(exps))
-	for i, e := range exps {
-		names[i] = e.Name
-	}
-	return names
-}
-
-// LookupExperiment returns the named built-in experiment, or an ENOTFOUND
-// *Error listing the names.
-func LookupExperiment(name string) (Experiment, error) {
-	for _, e := range experiments() {
-		if e.Name == name {
-			return e, nil
-		}
-	}
-	return Experiment{}, Errorf(ENOTFOUND, "no built-in experiment %q (built-in experiments: %s)", name, strings.Join(ExperimentNames(), ", "))
-}
-
 // resolveExperiment replaces a spec that names an experiment with the
 // experiment's spec. The spec may add a name, rounds, limits and the Java
 // options the experiment leaves alone (heap, collector, base image); any
 // field the experiment sets itself is refused, naming it.
-func resolveExperiment(spec *RunSpec) error {
+func resolveExperiment(spec *RunSpec, builtins Builtins) error {
 	ref := spec.Experiment
 	if ref == nil {
 		return nil
 	}
-	e, err := LookupExperiment(ref.Name)
+	e, err := builtins.LookupExperiment(ref.Name)
 	if err != nil {
 		return FieldErrorf("experiment.name", "%s", ErrorMessage(err))
 	}

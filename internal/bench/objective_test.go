@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 )
 
 func TestParseObjective(t *testing.T) {
@@ -123,7 +124,7 @@ func TestPrepareChecksCapacity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := bench.RunSpec{Targets: []string{"go"}, Capacity: &tt.c,
 				Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
-			err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}})
+			err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}, Builtins: builtin.Set})
 			if err == nil || bench.ErrorCode(err) != bench.EINVALID || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want …%s…", err, tt.want)
 			}
@@ -139,7 +140,7 @@ func TestPrepareAcceptsCapacity(t *testing.T) {
 	spec := bench.RunSpec{Targets: []string{"go", "java-platform", "java-virtual"}, Profile: bench.Profile{Engine: "vegeta"},
 		Capacity: &bench.CapacitySpec{Objective: "p99<=300ms", Budget: bench.Duration(5 * 60e9), StartRate: 400},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
-	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}}
+	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}, Builtins: builtin.Set}
 	if err := bench.Prepare(&spec, catalog); err != nil {
 		t.Fatal(err)
 	}

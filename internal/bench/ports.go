@@ -178,3 +178,32 @@ type RecordingResult struct {
 	StatsFailures  int    // container stats reads that failed
 	LastError      string // the last failure, for a warning
 }
+
+// Builtins are the profiles and experiments a spec may name rather than
+// write out: Prepare resolves such a name through them. Package builtin
+// holds threadbench's own.
+type Builtins interface {
+	// LookupProfile returns the named profile with its stage durations
+	// multiplied by scale (0: the profile's default scale): an ENOTFOUND
+	// *Error listing the names for an unknown profile, EINVALID for a
+	// negative or non-finite scale.
+	LookupProfile(name string, scale float64) (Profile, error)
+	// ProfileNames returns the profiles' names, in the order they are listed.
+	ProfileNames() []string
+	// LookupExperiment returns the named experiment, or an ENOTFOUND *Error
+	// listing the names.
+	LookupExperiment(name string) (Experiment, error)
+}
+
+// noBuiltins is a catalog's Builtins when it gives none: every name is unknown.
+type noBuiltins struct{}
+
+func (noBuiltins) LookupProfile(name string, _ float64) (Profile, error) {
+	return Profile{}, Errorf(ENOTFOUND, "no built-in profile %q (there are none)", name)
+}
+
+func (noBuiltins) ProfileNames() []string { return nil }
+
+func (noBuiltins) LookupExperiment(name string) (Experiment, error) {
+	return Experiment{}, Errorf(ENOTFOUND, "no built-in experiment %q (there are none)", name)
+}

@@ -30,6 +30,9 @@ type Catalog struct {
 	// would pull and run whatever they named; the daemon's operator sets
 	// images in its configuration.
 	AllowImages bool
+	// Builtins are the profiles and experiments a spec may name instead of
+	// writing them out (package builtin's); nil: none.
+	Builtins Builtins
 }
 
 // Bounds of spec fields that no configuration changes.
@@ -67,13 +70,16 @@ var GCNames = map[string]string{
 // is the JSON path of the offending input.
 func Prepare(spec *RunSpec, c Catalog) error {
 	c.Guardrails = c.Guardrails.withDefaults()
-	if err := resolveExperiment(spec); err != nil {
+	if c.Builtins == nil {
+		c.Builtins = noBuiltins{}
+	}
+	if err := resolveExperiment(spec, c.Builtins); err != nil {
 		return err
 	}
 	if err := resolveCapacity(spec, c.Guardrails); err != nil {
 		return err
 	}
-	if err := resolveProfile(spec); err != nil {
+	if err := resolveProfile(spec, c.Builtins); err != nil {
 		return err
 	}
 	// A workload left out takes the profile's; an empty list given is not
@@ -152,12 +158,12 @@ func checkProfileWorkload(p Profile) error {
 }
 
 // resolveProfile replaces a profile given by name only with the built-in.
-func resolveProfile(spec *RunSpec) error {
+func resolveProfile(spec *RunSpec, builtins Builtins) error {
 	p := spec.Profile
 	if len(p.Stages) > 0 || p.Name == "" {
 		return nil
 	}
-	b, err := LookupProfile(p.Name, p.Scale)
+	b, err := builtins.LookupProfile(p.Name, p.Scale)
 	if err != nil {
 		if ErrorCode(err) == ENOTFOUND {
 			return FieldErrorf("profile.name", "%s", ErrorMessage(err))
@@ -267,7 +273,7 @@ func checkProfile(spec *RunSpec, c Catalog) error {
 		return err
 	}
 	if len(p.Stages) == 0 {
-		return FieldErrorf("profile.stages", "a profile needs at least one stage (or name a built-in: %s)", strings.Join(BuiltinNames(), ", "))
+		return FieldErrorf("profile.stages", "a profile needs at least one stage (or name a built-in: %s)", strings.Join(c.Builtins.ProfileNames(), ", "))
 	}
 	for i, st := range p.Stages {
 		field := fmt.Sprintf("profile.stages[%d]", i)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 )
 
 // testCatalog is the three targets of the built-in catalog, Java on JDK 25 or 21.
@@ -15,7 +16,7 @@ func testCatalog(g bench.Guardrails) bench.Catalog {
 		{Name: bench.TargetGo, Kind: "go"},
 		{Name: bench.TargetJavaPlatform, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
 		{Name: bench.TargetJavaVirtual, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
-	}}
+	}, Builtins: builtin.Set}
 }
 
 // validSpec is a spec that passes; each test row breaks one thing.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 )
 
 // WriteExperiments writes the built-in experiments: name, seed, default
@@ -62,7 +63,7 @@ func writeExperimentRun(w io.Writer, run *bench.Run, markdown bool) error {
 	if ref == nil {
 		return nil
 	}
-	e, err := bench.LookupExperiment(ref.Name)
+	e, err := builtin.LookupExperiment(ref.Name)
 	if err != nil {
 		return nil // an experiment this build no longer has: the run's own tables say it all
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 )
 
 // The seeds' own table layouts, one method each.
@@ -125,10 +126,10 @@ func (x *expTable) fanoutSetup() string {
 }
 
 // fanoutModel reads a row's fan-out from its case's workload.
-func (x *expTable) fanoutModel(row bench.SeedRow) (bench.FanoutModel, bool) {
+func (x *expTable) fanoutModel(row bench.SeedRow) (builtin.FanoutModel, bool) {
 	spec := x.run.Spec
 	if spec.Downstream == nil {
-		return bench.FanoutModel{}, false
+		return builtin.FanoutModel{}, false
 	}
 	for _, c := range spec.RunCases() {
 		if c.Name != row.Case {
@@ -140,12 +141,12 @@ func (x *expTable) fanoutModel(row bench.SeedRow) (bench.FanoutModel, bool) {
 			}
 		}
 	}
-	return bench.FanoutModel{}, false
+	return builtin.FanoutModel{}, false
 }
 
-func fanoutParams(p map[string]string, workers int) bench.FanoutModel {
+func fanoutParams(p map[string]string, workers int) builtin.FanoutModel {
 	atoi := func(k string) int { n, _ := strconv.Atoi(p[k]); return n }
-	return bench.FanoutModel{Calls: atoi("calls"), Limit: atoi("limit"), Mode: p["mode"], Workers: workers,
+	return builtin.FanoutModel{Calls: atoi("calls"), Limit: atoi("limit"), Mode: p["mode"], Workers: workers,
 		Service: time.Duration(atoi("duration")) * time.Millisecond, Timeout: time.Duration(atoi("timeout")) * time.Millisecond}
 }
 

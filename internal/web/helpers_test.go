@@ -14,6 +14,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/web"
 )
@@ -41,8 +42,8 @@ func newEnv(t *testing.T) *env {
 			return analysis.Compare(base, head, analysis.CompareOptions{NoiseThreshold: threshold})
 		},
 		Targets:     catalog,
-		Profiles:    bench.Builtins(),
-		Experiments: bench.Experiments(),
+		Profiles:    builtin.Profiles(),
+		Experiments: builtin.Experiments(),
 		Endpoints:   bench.Endpoints(),
 		Logger:      slog.New(slog.NewTextHandler(e.logs, nil)),
 	})

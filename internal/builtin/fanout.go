@@ -1,8 +1,10 @@
-package bench
+package builtin
 
 import (
 	"math"
 	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // FanoutModel is seed 001's arithmetic: Calls calls made at once (or
@@ -19,7 +21,7 @@ type FanoutModel struct {
 
 // Unbounded reports whether mode applies no limit (unbounded, virtual,
 // goroutines).
-func Unbounded(mode string) bool { return mode != ModePool && mode != ModeSemaphore }
+func Unbounded(mode string) bool { return mode != bench.ModePool && mode != bench.ModeSemaphore }
 
 // Expect returns the share of calls that succeed and how long the fan-out
 // takes. The callee serves its workers in waves of Service; a call that
