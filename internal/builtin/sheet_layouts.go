@@ -1,4 +1,4 @@
-package report
+package builtin
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/builtin"
 )
 
 // The seeds' own table layouts, one method each.
@@ -81,10 +80,7 @@ func (x *expTable) ratios() {
 		parts = append(parts, part)
 	}
 	if len(parts) > 0 {
-		if !x.markdown {
-			fmt.Fprintln(&x.buf)
-		}
-		x.line("throughput ratios: " + strings.Join(parts, "; "))
+		x.sheet.Parts = append(x.sheet.Parts, SheetPart{Line: "throughput ratios: " + strings.Join(parts, "; "), Apart: true})
 	}
 }
 
@@ -126,10 +122,10 @@ func (x *expTable) fanoutSetup() string {
 }
 
 // fanoutModel reads a row's fan-out from its case's workload.
-func (x *expTable) fanoutModel(row bench.SeedRow) (builtin.FanoutModel, bool) {
+func (x *expTable) fanoutModel(row bench.SeedRow) (FanoutModel, bool) {
 	spec := x.run.Spec
 	if spec.Downstream == nil {
-		return builtin.FanoutModel{}, false
+		return FanoutModel{}, false
 	}
 	for _, c := range spec.RunCases() {
 		if c.Name != row.Case {
@@ -141,12 +137,12 @@ func (x *expTable) fanoutModel(row bench.SeedRow) (builtin.FanoutModel, bool) {
 			}
 		}
 	}
-	return builtin.FanoutModel{}, false
+	return FanoutModel{}, false
 }
 
-func fanoutParams(p map[string]string, workers int) builtin.FanoutModel {
+func fanoutParams(p map[string]string, workers int) FanoutModel {
 	atoi := func(k string) int { n, _ := strconv.Atoi(p[k]); return n }
-	return builtin.FanoutModel{Calls: atoi("calls"), Limit: atoi("limit"), Mode: p["mode"], Workers: workers,
+	return FanoutModel{Calls: atoi("calls"), Limit: atoi("limit"), Mode: p["mode"], Workers: workers,
 		Service: time.Duration(atoi("duration")) * time.Millisecond, Timeout: time.Duration(atoi("timeout")) * time.Millisecond}
 }
 
