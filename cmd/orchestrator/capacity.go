@@ -70,11 +70,6 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), false); err != nil {
 				return err
 			}
-			catalog := g.specCatalog(cfg)
-			catalog.AllowImages = true
-			if err := bench.Prepare(&spec, catalog); err != nil {
-				return err
-			}
 			return runLocal(g, cfg, spec, output, quiet, nil)
 		},
 	}

@@ -61,41 +61,17 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), cfg.Server != ""); err != nil {
 				return err
 			}
-			// An experiment of several parts is a run per part, in order.
-			specs, err := experimentParts(spec)
-			if err != nil {
-				return err
-			}
 			if cfg.Server != "" {
 				if results.Path != "" {
 					return bench.FieldErrorf("results", "results files are written by a local run, not over --server")
 				}
-				for _, spec := range specs {
-					if err := runRemote(g, cfg, spec, output, quiet, submitAttempts); err != nil {
-						return err
-					}
-				}
-				return nil
+				return runRemote(g, cfg, spec, output, quiet, submitAttempts)
 			}
-			// Everything is checked before anything starts. A local run's user
-			// may name the images to build on; a daemon's callers may not.
-			catalog := g.specCatalog(cfg)
-			catalog.AllowImages = true
-			for i := range specs {
-				if err := bench.Prepare(&specs[i], catalog); err != nil {
-					return err
-				}
+			var responses bench.ResponseLog
+			if results.Path != "" {
+				responses = results
 			}
-			for _, spec := range specs {
-				var responses bench.ResponseLog
-				if results.Path != "" {
-					responses = results.ForPart(spec)
-				}
-				if err := runLocal(g, cfg, spec, output, quiet, responses); err != nil {
-					return err
-				}
-			}
-			return nil
+			return runLocal(g, cfg, spec, output, quiet, responses)
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())
@@ -109,42 +85,119 @@ func newRunCmd(g *globalState) *cobra.Command {
 	return cmd
 }
 
-// runLocal executes the run in this process and stores it in the local history.
-// responses, when not nil, logs every measured request of each target.
+// runLocal executes the spec in this process through the queue a daemon
+// runs its runs with (newRunQueue), storing the runs in the local history:
+// one, or one per part of an experiment of several parts, followed in
+// turn. Everything is checked before anything is opened. Ctrl-C cancels
+// the run (and the parts after it), keeping what was measured. responses,
+// when not nil, logs every measured request of each target.
 func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) error {
+	// A local run's user may name the images to build on; a daemon's
+	// callers may not.
+	catalog := g.specCatalog(cfg)
+	catalog.AllowImages = true
+	if _, err := bench.PrepareRuns(spec, catalog); err != nil {
+		return err
+	}
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {
 		return bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
 	}
 	defer db.Close()
-	deps, err := newRunDeps(g, cfg, db, quiet)
+	deps, err := openRunDeps(g, cfg, db, quiet)
 	if err != nil {
 		return err
 	}
 	defer deps.Close()
 	deps.config.Responses = responses
-
-	ctx := g.ctx
-	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
-	if err := db.CreateRun(context.WithoutCancel(ctx), run); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stderr, "run %s: %d target(s), profile %s, history %s\n", run.ID, len(spec.Targets), profileLabel(spec.Profile), cfg.DB)
-	r := runner.New(deps.config)
-	events, unsubscribe := r.Hub().Subscribe(run.ID)
-	defer unsubscribe()
-	progress := make(chan struct{})
-	go func() {
-		defer close(progress)
-		showProgress(g.stderr, events, quiet)
-	}()
-	err = r.Execute(ctx, run)
-	<-progress
-	listResultsFiles(g, run, responses)
+	queue := newRunQueue(deps, db, catalog, 0)
+	first, err := queue.Submit(context.WithoutCancel(g.ctx), spec)
 	if err != nil {
 		return err
 	}
-	return finishRun(g, run, output, cfg.DB)
+	l := &localRuns{g: g, cfg: cfg, db: db, queue: queue, parts: runParts(first)}
+	return l.follow(output, quiet, responses)
+}
+
+// runParts are the IDs of the runs one submission queued, in order.
+func runParts(first *bench.Run) []string {
+	if len(first.Parts) > 0 {
+		return first.Parts
+	}
+	return []string{first.ID}
+}
+
+// localRuns are the runs a CLI run submitted to its own queue.
+type localRuns struct {
+	g     *globalState
+	cfg   config
+	db    *store.DB
+	queue *runner.Queue
+	parts []string
+}
+
+// follow starts the queue and prints each run's progress and results in
+// turn, until one does not succeed (the queue cancels the parts after it).
+func (l *localRuns) follow(output string, quiet bool, responses bench.ResponseLog) error {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	// Subscribed before the queue starts, so that no event goes unseen.
+	events := make([]<-chan bench.Event, len(l.parts))
+	for i, id := range l.parts {
+		var err error
+		if events[i], err = l.queue.Subscribe(ctx, id); err != nil {
+			return err
+		}
+	}
+	l.queue.Start()
+	defer l.queue.Close(context.Background())
+	go l.cancelOnInterrupt(ctx)
+	for i, id := range l.parts {
+		run, err := l.await(ctx, id, events[i], quiet)
+		if err != nil {
+			return err
+		}
+		listResultsFiles(l.g, run, responses)
+		if err := finishRun(l.g, run, output, l.cfg.DB); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// await shows a run's progress until it has finished and returns it as
+// stored. A reader the hub cut off for lagging subscribes again.
+func (l *localRuns) await(ctx context.Context, id string, events <-chan bench.Event, quiet bool) (*bench.Run, error) {
+	run, err := l.db.FindRunByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(l.g.stderr, "run %s: %d target(s), profile %s, history %s\n", run.ID, len(run.Spec.Targets), profileLabel(run.Spec.Profile), l.cfg.DB)
+	for {
+		showProgress(l.g.stderr, events, quiet)
+		if run, err = l.db.FindRunByID(ctx, id); err != nil || run.Status.Finished() {
+			return run, err
+		}
+		if events, err = l.queue.Subscribe(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// cancelOnInterrupt cancels the runs not yet finished when the command's
+// context ends (Ctrl-C): the running one is recorded canceled with what it
+// measured, the queued ones canceled before they start.
+func (l *localRuns) cancelOnInterrupt(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-l.g.ctx.Done():
+	}
+	for _, id := range l.parts {
+		if _, err := l.queue.Cancel(context.WithoutCancel(ctx), id); err != nil && bench.ErrorCode(err) != bench.ECONFLICT {
+			fmt.Fprintf(l.g.stderr, "cancel run %s: %s\n", id, errorText(err))
+		}
+	}
 }
 
 // listResultsFiles tells where each target's results file went.
@@ -154,7 +207,7 @@ func listResultsFiles(g *globalState, run *bench.Run, responses bench.ResponseLo
 		return
 	}
 	for _, tr := range run.Targets {
-		if path := files.FileFor(tr.Key()); fileExists(path) {
+		if path := files.ForPart(run.Spec).FileFor(tr.Key()); fileExists(path) {
 			fmt.Fprintf(g.stderr, "results of %s: %s\n", tr.Key(), path)
 		}
 	}
@@ -177,6 +230,19 @@ func (d *runDeps) apiRequests() int64 {
 		return api.Served()
 	}
 	return 0
+}
+
+// openRunDeps makes the parts that execute runs, the daemon's and a CLI
+// run's alike: the Docker runtime, the load engine and the sampler. The
+// conformance build and tests put a stand-in in their place (standin.go).
+var openRunDeps = newRunDeps
+
+// newRunQueue is the queue every run executes through, the daemon's and a
+// CLI run's alike: specs prepared against catalog (bench.PrepareRuns), at
+// most maxQueue runs waiting (0: no bound).
+func newRunQueue(deps *runDeps, db *store.DB, catalog bench.Catalog, maxQueue int) *runner.Queue {
+	prepare := func(spec bench.RunSpec) ([]bench.RunSpec, error) { return bench.PrepareRuns(spec, catalog) }
+	return runner.NewQueue(deps.config, db, prepare, maxQueue)
 }
 
 func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps, error) {
