@@ -71,8 +71,8 @@ func (p *Pages) runPart(ctx context.Context, id string) ([]byte, int, error) {
 		return body, http.StatusOK, err
 	}
 	view := reportView{runHead: newRunHead(run), Downloads: downloads(run.ID)}
-	src := report.Source{Run: run, Targets: p.cfg.Targets}
-	if src.Series, err = report.LoadSeries(ctx, p.cfg.Store, run, p.cfg.Targets); err != nil {
+	src, err := report.LoadSource(ctx, p.cfg.Store, run, p.cfg.Targets, true)
+	if err != nil {
 		return nil, 0, err
 	}
 	var buf bytes.Buffer
