@@ -49,7 +49,7 @@ func managedContainers(t *testing.T) []string {
 }
 
 func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	profile := writeFile(t, "bad-profile.yaml", "model: open\nstagez:\n  - {duration: 5s, rate: 10}\n")
 	before := managedContainers(t)
 

@@ -99,6 +99,7 @@ func runSpec(t *testing.T, spec bench.RunSpec) *bench.Run {
 // goroutines alike get one wave of 40 through in time (20 %); the pool and
 // the semaphore get every call through.
 func TestExperimentFanoutSmall(t *testing.T) {
+	alone(t)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Name = "seed-001 small"
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 40} // starts in a moment; Tomcat's is the full experiment's
@@ -136,6 +137,7 @@ func TestExperimentFanoutSmall(t *testing.T) {
 // a bulkhead of 100; unbounded virtual threads send it 400 calls at once
 // and half of them time out.
 func TestExperimentDownstreamStaged(t *testing.T) {
+	alone(t)
 	spec := experimentSpec(t, "seed-001-service", "", 1)
 	spec.Name = "seed-001-service short"
 	spec.Cases = spec.Cases[:3] // java-platform, java-virtual-bulkhead, java-virtual
@@ -181,6 +183,7 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 // cases (--case), one JVM start each: every claim above on at least one
 // JDK, synchronized on both; the three left out repeat a claim.
 func TestExperimentSeed003(t *testing.T) {
+	alone(t)
 	db := t.TempDir() + "/history.db"
 	began := time.Now()
 	cases := "platform-1-thread@21,virtual-1-carrier@21,synchronized@21,synchronized@25,native@25"
@@ -243,6 +246,7 @@ func pinnedEvents(tr bench.TargetResult) float64 {
 // A callee that never starts fails the run before any target starts, and
 // leaves no container.
 func TestExperimentCalleeFails(t *testing.T) {
+	sideBySide(t)
 	broken := targets.GoEntry()
 	broken.Name, broken.Description = "broken-callee", "the Go server given a DOWNSTREAM_URL that is no URL: it exits at start"
 	broken.Env = map[string]string{"DOWNSTREAM_URL": "not a url"}
@@ -275,11 +279,11 @@ func TestExperimentCalleeFails(t *testing.T) {
 // Cancelling an experiment mid-way (a case attacking, the callee up)
 // stops and removes every container of the run.
 func TestExperimentCancelled(t *testing.T) {
+	sideBySide(t)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
 	file := specFile(t, spec)
 	db := t.TempDir() + "/history.db"
-	setContainerEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr syncBuffer

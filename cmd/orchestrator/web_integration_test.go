@@ -245,7 +245,7 @@ func (b *browser) partWeight() int {
 var webStages = [][2]string{{"7s", "20"}, {"7s", "50"}}
 
 func TestWebInChromium(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	begin := time.Now()
 	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"))
 	a := apiClient{t: t, base: d.url}
@@ -504,7 +504,7 @@ func portOf(hostport string) string {
 // 1,000 runs in a fresh browser: what it weighs and when the history is
 // on screen. Then it drives the page of the same daemon with a token.
 func TestWebHistoryOf1000Runs(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	begin := time.Now()
 	ids := seedWebHistory(t, db, 1000)
