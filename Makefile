@@ -67,7 +67,7 @@ fixtures:
 
 ## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip
 integration: docker-up test-deps
-	$(GO) test -count=1 -p 1 -parallel 16 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json ./... | $(TESTSUMMARY) -name integration
+	$(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json ./... | $(TESTSUMMARY) -name integration
 
 ## conformance: schemathesis (pinned, from PyPI into .build/venv) fuzzes the daemon's API against api/openapi.yaml,
 ## with runs executed by a stand-in (no Docker); about two minutes, 0 server errors and 0 schema violations

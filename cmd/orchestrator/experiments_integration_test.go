@@ -287,7 +287,7 @@ func TestExperimentCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr syncBuffer
-	g := newGlobalState(ctx, strings.NewReader(""), &bytes.Buffer{}, &stderr, func(string) string { return "" })
+	g := newGlobalState(ctx, strings.NewReader(""), &bytes.Buffer{}, &stderr, testEnv(t, nil))
 	exit := make(chan int, 1)
 	go func() { exit <- execute(g, []string{"--db", db, "run", "-f", file}) }()
 	deadline := time.After(2 * time.Minute)

@@ -609,7 +609,7 @@ func startDaemonWith(t *testing.T, db string, args ...string) *inProcessDaemon {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &inProcessDaemon{log: newDaemonLog(), cancel: cancel, exit: make(chan int, 1)}
-	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.log, func(string) string { return "" })
+	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.log, testEnv(t, nil))
 	go func() { d.exit <- execute(g, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...)) }()
 	t.Cleanup(func() { d.stop() })
 	select {
