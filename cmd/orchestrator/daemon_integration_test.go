@@ -23,7 +23,7 @@ import (
 // events, listed, compared, then the CLI through the daemon, the daemon's
 // own endpoints, and a shutdown that leaves no container behind.
 func TestDaemonEndToEnd(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	begin := time.Now()
 	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
 	a := apiClient{t: t, base: d.url}
@@ -272,7 +272,7 @@ func checkOwnEndpoints(t *testing.T, a apiClient, succeeded int) {
 // run, records it canceled, removes its container and ends its event stream
 // with the final document; a queued run stays queued for the next start.
 func TestDaemonGracefulShutdownCancelsRunning(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	db := t.TempDir() + "/history.db"
 	d := startInProcessDaemon(t, db)
 	a := apiClient{t: t, base: d.url}

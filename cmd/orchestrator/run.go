@@ -272,6 +272,7 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Recorder: metrics.NewSampler(engines.Local().Client()),
 		BuildLog: buildLog,
 		Logger:   logger,
+		LockPath: cfg.AttackLock,
 	}
 	return d, nil
 }

@@ -28,6 +28,7 @@ stages:
 // first, needs longer than Go, and the measured stage after each warm-up
 // is steady.
 func TestWarmupUntilSteady(t *testing.T) {
+	alone(t)
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "cpu-heavy.yaml")
 	if err := os.WriteFile(profile, []byte(cpuHeavyProfile), 0o644); err != nil {
