@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -251,5 +252,46 @@ func TestExperimentInterrupted(t *testing.T) {
 	}
 	if second.Status != bench.RunCanceled || second.StartedAt != nil {
 		t.Errorf("second part %s (started %v), want canceled before it started", second.Status, second.StartedAt)
+	}
+}
+
+// failingRuntime is the stand-in's runtime whose targets never start.
+type failingRuntime struct{ bench.TargetRuntime }
+
+func (failingRuntime) Start(context.Context, string, bench.ImageInfo, bench.StartRequest) (bench.Target, error) {
+	return nil, errors.New("no such image")
+}
+
+// A part that fails ends `run` with exit status 1 after its tables, and the
+// part after it is cancelled before it starts, not left queued for a
+// daemon on the same history to take up.
+func TestExperimentFailedPartStopsTheRest(t *testing.T) {
+	saved := openRunDeps
+	t.Cleanup(func() { openRunDeps = saved })
+	openRunDeps = func(g *globalState, cfg config, db *store.DB, _ bool) (*runDeps, error) {
+		deps := newStandInDeps(g, cfg, db, time.Millisecond)
+		deps.config.Targets = failingRuntime{deps.config.Targets}
+		return deps, nil
+	}
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, stdout, stderr := run(t, nil, "--db", db, "run", "--experiment", "seed-001", "-q")
+	if code != exitFailure || strings.Count(stdout, "experiment seed-001:") != 1 {
+		t.Errorf("exit %d with %d seed tables, want %d after the first part's:\n%s\n%s", code, strings.Count(stdout, "experiment seed-001:"), exitFailure, stdout, stderr)
+	}
+	h := store.NewDB(db)
+	if err := h.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	summaries, _, err := h.FindRunSummaries(context.Background(), bench.RunFilter{})
+	if err != nil || len(summaries) != 2 {
+		t.Fatalf("%d runs stored (%v), want the two parts", len(summaries), err)
+	}
+	first, second := summaries[1], summaries[0]
+	if first.Status != bench.RunFailed || second.Status != bench.RunCanceled {
+		t.Errorf("parts %s and %s, want failed and canceled", first.Status, second.Status)
+	}
+	if later, _ := h.FindRunByID(context.Background(), second.ID); !strings.Contains(later.Error, "the experiment's part callee-200 (run "+first.ID+") failed") {
+		t.Errorf("the later part says %q", later.Error)
 	}
 }

@@ -150,7 +150,13 @@ func (l *localRuns) follow(output string, quiet bool, responses bench.ResponseLo
 		}
 	}
 	l.queue.Start()
-	defer l.queue.Close(context.Background())
+	defer func() {
+		// No part this process submitted outlives it queued, for a daemon
+		// on the same history to take up: whatever ended the loop (a part
+		// that failed, Ctrl-C, an error), what is left is cancelled.
+		l.cancelAll()
+		l.queue.Close(context.Background())
+	}()
 	go l.cancelOnInterrupt(ctx)
 	for i, id := range l.parts {
 		run, err := l.await(ctx, id, events[i], quiet)
@@ -184,17 +190,21 @@ func (l *localRuns) await(ctx context.Context, id string, events <-chan bench.Ev
 	}
 }
 
-// cancelOnInterrupt cancels the runs not yet finished when the command's
-// context ends (Ctrl-C): the running one is recorded canceled with what it
-// measured, the queued ones canceled before they start.
+// cancelOnInterrupt cancels the runs when the command's context ends
+// (Ctrl-C) before they have.
 func (l *localRuns) cancelOnInterrupt(ctx context.Context) {
 	select {
 	case <-ctx.Done():
-		return
 	case <-l.g.ctx.Done():
+		l.cancelAll()
 	}
+}
+
+// cancelAll cancels the runs not yet finished: the running one is recorded
+// canceled with what it measured, the queued ones before they start.
+func (l *localRuns) cancelAll() {
 	for _, id := range l.parts {
-		if _, err := l.queue.Cancel(context.WithoutCancel(ctx), id); err != nil && bench.ErrorCode(err) != bench.ECONFLICT {
+		if _, err := l.queue.Cancel(context.Background(), id); err != nil && bench.ErrorCode(err) != bench.ECONFLICT {
 			fmt.Fprintf(l.g.stderr, "cancel run %s: %s\n", id, errorText(err))
 		}
 	}
