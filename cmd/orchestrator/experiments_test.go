@@ -148,6 +148,29 @@ type partShape struct {
 	Linked  int
 }
 
+// storedRuns reads every run of the history at db, oldest first.
+func storedRuns(t *testing.T, db string) []*bench.Run {
+	t.Helper()
+	h := store.NewDB(db)
+	if err := h.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	summaries, _, err := h.FindRunSummaries(context.Background(), bench.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []*bench.Run
+	for i := range summaries { // newest first
+		run, err := h.FindRunByID(context.Background(), summaries[len(summaries)-1-i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	return runs
+}
+
 func shapeOf(run bench.Run) partShape {
 	s := partShape{Part: run.Spec.Experiment.Part, Status: run.Status, Linked: len(run.Parts)}
 	for _, tr := range run.Targets {
@@ -180,21 +203,8 @@ func TestExperimentPartsAgree(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := run(t, nil, "--db", db, "run", "--experiment", "seed-001", "-q")
 	mustOK(t, code, stderr)
-	h := store.NewDB(db)
-	if err := h.Open(); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	summaries, _, err := h.FindRunSummaries(context.Background(), bench.RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cli []partShape
-	for i := range summaries { // newest first
-		stored, err := h.FindRunByID(context.Background(), summaries[len(summaries)-1-i].ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, stored := range storedRuns(t, db) {
 		cli = append(cli, shapeOf(*stored))
 	}
 
@@ -236,17 +246,11 @@ func TestExperimentInterrupted(t *testing.T) {
 	if code := <-exit; code != exitFailure {
 		t.Errorf("exit %d after Ctrl-C, want %d:\n%s", code, exitFailure, stderr)
 	}
-	h := store.NewDB(db)
-	if err := h.Open(); err != nil {
-		t.Fatal(err)
+	runs := storedRuns(t, db)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs stored, want the two parts", len(runs))
 	}
-	defer h.Close()
-	summaries, _, err := h.FindRunSummaries(context.Background(), bench.RunFilter{})
-	if err != nil || len(summaries) != 2 {
-		t.Fatalf("%d runs stored (%v), want the two parts", len(summaries), err)
-	}
-	first, _ := h.FindRunByID(context.Background(), summaries[1].ID)
-	second, _ := h.FindRunByID(context.Background(), summaries[0].ID)
+	first, second := runs[0], runs[1]
 	if first.Status != bench.RunCanceled || first.StartedAt == nil || len(first.Targets[0].Stages) == 0 {
 		t.Errorf("first part %s, started %v, %d stages of its first result kept; want canceled with what it measured", first.Status, first.StartedAt, len(first.Targets[0].Stages))
 	}
@@ -278,20 +282,15 @@ func TestExperimentFailedPartStopsTheRest(t *testing.T) {
 	if code != exitFailure || strings.Count(stdout, "experiment seed-001:") != 1 {
 		t.Errorf("exit %d with %d seed tables, want %d after the first part's:\n%s\n%s", code, strings.Count(stdout, "experiment seed-001:"), exitFailure, stdout, stderr)
 	}
-	h := store.NewDB(db)
-	if err := h.Open(); err != nil {
-		t.Fatal(err)
+	runs := storedRuns(t, db)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs stored, want the two parts", len(runs))
 	}
-	defer h.Close()
-	summaries, _, err := h.FindRunSummaries(context.Background(), bench.RunFilter{})
-	if err != nil || len(summaries) != 2 {
-		t.Fatalf("%d runs stored (%v), want the two parts", len(summaries), err)
-	}
-	first, second := summaries[1], summaries[0]
+	first, second := runs[0], runs[1]
 	if first.Status != bench.RunFailed || second.Status != bench.RunCanceled {
 		t.Errorf("parts %s and %s, want failed and canceled", first.Status, second.Status)
 	}
-	if later, _ := h.FindRunByID(context.Background(), second.ID); !strings.Contains(later.Error, "the experiment's part callee-200 (run "+first.ID+") failed") {
-		t.Errorf("the later part says %q", later.Error)
+	if !strings.Contains(second.Error, "the experiment's part callee-200 (run "+first.ID+") failed") {
+		t.Errorf("the later part says %q", second.Error)
 	}
 }

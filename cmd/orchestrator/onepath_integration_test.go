@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"reflect"
 	"strconv"
 	"testing"
@@ -28,17 +27,8 @@ func TestExperimentPartsAgreeOnTheEngine(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
-	h := openHistoryDB(t, db)
-	summaries, _, err := h.FindRunSummaries(context.Background(), bench.RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cli []partShape
-	for i := range summaries { // newest first
-		run, err := h.FindRunByID(context.Background(), summaries[len(summaries)-1-i].ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, run := range storedRuns(t, db) {
 		cli = append(cli, shapeOf(*run))
 		noContainersLeft(t, run.ID)
 	}
