@@ -1,21 +1,45 @@
 package jfr
 
 import (
+	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// rawEvent is an event as `jfr print --json` writes it.
+// rawEvent is an event as `jfr print --json` writes it, with the values
+// the package reads; encoding/json skips the rest (class loaders, modules,
+// bytecode indexes), which make up most of the output.
 type rawEvent struct {
-	Type   string                     `json:"type"`
-	Values map[string]json.RawMessage `json:"values"`
+	Type   string `json:"type"`
+	Values struct {
+		StartTime     string     `json:"startTime"`
+		Duration      *string    `json:"duration"`
+		SumOfPauses   *string    `json:"sumOfPauses"`
+		EventThread   *rawThread `json:"eventThread"`
+		SampledThread *rawThread `json:"sampledThread"`
+		StackTrace    *rawStack  `json:"stackTrace"`
+		// Fields of one type or another, flattened into Event.Fields.
+		Name              *string    `json:"name"`
+		Cause             *string    `json:"cause"`
+		State             *string    `json:"state"`
+		PinnedReason      *string    `json:"pinnedReason"`
+		BlockingOperation *string    `json:"blockingOperation"`
+		ExceptionMessage  *string    `json:"exceptionMessage"`
+		MonitorClass      *rawClass  `json:"monitorClass"`
+		ParkedClass       *rawClass  `json:"parkedClass"`
+		PreviousOwner     *rawThread `json:"previousOwner"`
+		CarrierThread     *rawThread `json:"carrierThread"`
+	} `json:"values"`
+}
+
+// rawClass is a class value.
+type rawClass struct {
+	Name string `json:"name"`
 }
 
 // rawThread is a thread value.
@@ -73,64 +97,59 @@ func Decode(r io.Reader) ([]Event, error) {
 	return events, nil
 }
 
-// fieldDecoders decode the values every event type shares; the others go
-// to Fields.
-var fieldDecoders = map[string]func(e *Event, raw json.RawMessage) error{
-	"startTime": func(e *Event, raw json.RawMessage) (err error) {
-		e.Start, err = decodeTime(raw)
-		return err
-	},
-	"duration": func(e *Event, raw json.RawMessage) (err error) {
-		e.Duration, err = decodeDuration(raw)
-		return err
-	},
-	"sumOfPauses": func(e *Event, raw json.RawMessage) (err error) {
-		e.Pause, err = decodeDuration(raw)
-		return err
-	},
-	"eventThread":   decodeThread,
-	"sampledThread": decodeThread,
-	"stackTrace":    decodeStack,
-}
-
 // convert turns a printed event into an Event.
 func convert(raw rawEvent) (Event, error) {
+	v := raw.Values
 	e := Event{Type: raw.Type}
-	for _, key := range slices.Sorted(maps.Keys(raw.Values)) {
-		value := raw.Values[key]
-		if fn := fieldDecoders[key]; fn != nil {
-			if err := fn(&e, value); err != nil {
-				return Event{}, fmt.Errorf("%s: %w", key, err)
-			}
-			continue
-		}
-		if text, ok := flatten(value); ok {
-			if e.Fields == nil {
-				e.Fields = map[string]string{}
-			}
-			e.Fields[key] = text
-		}
+	var err error
+	if e.Start, err = time.Parse(time.RFC3339Nano, v.StartTime); err != nil {
+		return Event{}, fmt.Errorf("startTime: %w", err)
 	}
-	if e.Start.IsZero() {
-		return Event{}, errors.New("no startTime")
+	if e.Duration, err = optionalDuration(v.Duration); err != nil {
+		return Event{}, fmt.Errorf("duration: %w", err)
 	}
+	if e.Pause, err = optionalDuration(v.SumOfPauses); err != nil {
+		return Event{}, fmt.Errorf("sumOfPauses: %w", err)
+	}
+	e.Thread = thread(cmp.Or(v.EventThread, v.SampledThread))
+	if v.StackTrace != nil {
+		e.Truncated, e.Stack = v.StackTrace.Truncated, frames(v.StackTrace)
+	}
+	e.Fields = fields(raw)
 	return e, nil
 }
 
-// decodeTime reads an RFC 3339 timestamp.
-func decodeTime(raw json.RawMessage) (time.Time, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return time.Time{}, err
+// fields flattens the values of one type or another to text: a class as
+// its dotted name, a thread as its Java name.
+func fields(raw rawEvent) map[string]string {
+	v := raw.Values
+	out := map[string]string{}
+	for key, s := range map[string]*string{"name": v.Name, "cause": v.Cause, "state": v.State,
+		"pinnedReason": v.PinnedReason, "blockingOperation": v.BlockingOperation, "exceptionMessage": v.ExceptionMessage} {
+		if s != nil {
+			out[key] = *s
+		}
 	}
-	return time.Parse(time.RFC3339Nano, s)
+	for key, c := range map[string]*rawClass{"monitorClass": v.MonitorClass, "parkedClass": v.ParkedClass} {
+		if c != nil {
+			out[key] = className(c.Name)
+		}
+	}
+	for key, t := range map[string]*rawThread{"previousOwner": v.PreviousOwner, "carrierThread": v.CarrierThread} {
+		if t != nil && t.JavaName != nil {
+			out[key] = *t.JavaName
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
-// decodeDuration reads an ISO-8601 duration ("PT0.023961274S"), or null.
-func decodeDuration(raw json.RawMessage) (time.Duration, error) {
-	var s *string
-	if err := json.Unmarshal(raw, &s); err != nil || s == nil {
-		return 0, err
+// optionalDuration reads an ISO-8601 duration, 0 when absent.
+func optionalDuration(s *string) (time.Duration, error) {
+	if s == nil {
+		return 0, nil
 	}
 	return ParseISODuration(*s)
 }
@@ -159,59 +178,27 @@ func ParseISODuration(s string) (time.Duration, error) {
 	return total, nil
 }
 
-// decodeThread reads the event's thread.
-func decodeThread(e *Event, raw json.RawMessage) error {
-	var t *rawThread
-	if err := json.Unmarshal(raw, &t); err != nil || t == nil {
-		return err
+// thread converts a thread value; the zero Thread when there is none.
+func thread(t *rawThread) Thread {
+	if t == nil {
+		return Thread{}
 	}
-	e.Thread = Thread{ID: t.JavaThreadID, Virtual: t.Virtual}
+	out := Thread{ID: t.JavaThreadID, Virtual: t.Virtual}
 	if t.JavaName != nil {
-		e.Thread.Name = *t.JavaName
+		out.Name = *t.JavaName
 	}
-	return nil
+	return out
 }
 
-// decodeStack reads the event's stack trace, innermost frame first.
-func decodeStack(e *Event, raw json.RawMessage) error {
-	var st *rawStack
-	if err := json.Unmarshal(raw, &st); err != nil || st == nil {
-		return err
-	}
-	e.Truncated = st.Truncated
-	e.Stack = make([]Frame, len(st.Frames))
+// frames converts a stack trace, innermost frame first.
+func frames(st *rawStack) []Frame {
+	out := make([]Frame, len(st.Frames))
 	for i, f := range st.Frames {
-		e.Stack[i] = Frame{Class: className(f.Method.Type.Name), Method: f.Method.Name, Line: max(f.LineNumber, 0), Kind: f.Type}
+		out[i] = Frame{Class: className(f.Method.Type.Name), Method: f.Method.Name, Line: max(f.LineNumber, 0), Kind: f.Type}
 	}
-	return nil
+	return out
 }
 
 // className turns a JVM class name ("java/lang/Object") into the dotted
 // one.
 func className(name string) string { return strings.ReplaceAll(name, "/", ".") }
-
-// flatten turns an event-specific value into text: a string as is, a
-// class as its dotted name, a thread as its Java name, a number or a
-// boolean as JSON writes it. Null and other objects are left out.
-func flatten(raw json.RawMessage) (string, bool) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", false
-	}
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case float64, bool:
-		return string(raw), true
-	case map[string]any:
-		if name, ok := v["javaName"].(string); ok {
-			return name, true
-		}
-		if name, ok := v["name"].(string); ok {
-			if _, isClass := v["package"]; isClass {
-				return className(name), true
-			}
-		}
-	}
-	return "", false
-}

@@ -97,7 +97,7 @@ func TestDecodeErrors(t *testing.T) {
 	tests := []struct{ name, in, err string }{
 		{"ErrNotJSON", "Error: file not found", "jfr print output"},
 		{"ErrWrongShape", `{"events":[]}`, "want recording"},
-		{"ErrNoStart", `{"recording":{"events":[{"type":"jdk.X","values":{}}]}}`, "event 1 (jdk.X): no startTime"},
+		{"ErrNoStart", `{"recording":{"events":[{"type":"jdk.X","values":{}}]}}`, "event 1 (jdk.X): startTime"},
 		{"ErrBadDuration", `{"recording":{"events":[{"type":"jdk.X","values":{"startTime":"2026-01-01T00:00:00Z","duration":"5 s"}}]}}`, "duration"},
 		{"ErrCut", `{"recording":{"events":[{"type":"jdk.X","values":{"startTime":"2026-01-01T00:00:00Z"}}`, "jfr print output"},
 	}
@@ -295,4 +295,68 @@ func TestCopy(t *testing.T) {
 			t.Errorf("Copy() error = %v, want ErrNoRecording", err)
 		}
 	})
+}
+
+func TestParseSummary(t *testing.T) {
+	out, err := os.ReadFile("testdata/summary.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := jfr.ParseSummary(string(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{jfr.TypeThreadPark: 523, jfr.TypeVirtualThreadPinned: 248, jfr.TypeSubmitFailed: 0, jfr.TypeExecutionSample: 145, jfr.TypeMonitorEnter: 45, jfr.TypeGarbageCollection: 20}
+	for typ, n := range want {
+		if got, ok := counts[typ]; !ok || got != n {
+			t.Errorf("%s: %d (listed %v), want %d", typ, got, ok, n)
+		}
+	}
+	if _, err := jfr.ParseSummary("Error: no such file"); err == nil {
+		t.Error("a summary without a table parsed")
+	}
+}
+
+func TestPlan(t *testing.T) {
+	const mb = 1 << 20
+	counts := map[string]int64{jfr.TypeVirtualThreadPinned: 250, jfr.TypeMonitorEnter: 50, jfr.TypeGarbageCollection: 20,
+		jfr.TypeExecutionSample: 20000, jfr.TypeThreadPark: 400000}
+	tests := []struct {
+		name    string
+		budget  int64
+		depths  map[string]int
+		skipped map[string]int64
+	}{
+		// room for everything at full depth
+		{"Ample", 1 << 40, map[string]int{jfr.TypeVirtualThreadPinned: 64, jfr.TypeMonitorEnter: 64, jfr.TypeGarbageCollection: 64, jfr.TypeExecutionSample: 64, jfr.TypeThreadPark: 64}, map[string]int64{}},
+		// the default: the rare events whole (51.5 + 10.3 MB), the samples
+		// cut to 8 frames (536 MB; 16 would take 1048 of the 1012 left),
+		// the flood of parks left out (1.76 GB even at depth 1)
+		{"Default", jfr.DefaultBudget, map[string]int{jfr.TypeVirtualThreadPinned: 64, jfr.TypeMonitorEnter: 64, jfr.TypeGarbageCollection: 64, jfr.TypeExecutionSample: 8}, map[string]int64{jfr.TypeThreadPark: 400000}},
+		// 16 MB: the pinned events at 16 frames (13.1 MB), the monitor
+		// enters too (2.6 MB), the GCs (no stack), nothing else
+		{"Small", 16 * mb, map[string]int{jfr.TypeVirtualThreadPinned: 16, jfr.TypeMonitorEnter: 16, jfr.TypeGarbageCollection: 64}, map[string]int64{jfr.TypeExecutionSample: 20000, jfr.TypeThreadPark: 400000}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			depths, skipped := jfr.Plan(counts, tt.budget)
+			t.Logf("depths %v, skipped %v", depths, skipped)
+			if len(depths) != len(tt.depths) {
+				t.Errorf("depths %v, want %v", depths, tt.depths)
+			}
+			for typ, d := range tt.depths {
+				if depths[typ] != d {
+					t.Errorf("%s: depth %d, want %d", typ, depths[typ], d)
+				}
+			}
+			if len(skipped) != len(tt.skipped) {
+				t.Errorf("skipped %v, want %v", skipped, tt.skipped)
+			}
+			for typ, n := range tt.skipped {
+				if skipped[typ] != n {
+					t.Errorf("skipped %v, want %v", skipped, tt.skipped)
+				}
+			}
+		})
+	}
 }

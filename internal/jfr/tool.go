@@ -2,10 +2,13 @@ package jfr
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,9 +16,27 @@ import (
 	"github.com/threadbench/threadbench/internal/targets/jdk"
 )
 
-// DefaultStackDepth is how many frames of each stack Read prints: the
-// recorder's own default depth, so nothing it kept is cut.
-const DefaultStackDepth = 64
+// DefaultBudget bounds the JSON one Read has `jfr print` write, in
+// bytes. The JSON is large: every frame carries its class's loader,
+// package and module, about 3 kB a frame in a Spring Boot service (194 MB
+// for 981 events at depth 64), and the tool writes it at about 60 MB/s on
+// a 2-CPU host (decoding keeps up at 150 MB/s); 1 GiB is some twenty
+// seconds.
+const DefaultBudget = 1 << 30
+
+// Estimates of the JSON an event takes: its own fields, and each frame.
+const (
+	eventBytes = 1200
+	frameBytes = 3200
+)
+
+// depths are the stack depths Plan tries for a type, deepest first: 64
+// is the recorder's own depth, so nothing it kept is cut; 1 still tells
+// which frames the samples fell in (their self counts).
+var depths = []int{64, 32, 16, 8, 4, 1}
+
+// stackless are the types whose events carry no stack.
+var stackless = map[string]bool{TypeGarbageCollection: true}
 
 // Tool is the JDK's `jfr` command, which reads recordings of its own and
 // of older JDKs (a JDK 25's reads a JDK 21's).
@@ -38,16 +59,114 @@ func FindTool() (Tool, error) {
 	return Tool{Path: path}, nil
 }
 
-// Read prints the recording at file with `jfr print --json`, only the
-// given event types (Types when none), stacks cut to stackDepth frames
-// (DefaultStackDepth when 0), and decodes the output as it comes.
-func (t Tool) Read(ctx context.Context, file string, stackDepth int, types ...string) ([]Event, error) {
-	if len(types) == 0 {
-		types = Types
+// Recording is what Read got from a recording: its events, sorted by
+// start, the stack depth each type was printed with, and the types left
+// out to keep within the budget, with how many events they had.
+type Recording struct {
+	Events  []Event
+	Depths  map[string]int
+	Skipped map[string]int64
+}
+
+// Read reads the events of Types from the recording at file, with stacks
+// as deep as budget bytes of JSON allow (DefaultBudget when 0): it counts
+// each type's events first (`jfr summary`), plans the depths (Plan) and
+// prints each depth's types in one `jfr print --json`.
+func (t Tool) Read(ctx context.Context, file string, budget int64) (*Recording, error) {
+	counts, err := t.Counts(ctx, file)
+	if err != nil {
+		return nil, err
 	}
-	if stackDepth <= 0 {
-		stackDepth = DefaultStackDepth
+	rec := &Recording{Depths: map[string]int{}}
+	planned, skipped := Plan(counts, cmp.Or(budget, DefaultBudget))
+	rec.Skipped = skipped
+	byDepth := map[int][]string{}
+	for _, typ := range Types {
+		if d, ok := planned[typ]; ok {
+			byDepth[d] = append(byDepth[d], typ)
+			rec.Depths[typ] = d
+		}
 	}
+	for _, d := range slices.Sorted(maps.Keys(byDepth)) {
+		events, err := t.Print(ctx, file, d, byDepth[d]...)
+		if err != nil {
+			return nil, err
+		}
+		rec.Events = append(rec.Events, events...)
+	}
+	slices.SortStableFunc(rec.Events, func(a, b Event) int { return a.Start.Compare(b.Start) })
+	return rec, nil
+}
+
+// Plan picks, for each type counted (among Types), the deepest stack of
+// depths whose JSON still fits in what is left of budget, in Types' order,
+// so that the rare and telling events (pinned, blocked) keep their whole
+// stacks and the many (samples, parks) are cut first. A type that does not
+// fit even at the shallowest depth is skipped, with its count; a type
+// with no events is neither.
+func Plan(counts map[string]int64, budget int64) (planned map[string]int, skipped map[string]int64) {
+	planned, skipped = map[string]int{}, map[string]int64{}
+	left := budget
+	for _, typ := range Types {
+		n := counts[typ]
+		if n == 0 {
+			continue
+		}
+		for _, d := range depths {
+			cost := n * eventBytes
+			if !stackless[typ] {
+				cost += n * int64(d) * frameBytes
+			}
+			if cost <= left {
+				planned[typ], left = d, left-cost
+				break
+			}
+		}
+		if _, ok := planned[typ]; !ok {
+			skipped[typ] = n
+		}
+	}
+	return planned, skipped
+}
+
+// Counts returns how many events of each type the recording at file
+// holds, from `jfr summary`, which reads no event's contents.
+func (t Tool) Counts(ctx context.Context, file string) (map[string]int64, error) {
+	out, err := jdk.Command(ctx, t.Path, "summary", file).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("jfr summary %s: %w: %s", file, err, strings.TrimSpace(string(out)))
+	}
+	return parseSummary(string(out))
+}
+
+// parseSummary reads the event table of `jfr summary`'s output: lines of
+// " jdk.Type  count  bytes" under a header and a line of '='.
+func parseSummary(out string) (map[string]int64, error) {
+	counts := map[string]int64{}
+	table := false
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(line), "==="):
+			table = true
+		case table && len(fields) == 3:
+			n, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("jfr summary: unexpected line %q", line)
+			}
+			counts[fields[0]] = n
+		}
+	}
+	if !table {
+		return nil, fmt.Errorf("jfr summary: no event table in its output")
+	}
+	return counts, nil
+}
+
+// Print prints the recording's events of the given types with `jfr print
+// --json`, stacks cut to stackDepth frames, and decodes the output as it
+// comes.
+func (t Tool) Print(ctx context.Context, file string, stackDepth int, types ...string) ([]Event, error) {
 	cmd := jdk.Command(ctx, t.Path, "print", "--json", "--stack-depth", strconv.Itoa(stackDepth),
 		"--events", strings.Join(types, ","), file)
 	var stderr bytes.Buffer
