@@ -1,0 +1,146 @@
+//go:build integration
+
+package goprof_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/goprof"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// workFunction is the Go target's CPU work, behind /api/cpu.
+const workFunction = "github.com/threadbench/threadbench/targets/go/server.cpuWork"
+
+// TestProfileFindsWorkFunction runs the built-in Go target in its image,
+// sends its CPU-bound endpoint from a few clients, and profiles it through
+// net/http/pprof meanwhile: most samples are under the endpoint's work
+// function, which is the target's own frame with the most samples, and
+// the frame they are most often running in is its hash (under it).
+func TestProfileFindsWorkFunction(t *testing.T) {
+	ctx := context.Background()
+	rt, err := targets.NewRuntime(targets.RuntimeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	img, err := rt.BuildTarget(ctx, bench.TargetGo, targets.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := rt.StartTarget(ctx, bench.TargetGo, img, targets.StartOptions{
+		RunID:  fmt.Sprintf("test-goprof-%d", time.Now().UnixNano()),
+		Limits: bench.Limits{CPUs: 1, MemoryMiB: 256},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop(context.Background())
+
+	unlock := lockHost(t)
+	stop := make(chan struct{})
+	served := loadUntil(t, inst.BaseURL()+"/api/cpu?work=2000", 4, stop)
+	p, raw, err := goprof.Fetch(ctx, http.DefaultClient, inst.BaseURL(), 2*time.Second)
+	close(stop)
+	n := <-served
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || p.Samples() == 0 {
+		t.Fatalf("%d requests served, %d samples: nothing to profile", n, p.Samples())
+	}
+	top := p.Top(5)
+	t.Logf("%d requests; profile of %v, %d bytes, %d samples (%.2f CPU s); top frames %v", n, p.Duration, len(raw), p.Samples(), p.CPUSeconds(), top)
+
+	var under int64
+	var ownTop bench.FrameCount
+	for _, f := range p.Stacks().Top(1 << 20) {
+		if strings.HasPrefix(f.Frame, "github.com/threadbench/threadbench/targets/go/") && f.Cumulative > ownTop.Cumulative {
+			ownTop = f
+		}
+	}
+	for _, st := range p.Stacks() {
+		for _, f := range st.Frames {
+			if f == workFunction {
+				under += st.Count
+				break
+			}
+		}
+	}
+	if 2*under < p.Samples() {
+		t.Errorf("%d of %d samples under %s, want most: the target did little else", under, p.Samples(), workFunction)
+	}
+	if ownTop.Frame != workFunction {
+		t.Errorf("the target's own frame with the most samples is %s (%d), want %s", ownTop.Frame, ownTop.Cumulative, workFunction)
+	}
+	if !strings.Contains(top[0].Frame, "sha256") {
+		t.Errorf("the top frame by self samples is %s, want SHA-256's block function under %s", top[0].Frame, workFunction)
+	}
+}
+
+// loadUntil sends GET url from clients loops until stop is closed, then
+// sends the successes on the channel it returns.
+func loadUntil(t *testing.T, url string, clients int, stop <-chan struct{}) <-chan int64 {
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp, err := hc.Get(url)
+				if err != nil || resp.StatusCode != http.StatusOK {
+					failed.Add(1)
+				} else {
+					ok.Add(1)
+				}
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		})
+	}
+	out := make(chan int64, 1)
+	go func() {
+		wg.Wait()
+		if failed.Load() > 0 {
+			t.Errorf("%d requests to %s failed", failed.Load(), url)
+		}
+		out <- ok.Load()
+	}()
+	return out
+}
+
+// lockHost takes the host-wide attack lock the runner takes
+// (/tmp/threadbench-attack.lock), so that this test's load does not
+// disturb another's measurement, and returns its release.
+func lockHost(t *testing.T) func() {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "threadbench-attack.lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return func() { f.Close() }
+}

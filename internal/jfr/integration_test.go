@@ -1,0 +1,281 @@
+//go:build integration
+
+package jfr_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+	"golang.org/x/sys/unix"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/diagnosis"
+	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// ordersDir is the fixture service (testdata/springapp): its /api/legacy
+// blocks inside synchronized, in LegacyDriver$Connection.roundTrip.
+const ordersDir = "../../testdata/springapp"
+
+// pinningMethod is the frame JFR must blame for the pins.
+const pinningMethod = "com.example.orders.LegacyDriver$Connection.roundTrip"
+
+// TestRecordingFindsPinnedFrame runs the fixture service on virtual threads
+// on JDK 21 and on JDK 25 in the project's JRE images, with the recording's
+// options in JAVA_TOOL_OPTIONS and nothing else changed, sends its pinning
+// request for a few seconds, stops the container (the JVM writes the
+// recording as it exits), copies the recording out and reads it with the
+// host's jfr: on 21 the pins are there, blamed on the fixture's
+// synchronized method, and the diagnosis of the load's window says pinned
+// first, naming it; on 25 (JEP 491) there are none, though the recording
+// holds the stage's other events, and the diagnosis says nothing pinned.
+func TestRecordingFindsPinnedFrame(t *testing.T) {
+	jar := fixtureJar(t)
+	tool, err := jfr.FindTool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, major := range []int{21, 25} {
+		t.Run(fmt.Sprintf("JDK%d", major), func(t *testing.T) {
+			file, stage := recordFixture(t, jar, major)
+			served := stage.ok
+			start := time.Now()
+			rec, err := tool.Read(context.Background(), file, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pinned := jfr.OfType(rec.Events, jfr.TypeVirtualThreadPinned)
+			t.Logf("JDK %d: %d requests served; %d events read in %v (depths %v, skipped %v): %d pinned, %d monitor enters, %d samples, %d GCs",
+				major, served, len(rec.Events), time.Since(start), rec.Depths, rec.Skipped, len(pinned),
+				len(jfr.OfType(rec.Events, jfr.TypeMonitorEnter)), len(jfr.OfType(rec.Events, jfr.TypeExecutionSample)),
+				len(jfr.OfType(rec.Events, jfr.TypeGarbageCollection)))
+			if served == 0 {
+				t.Fatal("the fixture served no pinning request")
+			}
+			if len(jfr.OfType(rec.Events, jfr.TypeExecutionSample)) == 0 {
+				t.Fatal("the recording holds no execution sample: it did not record the stage")
+			}
+			why := diagnose(rec.Events, stage, major)
+			for _, c := range why.Causes {
+				t.Logf("why: %s", c.Sentence)
+			}
+			switch major {
+			case 21:
+				checkPinnedOn(t, pinned, served)
+				if len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictPinned || !strings.Contains(why.Causes[0].Sentence, pinningMethod) {
+					t.Errorf("JDK 21: the diagnosis's first cause is not pinned in %s: %+v", pinningMethod, why.Causes)
+				}
+			default:
+				if len(pinned) != 0 {
+					culprit, _ := pinned[0].Culprit()
+					t.Errorf("JDK %d: %d pinned events (first in %v), want none: JEP 491 unmounts a virtual thread blocked in synchronized", major, len(pinned), culprit)
+				}
+				for _, c := range why.Causes {
+					if c.Kind == bench.VerdictPinned {
+						t.Errorf("JDK %d: the diagnosis says pinned: %s", major, c.Sentence)
+					}
+				}
+			}
+		})
+	}
+}
+
+// checkPinnedOn checks that the pinned events blame the fixture's method:
+// most of them, and at least one per ten requests served (each request
+// pins once, for its 20 ms, on JDK 21).
+func checkPinnedOn(t *testing.T, pinned []jfr.Event, served int64) {
+	t.Helper()
+	var inMethod int
+	var total time.Duration
+	for _, e := range pinned {
+		total += e.Duration
+		if f, ok := e.Culprit(); ok && f.Name() == pinningMethod {
+			inMethod++
+		}
+	}
+	t.Logf("pinned %d times for %v in all, %d in %s", len(pinned), total, inMethod, pinningMethod)
+	if int64(len(pinned))*10 < served {
+		t.Errorf("%d pinned events for %d requests, want about one each", len(pinned), served)
+	}
+	if 2*inMethod <= len(pinned) {
+		t.Errorf("%d of %d pinned events blame %s, want most", inMethod, len(pinned), pinningMethod)
+	}
+}
+
+// diagnose diagnoses the load's window from the recording's events, as a
+// stage of that window on one CPU.
+func diagnose(events []jfr.Event, l loaded, major int) bench.Diagnosis {
+	w := jfr.Window{Stage: 0, From: l.from, To: l.to}
+	cut := jfr.Cut(events, w)
+	stage := bench.StageResult{Duration: bench.Duration(l.to.Sub(l.from)), Stats: bench.Stats{
+		Successes: l.ok, Throughput: float64(l.ok) / w.Seconds(), Latency: bench.Latency{Mean: l.meanMs}}}
+	return diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: major, Stage: stage,
+		Limits: bench.Limits{CPUs: 1}, Events: cut, Samples: jfr.ExecutionStacks(cut), Source: bench.ProfileJFR})
+}
+
+// recordFixture runs the fixture on virtual threads on the JDK major with
+// the recording on, loads its pinning endpoint, stops it and returns the
+// recording copied out, and what the load did.
+func recordFixture(t *testing.T, jar string, major int) (string, loaded) {
+	t.Helper()
+	ctx := context.Background()
+	own := targets.Own{Name: "orders", Jar: jar, JDK: major}
+	entries, err := targets.OwnEntries([]targets.Own{own}, targets.DefaultCatalog().Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := targets.NewRuntime(targets.RuntimeOptions{Catalog: targets.DefaultCatalog().With(entries...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	img, err := rt.BuildTarget(ctx, "orders@virtual", targets.BuildOptions{JDK: major, Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := rt.StartTarget(ctx, "orders@virtual", img, targets.StartOptions{
+		RunID:  fmt.Sprintf("test-jfr-%d-%d", major, time.Now().UnixNano()),
+		Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024},
+		Env:    map[string]string{jfr.EnvVar: jfr.DefaultSettings().ToolOptions("")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop(context.Background())
+	unlock := lockHost(t)
+	served := load(t, inst.BaseURL()+"/api/legacy?delayMs=20", 16, 3*time.Second)
+	unlock()
+	return stopAndCopy(t, inst), served
+}
+
+// stopAndCopy stops the target's container without removing it, as the
+// runner must (SIGTERM: the JVM writes its recording as it exits), and
+// copies the recording out.
+func stopAndCopy(t *testing.T, inst *targets.Instance) string {
+	t.Helper()
+	cli, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	grace := 30
+	start := time.Now()
+	if _, err := cli.ContainerStop(context.Background(), inst.ContainerID(), client.ContainerStopOptions{Timeout: &grace}); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Since(start)
+	dst := filepath.Join(t.TempDir(), "recording.jfr")
+	n, err := jfr.Copy(context.Background(), cli, inst.ContainerID(), jfr.Path, dst)
+	if err != nil {
+		logs, _ := inst.Logs(context.Background(), 20)
+		t.Fatalf("copy the recording: %v; the target's log ends:\n%s", err, logs)
+	}
+	t.Logf("stopped in %v; recording %d KiB", stopped, n>>10)
+	return dst
+}
+
+// loaded is what a load did: when, the successes and their mean latency.
+type loaded struct {
+	from, to time.Time
+	ok       int64
+	meanMs   float64
+}
+
+// load sends GET url from clients loops for d.
+func load(t *testing.T, url string, clients int, d time.Duration) loaded {
+	t.Helper()
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	var ok, failed, nanos atomic.Int64
+	var wg sync.WaitGroup
+	from := time.Now()
+	deadline := from.Add(d)
+	for range clients {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				sent := time.Now()
+				resp, err := hc.Get(url)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					ok.Add(1)
+					nanos.Add(int64(time.Since(sent)))
+				} else {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Errorf("%d of %d requests to %s failed", failed.Load(), ok.Load()+failed.Load(), url)
+	}
+	l := loaded{from: from, to: time.Now(), ok: ok.Load()}
+	if l.ok > 0 {
+		l.meanMs = float64(nanos.Load()) / float64(l.ok) / 1e6
+	}
+	return l
+}
+
+// fixtureJar returns the fixture's jar, built by make fixtures or, where
+// it has not been, here with the fixture's Maven wrapper.
+func fixtureJar(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(ordersDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar := filepath.Join(dir, "target", "orders.jar")
+	if _, err := os.Stat(jar); err == nil {
+		return jar
+	}
+	home, err := exec.Command("bash", "../../scripts/find-jdk.sh").Output()
+	if err != nil {
+		t.Fatalf("find a JDK to build the fixture: %v", err)
+	}
+	cmd := exec.Command("./mvnw", "-B", "-q", "-ntp", "package", "-DskipTests")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JAVA_HOME="+strings.TrimSpace(string(home)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the fixture (make fixtures): %v\n%s", err, out)
+	}
+	return jar
+}
+
+// lockHost takes the host-wide attack lock the runner takes
+// (/tmp/threadbench-attack.lock), so that this test's load does not
+// disturb another's measurement, and returns its release.
+func lockHost(t *testing.T) func() {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "threadbench-attack.lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return func() { f.Close() }
+}
+
+// testLog sends build progress to the test log.
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
