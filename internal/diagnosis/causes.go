@@ -15,22 +15,19 @@ import (
 // (jdk.VirtualThreadPinned), and where.
 func pinned(e Evidence) (bench.Cause, bool) {
 	events := jfr.OfType(e.Events, jfr.TypeVirtualThreadPinned)
-	total := totalSeconds(events)
-	capacity := e.seconds() * e.carriers()
-	if len(events) == 0 || capacity <= 0 || total/capacity < NotableShare {
-		return bench.Cause{}, false
+	c, total, ok := timeCause(bench.VerdictPinned, events, e.seconds()*e.carriers())
+	if !ok {
+		return c, false
 	}
-	share := min(total/capacity, 1)
-	stacks := topStacks(events)
-	c := bench.Cause{Kind: bench.VerdictPinned, Share: share, Stacks: stacks, Evidence: []bench.Figure{
+	c.Evidence = []bench.Figure{
 		{Name: "pinned events", Value: float64(len(events))},
 		{Name: "pinned time", Value: total, Unit: "s"},
-		{Name: "carriers' time pinned", Value: share, Unit: "share", Limit: 1},
+		{Name: "carriers' time pinned", Value: c.Share, Unit: "share", Limit: 1},
 		{Name: "carriers", Value: e.carriers()},
-	}}
+	}
 	c.Sentence = fmt.Sprintf("%s%s: its carriers spent %s of the stage pinned (%d pins, %s s in all)",
-		e.Target, onJDK(e.JDK), percent(share), len(events), secondsText(total))
-	c.Sentence += whereClause(stacks) + pinsClause(e.JDK)
+		e.Target, onJDK(e.JDK), percent(c.Share), len(events), secondsText(total))
+	c.Sentence += whereClause(c.Stacks) + pinsClause(e.JDK)
 	return c, true
 }
 
@@ -44,22 +41,19 @@ func lockBound(e Evidence) (bench.Cause, bool) {
 			blocked = append(blocked, ev)
 		}
 	}
-	total := totalSeconds(blocked)
-	capacity := e.seconds() * e.requestThreads()
-	if len(blocked) == 0 || capacity <= 0 || total/capacity < NotableShare {
-		return bench.Cause{}, false
+	c, total, ok := timeCause(bench.VerdictLockBound, blocked, e.seconds()*e.requestThreads())
+	if !ok {
+		return c, false
 	}
-	share := min(total/capacity, 1)
-	stacks := topStacks(blocked)
-	c := bench.Cause{Kind: bench.VerdictLockBound, Share: share, Stacks: stacks, Evidence: []bench.Figure{
+	c.Evidence = []bench.Figure{
 		{Name: "blocked events", Value: float64(len(blocked))},
 		{Name: "blocked time", Value: total, Unit: "s"},
-		{Name: "request threads' time blocked", Value: share, Unit: "share", Limit: 1},
+		{Name: "request threads' time blocked", Value: c.Share, Unit: "share", Limit: 1},
 		{Name: "request threads", Value: e.requestThreads()},
-	}}
+	}
 	c.Sentence = fmt.Sprintf("%s: its request threads spent %s of the stage blocked on locks (%d waits, %s s in all; on %s)",
-		e.Target, percent(share), len(blocked), secondsText(total), lockClasses(blocked))
-	c.Sentence += whereClause(stacks)
+		e.Target, percent(c.Share), len(blocked), secondsText(total), lockClasses(blocked))
+	c.Sentence += whereClause(c.Stacks)
 	return c, true
 }
 
@@ -141,6 +135,17 @@ func poolBound(e Evidence) (bench.Cause, bool) {
 	c.Sentence = fmt.Sprintf("%s had its %s in use: %s of %s on average, %s at the most",
 		e.Target, p.Name, trimFloat(p.Busy.Mean), trimFloat(p.Max), trimFloat(p.Busy.Peak))
 	return c, true
+}
+
+// timeCause is a cause measured by its events' time against the time
+// they could have taken, capacity seconds: its share and stacks, and the
+// events' total seconds. It is not ok below NotableShare.
+func timeCause(kind string, events []jfr.Event, capacity float64) (bench.Cause, float64, bool) {
+	total := totalSeconds(events)
+	if len(events) == 0 || capacity <= 0 || total/capacity < NotableShare {
+		return bench.Cause{}, 0, false
+	}
+	return bench.Cause{Kind: kind, Share: min(total/capacity, 1), Stacks: topStacks(events)}, total, true
 }
 
 // totalSeconds adds up the events' durations.

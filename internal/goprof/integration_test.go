@@ -5,20 +5,14 @@ package goprof_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/goprof"
+	"github.com/threadbench/threadbench/internal/profiletest"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -50,12 +44,12 @@ func TestProfileFindsWorkFunction(t *testing.T) {
 	}
 	defer inst.Stop(context.Background())
 
-	unlock := lockHost(t)
-	stop := make(chan struct{})
-	served := loadUntil(t, inst.BaseURL()+"/api/cpu?work=2000", 4, stop)
+	unlock := profiletest.LockHost(t)
+	loaded := make(chan profiletest.Loaded, 1)
+	go func() { loaded <- profiletest.Load(t, inst.BaseURL()+"/api/cpu?work=2000", 4, 3*time.Second) }()
+	time.Sleep(300 * time.Millisecond) // the load under way
 	p, raw, err := goprof.Fetch(ctx, http.DefaultClient, inst.BaseURL(), 2*time.Second)
-	close(stop)
-	n := <-served
+	n := (<-loaded).OK
 	unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -90,57 +84,4 @@ func TestProfileFindsWorkFunction(t *testing.T) {
 	if !strings.Contains(top[0].Frame, "sha256") {
 		t.Errorf("the top frame by self samples is %s, want SHA-256's block function under %s", top[0].Frame, workFunction)
 	}
-}
-
-// loadUntil sends GET url from clients loops until stop is closed, then
-// sends the successes on the channel it returns.
-func loadUntil(t *testing.T, url string, clients int, stop <-chan struct{}) <-chan int64 {
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-	var ok, failed atomic.Int64
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				resp, err := hc.Get(url)
-				if err != nil || resp.StatusCode != http.StatusOK {
-					failed.Add(1)
-				} else {
-					ok.Add(1)
-				}
-				if err == nil {
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-				}
-			}
-		})
-	}
-	out := make(chan int64, 1)
-	go func() {
-		wg.Wait()
-		if failed.Load() > 0 {
-			t.Errorf("%d requests to %s failed", failed.Load(), url)
-		}
-		out <- ok.Load()
-	}()
-	return out
-}
-
-// lockHost takes the host-wide attack lock the runner takes
-// (/tmp/threadbench-attack.lock), so that this test's load does not
-// disturb another's measurement, and returns its release.
-func lockHost(t *testing.T) func() {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "threadbench-attack.lock"), os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	return func() { f.Close() }
 }

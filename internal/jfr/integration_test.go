@@ -5,23 +5,19 @@ package jfr_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/moby/moby/client"
-	"golang.org/x/sys/unix"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/diagnosis"
 	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/profiletest"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -50,7 +46,7 @@ func TestRecordingFindsPinnedFrame(t *testing.T) {
 	for _, major := range []int{21, 25} {
 		t.Run(fmt.Sprintf("JDK%d", major), func(t *testing.T) {
 			file, stage := recordFixture(t, jar, major)
-			served := stage.ok
+			served := stage.OK
 			start := time.Now()
 			rec, err := tool.Read(context.Background(), file, 0)
 			if err != nil {
@@ -116,11 +112,11 @@ func checkPinnedOn(t *testing.T, pinned []jfr.Event, served int64) {
 
 // diagnose diagnoses the load's window from the recording's events, as a
 // stage of that window on one CPU.
-func diagnose(events []jfr.Event, l loaded, major int) bench.Diagnosis {
-	w := jfr.Window{Stage: 0, From: l.from, To: l.to}
+func diagnose(events []jfr.Event, l profiletest.Loaded, major int) bench.Diagnosis {
+	w := jfr.Window{Stage: 0, From: l.From, To: l.To}
 	cut := jfr.Cut(events, w)
-	stage := bench.StageResult{Duration: bench.Duration(l.to.Sub(l.from)), Stats: bench.Stats{
-		Successes: l.ok, Throughput: float64(l.ok) / w.Seconds(), Latency: bench.Latency{Mean: l.meanMs}}}
+	stage := bench.StageResult{Duration: bench.Duration(l.To.Sub(l.From)), Stats: bench.Stats{
+		Successes: l.OK, Throughput: float64(l.OK) / l.Seconds(), Latency: bench.Latency{Mean: l.MeanMs}}}
 	return diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: major, Stage: stage,
 		Limits: bench.Limits{CPUs: 1}, Events: cut, Samples: jfr.ExecutionStacks(cut), Source: bench.ProfileJFR})
 }
@@ -128,7 +124,7 @@ func diagnose(events []jfr.Event, l loaded, major int) bench.Diagnosis {
 // recordFixture runs the fixture on virtual threads on the JDK major with
 // the recording on, loads its pinning endpoint, stops it and returns the
 // recording copied out, and what the load did.
-func recordFixture(t *testing.T, jar string, major int) (string, loaded) {
+func recordFixture(t *testing.T, jar string, major int) (string, profiletest.Loaded) {
 	t.Helper()
 	ctx := context.Background()
 	own := targets.Own{Name: "orders", Jar: jar, JDK: major}
@@ -154,10 +150,10 @@ func recordFixture(t *testing.T, jar string, major int) (string, loaded) {
 		t.Fatal(err)
 	}
 	defer inst.Stop(context.Background())
-	unlock := lockHost(t)
-	served := load(t, inst.BaseURL()+"/api/legacy?delayMs=20", 16, 3*time.Second)
+	unlock := profiletest.LockHost(t)
+	loaded := profiletest.Load(t, inst.BaseURL()+"/api/legacy?delayMs=20", 16, 3*time.Second)
 	unlock()
-	return stopAndCopy(t, inst), served
+	return stopAndCopy(t, inst), loaded
 }
 
 // stopAndCopy stops the target's container without removing it, as the
@@ -165,7 +161,7 @@ func recordFixture(t *testing.T, jar string, major int) (string, loaded) {
 // copies the recording out.
 func stopAndCopy(t *testing.T, inst *targets.Instance) string {
 	t.Helper()
-	cli, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+	cli, err := client.New(client.FromEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,52 +180,6 @@ func stopAndCopy(t *testing.T, inst *targets.Instance) string {
 	}
 	t.Logf("stopped in %v; recording %d KiB", stopped, n>>10)
 	return dst
-}
-
-// loaded is what a load did: when, the successes and their mean latency.
-type loaded struct {
-	from, to time.Time
-	ok       int64
-	meanMs   float64
-}
-
-// load sends GET url from clients loops for d.
-func load(t *testing.T, url string, clients int, d time.Duration) loaded {
-	t.Helper()
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-	var ok, failed, nanos atomic.Int64
-	var wg sync.WaitGroup
-	from := time.Now()
-	deadline := from.Add(d)
-	for range clients {
-		wg.Go(func() {
-			for time.Now().Before(deadline) {
-				sent := time.Now()
-				resp, err := hc.Get(url)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					ok.Add(1)
-					nanos.Add(int64(time.Since(sent)))
-				} else {
-					failed.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if failed.Load() > 0 {
-		t.Errorf("%d of %d requests to %s failed", failed.Load(), ok.Load()+failed.Load(), url)
-	}
-	l := loaded{from: from, to: time.Now(), ok: ok.Load()}
-	if l.ok > 0 {
-		l.meanMs = float64(nanos.Load()) / float64(l.ok) / 1e6
-	}
-	return l
 }
 
 // fixtureJar returns the fixture's jar, built by make fixtures or, where
@@ -255,21 +205,6 @@ func fixtureJar(t *testing.T) string {
 		t.Fatalf("build the fixture (make fixtures): %v\n%s", err, out)
 	}
 	return jar
-}
-
-// lockHost takes the host-wide attack lock the runner takes
-// (/tmp/threadbench-attack.lock), so that this test's load does not
-// disturb another's measurement, and returns its release.
-func lockHost(t *testing.T) func() {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "threadbench-attack.lock"), os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	return func() { f.Close() }
 }
 
 // testLog sends build progress to the test log.
