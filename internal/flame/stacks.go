@@ -135,8 +135,28 @@ func abbreviate(s string, n int) string {
 
 // Top returns the n frames the samples were running in most (self), with
 // the samples each was on the stack of (cumulative), most first; ties go
-// by name. A frame that recurses counts once per sample.
+// by cumulative, then name. A frame that recurses counts once per sample.
 func (s Stacks) Top(n int) []bench.FrameCount {
+	top := slices.DeleteFunc(s.frameCounts(), func(c bench.FrameCount) bool { return c.Self == 0 })
+	slices.SortFunc(top, func(a, b bench.FrameCount) int {
+		return cmp.Or(cmp.Compare(b.Self, a.Self), cmp.Compare(b.Cumulative, a.Cumulative), cmp.Compare(a.Frame, b.Frame))
+	})
+	return top[:min(n, len(top))]
+}
+
+// TopCumulative returns the n frames the samples were under most
+// (cumulative), callers included, most first; ties go by self, then name.
+func (s Stacks) TopCumulative(n int) []bench.FrameCount {
+	top := s.frameCounts()
+	slices.SortFunc(top, func(a, b bench.FrameCount) int {
+		return cmp.Or(cmp.Compare(b.Cumulative, a.Cumulative), cmp.Compare(b.Self, a.Self), cmp.Compare(a.Frame, b.Frame))
+	})
+	return top[:min(n, len(top))]
+}
+
+// frameCounts returns every frame's self and cumulative samples, in no
+// order.
+func (s Stacks) frameCounts() []bench.FrameCount {
 	counts := map[string]*bench.FrameCount{}
 	frame := func(name string) *bench.FrameCount {
 		if counts[name] == nil {
@@ -154,14 +174,9 @@ func (s Stacks) Top(n int) []bench.FrameCount {
 			}
 		}
 	}
-	top := make([]bench.FrameCount, 0, len(counts))
+	out := make([]bench.FrameCount, 0, len(counts))
 	for _, c := range counts {
-		if c.Self > 0 {
-			top = append(top, *c)
-		}
+		out = append(out, *c)
 	}
-	slices.SortFunc(top, func(a, b bench.FrameCount) int {
-		return cmp.Or(cmp.Compare(b.Self, a.Self), cmp.Compare(b.Cumulative, a.Cumulative), cmp.Compare(a.Frame, b.Frame))
-	})
-	return top[:min(n, len(top))]
+	return out
 }

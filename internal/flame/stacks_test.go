@@ -119,6 +119,19 @@ func TestTop(t *testing.T) {
 	}
 }
 
+func TestTopCumulative(t *testing.T) {
+	got := sample().TopCumulative(3)
+	// main, serve and handle tie on both counts: by name
+	want := []bench.FrameCount{
+		{Frame: "handle", Self: 0, Cumulative: 90},
+		{Frame: "main", Self: 0, Cumulative: 90},
+		{Frame: "serve", Self: 0, Cumulative: 90},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("TopCumulative(3) = %v, want %v", got, want)
+	}
+}
+
 func TestTopCountsRecursionOnce(t *testing.T) {
 	var b flame.Builder
 	b.Add([]string{"main", "fib", "fib", "fib"}, 4)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -38,15 +39,25 @@ var depths = []int{64, 32, 16, 8, 4, 1}
 // stackless are the types whose events carry no stack.
 var stackless = map[string]bool{TypeGarbageCollection: true}
 
-// Tool is the JDK's `jfr` command, which reads recordings of its own and
-// of older JDKs (a JDK 25's reads a JDK 21's).
+// Tool runs the JDK's `jfr` command, which reads recordings of its own
+// JDK and of older ones (a JDK 25's reads a JDK 21's): the host's
+// (FindTool, HostTool), or one in an image (ImageTool) where the host has
+// no JDK.
 type Tool struct {
-	Path string // the executable
+	run  runner
+	name string
 }
+
+// runner runs `jfr args... file`, writing its standard output to stdout.
+type runner func(ctx context.Context, stdout io.Writer, file string, args ...string) error
+
+// String says which jfr the tool runs.
+func (t Tool) String() string { return t.name }
 
 // FindTool returns the `jfr` of the host's newest JDK 21 or later (as
 // scripts/find-jdk.sh finds one: $JAVA_HOME, then /usr/lib/jvm and the
-// javac on PATH). With none it returns an EUNAVAILABLE *bench.Error.
+// javac on PATH). With none it returns an EUNAVAILABLE *bench.Error; an
+// ImageTool then reads recordings in a JDK's image.
 func FindTool() (Tool, error) {
 	j, err := jdk.Find()
 	if err != nil {
@@ -56,7 +67,21 @@ func FindTool() (Tool, error) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode()&0o111 == 0 {
 		return Tool{}, bench.Errorf(bench.EUNAVAILABLE, "%s has no jfr command (%s), so recordings cannot be read on this host", j, path)
 	}
-	return Tool{Path: path}, nil
+	return HostTool(path), nil
+}
+
+// HostTool runs the jfr executable at path on the host.
+func HostTool(path string) Tool {
+	run := func(ctx context.Context, stdout io.Writer, file string, args ...string) error {
+		cmd := jdk.Command(ctx, path, append(args, file)...)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		return nil
+	}
+	return Tool{run: run, name: path}
 }
 
 // Recording is what Read got from a recording: its events, sorted by
@@ -132,11 +157,11 @@ func Plan(counts map[string]int64, budget int64) (planned map[string]int, skippe
 // Counts returns how many events of each type the recording at file
 // holds, from `jfr summary`, which reads no event's contents.
 func (t Tool) Counts(ctx context.Context, file string) (map[string]int64, error) {
-	out, err := jdk.Command(ctx, t.Path, "summary", file).CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("jfr summary %s: %w: %s", file, err, strings.TrimSpace(string(out)))
+	var out bytes.Buffer
+	if err := t.run(ctx, &out, file, "summary"); err != nil {
+		return nil, fmt.Errorf("jfr summary %s (%s): %w", file, t, err)
 	}
-	return parseSummary(string(out))
+	return parseSummary(out.String())
 }
 
 // parseSummary reads the event table of `jfr summary`'s output: lines of
@@ -167,27 +192,27 @@ func parseSummary(out string) (map[string]int64, error) {
 // --json`, stacks cut to stackDepth frames, and decodes the output as it
 // comes.
 func (t Tool) Print(ctx context.Context, file string, stackDepth int, types ...string) ([]Event, error) {
-	cmd := jdk.Command(ctx, t.Path, "print", "--json", "--stack-depth", strconv.Itoa(stackDepth),
-		"--events", strings.Join(types, ","), file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	ran := make(chan error, 1)
+	go func() {
+		err := t.run(ctx, pw, file, "print", "--json", "--stack-depth", strconv.Itoa(stackDepth), "--events", strings.Join(types, ","))
+		pw.CloseWithError(err)
+		ran <- err
+	}()
+	// A tool that fails closes the pipe with its error, which the decoder
+	// then returns; a decoder that fails stops the tool.
+	events, err := Decode(pr)
 	if err != nil {
-		return nil, err
+		cancel()
+		pr.CloseWithError(err)
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("jfr print: %w", err)
+	if runErr := <-ran; err == nil {
+		err = runErr
 	}
-	events, decodeErr := Decode(out)
-	if decodeErr != nil {
-		_ = cmd.Process.Kill() // it may block writing output nobody reads
-	}
-	waitErr := cmd.Wait()
-	switch {
-	case waitErr != nil && (decodeErr == nil || stderr.Len() > 0):
-		return nil, fmt.Errorf("jfr print %s: %w: %s", file, waitErr, strings.TrimSpace(stderr.String()))
-	case decodeErr != nil:
-		return nil, decodeErr
+	if err != nil {
+		return nil, fmt.Errorf("jfr print %s (%s): %w", file, t, err)
 	}
 	return events, nil
 }
