@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/jfr"
@@ -15,7 +16,8 @@ import (
 // (jdk.VirtualThreadPinned), and where.
 func pinned(e Evidence) (bench.Cause, bool) {
 	events := jfr.OfType(e.Events, jfr.TypeVirtualThreadPinned)
-	c, total, ok := timeCause(bench.VerdictPinned, events, e.seconds()*e.carriers())
+	carriers := max(e.carriers(), float64(peakOverlap(events)))
+	c, total, ok := timeCause(bench.VerdictPinned, events, e.seconds()*carriers)
 	if !ok {
 		return c, false
 	}
@@ -23,7 +25,7 @@ func pinned(e Evidence) (bench.Cause, bool) {
 		{Name: "pinned events", Value: float64(len(events))},
 		{Name: "pinned time", Value: total, Unit: "s"},
 		{Name: "carriers' time pinned", Value: c.Share, Unit: "share", Limit: 1},
-		{Name: "carriers", Value: e.carriers()},
+		{Name: "carriers", Value: carriers},
 	}
 	c.Sentence = fmt.Sprintf("%s%s: its carriers spent %s of the stage pinned (%d pins, %s s in all)",
 		e.Target, onJDK(e.JDK), percent(c.Share), len(events), secondsText(total))
@@ -33,11 +35,12 @@ func pinned(e Evidence) (bench.Cause, bool) {
 
 // lockBound is the share of the request threads' time spent blocked
 // entering monitors (jdk.JavaMonitorEnter) or parked on a lock or a pool
-// (jdk.ThreadPark on a class, sleeps left out), and where.
+// (jdk.ThreadPark on a class; sleeps and idle pool threads left out), and
+// where.
 func lockBound(e Evidence) (bench.Cause, bool) {
 	var blocked []jfr.Event
 	for _, ev := range e.Events {
-		if ev.Type == jfr.TypeMonitorEnter || ev.Type == jfr.TypeThreadPark && ev.Fields["parkedClass"] != "" && !ev.Sleep() {
+		if ev.Type == jfr.TypeMonitorEnter || ev.Type == jfr.TypeThreadPark && ev.Fields["parkedClass"] != "" && !ev.Sleep() && !ev.Idle() {
 			blocked = append(blocked, ev)
 		}
 	}
@@ -146,6 +149,27 @@ func timeCause(kind string, events []jfr.Event, capacity float64) (bench.Cause, 
 		return bench.Cause{}, 0, false
 	}
 	return bench.Cause{Kind: kind, Share: min(total/capacity, 1), Stacks: topStacks(events)}, total, true
+}
+
+// peakOverlap returns the most events that were under way at once: as
+// many carriers at least were there to be pinned, whatever the CPU limit
+// says.
+func peakOverlap(events []jfr.Event) int {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(events))
+	for _, e := range events {
+		edges = append(edges, edge{e.Start, 1}, edge{e.End(), -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.delta, b.delta)) })
+	var now, peak int
+	for _, e := range edges {
+		now += e.delta
+		peak = max(peak, now)
+	}
+	return peak
 }
 
 // totalSeconds adds up the events' durations.

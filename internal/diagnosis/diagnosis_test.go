@@ -41,11 +41,13 @@ var (
 	monitorStack     = stack("com.example.orders.LegacyDriver$Connection.roundTrip:55", "com.example.orders.LegacyDriver.call:40")
 )
 
-// events returns n events of a type, every 10 ms from t0, each lasting d.
+// events returns n events of a type from t0 on, each lasting d, one after
+// the other (every 10 ms for instants).
 func events(typ string, n int, d time.Duration, st []jfr.Frame, fields map[string]string) []jfr.Event {
 	out := make([]jfr.Event, n)
+	every := max(d, 10*time.Millisecond)
 	for i := range out {
-		out[i] = jfr.Event{Type: typ, Start: t0.Add(time.Duration(i) * 10 * time.Millisecond), Duration: d, Stack: st, Fields: fields}
+		out[i] = jfr.Event{Type: typ, Start: t0.Add(time.Duration(i) * every), Duration: d, Stack: st, Fields: fields}
 	}
 	return out
 }
@@ -83,6 +85,25 @@ func TestPinned(t *testing.T) {
 	}
 }
 
+func TestPinnedCarriersFromOverlap(t *testing.T) {
+	// four carriers pinned at once for 2 s, though the limit says 1 CPU:
+	// there were 4 carriers at least, and they spent 40 % of the stage pinned
+	var pins []jfr.Event
+	for range 4 {
+		pins = append(pins, events(jfr.TypeVirtualThreadPinned, 100, 20*time.Millisecond, pinnedStack, nil)...)
+	}
+	e := diagnosis.Evidence{Target: "orders@virtual", JDK: 21, Stage: stage(), Limits: bench.Limits{CPUs: 1}, Events: pins}
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 1 || d.Causes[0].Share < 0.399 || d.Causes[0].Share > 0.401 {
+		t.Fatalf("causes = %+v, want pinned at 40 %%", d.Causes)
+	}
+	for _, f := range d.Causes[0].Evidence {
+		if f.Name == "carriers" && f.Value != 4 {
+			t.Errorf("carriers = %v, want 4 (pinned at once)", f.Value)
+		}
+	}
+}
+
 func TestPinnedBelowNotable(t *testing.T) {
 	// 0.2 s of 10 carrier-seconds: 2 %, below NotableShare
 	e := diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: stage(), Limits: bench.Limits{CPUs: 2},
@@ -96,9 +117,11 @@ func TestLockBound(t *testing.T) {
 	e := diagnosis.Evidence{Target: "orders@platform", JDK: 25, Stage: stage(),
 		// 3 s blocked of 4 threads × 5 s: 15 %
 		Events: append(events(jfr.TypeMonitorEnter, 100, 25*time.Millisecond, monitorStack, map[string]string{"monitorClass": "com.example.orders.LegacyDriver$Connection"}),
-			// parks on a lock count, sleeps do not
+			// parks on a lock count, sleeps do not,
 			append(events(jfr.TypeThreadPark, 10, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "com.example.orders.Pool.take:10"), map[string]string{"parkedClass": "java.util.concurrent.locks.ReentrantLock$NonfairSync"}),
-				events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.lang.Thread.sleep", "com.example.orders.QuoteController.quote:40"), map[string]string{"parkedClass": "java.lang.Object"})...)...)}
+				append(events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.lang.Thread.sleep", "com.example.orders.QuoteController.quote:40"), map[string]string{"parkedClass": "java.lang.Object"}),
+					// nor do idle pool threads waiting for work
+					events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.util.concurrent.LinkedBlockingQueue.take", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"), map[string]string{"parkedClass": "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject"})...)...)...)}
 	d := diagnosis.Diagnose(e)
 	if len(d.Causes) != 1 || d.Causes[0].Kind != bench.VerdictLockBound {
 		t.Fatalf("causes = %+v, want lock-bound alone", d.Causes)

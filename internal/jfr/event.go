@@ -99,6 +99,20 @@ func (e Event) Sleep() bool {
 	return false
 }
 
+// Idle reports whether a park event is a pool's thread waiting for work
+// (ThreadPoolExecutor.getTask, Tomcat's copy of it, ForkJoinPool.awaitWork
+// of carriers and common-pool workers): a thread with nothing to do, not
+// one held up.
+func (e Event) Idle() bool {
+	for _, f := range e.Stack {
+		if f.Method == "getTask" && strings.HasSuffix(f.Class, "ThreadPoolExecutor") ||
+			f.Method == "awaitWork" && f.Class == "java.util.concurrent.ForkJoinPool" {
+			return true
+		}
+	}
+	return false
+}
+
 // StackNames returns the stack's frames as Name(), root first: a flame
 // graph's order.
 func (e Event) StackNames() []string {

@@ -45,7 +45,8 @@ func TestRecordingFindsPinnedFrame(t *testing.T) {
 	}
 	for _, major := range []int{21, 25} {
 		t.Run(fmt.Sprintf("JDK%d", major), func(t *testing.T) {
-			file, stage := recordFixture(t, jar, major)
+			file, stage, base := recordFixture(t, jar, major)
+			checkImageTool(t, tool, file, base)
 			served := stage.OK
 			start := time.Now()
 			rec, err := tool.Read(context.Background(), file, 0)
@@ -121,10 +122,35 @@ func diagnose(events []jfr.Event, l profiletest.Loaded, major int) bench.Diagnos
 		Limits: bench.Limits{CPUs: 1}, Events: cut, Samples: jfr.ExecutionStacks(cut), Source: bench.ProfileJFR})
 }
 
+// checkImageTool counts the recording's events with jfr in the target's
+// own image (its JRE has jfr), as a host without a JDK would, and compares
+// with the host's.
+func checkImageTool(t *testing.T, host jfr.Tool, file, image string) {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	want, err := host.Counts(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := jfr.ImageTool(cli, image, nil).Counts(context.Background(), file)
+	if err != nil {
+		t.Fatalf("jfr in %s: %v", image, err)
+	}
+	for _, typ := range jfr.Types {
+		if got[typ] != want[typ] {
+			t.Errorf("%s: jfr in %s counts %d, the host's %d", typ, image, got[typ], want[typ])
+		}
+	}
+}
+
 // recordFixture runs the fixture on virtual threads on the JDK major with
 // the recording on, loads its pinning endpoint, stops it and returns the
-// recording copied out, and what the load did.
-func recordFixture(t *testing.T, jar string, major int) (string, profiletest.Loaded) {
+// recording copied out, what the load did and the target's image.
+func recordFixture(t *testing.T, jar string, major int) (string, profiletest.Loaded, string) {
 	t.Helper()
 	ctx := context.Background()
 	own := targets.Own{Name: "orders", Jar: jar, JDK: major}
@@ -153,7 +179,7 @@ func recordFixture(t *testing.T, jar string, major int) (string, profiletest.Loa
 	unlock := profiletest.LockHost(t)
 	loaded := profiletest.Load(t, inst.BaseURL()+"/api/legacy?delayMs=20", 16, 3*time.Second)
 	unlock()
-	return stopAndCopy(t, inst), loaded
+	return stopAndCopy(t, inst), loaded, img.Ref
 }
 
 // stopAndCopy stops the target's container without removing it, as the

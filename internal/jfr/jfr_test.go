@@ -93,6 +93,32 @@ func TestSleep(t *testing.T) {
 	}
 }
 
+func TestIdle(t *testing.T) {
+	frames := func(names ...string) []jfr.Frame {
+		var out []jfr.Frame
+		for _, n := range names {
+			i := strings.LastIndexByte(n, '.')
+			out = append(out, jfr.Frame{Class: n[:i], Method: n[i+1:]})
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		stack []jfr.Frame
+		idle  bool
+	}{
+		{"TomcatWorker", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.LinkedBlockingQueue.take", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"), true},
+		{"Executor", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.ThreadPoolExecutor.getTask"), true},
+		{"Carrier", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.ForkJoinPool.awaitWork", "java.util.concurrent.ForkJoinPool.runWorker"), true},
+		{"LockWait", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.ReentrantLock.lock", "com.zaxxer.hikari.pool.HikariPool.getConnection"), false},
+	}
+	for _, tt := range tests {
+		if got := (jfr.Event{Type: jfr.TypeThreadPark, Stack: tt.stack}).Idle(); got != tt.idle {
+			t.Errorf("%s: Idle() = %v, want %v", tt.name, got, tt.idle)
+		}
+	}
+}
+
 func TestDecodeErrors(t *testing.T) {
 	tests := []struct{ name, in, err string }{
 		{"ErrNotJSON", "Error: file not found", "jfr print output"},
