@@ -152,23 +152,32 @@ func checkImageTool(t *testing.T, host jfr.Tool, file, image string) {
 // recording copied out, what the load did and the target's image.
 func recordFixture(t *testing.T, jar string, major int) (string, profiletest.Loaded, string) {
 	t.Helper()
-	ctx := context.Background()
 	own := targets.Own{Name: "orders", Jar: jar, JDK: major}
 	entries, err := targets.OwnEntries([]targets.Own{own}, targets.DefaultCatalog().Names())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := targets.NewRuntime(targets.RuntimeOptions{Catalog: targets.DefaultCatalog().With(entries...)})
+	return record(t, targets.DefaultCatalog().With(entries...), "orders@virtual", major, "/api/legacy?delayMs=20", 16)
+}
+
+// record builds and runs target from the catalog on the JDK major (0: its
+// default) on one CPU with the recording on, sends path from clients for
+// three seconds, stops it and returns the recording copied out, what the
+// load did and the target's image.
+func record(t *testing.T, catalog *targets.Catalog, target string, major int, path string, clients int) (string, profiletest.Loaded, string) {
+	t.Helper()
+	ctx := context.Background()
+	rt, err := targets.NewRuntime(targets.RuntimeOptions{Catalog: catalog})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	img, err := rt.BuildTarget(ctx, "orders@virtual", targets.BuildOptions{JDK: major, Log: testLog{t}})
+	img, err := rt.BuildTarget(ctx, target, targets.BuildOptions{JDK: major, Log: testLog{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := rt.StartTarget(ctx, "orders@virtual", img, targets.StartOptions{
-		RunID:  fmt.Sprintf("test-jfr-%d-%d", major, time.Now().UnixNano()),
+	inst, err := rt.StartTarget(ctx, target, img, targets.StartOptions{
+		RunID:  fmt.Sprintf("test-jfr-%d", time.Now().UnixNano()),
 		Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024},
 		Env:    map[string]string{jfr.EnvVar: jfr.DefaultSettings().ToolOptions("")},
 	})
@@ -177,9 +186,45 @@ func recordFixture(t *testing.T, jar string, major int) (string, profiletest.Loa
 	}
 	defer inst.Stop(context.Background())
 	unlock := profiletest.LockHost(t)
-	loaded := profiletest.Load(t, inst.BaseURL()+"/api/legacy?delayMs=20", 16, 3*time.Second)
+	loaded := profiletest.Load(t, inst.BaseURL()+path, clients, 3*time.Second)
 	unlock()
 	return stopAndCopy(t, inst), loaded, img.Ref
+}
+
+// cpuWorkMethod is the Java target's CPU work, behind /api/cpu.
+const cpuWorkMethod = "io.threadbench.server.CpuWork.run"
+
+// TestRecordingFindsCPUWork runs the built-in Java target (platform
+// threads, its default JDK) with the recording on and sends its
+// CPU-bound endpoint: most execution samples of the load's window are
+// under the endpoint's work method, the target's own frame with the most
+// samples.
+func TestRecordingFindsCPUWork(t *testing.T) {
+	tool, err := jfr.FindTool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, l, _ := record(t, targets.DefaultCatalog(), bench.TargetJavaPlatform, 0, "/api/cpu?work=2000", 4)
+	rec, err := tool.Read(context.Background(), file, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := jfr.Cut(rec.Events, jfr.Window{From: l.From, To: l.To})
+	samples := jfr.ExecutionStacks(cut)
+	var own bench.FrameCount
+	for _, f := range samples.TopCumulative(1 << 20) {
+		if strings.HasPrefix(f.Frame, "io.threadbench.") {
+			own = f
+			break
+		}
+	}
+	t.Logf("%d requests; %d samples in the window; top frames %v; the target's own top frame %v", l.OK, samples.Total(), samples.Top(3), own)
+	if samples.Total() == 0 {
+		t.Fatal("no execution samples in the load's window")
+	}
+	if own.Frame != cpuWorkMethod || 2*own.Cumulative < samples.Total() {
+		t.Errorf("the target's own frame with the most samples is %s (%d of %d), want %s under most", own.Frame, own.Cumulative, samples.Total(), cpuWorkMethod)
+	}
 }
 
 // stopAndCopy stops the target's container without removing it, as the
