@@ -99,14 +99,16 @@ func (e Event) Sleep() bool {
 	return false
 }
 
-// Idle reports whether a park event is a pool's thread waiting for work
-// (ThreadPoolExecutor.getTask, Tomcat's copy of it, ForkJoinPool.awaitWork
-// of carriers and common-pool workers): a thread with nothing to do, not
-// one held up.
+// Idle reports whether a park event is a thread waiting for work: a
+// pool's (ThreadPoolExecutor.getTask, Tomcat's copy of it, scheduled
+// executors' included; ForkJoinPool.awaitWork of carriers and common-pool
+// workers) or a cleaner's (ReferenceQueue.remove): a thread with nothing
+// to do, not one held up.
 func (e Event) Idle() bool {
 	for _, f := range e.Stack {
 		if f.Method == "getTask" && strings.HasSuffix(f.Class, "ThreadPoolExecutor") ||
-			f.Method == "awaitWork" && f.Class == "java.util.concurrent.ForkJoinPool" {
+			f.Method == "awaitWork" && f.Class == "java.util.concurrent.ForkJoinPool" ||
+			f.Method == "remove" && f.Class == "java.lang.ref.ReferenceQueue" {
 			return true
 		}
 	}

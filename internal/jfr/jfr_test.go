@@ -109,6 +109,7 @@ func TestIdle(t *testing.T) {
 	}{
 		{"TomcatWorker", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.LinkedBlockingQueue.take", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"), true},
 		{"Executor", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.ThreadPoolExecutor.getTask"), true},
+		{"Cleaner", frames("jdk.internal.misc.Unsafe.park", "java.lang.ref.ReferenceQueue.await", "java.lang.ref.ReferenceQueue.remove", "jdk.internal.ref.CleanerImpl.run"), true},
 		{"Carrier", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.ForkJoinPool.awaitWork", "java.util.concurrent.ForkJoinPool.runWorker"), true},
 		{"LockWait", frames("jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.ReentrantLock.lock", "com.zaxxer.hikari.pool.HikariPool.getConnection"), false},
 	}
