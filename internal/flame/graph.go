@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Defaults of a Graph.
@@ -195,19 +196,35 @@ func (g Graph) drawBox(s *strings.Builder, b box, height int, total int64) {
 	s.WriteString("</g>\n")
 }
 
-// fit cuts a frame's name to what width pixels hold, keeping its end (the
-// method, the most telling part) after "..", or "" when even that does
-// not fit.
+// fit returns the label of a box width pixels wide: the frame's name if
+// it fits, else its short name (shortName), else the short name's end
+// (the method, the most telling part) after "..", or "" when even four
+// characters do not fit.
 func fit(name string, width float64) string {
 	chars := int(width / charWidth)
-	r := []rune(name)
+	if utf8.RuneCountInString(name) <= chars {
+		return name
+	}
+	r := []rune(shortName(name))
 	switch {
 	case len(r) <= chars:
-		return name
+		return string(r)
 	case chars < 4:
 		return ""
 	}
 	return ".." + string(r[len(r)-chars+2:])
+}
+
+// shortName drops a frame's package: "org.apache.catalina.core.StandardWrapperValve.invoke"
+// is "StandardWrapperValve.invoke", "github.com/x/server.cpuWork" is
+// "server.cpuWork": the last two dotted parts after the last '/'.
+func shortName(name string) string {
+	name = name[strings.LastIndexByte(name, '/')+1:]
+	parts := strings.Split(name, ".")
+	if len(parts) <= 2 {
+		return name
+	}
+	return strings.Join(parts[len(parts)-2:], ".")
 }
 
 // color returns a warm colour for a frame, the same for every frame of a

@@ -123,3 +123,14 @@ func TestGraphEmpty(t *testing.T) {
 		t.Errorf("an empty graph should say no samples and draw no box:\n%s", svg)
 	}
 }
+
+func TestGraphLabelsShortenNames(t *testing.T) {
+	var b flame.Builder
+	b.Add([]string{"org.apache.catalina.core.StandardWrapperValve.invoke", "github.com/threadbench/threadbench/targets/go/server.cpuWork"}, 10)
+	svg := string(render(t, flame.Graph{ID: "n", Stacks: b.Stacks(), Width: 200}))
+	for _, want := range []string{">StandardWrapperValve.invoke</text>", ">server.cpuWork</text>"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("no label %q in a 200 px graph:\n%s", want, svg)
+		}
+	}
+}
