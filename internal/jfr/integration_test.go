@@ -191,6 +191,20 @@ func record(t *testing.T, catalog *targets.Catalog, target string, major int, pa
 	return stopAndCopy(t, inst), loaded, img.Ref
 }
 
+// keep copies a recording the test could not read out of its temporary
+// directory, for a look after the test, and returns where.
+func keep(t *testing.T, file string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err.Error()
+	}
+	dst := filepath.Join(os.TempDir(), fmt.Sprintf("threadbench-%s-%d.jfr", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano()))
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		return err.Error()
+	}
+	return dst
+}
+
 // cpuWorkMethod is the Java target's CPU work, behind /api/cpu.
 const cpuWorkMethod = "io.threadbench.server.CpuWork.run"
 
@@ -207,7 +221,7 @@ func TestRecordingFindsCPUWork(t *testing.T) {
 	file, l, _ := record(t, targets.DefaultCatalog(), bench.TargetJavaPlatform, 0, "/api/cpu?work=2000", 4)
 	rec, err := tool.Read(context.Background(), file, 0)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (the recording is kept at %s)", err, keep(t, file))
 	}
 	cut := jfr.Cut(rec.Events, jfr.Window{From: l.From, To: l.To})
 	samples := jfr.ExecutionStacks(cut)

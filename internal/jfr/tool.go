@@ -159,9 +159,21 @@ func Plan(counts map[string]int64, budget int64) (planned map[string]int, skippe
 func (t Tool) Counts(ctx context.Context, file string) (map[string]int64, error) {
 	var out bytes.Buffer
 	if err := t.run(ctx, &out, file, "summary"); err != nil {
-		return nil, fmt.Errorf("jfr summary %s (%s): %w", file, t, err)
+		// jfr writes some of its errors to its standard output
+		return nil, fmt.Errorf("jfr summary %s (%s): %w %s", file, t, err, tail(out.String(), 3))
 	}
 	return parseSummary(out.String())
+}
+
+// tail returns the last n non-blank lines of text, joined by " / ".
+func tail(text string, n int) string {
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines[max(len(lines)-n, 0):], " / ")
 }
 
 // parseSummary reads the event table of `jfr summary`'s output: lines of
