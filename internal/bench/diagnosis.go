@@ -38,6 +38,11 @@ type Diagnosis struct {
 	// self samples; Samples is how many samples the stage had.
 	TopFrames []FrameCount `json:"topFrames,omitempty"`
 	Samples   int64        `json:"samples,omitempty"`
+	// OwnFrames are where the service's own code was in those samples:
+	// the innermost frame of its own on each stack (below the filters and
+	// handlers that call it), by samples; empty where its code is not
+	// told apart.
+	OwnFrames []FrameCount `json:"ownFrames,omitempty"`
 }
 
 // Cause is one verdict and its evidence. Share is how much of what the

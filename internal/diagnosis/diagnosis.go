@@ -63,6 +63,9 @@ type Evidence struct {
 	// the target was profiled.
 	Events  []jfr.Event
 	Samples flame.Stacks
+	// Own tells the service's own frames from the runtime's and the
+	// libraries' (a package prefix, say); nil when they are not told apart.
+	Own func(frame string) bool
 	// Source is what recorded inside the target (bench.ProfileJFR,
 	// bench.ProfilePprof); NoProfile why nothing did.
 	Source    string
@@ -98,11 +101,12 @@ func Diagnose(e Evidence) bench.Diagnosis {
 	d.Causes = append(flagged(e), d.Causes...)
 	d.TopFrames = e.Samples.Top(TopFrames)
 	d.Samples = e.Samples.Total()
-	if len(d.TopFrames) > 0 {
-		for i := range d.Causes {
-			if d.Causes[i].Kind == bench.VerdictCPUBound {
-				d.Causes[i].Sentence += topFrameClause(d.TopFrames[0], d.Samples)
-			}
+	if e.Own != nil {
+		d.OwnFrames = e.Samples.TopInnermost(TopFrames, e.Own)
+	}
+	for i := range d.Causes {
+		if d.Causes[i].Kind == bench.VerdictCPUBound {
+			d.Causes[i].Sentence += framesClause(d)
 		}
 	}
 	return d

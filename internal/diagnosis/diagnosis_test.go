@@ -168,6 +168,16 @@ func TestCPUBound(t *testing.T) {
 	if d.Samples != 100 || d.TopFrames[0].Frame != "sha256.blockSHANI" || d.TopFrames[1].Cumulative != 100 {
 		t.Errorf("samples %d, top frames %v", d.Samples, d.TopFrames)
 	}
+	// told the service's own frames, it names the one its code was in
+	e.Own = func(f string) bool { return strings.HasPrefix(f, "server.") || f == "main" }
+	d = diagnosis.Diagnose(e)
+	want = "go used 95 % of its 2-CPU limit; its own code was most in server.cpuWork (100 % of 100 CPU samples), which ran most in sha256.blockSHANI (80 %)"
+	if got := d.Causes[0].Sentence; got != want {
+		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
+	}
+	if len(d.OwnFrames) != 1 || d.OwnFrames[0].Frame != "server.cpuWork" {
+		t.Errorf("own frames %v", d.OwnFrames)
+	}
 	// throttled periods bind it at a lower mean
 	e.CPU = &diagnosis.CPU{Share: 0.6, ThrottledPeriods: 300, Periods: 1000}
 	if d := diagnosis.Diagnose(e); len(d.Causes) != 1 || !strings.Contains(d.Causes[0].Sentence, "throttled in 30 % of its CFS periods") {

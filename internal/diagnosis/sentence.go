@@ -65,10 +65,19 @@ func flagSentence(target string, f bench.Flag) string {
 	return fmt.Sprintf("%s: %s, so its figures may not be the target's alone (%s)", target, what, f.Reason)
 }
 
-// topFrameClause names the frame the CPU samples fell in most.
-func topFrameClause(top bench.FrameCount, samples int64) string {
-	if samples == 0 {
+// framesClause names where the CPU samples fell: the service's own frame
+// they were most in, where its code is told apart, and the frame they ran
+// in most.
+func framesClause(d bench.Diagnosis) string {
+	if d.Samples == 0 || len(d.TopFrames) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; its CPU samples fell most in %s (%s of %d)", top.Frame, percent(float64(top.Self)/float64(samples)), samples)
+	share := func(n int64) string { return percent(float64(n) / float64(d.Samples)) }
+	top := d.TopFrames[0]
+	if len(d.OwnFrames) == 0 || d.OwnFrames[0].Frame == top.Frame {
+		return fmt.Sprintf("; its CPU samples fell most in %s (%s of %d)", top.Frame, share(top.Self), d.Samples)
+	}
+	own := d.OwnFrames[0]
+	return fmt.Sprintf("; its own code was most in %s (%s of %d CPU samples), which ran most in %s (%s)",
+		own.Frame, share(own.Self), d.Samples, top.Frame, share(top.Self))
 }

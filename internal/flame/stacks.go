@@ -154,6 +154,32 @@ func (s Stacks) TopCumulative(n int) []bench.FrameCount {
 	return top[:min(n, len(top))]
 }
 
+// TopInnermost returns the n frames that were the innermost of their
+// stack's frames own says are the service's (its own code, not the
+// runtime's or a library's), most samples first: where the service's own
+// code was when the samples fell, below the filters and handlers that
+// call it. Self counts those samples; Cumulative is the frame's own.
+func (s Stacks) TopInnermost(n int, own func(frame string) bool) []bench.FrameCount {
+	cumulative := map[string]int64{}
+	for _, c := range s.frameCounts() {
+		cumulative[c.Frame] = c.Cumulative
+	}
+	var b Builder
+	for _, st := range s {
+		for i := len(st.Frames) - 1; i >= 0; i-- {
+			if own(st.Frames[i]) {
+				b.Add(st.Frames[i:i+1], st.Count)
+				break
+			}
+		}
+	}
+	top := b.Stacks().Top(n)
+	for i := range top {
+		top[i].Cumulative = cumulative[top[i].Frame]
+	}
+	return top
+}
+
 // frameCounts returns every frame's self and cumulative samples, in no
 // order.
 func (s Stacks) frameCounts() []bench.FrameCount {

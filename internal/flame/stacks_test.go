@@ -132,6 +132,17 @@ func TestTopCumulative(t *testing.T) {
 	}
 }
 
+func TestTopInnermost(t *testing.T) {
+	own := func(f string) bool { return f == "handle" || f == "work" || f == "serve" }
+	got := sample().TopInnermost(5, own)
+	// work is innermost in 85 samples, handle in 5 (encode is not own);
+	// serve is never innermost, gcBgMarkWorker's stacks hold no own frame
+	want := []bench.FrameCount{{Frame: "work", Self: 85, Cumulative: 85}, {Frame: "handle", Self: 5, Cumulative: 90}}
+	if !slices.Equal(got, want) {
+		t.Errorf("TopInnermost() = %v, want %v", got, want)
+	}
+}
+
 func TestTopCountsRecursionOnce(t *testing.T) {
 	var b flame.Builder
 	b.Add([]string{"main", "fib", "fib", "fib"}, 4)
