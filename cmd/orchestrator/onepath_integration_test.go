@@ -20,6 +20,7 @@ import (
 // (a Tomcat per part, most of its time).
 func TestExperimentPartsAgreeOnTheEngine(t *testing.T) {
 	sideBySide(t)
+	startsJVMs(t)
 	begin := time.Now()
 	const scale = 0.05
 	db := t.TempDir() + "/history.db"
