@@ -25,13 +25,22 @@ type server struct {
 	luck        func(capacity.Trial) float64
 	generatorAt float64 // from this rate on the generator sends late; 0 for never
 	lag         float64 // how late then, ms, p99: added to every latency
-	now         time.Time
-	trials      []capacity.Trial
+	// extra is what a trial takes beyond its length, as a share of it
+	// (0.5: a 2 s trial takes 3 s), as a separate attack does.
+	extra float64
+	// warmup is the first trial's warm-up, which it runs before the trial.
+	warmup time.Duration
+	now    time.Time
+	trials []capacity.Trial
 }
 
 func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, error) {
 	s.trials = append(s.trials, t)
-	s.now = s.now.Add(t.Duration)
+	var warmup time.Duration
+	if len(s.trials) == 1 {
+		warmup = s.warmup
+	}
+	s.now = s.now.Add(warmup + t.Duration + time.Duration(s.extra*float64(t.Duration)))
 	served := s.capacity
 	if s.luck != nil {
 		served *= s.luck(t)
@@ -41,7 +50,7 @@ func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, err
 	out := capacity.Outcome{Stats: bench.Stats{
 		Requests: requests, Successes: requests,
 		Throughput: min(t.Rate, served), Latency: bench.Latency{P99: p99},
-	}}
+	}, Warmup: warmup}
 	if s.generatorAt > 0 && t.Rate >= s.generatorAt {
 		out.GeneratorBound, out.SendLag = "generator CPU 97% of its 1 CPU(s)", s.lag
 		out.Stats.Latency.P99 += s.lag
@@ -347,11 +356,35 @@ func TestSearchTrialError(t *testing.T) {
 	}
 }
 
-// A confirmation that fails when the budget has no room for a whole round
-// below it: the rate below is confirmed as far as the budget goes, every
-// confirmation that ran passing, and the answer says how far it went.
+// A first confirmation that fails (the long trials see half the capacity
+// the short ones do) leaves a whole round for the rate below it: the
+// search goes on at full length, under what the target served in the
+// failed one, and confirms that in full. (Before the search kept time back
+// for it, the round below ran out of budget after one or two
+// confirmations.)
 func TestSearchBudgetDuringConfirmation(t *testing.T) {
-	srv, res := searchWithConfirmLuck(t, 0.5) // the long trials see half the capacity
+	srv, res := searchWithConfirmLuck(t, func(int) float64 { return 0.5 })
+	halfEdge := (&server{capacity: 500, service: srv.service}).edge(300, capacity.DefaultConfirmDuration)
+	if res.Rate == 0 || res.Rate > halfEdge || res.Rate < 0.95*halfEdge || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
+		t.Fatalf("stop %s (%s) rate %.0f failed %+v, want an answer just under the long trials' edge %.0f, the failed confirmation above", res.Stop, res.Reason, res.Rate, res.Failed, halfEdge)
+	}
+	assertConfirmed(t, res, 0)
+	if res.Spent > 80*time.Second {
+		t.Errorf("spent %s of 1m20s", res.Spent)
+	}
+}
+
+// A confirmation that fails after one passed has used up more than the
+// confirmation kept in hand for it: the rate below is confirmed as far as
+// the budget goes, every confirmation that ran passing, and the answer
+// says how far it went.
+func TestSearchBudgetDuringLateConfirmation(t *testing.T) {
+	srv, res := searchWithConfirmLuck(t, func(n int) float64 {
+		if n == 0 { // the first confirmation sees the whole capacity
+			return 1
+		}
+		return 0.5
+	})
 	halfEdge := (&server{capacity: 500, service: srv.service}).edge(300, capacity.DefaultConfirmDuration)
 	if res.Stop != capacity.StopBudget || res.Rate == 0 || res.Rate > halfEdge || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
 		t.Fatalf("stop %s rate %.0f failed %+v, want budget, an answer under the long trials' edge %.0f, the failed confirmation above", res.Stop, res.Rate, res.Failed, halfEdge)
@@ -371,26 +404,31 @@ func TestSearchBudgetDuringConfirmation(t *testing.T) {
 }
 
 // When every confirmation fails until the budget ends, there is no
-// answer, and the reason says what passed short trials only.
+// answer, and the reason says where they failed, what a confirmation
+// costs here, and what passed short trials only.
 func TestSearchBudgetBeforeConfirmation(t *testing.T) {
-	_, res := searchWithConfirmLuck(t, 0.01) // the long trials see next to nothing
+	_, res := searchWithConfirmLuck(t, func(int) float64 { return 0.01 }) // the long trials see next to nothing
 	if res.Stop != capacity.StopBudget || res.Rate != 0 || len(res.Confirmations) != 0 {
 		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and no answer", res.Stop, res.Rate, res.Confirmations)
 	}
-	if want := "the time budget (1m20s) ran out before the confirmations ("; !strings.HasPrefix(res.Reason, want) ||
-		!strings.HasSuffix(res.Reason, "req/s passed a short trial, unconfirmed)") {
-		t.Errorf("reason %q", res.Reason)
+	for _, want := range []string{"the time budget (1m20s) ran out before a rate passed its confirmations: they failed at 1000, 490, ",
+		"a 10s confirmation 11s, pauses and measured overhead included", "req/s passed a short trial, unconfirmed)"} {
+		if !strings.Contains(res.Reason, want) {
+			t.Errorf("reason %q lacks %q", res.Reason, want)
+		}
 	}
 }
 
 // searchWithConfirmLuck searches a 1,000 req/s pool of 200 ms requests
-// within p99<=300ms on an 80 s budget, its full-length confirmations
-// seeing only a share of the capacity.
-func searchWithConfirmLuck(t *testing.T, share float64) (*server, *capacity.Result) {
+// within p99<=300ms on an 80 s budget, its n-th full-length confirmation
+// seeing only share(n) of the capacity.
+func searchWithConfirmLuck(t *testing.T, share func(n int) float64) (*server, *capacity.Result) {
 	t.Helper()
+	confirmations := 0
 	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
 		if tr.Phase == capacity.PhaseConfirm {
-			return share
+			confirmations++
+			return share(confirmations - 1)
 		}
 		return 1
 	}}
