@@ -12,16 +12,17 @@ import (
 // one CPU (about 330 req/s; a backlog builds the longer a trial runs, so
 // short trials pass rates confirmations fail), p99<=200ms, a 60 s budget
 // of 2 s trials, two 4 s confirmations and 500 ms pauses, from 160 req/s
-// after a 2 s warm-up. However much longer than nominal its trials take,
-// the search keeps back what confirming costs as it measured it, and ends
-// with a rate confirmed in full within the budget.
+// after a 2 s warm-up. Its trials took about 1 s each beyond their nominal
+// length (16 in 57.3 s): half as long again as a 2 s trial. However much
+// each trial costs, the search keeps back what confirming costs as it
+// measured it, and ends with a rate confirmed in full within the budget.
 func TestSearchConfirmsWithinBudget(t *testing.T) {
 	for _, tt := range []struct {
-		name  string
-		extra float64
-	}{{"trials of their nominal length", 0}, {"trials 50% longer", 0.5}, {"trials twice as long", 1}} {
+		name     string
+		overhead time.Duration
+	}{{"trials of their nominal length", 0}, {"1 s a trial, 50% of a short one", time.Second}, {"2 s a trial", 2 * time.Second}} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := &server{capacity: 330, service: 3 * time.Millisecond, extra: tt.extra, warmup: 2 * time.Second}
+			srv := &server{capacity: 330, service: 3 * time.Millisecond, overhead: tt.overhead, warmup: 2 * time.Second}
 			cfg := srv.config("p99<=200ms", t)
 			cfg.Budget, cfg.TrialDuration, cfg.ConfirmDuration = time.Minute, 2*time.Second, 4*time.Second
 			cfg.Confirmations, cfg.Settle, cfg.StartRate = 2, 500*time.Millisecond, 160
@@ -51,10 +52,11 @@ func TestSearchConfirmsWithinBudget(t *testing.T) {
 // Short trials that pass 10 % more than the target carries at length put
 // the first confirmation above its capacity: it fails, and the search goes
 // on at full length under what the target served in it, confirming that
-// in full within the budget although every trial takes half as long again
-// as its nominal length.
+// in full within the budget although every trial takes 1.5 s more than
+// its nominal length (half as long again as a short one), and more to
+// drain when overloaded.
 func TestSearchAfterFailedConfirmation(t *testing.T) {
-	srv := &server{capacity: 1000, service: 200 * time.Millisecond, extra: 0.5, warmup: 10 * time.Second,
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond, overhead: 1500 * time.Millisecond, warmup: 10 * time.Second,
 		luck: func(tr capacity.Trial) float64 {
 			if tr.Phase == capacity.PhaseConfirm {
 				return 1
@@ -90,14 +92,16 @@ func TestSearchAfterFailedConfirmation(t *testing.T) {
 // nominal lengths, but not at what they take here, stops the search before
 // it confirms, saying so with the figures.
 func TestSearchBudgetTooSmall(t *testing.T) {
-	srv := &server{capacity: 10, service: 200 * time.Millisecond, extra: 0.5}
+	// 50 req/s, the start, is just over what it carries: the first trial
+	// fails, with 1.5 s of overhead and a third of a second to drain
+	srv := &server{capacity: 45, service: 200 * time.Millisecond, overhead: 1500 * time.Millisecond}
 	cfg := srv.config("p99<=300ms", t)
 	cfg.Budget = cfg.MinBudget()
 	res, err := capacity.Search(context.Background(), cfg, srv.run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "the time budget (36s) is too small for this target: one short trial and 3 confirmations need 53.5s (a 3s short trial takes 5.5s here and a 10s confirmation 16s, pauses and measured overhead included)"
+	want := "the time budget (36s) is too small for this target: one short trial and 3 confirmations need 44.3s (a 3s short trial takes 5.8s here and a 10s confirmation 12.8s, pauses and measured overhead included)"
 	if res.Stop != capacity.StopBudget || res.Rate != 0 || res.Reason != want {
 		t.Errorf("stop %s rate %.1f reason %q, want %q", res.Stop, res.Rate, res.Reason, want)
 	}
@@ -130,13 +134,13 @@ func TestShared(t *testing.T) {
 }
 
 // The three targets searched one after the other on a 5-minute
-// budget (heavy?duration=200, p99<=300ms), every trial taking half as long
-// again as its nominal length, each target first built, started and warmed
-// up (not charged): each gets a search confirmed in full, java-platform
+// budget (heavy?duration=200, p99<=300ms), every trial taking 1.5 s more
+// than its nominal length and more to drain when overloaded, each target
+// first built, started and warmed up (not charged): each gets a search confirmed in full, java-platform
 // within 3 % under its pool's bound, and the searches together stay within
 // the budget.
 func TestSearchThreeTargetsShareBudget(t *testing.T) {
-	srv := &server{extra: 0.5, service: 200 * time.Millisecond}
+	srv := &server{overhead: 1500 * time.Millisecond, service: 200 * time.Millisecond}
 	total := 5 * time.Minute
 	var spent time.Duration
 	for i, target := range []struct {

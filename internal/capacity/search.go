@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -195,10 +196,12 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 
 // nextRound is the rate of the next round of confirmations, 0 when the
 // search is done: under a failed round with none confirmed yet, the rate
-// below it; above a confirmed one, the bracket's middle.
+// below it; above a confirmed one, the bracket's middle. (Rounds fail in a
+// row only before a rate is confirmed: once one is, every rate tried is
+// above it.)
 func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 	if len(best) == 0 {
-		rate := s.below(hi)
+		rate := s.below(hi, len(s.failed))
 		if rate < s.cfg.MinRate {
 			return 0, &stopped{StopNoPass, fmt.Sprintf("every rate down to %.2f req/s failed the objective", s.cfg.MinRate)}
 		}
@@ -210,14 +213,17 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 	return (best[0].Rate + hi.Rate) / 2, nil
 }
 
-// below is the rate to confirm under a failed confirmation: what the
-// target served in it (at most the rate offered, at least half of it, as a
-// bracket halves) less the precision. A target offered more than it
-// carries serves what it carries, so the next round starts under what the
-// target showed at full length, not at a short trial's luckier figure.
-func (s *search) below(failed *Step) float64 {
-	served := max(min(failed.Throughput, failed.Rate), failed.Rate/2)
-	return served * (1 - s.cfg.Precision)
+// below is the rate to confirm under the k-th failed round in a row: the
+// failed rate less a step that starts at the precision and doubles with
+// each failed round, as MLRsearch widens its step when a lower bound
+// proves invalid, and no more than the target served in the failed round
+// (offered more than it carries, a target serves what it carries, and
+// what it served within the trial's window reads a little low, by the
+// latency over the trial's length: a rate that should hold at length, not
+// a short trial's luckier figure). Never below half the failed rate.
+func (s *search) below(failed *Step, k int) float64 {
+	step := min(s.cfg.Precision*math.Pow(2, float64(k-1)), 0.5)
+	return max(min(failed.Rate*(1-step), failed.Throughput), failed.Rate/2)
 }
 
 // wide reports whether the bracket [lo, hi] is wider than asked.

@@ -25,9 +25,10 @@ type server struct {
 	luck        func(capacity.Trial) float64
 	generatorAt float64 // from this rate on the generator sends late; 0 for never
 	lag         float64 // how late then, ms, p99: added to every latency
-	// extra is what a trial takes beyond its length, as a share of it
-	// (0.5: a 2 s trial takes 3 s), as a separate attack does.
-	extra float64
+	// overhead is what each trial takes beyond its length as a separate
+	// attack (setting up, saving the run); when set, an overloaded trial
+	// also drains its backlog at the end, as a real one does.
+	overhead time.Duration
 	// warmup is the first trial's warm-up, which it runs before the trial.
 	warmup time.Duration
 	now    time.Time
@@ -40,11 +41,11 @@ func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, err
 	if len(s.trials) == 1 {
 		warmup = s.warmup
 	}
-	s.now = s.now.Add(warmup + t.Duration + time.Duration(s.extra*float64(t.Duration)))
 	served := s.capacity
 	if s.luck != nil {
 		served *= s.luck(t)
 	}
+	s.now = s.now.Add(warmup + t.Duration + s.cost(t, served))
 	p99 := s.p99(t, served)
 	requests := int64(t.Rate * t.Duration.Seconds())
 	out := capacity.Outcome{Stats: bench.Stats{
@@ -56,6 +57,16 @@ func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, err
 		out.Stats.Latency.P99 += s.lag
 	}
 	return out, nil
+}
+
+// cost is what a trial takes beyond its length: the overhead, and the
+// backlog an overloaded trial leaves drained at the rate served.
+func (s *server) cost(t capacity.Trial, served float64) time.Duration {
+	if s.overhead == 0 || t.Rate <= served {
+		return s.overhead
+	}
+	backlog := (t.Rate - served) * t.Duration.Seconds()
+	return s.overhead + time.Duration(backlog/served*float64(time.Second))
 }
 
 // edge is the true capacity within a p99 objective at full trial length:
@@ -411,7 +422,7 @@ func TestSearchBudgetBeforeConfirmation(t *testing.T) {
 	if res.Stop != capacity.StopBudget || res.Rate != 0 || len(res.Confirmations) != 0 {
 		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and no answer", res.Stop, res.Rate, res.Confirmations)
 	}
-	for _, want := range []string{"the time budget (1m20s) ran out before a rate passed its confirmations: they failed at 1000, 490, ",
+	for _, want := range []string{"the time budget (1m20s) ran out before a rate passed its confirmations: they failed at 1000, 500, 250, ",
 		"a 10s confirmation 11s, pauses and measured overhead included", "req/s passed a short trial, unconfirmed)"} {
 		if !strings.Contains(res.Reason, want) {
 			t.Errorf("reason %q lacks %q", res.Reason, want)
