@@ -76,13 +76,22 @@ func overhead(own, other overheads, passed bool) time.Duration {
 	return v
 }
 
-// reserve is the time kept back for confirming before a short trial may
-// run: a round of confirmations at their measured cost and, where the
-// budget holds it, one confirmation more, so that a first confirmation
-// that fails still leaves a whole round for the rate below it.
-func (s *search) reserve() time.Duration {
+// reserve is the time kept back for confirming before a short trial of
+// phase may run, at what confirmations measured here cost. Bracketing keeps
+// back a round and one confirmation more, so that a first confirmation
+// that fails still leaves a whole round for the rate below it (a bracket is
+// worth more than a second round: without it the answer is only a lower
+// bound). Bisecting keeps back two rounds, so that a confirmation that
+// fails anywhere in its round leaves a whole round below it, as busy
+// machines make the later ones fail too. Each falls back to less where the
+// budget cannot hold it beside a short trial.
+func (s *search) reserve(phase Phase) time.Duration {
 	n := s.cfg.Confirmations
-	if s.cfg.Budget >= s.cost.shortTrial()+s.cost.round(n+1) {
+	holds := func(k int) bool { return s.cfg.Budget >= s.cost.shortTrial()+s.cost.round(k) }
+	switch {
+	case phase == PhaseBisect && holds(2*n):
+		n *= 2
+	case holds(n + 1):
 		n++
 	}
 	return s.cost.round(n)

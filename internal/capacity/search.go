@@ -168,8 +168,8 @@ func (s *search) find(ctx context.Context) (*Result, error) {
 // target carries at length there: it becomes the upper edge, and the
 // search goes on at full length only, from below what the target served in
 // it (see below), until a rate passes every confirmation. From a confirmed
-// rate, rounds at the bracket's middle narrow it while it is wider than
-// asked and the budget holds a whole round.
+// rate, rounds between it and the failure above narrow the bracket while
+// it is wider than asked and the budget holds a whole round.
 func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 	var best []Step // the confirmations of the highest rate that passed them all
 	for rate := lo.Rate; ; {
@@ -196,7 +196,7 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 
 // nextRound is the rate of the next round of confirmations, 0 when the
 // search is done: under a failed round with none confirmed yet, the rate
-// below it; above a confirmed one, the bracket's middle. (Rounds fail in a
+// below it; above a confirmed one, towards the failure above. (Rounds fail in a
 // row only before a rate is confirmed: once one is, every rate tried is
 // above it.)
 func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
@@ -210,7 +210,18 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 	if hi == nil || !s.wide(best[0].Rate, hi.Rate) || s.left() < s.cost.round(s.cfg.Confirmations) {
 		return 0, nil
 	}
-	return (best[0].Rate + hi.Rate) / 2, nil
+	return s.towards(best[0].Rate, hi), nil
+}
+
+// towards is the next rate to try in the bracket from lo to hi: its
+// middle, or lower where hi served less. Offered more than it carries, a
+// target serves what it carries, so the edge lies near what hi served
+// (MLRsearch's use of the measured forwarding rate): java-platform offered
+// twice its pool's bound serves about the bound, and the next trial goes
+// there rather than to one and a half times it. Never nearer lo than the
+// precision, so that every trial narrows the bracket by as much.
+func (s *search) towards(lo float64, hi *Step) float64 {
+	return min((lo+hi.Rate)/2, max(hi.Throughput, lo*(1+s.cfg.Precision)))
 }
 
 // below is the rate to confirm under the k-th failed round in a row: the
@@ -350,12 +361,12 @@ func (s *search) passBelow(ctx context.Context, failed *Step) (lo, hi *Step, err
 	}
 }
 
-// bisect halves [lo, hi] with short trials until it is within the
-// precision, or the budget holds no more short trials beside what
-// confirming needs.
+// bisect narrows [lo, hi] with short trials (see towards) until it is
+// within the precision, or the budget holds no more short trials beside
+// what confirming needs.
 func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error) {
 	for hi != nil && s.wide(lo.Rate, hi.Rate) {
-		step, err := s.short(ctx, PhaseBisect, (lo.Rate+hi.Rate)/2)
+		step, err := s.short(ctx, PhaseBisect, s.towards(lo.Rate, hi))
 		if err != nil || step == nil {
 			return lo, hi, err
 		}
@@ -405,7 +416,7 @@ func (s *search) outOfTime() *stopped {
 // back for confirming (see reserve). The first trial always runs: Validate
 // made room for it.
 func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, error) {
-	if len(s.steps) > 0 && s.left() < s.cost.shortTrial()+s.reserve() {
+	if len(s.steps) > 0 && s.left() < s.cost.shortTrial()+s.reserve(phase) {
 		return nil, nil
 	}
 	return s.trial(ctx, Trial{Phase: phase, Rate: rate, Duration: s.cfg.TrialDuration})

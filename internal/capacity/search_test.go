@@ -374,7 +374,7 @@ func TestSearchTrialError(t *testing.T) {
 // for it, the round below ran out of budget after one or two
 // confirmations.)
 func TestSearchBudgetDuringConfirmation(t *testing.T) {
-	srv, res := searchWithConfirmLuck(t, func(int) float64 { return 0.5 })
+	srv, res := searchWithConfirmLuck(t, 80*time.Second, func(int) float64 { return 0.5 })
 	halfEdge := (&server{capacity: 500, service: srv.service}).edge(300, capacity.DefaultConfirmDuration)
 	if res.Rate == 0 || res.Rate > halfEdge || res.Rate < 0.95*halfEdge || res.Failed == nil || res.Failed.Phase != capacity.PhaseConfirm {
 		t.Fatalf("stop %s (%s) rate %.0f failed %+v, want an answer just under the long trials' edge %.0f, the failed confirmation above", res.Stop, res.Reason, res.Rate, res.Failed, halfEdge)
@@ -385,12 +385,13 @@ func TestSearchBudgetDuringConfirmation(t *testing.T) {
 	}
 }
 
-// A confirmation that fails after one passed has used up more than the
-// confirmation kept in hand for it: the rate below is confirmed as far as
-// the budget goes, every confirmation that ran passing, and the answer
-// says how far it went.
+// On a budget too small to keep two rounds back (70 s), a confirmation
+// that fails after one passed has used up more than the confirmation kept
+// in hand for it: the rate below is confirmed as far as the budget goes,
+// every confirmation that ran passing, and the answer says how far it
+// went.
 func TestSearchBudgetDuringLateConfirmation(t *testing.T) {
-	srv, res := searchWithConfirmLuck(t, func(n int) float64 {
+	srv, res := searchWithConfirmLuck(t, 70*time.Second, func(n int) float64 {
 		if n == 0 { // the first confirmation sees the whole capacity
 			return 1
 		}
@@ -409,7 +410,7 @@ func TestSearchBudgetDuringLateConfirmation(t *testing.T) {
 			t.Errorf("confirmation %+v: want every one run at the answer passed", c)
 		}
 	}
-	if want := fmt.Sprintf("the time budget (1m20s) ran out after %d of 3 confirmations at %.0f req/s, each of which passed", n, res.Rate); res.Reason != want {
+	if want := fmt.Sprintf("the time budget (1m10s) ran out after %d of 3 confirmations at %.0f req/s, each of which passed", n, res.Rate); res.Reason != want {
 		t.Errorf("reason %q, want %q", res.Reason, want)
 	}
 }
@@ -418,11 +419,11 @@ func TestSearchBudgetDuringLateConfirmation(t *testing.T) {
 // answer, and the reason says where they failed, what a confirmation
 // costs here, and what passed short trials only.
 func TestSearchBudgetBeforeConfirmation(t *testing.T) {
-	_, res := searchWithConfirmLuck(t, func(int) float64 { return 0.01 }) // the long trials see next to nothing
+	_, res := searchWithConfirmLuck(t, 80*time.Second, func(int) float64 { return 0.01 }) // the long trials see next to nothing
 	if res.Stop != capacity.StopBudget || res.Rate != 0 || len(res.Confirmations) != 0 {
 		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and no answer", res.Stop, res.Rate, res.Confirmations)
 	}
-	for _, want := range []string{"the time budget (1m20s) ran out before a rate passed its confirmations: they failed at 1000, 500, 250, ",
+	for _, want := range []string{"the time budget (1m20s) ran out before a rate passed its confirmations: they failed at 800, 400, 200, ",
 		"a 10s confirmation 11s, pauses and measured overhead included", "req/s passed a short trial, unconfirmed)"} {
 		if !strings.Contains(res.Reason, want) {
 			t.Errorf("reason %q lacks %q", res.Reason, want)
@@ -431,9 +432,9 @@ func TestSearchBudgetBeforeConfirmation(t *testing.T) {
 }
 
 // searchWithConfirmLuck searches a 1,000 req/s pool of 200 ms requests
-// within p99<=300ms on an 80 s budget, its n-th full-length confirmation
-// seeing only share(n) of the capacity.
-func searchWithConfirmLuck(t *testing.T, share func(n int) float64) (*server, *capacity.Result) {
+// within p99<=300ms on a budget, its n-th full-length confirmation seeing
+// only share(n) of the capacity.
+func searchWithConfirmLuck(t *testing.T, budget time.Duration, share func(n int) float64) (*server, *capacity.Result) {
 	t.Helper()
 	confirmations := 0
 	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
@@ -444,10 +445,31 @@ func searchWithConfirmLuck(t *testing.T, share func(n int) float64) (*server, *c
 		return 1
 	}}
 	cfg := srv.config("p99<=300ms", t)
-	cfg.Budget = 80 * time.Second
+	cfg.Budget = budget
 	res, err := capacity.Search(context.Background(), cfg, srv.run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return srv, res
+}
+
+// Offered twice what it carries, a pool serves what it carries: the next
+// trial goes just above the rate that passed, where the edge is, not to
+// one and a half times it, and the search is done in three short trials.
+func TestSearchTowardsServed(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond}
+	cfg := srv.config("p99<=300ms", t)
+	cfg.StartRate = 1000
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range res.Steps {
+		got = append(got, fmt.Sprintf("%s %.0f %v", st.Phase, st.Rate, st.Pass))
+	}
+	want := "[bracket 1000 true bracket 2000 false bisect 1020 false confirm 1000 true confirm 1000 true confirm 1000 true]"
+	if fmt.Sprint(got) != want || res.Stop != capacity.StopPrecision {
+		t.Errorf("trials %v, stop %s; want %s, precision", got, res.Stop, want)
+	}
 }
