@@ -148,6 +148,10 @@ type search struct {
 	// bracketCut is set when the budget ended the bracket before any rate
 	// failed: the answer is then a lower bound.
 	bracketCut bool
+	// distrustServed is set when a trial aimed by towards passed: the
+	// upper edge's served figure read low, and the aim is the middle until
+	// another rate fails.
+	distrustServed bool
 }
 
 // find brackets and bisects with short trials while the budget keeps
@@ -183,6 +187,7 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 			hi = &last
 			s.failed = append(s.failed, rate)
 		}
+		s.distrustServed = confirms[len(confirms)-1].Pass
 		next, err := s.nextRound(best, hi)
 		if err != nil {
 			return s.unanswered(err, lo, hi)
@@ -219,9 +224,16 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 // (MLRsearch's use of the measured forwarding rate): java-platform offered
 // twice its pool's bound serves about the bound, and the next trial goes
 // there rather than to one and a half times it. Never nearer lo than the
-// precision, so that every trial narrows the bracket by as much.
+// precision, so that every trial narrows the bracket by as much; and once
+// a trial so aimed has passed, the figure read low (a target starved for
+// a moment by other work serves less than it carries) and the middle is
+// the aim until another rate fails.
 func (s *search) towards(lo float64, hi *Step) float64 {
-	return min((lo+hi.Rate)/2, max(hi.Throughput, lo*(1+s.cfg.Precision)))
+	mid := (lo + hi.Rate) / 2
+	if s.distrustServed {
+		return mid
+	}
+	return min(mid, max(hi.Throughput, lo*(1+s.cfg.Precision)))
 }
 
 // below is the rate to confirm under the k-th failed round in a row: the
@@ -375,6 +387,7 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 		} else {
 			hi = step
 		}
+		s.distrustServed = step.Pass
 	}
 	return lo, hi, nil
 }

@@ -473,3 +473,32 @@ func TestSearchTowardsServed(t *testing.T) {
 		t.Errorf("trials %v, stop %s; want %s, precision", got, res.Stop, want)
 	}
 }
+
+// A failed edge whose served figure reads low (the target starved by other
+// work for that trial: 500 req/s served 96) does not pin the bisection
+// just above the lower edge: once a trial aimed by it passes, the search
+// bisects at the middle again and finds the edge in a few trials, not by
+// steps of the precision.
+func TestSearchServedReadsLow(t *testing.T) {
+	srv := &server{capacity: 320, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
+		if tr.Rate == 500 {
+			return 0.3
+		}
+		return 1
+	}}
+	cfg := srv.config("p99<=300ms", t)
+	cfg.StartRate = 1000
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bisections := 0
+	for _, st := range res.Steps {
+		if st.Phase == capacity.PhaseBisect {
+			bisections++
+		}
+	}
+	if edge := srv.edge(300, capacity.DefaultConfirmDuration); res.Rate > edge || res.Rate < 0.95*edge || bisections > 7 {
+		t.Errorf("%.1f req/s after %d bisections, want within 5%% under %.1f in at most 7", res.Rate, bisections, edge)
+	}
+}
