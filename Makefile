@@ -65,9 +65,12 @@ java-test:
 fixtures:
 	cd testdata/springapp && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp package -DskipTests
 
-## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip
+## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip.
+##   In cmd/orchestrator the tests that measure nothing run side by side, each on an attack lock of its own, then
+##   those that measure run one at a time, alone (cmd/orchestrator/harness_integration_test.go); -parallel is high
+##   so that the ones waiting to measure never hold back the others
 integration: docker-up test-deps
-	$(GO) test -count=1 -p 1 -parallel 16 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json ./... | $(TESTSUMMARY) -name integration
+	$(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json ./... | $(TESTSUMMARY) -name integration
 
 ## conformance: schemathesis (pinned, from PyPI into .build/venv) fuzzes the daemon's API against api/openapi.yaml,
 ## with runs executed by a stand-in (no Docker); about two minutes, 0 server errors and 0 schema violations

@@ -25,35 +25,65 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/store"
 )
 
 // chromium is Debian's headless browser.
 const chromium = "/usr/bin/chromium"
 
-// reportProfile is short: 100 then 400 clients on heavy?duration=500, so
-// that Tomcat's 200 threads bind java-platform at 200 / 0.5 s = 400 req/s.
-const reportProfile = `name: pool-400
+// poolProfile is short: 100 then 400 clients on heavy?duration=500, so
+// that Tomcat's 200 threads bind java-platform at 200 / 0.5 s = 400 req/s
+// while virtual threads and goroutines hold every request at once.
+const poolProfile = `name: pool-400
 model: closed
 stages:
   - {name: c100, duration: 6s, concurrency: 100}
   - {name: c400, duration: 8s, concurrency: 400}
 `
 
+// thePoolRun is the suite's one run of the three built-in targets under
+// closed load past Tomcat's pool: the HTML report and the thread metrics
+// read it.
+var thePoolRun sharedRun
+
+// poolRun returns the shared three-target run and its history.
+func poolRun(t *testing.T) (*bench.Run, string) {
+	t.Helper()
+	return thePoolRun.get(t, func(t *testing.T, dir string) (*bench.Run, error) {
+		db := filepath.Join(dir, "history.db")
+		profile := filepath.Join(dir, "pool-400.yaml")
+		if err := os.WriteFile(profile, []byte(poolProfile), 0o644); err != nil {
+			return nil, err
+		}
+		code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--targets", "go,java-platform,java-virtual", "--profile", profile,
+			"--endpoint", "heavy", "--param", "duration=500", "--warmup", "3s", "--name", "pool-400", "-q", "-o", "json")
+		if code != exitOK {
+			return nil, fmt.Errorf("run: exit %d\n%s", code, stderr)
+		}
+		var printed bench.Run
+		if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
+			return nil, fmt.Errorf("stdout is not a run document: %v\n%s", err, stdout)
+		}
+		h := store.NewDB(db)
+		if err := h.Open(); err != nil {
+			return nil, err
+		}
+		defer h.Close()
+		run, err := h.FindRunByID(context.Background(), printed.ID)
+		if err == nil && run.Status != bench.RunSucceeded {
+			err = fmt.Errorf("run %s: %s", run.Status, run.Error)
+		}
+		return run, err
+	})
+}
+
 func TestReportHTMLInChromium(t *testing.T) {
+	alone(t)
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("no %s: %v", chromium, err)
 	}
 	dir := t.TempDir()
-	db := filepath.Join(dir, "history.db")
-	profile := writeFile(t, "pool-400.yaml", reportProfile)
-	begin := time.Now()
-	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--profile", profile, "--endpoint", "heavy", "--param", "duration=500",
-		"--warmup", "3s", "--name", "report-html", "-q", "-o", "json")
-	if code != exitOK {
-		t.Fatalf("run: exit %d\n%s", code, stderr)
-	}
-	run, _ := storedRun(t, db, stdout)
-	t.Logf("three-target run %s took %s", run.ID, time.Since(begin).Round(time.Second))
+	run, db := poolRun(t)
 
 	sizes := map[string]int{}
 	for _, format := range report.ReportFormats {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/requests"
 )
 
@@ -51,9 +52,9 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVarP(&f.file, "spec", "f", "", "a run spec file (YAML or JSON); flags given as well override its fields")
 	fs.StringVar(&f.name, "name", "", "a name for the run, to find it later")
 	fs.StringSliceVarP(&f.targets, "targets", "t", targetNames, "targets to run, in this order (NAME or NAME@VARIANT, e.g. java-virtual@21)")
-	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(bench.BuiltinNames(), ", ")+") or a profile file (YAML/JSON)")
+	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(builtin.ProfileNames(), ", ")+") or a profile file (YAML/JSON)")
 	fs.Float64Var(&f.scale, "scale", 0, "multiply a built-in profile's stage durations, or stretch an experiment (default: the profile's or experiment's own)")
-	fs.StringVar(&f.experiment, "experiment", "", "run a built-in experiment ("+strings.Join(bench.ExperimentNames(), ", ")+"): it sets the targets, cases, profile and workload")
+	fs.StringVar(&f.experiment, "experiment", "", "run a built-in experiment ("+strings.Join(builtin.ExperimentNames(), ", ")+"): it sets the targets, cases, profile and workload")
 	fs.IntVar(&f.repeat, "repeat", 0, fmt.Sprintf("rounds of the targets, interleaved (go, java-platform, java-virtual, go, ...); each figure is then the median of the rounds with its interval (1 to %d; default 1)", bench.MaxRepeat))
 	fs.StringVar(&f.part, "part", "", "with --experiment: run only this part of it (default: every part, a run each)")
 	fs.StringSliceVar(&f.cases, "case", nil, "with --experiment: run only these of its cases (or targets), e.g. --case synchronized@21,synchronized@25 (default: all)")
@@ -168,7 +169,7 @@ func profileArg(arg string) (bench.Profile, error) {
 		if _, err := os.Stat(arg); err == nil {
 			return bench.ReadProfileFile(arg)
 		}
-		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(bench.BuiltinNames(), ", "))
+		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(builtin.ProfileNames(), ", "))
 	}
 	return bench.Profile{Name: arg}, nil
 }

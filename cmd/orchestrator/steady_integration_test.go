@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/report"
 )
 
 // cpuHeavyProfile holds 50 clients for 6 s: with short CPU-bound
@@ -28,6 +28,7 @@ stages:
 // first, needs longer than Go, and the measured stage after each warm-up
 // is steady.
 func TestWarmupUntilSteady(t *testing.T) {
+	alone(t)
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "cpu-heavy.yaml")
 	if err := os.WriteFile(profile, []byte(cpuHeavyProfile), 0o644); err != nil {
@@ -55,7 +56,7 @@ func TestWarmupUntilSteady(t *testing.T) {
 	for _, name := range []string{"go", "java-virtual"} {
 		t.Logf("%s per second: %s", name, perSecond(run.Target(name)))
 	}
-	rep := report.Analyze(run, report.ReportOptions{})
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
 	for _, res := range rep.Scopes[1].Results {
 		for _, sp := range res.Steady {
 			t.Logf("%s measured stage: %d of %d s cut, steady %v, trend %+.2f %%/s", res.Label, sp.Cut, sp.Seconds, sp.Steady, sp.Trend)

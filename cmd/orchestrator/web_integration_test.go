@@ -245,7 +245,7 @@ func (b *browser) partWeight() int {
 var webStages = [][2]string{{"7s", "20"}, {"7s", "50"}}
 
 func TestWebInChromium(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	begin := time.Now()
 	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"))
 	a := apiClient{t: t, base: d.url}
@@ -504,7 +504,7 @@ func portOf(hostport string) string {
 // 1,000 runs in a fresh browser: what it weighs and when the history is
 // on screen. Then it drives the page of the same daemon with a token.
 func TestWebHistoryOf1000Runs(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	begin := time.Now()
 	ids := seedWebHistory(t, db, 1000)
@@ -609,7 +609,7 @@ func startDaemonWith(t *testing.T, db string, args ...string) *inProcessDaemon {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &inProcessDaemon{log: newDaemonLog(), cancel: cancel, exit: make(chan int, 1)}
-	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.log, func(string) string { return "" })
+	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.log, testEnv(t, nil))
 	go func() { d.exit <- execute(g, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...)) }()
 	t.Cleanup(func() { d.stop() })
 	select {

@@ -123,11 +123,12 @@ type Response struct {
 	BytesOut  int64 // the request body
 }
 
-// ResponseLog keeps the measured requests of a run, per target (a results
-// file each).
+// ResponseLog keeps the measured requests of runs, per run and target (a
+// results file each).
 type ResponseLog interface {
-	// Open starts the log of one target, named as in the run's results.
-	Open(target string) (ResponseWriter, error)
+	// Open starts the log of one target of a run of spec, the target named
+	// as in the run's results.
+	Open(spec RunSpec, target string) (ResponseWriter, error)
 }
 
 // ResponseWriter is one target's log of responses.
@@ -177,4 +178,33 @@ type RecordingResult struct {
 	ScrapeFailures int    // scrapes that failed
 	StatsFailures  int    // container stats reads that failed
 	LastError      string // the last failure, for a warning
+}
+
+// Builtins are the profiles and experiments a spec may name rather than
+// write out: Prepare resolves such a name through them. Package builtin
+// holds threadbench's own.
+type Builtins interface {
+	// LookupProfile returns the named profile with its stage durations
+	// multiplied by scale (0: the profile's default scale): an ENOTFOUND
+	// *Error listing the names for an unknown profile, EINVALID for a
+	// negative or non-finite scale.
+	LookupProfile(name string, scale float64) (Profile, error)
+	// ProfileNames returns the profiles' names, in the order they are listed.
+	ProfileNames() []string
+	// LookupExperiment returns the named experiment, or an ENOTFOUND *Error
+	// listing the names.
+	LookupExperiment(name string) (Experiment, error)
+}
+
+// noBuiltins is a catalog's Builtins when it gives none: every name is unknown.
+type noBuiltins struct{}
+
+func (noBuiltins) LookupProfile(name string, _ float64) (Profile, error) {
+	return Profile{}, Errorf(ENOTFOUND, "no built-in profile %q (there are none)", name)
+}
+
+func (noBuiltins) ProfileNames() []string { return nil }
+
+func (noBuiltins) LookupExperiment(name string) (Experiment, error) {
+	return Experiment{}, Errorf(ENOTFOUND, "no built-in experiment %q (there are none)", name)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -410,4 +411,47 @@ func (j JavaOptions) With(o JavaOptions) JavaOptions {
 		j.JDK = o.JDK
 	}
 	return j
+}
+
+// Clone returns a copy of w that shares no slice or map with it (nil for
+// nil), so that a built-in's workload handed out can be changed.
+func (w *Workload) Clone() *Workload {
+	if w == nil {
+		return nil
+	}
+	c := *w
+	c.Requests = cloneRequests(w.Requests)
+	c.Iteration = cloneSteps(w.Iteration)
+	return &c
+}
+
+func cloneSteps(steps []Step) []Step {
+	if steps == nil {
+		return nil
+	}
+	out := make([]Step, len(steps))
+	for i, st := range steps {
+		if st.Request != nil {
+			r := cloneRequests([]Request{*st.Request})[0]
+			st.Request = &r
+		}
+		if st.Sleep != nil {
+			sl := *st.Sleep
+			st.Sleep = &sl
+		}
+		out[i] = st
+	}
+	return out
+}
+
+func cloneRequests(reqs []Request) []Request {
+	out := make([]Request, len(reqs))
+	for i, r := range reqs {
+		out[i] = r
+		if r.Params != nil {
+			out[i].Params = make(map[string]string, len(r.Params))
+			maps.Copy(out[i].Params, r.Params)
+		}
+	}
+	return out
 }

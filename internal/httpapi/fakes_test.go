@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/httpapi"
 )
 
@@ -40,7 +41,7 @@ func (f *fakeRuns) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, 
 // testCatalog is the built-in targets, as the daemon's queue checks specs.
 var testCatalog = bench.Catalog{Targets: []bench.TargetInfo{
 	{Name: bench.TargetGo, Kind: "go"}, {Name: bench.TargetJavaPlatform, Kind: "java"}, {Name: bench.TargetJavaVirtual, Kind: "java"},
-}}
+}, Builtins: builtin.Set}
 
 func (f *fakeRuns) Cancel(ctx context.Context, id string) (*bench.Run, error) {
 	if f.CancelFn == nil {

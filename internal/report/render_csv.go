@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -55,17 +56,17 @@ func WriteReportCSV(w io.Writer, r *bench.Run) error {
 func stageRows(t *bench.TargetResult) [][]string {
 	var rows [][]string
 	if t.Total != nil {
-		m := wholeAttack(t)
-		rows = append(rows, requestRows(t, "", scopeWholeName, plainOf(m.stats, m.histograms), m.stats, t.Requests, nil)...)
+		m := analysis.WholeAttack(t)
+		rows = append(rows, requestRows(t, "", analysis.ScopeWholeName, analysis.PlainOf(m.Stats, m.Histograms), m.Stats, t.Requests, nil)...)
 	}
-	for _, s := range measuredStages(t) {
-		m := stageMeasured(s)
-		rows = append(rows, requestRows(t, strconv.Itoa(s.Index), s.Name, plainOf(m.stats, m.histograms), m.stats, s.Requests, &s)...)
+	for _, s := range analysis.MeasuredStages(t) {
+		m := analysis.StageMeasured(s)
+		rows = append(rows, requestRows(t, strconv.Itoa(s.Index), s.Name, analysis.PlainOf(m.Stats, m.Histograms), m.Stats, s.Requests, &s)...)
 	}
 	return rows
 }
 
-func requestRows(t *bench.TargetResult, stage, name string, all plain, st bench.Stats, requests []bench.NamedStats, s *bench.StageResult) [][]string {
+func requestRows(t *bench.TargetResult, stage, name string, all analysis.Plain, st bench.Stats, requests []bench.NamedStats, s *bench.StageResult) [][]string {
 	share, flags := "", ""
 	if s != nil {
 		share, flags = generatorShare(s.Generator), flagKinds(s.Flags)
@@ -75,24 +76,24 @@ func requestRows(t *bench.TargetResult, stage, name string, all plain, st bench.
 		return rows
 	}
 	for _, ns := range requests {
-		rows = append(rows, csvRow("stage", t, stage, name, "", ns.Name, requestPlain(ns), ns.Stats.OfferedRate, "", ""))
+		rows = append(rows, csvRow("stage", t, stage, name, "", ns.Name, analysis.RequestPlain(ns), ns.Stats.OfferedRate, "", ""))
 	}
 	return rows
 }
 
 func secondRow(t *bench.TargetResult, b bench.Bucket) []string {
-	p := plainOf(b.Stats, nil)
+	p := analysis.PlainOf(b.Stats, nil)
 	return csvRow("second", t, strconv.Itoa(b.Stage), "", strconv.Itoa(b.Second), "all", p, b.Stats.OfferedRate, generatorShare(b.Generator), "")
 }
 
-func csvRow(kind string, t *bench.TargetResult, stage, stageName, second, request string, p plain, offered float64, share, flags string) []string {
-	l := p.latency
+func csvRow(kind string, t *bench.TargetResult, stage, stageName, second, request string, p analysis.Plain, offered float64, share, flags string) []string {
+	l := p.Latency
 	return []string{
 		kind, t.Target, t.Label(), strconv.Itoa(t.Round + 1), stage, stageName, second, request,
-		strconv.FormatInt(p.requests, 10), strconv.FormatInt(p.completed, 10), strconv.FormatInt(p.errors, 10),
-		csvNum(p.errorRate), csvNum(offered), csvNum(p.throughput),
+		strconv.FormatInt(p.Requests, 10), strconv.FormatInt(p.Completed, 10), strconv.FormatInt(p.Errors, 10),
+		csvNum(p.ErrorRate), csvNum(offered), csvNum(p.Throughput),
 		csvNum(l.Min), csvNum(l.Mean), csvNum(l.P50), csvNum(l.P90), csvNum(l.P95), csvNum(l.P99), csvNum(l.P999), csvNum(l.Max),
-		strconv.FormatInt(p.bytesIn, 10), strconv.FormatInt(p.bytesOut, 10), share, flags,
+		strconv.FormatInt(p.BytesIn, 10), strconv.FormatInt(p.BytesOut, 10), share, flags,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
 )
@@ -41,9 +42,9 @@ func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
 // classes are those of the self-contained page (section, table, td.num,
 // .swatch, .charts, ul.lines, .findings, .scroll, .muted) for the
 // embedding page to style. The daemon's web page shows a run with it.
-func WriteReportFragment(w io.Writer, src Source, opts ReportOptions) error {
+func WriteReportFragment(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(Analyze(src.Run, opts), src)); err != nil {
+	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(analysis.Analyze(src.Run, opts), src)); err != nil {
 		return fmt.Errorf("render html report: %w", err)
 	}
 	return flush(w, &buf)
@@ -52,7 +53,7 @@ func WriteReportFragment(w io.Writer, src Source, opts ReportOptions) error {
 // newHTMLPage lays out the report and draws its charts.
 func newHTMLPage(rep bench.Report, src Source) htmlPage {
 	sections := layoutReport(rep)
-	page := htmlPage{Title: "threadbench report: run " + rep.Run.ID + suffix(" ", quoteName(rep.Run.Name)),
+	page := htmlPage{Title: "threadbench report: run " + rep.Run.ID + analysis.Suffix(" ", quoteName(rep.Run.Name)),
 		Header: sections[0], Findings: sections[1], NoSeries: len(src.Series) == 0}
 	for _, s := range sections[2:] {
 		if s.ID == "notes" {

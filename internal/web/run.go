@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
 	"github.com/threadbench/threadbench/internal/report"
@@ -70,12 +71,12 @@ func (p *Pages) runPart(ctx context.Context, id string) ([]byte, int, error) {
 		return body, http.StatusOK, err
 	}
 	view := reportView{runHead: newRunHead(run), Downloads: downloads(run.ID)}
-	src := report.Source{Run: run, Targets: p.cfg.Targets}
-	if src.Series, err = report.LoadSeries(ctx, p.cfg.Store, run, p.cfg.Targets); err != nil {
+	src, err := report.LoadSource(ctx, p.cfg.Store, run, p.cfg.Targets, true)
+	if err != nil {
 		return nil, 0, err
 	}
 	var buf bytes.Buffer
-	if err := report.WriteReportFragment(&buf, src, report.ReportOptions{MinEffect: bench.DefaultNoiseThreshold}); err != nil {
+	if err := report.WriteReportFragment(&buf, src, analysis.ReportOptions{MinEffect: bench.DefaultNoiseThreshold}); err != nil {
 		return nil, 0, err
 	}
 	view.Report = template.HTML(buf.String()) // #nosec: internal/report escapes what it writes
