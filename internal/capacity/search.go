@@ -249,6 +249,17 @@ func (s *search) below(failed *Step, k int) float64 {
 	return max(min(failed.Rate*(1-step), failed.Throughput), failed.Rate/2)
 }
 
+// percent writes a bracket's width wider than asked, in percent, with
+// the decimals that tell it from the precision asked ("2.02", not "2.0").
+func (s *search) percent(width float64) string {
+	for decimals := 1; decimals < 4; decimals++ {
+		if w := fmt.Sprintf("%.*f", decimals, width*100); w != fmt.Sprintf("%.*f", decimals, s.cfg.Precision*100) {
+			return w
+		}
+	}
+	return fmt.Sprintf("%.4f", width*100)
+}
+
 // wide reports whether the bracket [lo, hi] is wider than asked.
 func (s *search) wide(lo, hi float64) bool {
 	return (hi-lo)/hi > s.cfg.Precision*(1+1e-9)
@@ -318,8 +329,8 @@ func (s *search) answer(best []Step, hi *Step) *Result {
 	case hi == nil:
 		res.Stop, res.Reason = StopMaxRate, fmt.Sprintf("%.0f req/s, the highest rate allowed, passed: the target carries more", rate)
 	case s.wide(rate, hi.Rate):
-		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bisection at a bracket %.1f%% wide (asked %.1f%%)",
-			s.cfg.Budget, res.Width*100, s.cfg.Precision*100)
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bisection at a bracket %s%% wide (asked %.1f%%)",
+			s.cfg.Budget, s.percent(res.Width), s.cfg.Precision*100)
 	default:
 		res.Stop, res.Reason = StopPrecision, fmt.Sprintf("the bracket is %.1f%% wide (asked %.1f%%)", res.Width*100, s.cfg.Precision*100)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -500,5 +501,25 @@ func TestSearchServedReadsLow(t *testing.T) {
 	}
 	if edge := srv.edge(300, capacity.DefaultConfirmDuration); res.Rate > edge || res.Rate < 0.95*edge || bisections > 7 {
 		t.Errorf("%.1f req/s after %d bisections, want within 5%% under %.1f in at most 7", res.Rate, bisections, edge)
+	}
+}
+
+// A bracket a hair wider than asked says so in as many decimals as it
+// takes, not "2.0% wide (asked 2.0%)".
+func TestSearchWidthShown(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond, luck: func(tr capacity.Trial) float64 {
+		if tr.Phase == capacity.PhaseConfirm && tr.Rate > 970 {
+			return 0.9798 // serves 979.8 when offered more: the round below starts there, 2.02 % under
+		}
+		return 1
+	}}
+	cfg := srv.config("p99<=300ms", t)
+	cfg.StartRate, cfg.Budget = 1000, 70*time.Second
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "the time budget (1m10s) ended the bisection at a bracket 2.02% wide (asked 2.0%)"; res.Reason != want || math.Abs(res.Rate-979.8) > 1e-6 {
+		t.Errorf("%.2f req/s: %q, want 979.8: %q", res.Rate, res.Reason, want)
 	}
 }
