@@ -33,7 +33,9 @@ type Config struct {
 	TrialDuration   time.Duration // of a bracketing or bisecting trial
 	ConfirmDuration time.Duration // of a confirmation
 	Settle          time.Duration // the pause between trials
-	// Budget is the time the search may take, trials and pauses included.
+	// Budget is the time the search may take, trials, pauses and what
+	// trials take beyond their nominal length included; the first trial's
+	// warm-up is not charged to it (see Outcome.Warmup).
 	Budget time.Duration
 	// StartRate is the first rate tried: a guess, or a known bound such as
 	// Little's (threads ÷ service time).
@@ -78,8 +80,10 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// MinBudget is the least time a search with c's trials needs: one short
-// trial and the confirmations, with their pauses.
+// MinBudget is the least time a search with c's trials needs at their
+// nominal lengths: one short trial and the confirmations, with their
+// pauses. What trials really take is only known once they run: a search
+// whose budget turns out too small for them says so, with the figures.
 func (c Config) MinBudget() time.Duration {
 	return c.withDefaults().spec().MinBudget().D()
 }
