@@ -363,7 +363,7 @@ func steadySentences(d *scopeData) []string {
 // TrendWords says how a part that is not steady moves: "throughput
 // +1.6 %/s over the 5 s kept", with its round when there are several.
 func TrendWords(sp bench.SteadyPart, rounds bool) string {
-	s := fmt.Sprintf("%s %s %%/s over the %d s kept", sp.Figure, PositiveZero(fmt.Sprintf("%+.1f", sp.Trend)), sp.Seconds-sp.Cut)
+	s := fmt.Sprintf("%s %s %%/s over the %d s kept", sp.Figure, PositiveZero(fmt.Sprintf("%+.1f", sp.Trend)), sp.Seconds-sp.Cut-sp.CutEnd)
 	if rounds {
 		s = fmt.Sprintf("round %d: %s", sp.Round+1, s)
 	}

@@ -112,3 +112,25 @@ func TestAnalyze_WarmupUntilSteady(t *testing.T) {
 	rep := analysis.Analyze(run, analysis.ReportOptions{})
 	hasFinding(t, rep, "Warm-up until steady: go 10.2 s; java-virtual 120.1 s (JIT 3.1 s) (maximum hit, throughput still +0.8 %/s).")
 }
+
+// coldStart is issue 34's stage: java-platform, 400 clients on
+// heavy?duration=500 (a 200-thread pool: 400 req/s at most), whose first
+// second, 7 req/s, was kept as "an odd second" and gave 371.7 req/s.
+var coldStart = []float64{7, 398, 398, 399, 399, 400, 399, 386, 397, 399, 400, 399, 394, 400, 400}
+
+func TestAnalyze_ColdFirstSecondIsCut(t *testing.T) {
+	run := analysistest.CraftedRun(t, 400, heavy500, analysistest.Crafted{Target: bench.TargetJavaPlatform, Settings: platformPool, PerSecond: coldStart, Low: 500, High: 520})
+	stage := analysis.Analyze(run, analysis.ReportOptions{}).Scopes[1]
+	res := stage.Results[0]
+	if len(res.Steady) != 1 || !res.Steady[0].Steady || res.Steady[0].Cut != 1 || res.Steady[0].CutEnd != 0 {
+		t.Fatalf("steady part %+v, want the first second cut", res.Steady)
+	}
+	var sum float64
+	for _, v := range coldStart[1:] {
+		sum += v
+	}
+	mean := sum / float64(len(coldStart)-1)
+	if got := res.Figures.Throughput.Value; got < mean*0.99 || got > mean*1.01 || got > 400 {
+		t.Errorf("throughput %.1f req/s, want the steady seconds' mean %.1f within 1 %% (and within the 400 req/s bound)", got, mean)
+	}
+}

@@ -140,13 +140,17 @@ func partBands(t *bench.TargetResult, index int, res bench.SubjectResult, color 
 	}
 	sp := res.Steady[i]
 	from, kept := float64(seconds[0].Second), float64(seconds[0].Second+sp.Cut)
+	end := float64(seconds[len(seconds)-1].Second + 1)
+	keptEnd := end - float64(sp.CutEnd)
 	var bands []chart.Band
 	if sp.Cut > 0 {
 		bands = append(bands, chart.Band{From: from, To: kept, Label: res.Label + ": transient (cut)", Tinted: true, Series: color})
 	}
+	if sp.CutEnd > 0 {
+		bands = append(bands, chart.Band{From: keptEnd, To: end, Label: res.Label + ": transient at the end (cut)", Tinted: true, Series: color})
+	}
 	if !sp.Steady {
-		end := float64(seconds[len(seconds)-1].Second + 1)
-		bands = append(bands, chart.Band{From: kept, To: end, Label: res.Label + ": not steady", Tinted: true, Series: color})
+		bands = append(bands, chart.Band{From: kept, To: keptEnd, Label: res.Label + ": not steady", Tinted: true, Series: color})
 	}
 	return bands
 }

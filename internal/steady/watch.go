@@ -30,7 +30,7 @@ func (w *Watcher) Add(b bench.Bucket) bool {
 		return false
 	}
 	w.last = OfSeconds(w.seconds[len(w.seconds)-w.window:])
-	return w.last.Steady && w.last.Start == 0
+	return w.last.Steady && w.last.Start == 0 && w.last.EndCut == 0
 }
 
 // Last is what the last full window showed: its cut, and its trend when
