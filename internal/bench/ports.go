@@ -96,6 +96,14 @@ type Plan struct {
 	Workload Workload
 	Profile  Profile
 	Warmup   Warmup
+	// Settled, with Warmup.UntilSteady, is asked after each full second of
+	// the warm-up (Second counts from the attack's start, Stage is -1)
+	// whether the target has settled. The first true ends the warm-up then:
+	// the profile starts at once with the same clients and connections,
+	// nothing cancelled and no request abandoned. Without it, or while it
+	// says false, the warm-up runs to Warmup.MaxDuration. It is called from
+	// the attack's own goroutine and must not block for long.
+	Settled func(Bucket) bool
 }
 
 // Observer receives an attack's progress. Every field is optional; the

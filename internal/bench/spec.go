@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 )
@@ -184,9 +185,11 @@ func (w Workload) AllRequests() []Request {
 // apart and excluded from every summary: the JVM's JIT needs it, and the Go
 // target gets the same so the comparison stays fair. By default it is a
 // fixed Duration at a low open-model Rate. UntilSteady instead sends the
-// load of the first measured stage until throughput and p50 stop trending
-// over the last Window seconds, for at most MaxDuration: each target warms
-// up for as long as it needs.
+// load of the first measured stage (SteadyStage) until throughput and p50
+// stop trending over the last Window seconds and a JVM's compiler has gone
+// quiet, for at most MaxDuration: each target warms up for as long as it
+// needs, and the profile then starts at once in the same attack, with the
+// same clients and connections.
 type Warmup struct {
 	Disabled    bool     `json:"disabled,omitempty" yaml:"disabled,omitempty"`
 	Duration    Duration `json:"duration,omitempty" yaml:"duration,omitempty"`
@@ -197,6 +200,27 @@ type Warmup struct {
 	// Fraction scales the first stage's load a warm-up until steady runs
 	// at (its rate, or its clients rounded, at least one); 0 means 1.
 	Fraction float64 `json:"fraction,omitempty" yaml:"fraction,omitempty"`
+}
+
+// WarmupName is the name a warm-up's stage carries in results.
+const WarmupName = "warm-up"
+
+// SteadyStage is the load a warm-up until steady sends: the profile's first
+// stage (its end load when it is a ramp), scaled by Fraction (0 for all of
+// it: a rate never below MinRate, clients rounded and at least one), held
+// for MaxDuration.
+func (w Warmup) SteadyStage(p Profile) Stage {
+	first := p.Stages[0]
+	first.Name, first.Ramp, first.Duration = WarmupName, false, w.MaxDuration
+	if w.Fraction > 0 && w.Fraction < 1 {
+		if first.Rate > 0 {
+			first.Rate = max(first.Rate*w.Fraction, MinRate)
+		}
+		if first.Concurrency > 0 {
+			first.Concurrency = max(int(math.Round(float64(first.Concurrency)*w.Fraction)), 1)
+		}
+	}
+	return first
 }
 
 // Defaults and limits of a warm-up until steady.
