@@ -134,3 +134,33 @@ func TestAnalyze_ColdFirstSecondIsCut(t *testing.T) {
 		t.Errorf("throughput %.1f req/s, want the steady seconds' mean %.1f within 1 %% (and within the 400 req/s bound)", got, mean)
 	}
 }
+
+// The advice on a stage that is not steady names what to change: the
+// maximum a warm-up until steady hit and the test it failed, or the window
+// of one that settled.
+func TestAnalyze_WarmupAdvice(t *testing.T) {
+	jit := 1234.0
+	for _, tt := range []struct {
+		name string
+		ws   bench.WarmupSteady
+		want []string
+	}{
+		{"maximum hit, the JIT busy", bench.WarmupSteady{Seconds: 120, MaxDuration: bench.Duration(2 * time.Minute),
+			Window: bench.Duration(10 * time.Second), JITBusy: true, JITMsWindow: &jit},
+			[]string{"its warm-up hit its 2m0s maximum with the JIT compiled 1.2 s in its last 10s", "raise the maximum (--warmup-max"}},
+		{"maximum hit, still climbing", bench.WarmupSteady{Seconds: 120, MaxDuration: bench.Duration(2 * time.Minute),
+			Window: bench.Duration(10 * time.Second), Figure: "throughput", Trend: 1.24},
+			[]string{"hit its 2m0s maximum with throughput still +1.2 %/s"}},
+		{"settled", bench.WarmupSteady{Seconds: 28.6, Steady: true, MaxDuration: bench.Duration(3 * time.Minute),
+			Window: bench.Duration(10 * time.Second)},
+			[]string{"its warm-up settled after 28.6 s over a 10s window, shorter than the stage: lengthen the window (warmup.window) or the stage"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := analysistest.SteadyRun(t)
+			ws := tt.ws
+			run.Target(bench.TargetJavaVirtual).WarmupSteady = &ws
+			rep := analysis.Analyze(run, analysis.ReportOptions{})
+			hasFinding(t, rep, append([]string{"java-virtual is not steady in stage 1"}, tt.want...)...)
+		})
+	}
+}

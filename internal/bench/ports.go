@@ -173,6 +173,10 @@ type Recorder interface {
 type Recording interface {
 	// SetT0 sets the attack clock's zero: the first measured request.
 	SetT0(t0 time.Time)
+	// Latest is the latest sample of a curated series (summed over its
+	// labels) and when it was taken; false before one was. A warm-up reads
+	// a JVM's compilation time through it while it runs.
+	Latest(name string) (at time.Time, value float64, ok bool)
 	// Stop ends sampling and summarises it per stage, given the stages as
 	// measured (the warm-up first when not nil).
 	Stop(ctx context.Context, warmup *StageResult, stages []StageResult) RecordingResult

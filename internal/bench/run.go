@@ -332,9 +332,13 @@ func (t TargetResult) Label() string {
 }
 
 // WarmupSteady is how one target's warm-up until steady ended: after
-// Seconds, either Steady (throughput and p50 stopped trending over the
-// window) or at its maximum still moving by Trend percent per second
-// (Figure says which figure). JITMs is the JVM's compilation time during
+// Seconds, either Steady (over the last Window seconds throughput and p50
+// passed the test a stage's seconds are put to, and a JVM's compiler was
+// quiet) or at its maximum, saying which test failed on the last window:
+// Figure still moving by Trend percent per second, a Transient still to
+// cut at one of its ends, or the JIT busy (JITBusy; JITMsWindow is what it
+// compiled over the window, nil when its time could not be read then).
+// JITMs is the JVM's compilation time during
 // the warm-up and JITMsMeasured during the measured profile, from
 // Micrometer's jvm_compilation_time_ms_total, when the target exposes it:
 // a JIT still compiling in the measured part is a sign it was not warm.
@@ -346,6 +350,10 @@ type WarmupSteady struct {
 	MaxDuration   Duration `json:"maxDuration"`
 	Figure        string   `json:"figure,omitempty"`
 	Trend         float64  `json:"trend,omitempty"`
+	Window        Duration `json:"window,omitempty"`
+	Transient     bool     `json:"transient,omitempty"`
+	JITBusy       bool     `json:"jitBusy,omitempty"`
+	JITMsWindow   *float64 `json:"jitMsWindow,omitempty"`
 	JITMs         *float64 `json:"jitMs,omitempty"`
 	JITMsMeasured *float64 `json:"jitMsMeasured,omitempty"`
 }

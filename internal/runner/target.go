@@ -99,7 +99,7 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 	if err != nil {
 		return err
 	}
-	res, err := r.warmAndAttack(ctx, spec, tr, t.BaseURL(), obs)
+	res, err := r.warmAndAttack(ctx, spec, tr, t.BaseURL(), obs, rec)
 	closeLog()
 	if rec != nil {
 		rr := rec.Stop(context.Background(), tr.Warmup, tr.Stages)
@@ -119,20 +119,16 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 	return r.checkAlive(ctx, t)
 }
 
-// warmAndAttack runs the warm-up until steady, when the spec asks for
-// one, then the profile (after the fixed warm-up, when not), and records
-// both in tr.
-func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *bench.TargetResult, baseURL string, obs bench.Observer) (*bench.AttackResult, error) {
+// warmAndAttack runs the warm-up and the profile as one attack, and
+// records both in tr. A warm-up until steady ends when its watcher says the
+// target settled (rec gives it a JVM's compilation time as it runs), and
+// the profile then starts at once with the same clients.
+func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *bench.TargetResult, baseURL string, obs bench.Observer, rec bench.Recording) (*bench.AttackResult, error) {
 	plan := bench.Plan{Workload: spec.Workload, Profile: spec.Profile, Warmup: spec.Warmup}
-	var warm *bench.StageResult
-	var warmT0 time.Time
+	var warm *warmup
 	if spec.Warmup.UntilSteady && !spec.Warmup.Disabled {
-		var err error
-		warm, warmT0, tr.WarmupSteady, err = r.warmUntilSteady(ctx, baseURL, spec, obs)
-		if err != nil {
-			return nil, fmt.Errorf("warm-up: %w", err)
-		}
-		plan.Warmup = bench.Warmup{Disabled: true}
+		warm = newWarmup(spec, rec)
+		plan.Settled = warm.settled
 	}
 	res, err := r.cfg.Attacker.Run(ctx, baseURL, plan, obs)
 	if res == nil {
@@ -140,8 +136,7 @@ func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *benc
 	}
 	tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
 	if warm != nil {
-		warm.StartOffset = bench.Duration(warmT0.Sub(res.T0))
-		tr.Warmup = warm
+		tr.WarmupSteady = warm.outcome(res.Warmup)
 	}
 	return res, err
 }
