@@ -114,24 +114,15 @@ func (w *worker) thinkTime(st step) time.Duration {
 
 // sleepUntil waits until the attack clock reads t, or reports false when
 // the attack is cancelled first.
-func (w *worker) sleepUntil(t time.Duration) bool {
-	d := t - w.a.since()
-	if d <= 0 {
-		return w.a.ctx.Err() == nil
-	}
-	w.timer.Reset(d)
-	select {
-	case <-w.timer.C:
-		return true
-	case <-w.a.ctx.Done():
-		w.timer.Stop()
-		return false
-	}
-}
+func (w *worker) sleepUntil(t time.Duration) bool { return w.wakeUntil(t, nil) }
 
 // waitUntil is sleepUntil that also wakes when a cut replaces schedule sc:
 // the time waited for was read from it.
-func (w *worker) waitUntil(t time.Duration, sc *schedule) bool {
+func (w *worker) waitUntil(t time.Duration, sc *schedule) bool { return w.wakeUntil(t, sc.replaced) }
+
+// wakeUntil waits until the attack clock reads t or wake is closed (nil:
+// never), or reports false when the attack is cancelled first.
+func (w *worker) wakeUntil(t time.Duration, wake <-chan struct{}) bool {
 	d := t - w.a.since()
 	if d <= 0 {
 		return w.a.ctx.Err() == nil
@@ -140,7 +131,7 @@ func (w *worker) waitUntil(t time.Duration, sc *schedule) bool {
 	select {
 	case <-w.timer.C:
 		return true
-	case <-sc.replaced: // nil, never ready, when no cut can replace l
+	case <-wake:
 		w.timer.Stop()
 		return true
 	case <-w.a.ctx.Done():

@@ -85,12 +85,14 @@ func (a *warmingAttacker) Run(ctx context.Context, _ string, plan bench.Plan, ob
 	return &bench.AttackResult{T0: time.Now(), Warmup: &warm, Stages: []bench.StageResult{stage}}, nil
 }
 
-func TestExecute_WarmupHitsItsMaximum(t *testing.T) {
-	t.Parallel()
+// warmUp runs the go target warmed up until steady for at most maxWarm by
+// attacker, recorded by recorder (nil for none), and returns how its
+// warm-up ended.
+func warmUp(t *testing.T, maxWarm time.Duration, attacker bench.Attacker, recorder bench.Recorder) *bench.WarmupSteady {
+	t.Helper()
 	st := newStore(t)
-	run := createRun(t, st, steadySpec(t, 20*time.Second, "go"))
-	attacker := &warmingAttacker{tput: func(i int) float64 { return 1000 + 30*float64(i) }} // never settles
-	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: attacker,
+	run := createRun(t, st, steadySpec(t, maxWarm, "go"))
+	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: attacker, Recorder: recorder,
 		LockPath: t.TempDir() + "/attack.lock", CPUs: 1})
 	if err := r.Execute(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -99,7 +101,13 @@ func TestExecute_WarmupHitsItsMaximum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := got.Target("go").WarmupSteady
+	return got.Target("go").WarmupSteady
+}
+
+func TestExecute_WarmupHitsItsMaximum(t *testing.T) {
+	t.Parallel()
+	attacker := &warmingAttacker{tput: func(i int) float64 { return 1000 + 30*float64(i) }} // never settles
+	ws := warmUp(t, 20*time.Second, attacker, nil)
 	if ws == nil || ws.Steady || ws.Figure != "throughput" || ws.Trend <= 0 || ws.MaxDuration.D() != 20*time.Second || ws.Seconds != 20 {
 		t.Fatalf("warm-up until steady = %+v, want its 20 s maximum hit with throughput trending up", ws)
 	}
@@ -147,19 +155,8 @@ func (c *compilingRecording) Stop(context.Context, *bench.StageResult, []bench.S
 // compiled over the last window.
 func TestExecute_WarmupWaitsForTheJIT(t *testing.T) {
 	t.Parallel()
-	st := newStore(t)
-	run := createRun(t, st, steadySpec(t, 15*time.Second, "go"))
 	attacker := &warmingAttacker{tput: func(i int) float64 { return 1000 + float64(i%2) }}
-	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: attacker, Recorder: compilingRecorder{400},
-		LockPath: t.TempDir() + "/attack.lock", CPUs: 1})
-	if err := r.Execute(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.FindRunByID(context.Background(), run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := got.Target("go").WarmupSteady
+	ws := warmUp(t, 15*time.Second, attacker, compilingRecorder{400})
 	// A 5 s window: 400 ms in each of its seconds.
 	if ws == nil || ws.Steady || !ws.JITBusy || ws.JITMsWindow == nil || *ws.JITMsWindow != 2000 || ws.Figure != "" || ws.Transient {
 		t.Fatalf("warm-up until steady = %+v, want its maximum hit for the JIT alone, 2000 ms in the last window", ws)
