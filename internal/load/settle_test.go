@@ -156,6 +156,28 @@ func TestWarmupCutClosed(t *testing.T) {
 	}
 }
 
+// TestWarmupCutWakesClients: a closed warm-up at half the first stage's
+// clients keeps the other half waiting until the warm-up's maximum; the cut
+// wakes them, and the stage has all its clients at once.
+func TestWarmupCutWakesClients(t *testing.T) {
+	e, tr, url := settlingEngine(t, 100*time.Millisecond)
+	plan := bench.Plan{
+		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "heavy", Weight: 1}}, Timeout: sec(5)},
+		Profile:  bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: sec(1), Concurrency: 8}}},
+		Warmup:   untilSteady(20*time.Second, 0.5), Settled: (&settleAfter{n: 0}).settled,
+	}
+	res, err := e.Run(context.Background(), url, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := res.Warmup; w == nil || w.Concurrency != 4 || w.Duration.D() > 1500*time.Millisecond {
+		t.Fatalf("warm-up %+v, want 4 clients for about a second", w)
+	}
+	if before, after := tr.inFlightAt(res.T0.Add(-50*time.Millisecond)), tr.inFlightAt(res.T0.Add(50*time.Millisecond)); before != 4 || after != 8 {
+		t.Errorf("%d requests in flight just before the cut, %d just after; want 4, then all 8 clients", before, after)
+	}
+}
+
 // TestWarmupCutOpen: the open model warms up at half the first stage's
 // rate; when it settles the schedule runs on at the stage's rate from the
 // cut, every request due in a measured second counted in it (each second
