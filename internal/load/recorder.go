@@ -17,7 +17,7 @@ import (
 // completions by the window the response arrived in. Nothing it keeps
 // grows with the number of requests, only with the number of seconds.
 // Workers call record under its lock; a ticker closes seconds, samples the
-// generator and tells the observer. It reads the schedule's schedule under
+// generator and tells the observer. It reads the timetable's schedule under
 // its lock, where a cut (settle.go) cannot change it.
 type recorder struct {
 	mu    sync.Mutex

@@ -11,10 +11,11 @@ import (
 // clients (closed model) or the same workers and connections (open) send
 // it, and plan.Settled is asked after each of its full seconds whether the
 // target has settled. When it has, the recorder cuts the warm-up at once:
-// the schedule publishes a schedule whose warm-up ends now and whose stages
-// follow without a gap, and the recorder re-derives from it, under its
-// lock, everything it derived from the warm-up's end (t0, the open model's
-// expected counts, the observer's calls still to come). Nothing is
+// the timetable publishes a schedule whose warm-up ends now (an open one
+// just after its next request due) and whose stages follow without a gap,
+// and the recorder re-derives from it, under its lock, everything it
+// derived from the warm-up's end (t0, the open model's expected counts,
+// the observer's calls still to come). Nothing is
 // cancelled or restarted: a request in flight across the cut comes back
 // to the client that sent it, is filed as the warm-up's (it was sent in
 // it), and its latency is real time, the attack clock never moving.
@@ -126,7 +127,7 @@ func (r *recorder) settle(b bench.Bucket) {
 	}
 }
 
-// cut ends the warm-up now: the schedule publishes the schedule that follows
+// cut ends the warm-up now: the timetable publishes the schedule that follows
 // and the recorder re-derives from it, under its lock, so that no outcome
 // is filed by the old warm-up's end after the new one is in force.
 func (r *recorder) cut() {
