@@ -407,7 +407,7 @@ func missedWords(ws bench.WarmupSteady) string {
 	}
 	switch {
 	case ws.JITBusy && ws.JITMsWindow != nil:
-		missed = append(missed, fmt.Sprintf("the JIT compiled %.1f s in its last %s", *ws.JITMsWindow/1000, window))
+		missed = append(missed, fmt.Sprintf("the JIT compiled %.1f s in its last %s", *ws.JITMsWindow/1000, jitWindow(ws, window)))
 	case ws.JITBusy:
 		missed = append(missed, "the JIT's compilation time not read over its last "+window)
 	}
@@ -415,6 +415,15 @@ func missedWords(ws bench.WarmupSteady) string {
 		return "its last window not steady"
 	}
 	return strings.Join(missed, " and ")
+}
+
+// jitWindow names the stretch a warm-up's JIT time was read over: longer
+// than the window after a compilation longer than it.
+func jitWindow(ws bench.WarmupSteady, window string) string {
+	if ws.JITWindow > 0 {
+		return ws.JITWindow.String()
+	}
+	return window
 }
 
 // warmupWindow names the window a warm-up until steady was judged over: its

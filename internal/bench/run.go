@@ -337,7 +337,9 @@ func (t TargetResult) Label() string {
 // quiet) or at its maximum, saying which test failed on the last window:
 // Figure still moving by Trend percent per second, a Transient still to
 // cut at one of its ends, or the JIT busy (JITBusy; JITMsWindow is what it
-// compiled over the window, nil when its time could not be read then).
+// compiled over the last JITWindow of wall time, the window or longer
+// after a compilation longer than it, nil when its time could not be read
+// over all of it).
 // JITMs is the JVM's compilation time during
 // the warm-up and JITMsMeasured during the measured profile, from
 // Micrometer's jvm_compilation_time_ms_total, when the target exposes it:
@@ -354,6 +356,7 @@ type WarmupSteady struct {
 	Transient     bool     `json:"transient,omitempty"`
 	JITBusy       bool     `json:"jitBusy,omitempty"`
 	JITMsWindow   *float64 `json:"jitMsWindow,omitempty"`
+	JITWindow     Duration `json:"jitWindow,omitempty"`
 	JITMs         *float64 `json:"jitMs,omitempty"`
 	JITMsMeasured *float64 `json:"jitMsMeasured,omitempty"`
 }

@@ -48,7 +48,7 @@ func (w *warmup) outcome(stage *bench.StageResult) *bench.WarmupSteady {
 	v := w.watch.Last()
 	if v.JITRead {
 		ms := v.JITMs
-		ws.JITMsWindow = &ms
+		ws.JITMsWindow, ws.JITWindow = &ms, bench.Duration(v.JITSpan.Round(time.Second))
 	}
 	if w.done {
 		return ws

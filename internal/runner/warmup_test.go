@@ -158,7 +158,8 @@ func TestExecute_WarmupWaitsForTheJIT(t *testing.T) {
 	attacker := &warmingAttacker{tput: func(i int) float64 { return 1000 + float64(i%2) }}
 	ws := warmUp(t, 15*time.Second, attacker, compilingRecorder{400})
 	// A 5 s window: 400 ms in each of its seconds.
-	if ws == nil || ws.Steady || !ws.JITBusy || ws.JITMsWindow == nil || *ws.JITMsWindow != 2000 || ws.Figure != "" || ws.Transient {
+	if ws == nil || ws.Steady || !ws.JITBusy || ws.JITMsWindow == nil || *ws.JITMsWindow != 2000 || ws.JITWindow.D() != 5*time.Second ||
+		ws.Figure != "" || ws.Transient {
 		t.Fatalf("warm-up until steady = %+v, want its maximum hit for the JIT alone, 2000 ms in the last window", ws)
 	}
 	if attacker.asked != 15 {

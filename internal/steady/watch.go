@@ -42,9 +42,11 @@ type Verdict struct {
 	// JIT is true for a target whose compilation time was read (a JVM);
 	// the compiler test applies to it alone.
 	JIT bool
-	// JITRead is true when the readings spanned at least half the window;
-	// JITMs is then what the compiler compiled between the first and the
-	// last of them.
+	// JITSpan is the wall time the compiler was read over: the window, or
+	// longer after a compilation longer than it (see jitSpan). JITRead is
+	// true when the readings covered all of it; JITMs is then what the
+	// compiler compiled between the first and the last of them.
+	JITSpan time.Duration
 	JITRead bool
 	JITMs   float64
 	// JITBusy is true when the compiler compiled more than QuietShare of
@@ -93,27 +95,46 @@ func (w *Watcher) Add(b bench.Bucket) bool {
 	return w.last.Settled()
 }
 
-// judgeJIT applies the compiler test to the last window of wall time: the
-// readings from the latest one back over the window.
+// judgeJIT applies the compiler test to the last stretch of wall time the
+// compiler must have been quiet over (jitSpan), from the latest reading
+// back to the last one taken at or before the stretch began.
 func (w *Watcher) judgeJIT() {
 	if len(w.jit) == 0 {
 		return // no compiler: a Go target, or metrics without it
 	}
 	w.last.JIT = true
-	span := time.Duration(w.window) * time.Second
+	span := w.jitSpan()
 	last := w.jit[len(w.jit)-1]
-	first := last
-	for i := len(w.jit) - 2; i >= 0 && last.at.Sub(w.jit[i].at) <= span; i-- {
-		first = w.jit[i]
+	first := w.jit[0]
+	for _, r := range w.jit {
+		if last.at.Sub(r.at) >= span {
+			first = r
+		}
 	}
 	read := last.at.Sub(first.at)
-	if read < span/2 {
-		w.last.JITBusy = true // not read over the window: it cannot be called quiet
+	w.last.JITSpan = read
+	if read < span {
+		w.last.JITBusy = true // not read over all of it: it cannot be called quiet
 		return
 	}
 	w.last.JITRead, w.last.JITMs = true, last.ms-first.ms
 	budget := QuietShare * w.cpus * float64(read.Milliseconds())
 	w.last.JITBusy = w.last.JITMs > budget
+}
+
+// jitSpan is how long the compiler must be quiet: the window, or longer
+// than the longest step its time has taken between two readings. The
+// counter grows only when a compilation ends, by all the time it took, so
+// a compilation as long as that one (a C2 compile starved of CPU by a
+// hundred request threads took 10 s on one CPU) can be under way, unseen,
+// through a quiet stretch shorter than it.
+func (w *Watcher) jitSpan() time.Duration {
+	span := time.Duration(w.window) * time.Second
+	for i := 1; i < len(w.jit); i++ {
+		step := time.Duration((w.jit[i].ms - w.jit[i-1].ms) * float64(time.Millisecond))
+		span = max(span, step+w.jit[i].at.Sub(w.jit[i-1].at))
+	}
+	return span
 }
 
 // Last is what the last full window showed; the zero Verdict before the
