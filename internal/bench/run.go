@@ -339,9 +339,8 @@ func (t TargetResult) Label() string {
 // cut at one of its ends, or the JIT busy (JITBusy; JITMsWindow is what it
 // compiled over the last JITWindow of wall time, the window or longer
 // after a compilation longer than it, nil when its time could not be read
-// over all of it).
-// JITMs is the JVM's compilation time during
-// the warm-up and JITMsMeasured during the measured profile, from
+// over all of it). JITMs is the JVM's compilation time during the warm-up
+// and JITMsMeasured during the measured profile, from
 // Micrometer's jvm_compilation_time_ms_total, when the target exposes it:
 // a JIT still compiling in the measured part is a sign it was not warm.
 // It adds up the compiler threads' time, so it may exceed the wall-clock
