@@ -102,7 +102,7 @@ func runSpec(t *testing.T, spec bench.RunSpec) *bench.Run {
 // every call through. Java's thread pool is left out (one JVM start less:
 // the pool's fan-out is the Go case's here, and Java's is FanoutModeTest's
 // and CallControllerTest's in JUnit).
-func TestExperimentFanoutSmall(t *testing.T) {
+func TestMeasureExperimentFanoutSmall(t *testing.T) {
 	alone(t)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Name = "seed-001 small"
@@ -140,7 +140,7 @@ func TestExperimentFanoutSmall(t *testing.T) {
 // Tomcat's 200 threads never send the callee more than it serves, nor does
 // a bulkhead of 100; unbounded virtual threads send it 400 calls at once
 // and half of them time out.
-func TestExperimentDownstreamStaged(t *testing.T) {
+func TestMeasureExperimentDownstreamStaged(t *testing.T) {
 	alone(t)
 	spec := experimentSpec(t, "seed-001-service", "", 1)
 	spec.Name = "seed-001-service short"
@@ -186,7 +186,7 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 // server, which runs on platform threads of its own. Five of the eight
 // cases (--case), one JVM start each: every claim above on at least one
 // JDK, synchronized on both; the three left out repeat a claim.
-func TestExperimentSeed003(t *testing.T) {
+func TestMeasureExperimentSeed003(t *testing.T) {
 	alone(t)
 	db := t.TempDir() + "/history.db"
 	began := time.Now()
