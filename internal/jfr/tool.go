@@ -70,6 +70,18 @@ func FindTool() (Tool, error) {
 	return HostTool(path), nil
 }
 
+// FuncTool runs jfr through run, which runs `jfr args... file` and writes
+// its standard output to stdout (a target's own image, say); name says
+// which jfr it is.
+func FuncTool(name string, run func(ctx context.Context, stdout io.Writer, file string, args ...string) error) Tool {
+	return Tool{run: run, name: name}
+}
+
+// Run runs `jfr args... file`, writing its standard output to stdout.
+func (t Tool) Run(ctx context.Context, stdout io.Writer, file string, args ...string) error {
+	return t.run(ctx, stdout, file, args...)
+}
+
 // HostTool runs the jfr executable at path on the host.
 func HostTool(path string) Tool {
 	run := func(ctx context.Context, stdout io.Writer, file string, args ...string) error {
