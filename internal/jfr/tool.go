@@ -31,10 +31,14 @@ const (
 	frameBytes = 3200
 )
 
-// depths are the stack depths Plan tries for a type, deepest first: 64
-// is the recorder's own depth, so nothing it kept is cut; 1 still tells
+// RecorderDepth is the depth of the stacks the recorder keeps (JFR's
+// default).
+const RecorderDepth = 64
+
+// depths are the stack depths Plan tries for a type, deepest first:
+// RecorderDepth, so that nothing the recorder kept is cut; 1 still tells
 // which frames the samples fell in (their self counts).
-var depths = []int{64, 32, 16, 8, 4, 1}
+var depths = []int{RecorderDepth, 32, 16, 8, 4, 1}
 
 // stackless are the types whose events carry no stack.
 var stackless = map[string]bool{TypeGarbageCollection: true}

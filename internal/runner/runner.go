@@ -23,6 +23,9 @@ type Config struct {
 	Targets  bench.TargetRuntime
 	Store    bench.RunStore
 	Series   bench.SeriesStore // optional: where recorded series go
+	// Artifacts, when set, keeps what recorded inside the targets (JFR
+	// recordings, CPU profiles, folded stacks).
+	Artifacts bench.ArtifactStore
 	Attacker bench.Attacker
 	Recorder bench.Recorder // optional metrics scraping
 	// Responses, when set, logs every measured request of each target
@@ -45,9 +48,10 @@ type Config struct {
 
 // Runner executes runs.
 type Runner struct {
-	cfg Config
-	hub *Hub
-	log *slog.Logger
+	cfg      Config
+	hub      *Hub
+	log      *slog.Logger
+	sessions sessions // what records inside the targets being run
 }
 
 // New returns a Runner.
