@@ -197,10 +197,11 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 	logger := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d := &runDeps{engines: engines, close: []func(){func() { engines.Close() }}}
 	d.config = runner.Config{
-		Targets:  engines,
-		Store:    db,
-		Series:   db,
-		Attacker: loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests))),
+		Targets:   engines,
+		Store:     db,
+		Series:    db,
+		Artifacts: db,
+		Attacker:  loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests))),
 		// Each target reads its container's stats from its own engine;
 		// the local engine's client is for anything else.
 		Recorder: metrics.NewSampler(engines.Local().Client()),

@@ -35,11 +35,14 @@ func pinned(e Evidence) (bench.Cause, bool) {
 
 // lockBound is the share of the request threads' time spent blocked
 // entering monitors (jdk.JavaMonitorEnter) or parked on a lock or a pool
-// (jdk.ThreadPark on a class; sleeps and idle pool threads left out), and
-// where.
+// (jdk.ThreadPark on a class; sleeps, idle pool threads and the server's
+// own I/O threads left out), and where.
 func lockBound(e Evidence) (bench.Cause, bool) {
 	var blocked []jfr.Event
 	for _, ev := range e.Events {
+		if ev.ServerLoop() {
+			continue // a poller's waits are no request's
+		}
 		if ev.Type == jfr.TypeMonitorEnter || ev.Type == jfr.TypeThreadPark && ev.Fields["parkedClass"] != "" && !ev.Sleep() && !ev.Idle() {
 			blocked = append(blocked, ev)
 		}

@@ -95,7 +95,7 @@ func pool(tr *bench.TargetResult, series []bench.Series, from, to float64) *diag
 // cpu is the container's CPU over the stage as shares of its limit, and
 // its CFS periods throttled, from its series; nil without them.
 func cpu(series []bench.Series, from, to float64) *diagnosis.CPU {
-	use, ok := gauge(find(series, seriesCPURatio), from, to)
+	use, ok := gauge(midpoints(find(series, seriesCPURatio)), from, to)
 	if !ok {
 		return nil
 	}
@@ -116,6 +116,18 @@ func find(series []bench.Series, name string) []bench.Point {
 		}
 	}
 	return nil
+}
+
+// midpoints moves each point of a series of rates, each the rate since the
+// point before, to the middle of its interval, so that a window takes the
+// intervals mostly inside it (the first point, which has no interval, is
+// left out).
+func midpoints(points []bench.Point) []bench.Point {
+	out := make([]bench.Point, 0, len(points))
+	for i := 1; i < len(points); i++ {
+		out = append(out, bench.Point{T: (points[i-1].T + points[i].T) / 2, V: points[i].V})
+	}
+	return out
 }
 
 // gauge returns the mean and peak of the points inside [from, to].
