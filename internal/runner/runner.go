@@ -23,14 +23,16 @@ type Config struct {
 	Targets  bench.TargetRuntime
 	Store    bench.RunStore
 	Series   bench.SeriesStore // optional: where recorded series go
-	// Artifacts, when set, keeps what recorded inside the targets (JFR
-	// recordings, CPU profiles, folded stacks).
-	Artifacts bench.ArtifactStore
 	Attacker bench.Attacker
 	Recorder bench.Recorder // optional metrics scraping
 	// Responses, when set, logs every measured request of each target
 	// (a results file each).
 	Responses bench.ResponseLog
+
+	// Artifacts, when set, keeps what recorded inside the targets (JFR
+	// recordings, CPU profiles, folded stacks).
+	Artifacts bench.ArtifactStore
+
 	// NoCheck skips the quick contract check before each attack.
 	NoCheck  bool
 	Hub      *Hub   // optional; one is made when nil
