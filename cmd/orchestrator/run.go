@@ -197,11 +197,10 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 	logger := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d := &runDeps{engines: engines, close: []func(){func() { engines.Close() }}}
 	d.config = runner.Config{
-		Targets:   engines,
-		Store:     db,
-		Series:    db,
-		Artifacts: db,
-		Attacker:  loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests))),
+		Targets:  engines,
+		Store:    db,
+		Series:   db,
+		Attacker: loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests))),
 		// Each target reads its container's stats from its own engine;
 		// the local engine's client is for anything else.
 		Recorder: metrics.NewSampler(engines.Local().Client()),
@@ -209,6 +208,7 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Logger:   logger,
 		LockPath: cfg.AttackLock,
 	}
+	d.config.Artifacts = db // what recorded inside the targets
 	return d, nil
 }
 
