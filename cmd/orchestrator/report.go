@@ -112,6 +112,11 @@ func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer,
 			return err
 		}
 	}
+	if files, ok := h.(bench.ArtifactStore); ok && format.NeedsFlames {
+		if src.Flames, err = report.LoadFlames(ctx, files, run); err != nil {
+			return err
+		}
+	}
 	return report.WriteReport(w, src, format.Name, analysis.ReportOptions{MinEffect: threshold})
 }
 

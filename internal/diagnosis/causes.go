@@ -115,7 +115,10 @@ func cpuBound(e Evidence) (bench.Cause, bool) {
 }
 
 // cpu returns the container's CPU over the stage: measured, else from the
-// CPU seconds per 1,000 successful requests the metrics gave.
+// CPU seconds per 1,000 successful requests the metrics gave. That
+// estimate counts requests sent in the stage against CPU used in it: an
+// estimate past the limit by more than estimateSlack says the two do not
+// match (a backlog answered after the stage), and is no evidence.
 func (e Evidence) cpu() (CPU, bool) {
 	if e.CPU != nil {
 		return *e.CPU, true
@@ -124,8 +127,16 @@ func (e Evidence) cpu() (CPU, bool) {
 		return CPU{}, false
 	}
 	used := e.Resources.CPUSecondsPer1k * float64(e.Stage.Stats.Successes) / 1000
-	return CPU{Share: used / (e.seconds() * e.Limits.CPUs)}, true
+	share := used / (e.seconds() * e.Limits.CPUs)
+	if share > 1+estimateSlack {
+		return CPU{}, false
+	}
+	return CPU{Share: min(share, 1)}, true
 }
+
+// estimateSlack is how far past the CPU limit an estimate of the CPU used
+// may come from the edges of a stage.
+const estimateSlack = 0.1
 
 // poolBound is the request pool in use up to its size.
 func poolBound(e Evidence) (bench.Cause, bool) {

@@ -50,6 +50,12 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if format.NeedsFlames {
+		if src.Flames, err = report.LoadFlames(r.Context(), s.cfg.Store, run); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	var buf bytes.Buffer
 	if err := report.WriteReport(&buf, src, format.Name, analysis.ReportOptions{MinEffect: threshold}); err != nil {
 		s.writeError(w, r, err)
