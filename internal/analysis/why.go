@@ -220,21 +220,21 @@ func stageWhy(tr *bench.TargetResult, index int) *bench.Diagnosis {
 func capacitySentence(wc bench.WhyCapacity) string {
 	var parts []string
 	if wc.Failing != nil {
-		parts = append(parts, fmt.Sprintf("at %s req/s, its first failing rate, %s", Num(wc.FailingRate), causeText(wc.Failing)))
+		parts = append(parts, fmt.Sprintf("at %.0f req/s, its first failing rate, %s", wc.FailingRate, causeText(wc.Failing)))
 	}
 	if wc.Passing != nil {
-		parts = append(parts, fmt.Sprintf("at %s req/s, its last passing rate, %s", Num(wc.PassingRate), causeText(wc.Passing)))
+		parts = append(parts, fmt.Sprintf("at %.0f req/s, its last passing rate, %s", wc.PassingRate, causeText(wc.Passing)))
 	}
 	return wc.Label + ": " + strings.Join(parts, "; ") + "."
 }
 
-// causeText is a diagnosis's strongest cause, without its target's name.
+// causeText is a diagnosis's strongest cause: its kind and sentence.
 func causeText(d *bench.Diagnosis) string {
 	if len(d.Causes) == 0 {
 		return "no bound showed"
 	}
 	c := d.Causes[0]
-	return c.Kind + " (" + strings.TrimPrefix(strings.TrimPrefix(c.Sentence, d.Target), ": ") + ")"
+	return c.Kind + " (" + c.Sentence + ")"
 }
 
 // overhead finds the subjects that ran the same target under the same
