@@ -54,7 +54,7 @@ func (s *Session) Collect(ctx context.Context, c Collection) *bench.Inside {
 	case bench.ProfileJFR:
 		ev = s.readRecording(ctx, c, in)
 	case bench.ProfilePprof:
-		ev = s.readProfiles(ctx, c, in)
+		ev = s.readProfiles(in)
 	}
 	for _, st := range measured(c.Result) {
 		in.Why = append(in.Why, s.diagnose(ctx, c, in, st, ev))
@@ -144,7 +144,7 @@ func (s *Session) recordingStages(rec *jfr.Recording) stageSource {
 }
 
 // readProfiles gives each stage its CPU profile.
-func (s *Session) readProfiles(_ context.Context, _ Collection, in *bench.Inside) stageSource {
+func (s *Session) readProfiles(in *bench.Inside) stageSource {
 	cost := &bench.InsideCost{}
 	s.mu.Lock()
 	for _, p := range s.profiles {

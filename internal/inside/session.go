@@ -70,15 +70,13 @@ func Open(t bench.Target, off bool) *Session {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	it, ok := t.(bench.InsideTarget)
 	switch {
-	case off:
-		s.info.NoProfile = OffReason
 	case !ok:
 		s.info.NoProfile = "the target cannot be recorded"
+	case off:
+		// its own code is still told apart in the figures around it
+		s.info = bench.InsideInfo{NoProfile: OffReason, OwnPrefix: it.Inside().OwnPrefix}
 	default:
 		s.target, s.info = it, it.Inside()
-	}
-	if ok {
-		s.info.OwnPrefix = it.Inside().OwnPrefix
 	}
 	if s.info.Source == bench.ProfilePprof {
 		s.jobs = make(chan profileJob, queued)
