@@ -398,3 +398,66 @@ func checkSeed003Why(t *testing.T, db string, run *bench.Run) {
 	}
 	t.Logf("synchronized@21: %s pins, %s s, in %s", m[2], m[3], synchronizedMethod)
 }
+
+// shortProfile is two clients for two seconds: enough to have a stage.
+const shortProfile = `name: short
+model: closed
+stages:
+  - {name: c2, duration: 2s, concurrency: 2}
+`
+
+// unwritableRecording is the fixture on a JRE in an image whose
+// /tmp/threadbench.jfr, where the recording is written, is a link into a
+// directory that does not exist: the JVM starts the recording (/tmp is
+// writable) and runs, but cannot write it when it exits.
+const unwritableRecording = `ARG BASE_IMAGE
+FROM ${BASE_IMAGE}
+COPY orders.jar /app/app.jar
+COPY tmp/ /tmp/
+ENTRYPOINT ["java", "-jar", "/app/app.jar"]
+`
+
+// A JVM whose recording cannot be had runs all the same, and the report
+// says why it has no recording, in the JVM's words: here from a Dockerfile
+// (the project's JRE 25 as its BASE_IMAGE) that leaves the recording no
+// place to be written. (A JVM that will not even start with the
+// recording's options is started again without them; what tells one is
+// TestRefusedRecording's, on the words a real JVM said.)
+func TestWhyRecordingUnwritable(t *testing.T) {
+	sideBySide(t)
+	dir := t.TempDir()
+	jar, err := os.ReadFile(ordersJar(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{"orders.jar": jar, "Dockerfile": []byte(unwritableRecording)} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/nonexistent/recording.jfr", filepath.Join(dir, "tmp", filepath.Base(jfr.Path))); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--dockerfile", dir, "--jdk", "25", "--variant", "virtual",
+		"--target-name", "unrecordable", "--requests", pinningRequests, "--profile", writeFile(t, "short.yaml", shortProfile),
+		"--warmup", "1s", "--warmup-rate", "10")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	noContainersOf(t, run.ID)
+	in := run.Targets[0].Inside
+	if in == nil || in.Source != "" || !strings.Contains(in.NoProfile, "no recording could be copied out of the container") ||
+		!strings.Contains(in.NoProfile, "the JVM said: ") || !strings.Contains(in.NoProfile, "[jfr]") {
+		t.Fatalf("inside %+v, want no recording, quoting the JVM", in)
+	}
+	t.Logf("no recording: %s", in.NoProfile)
+	code, text, stderr := runCLI(t, nil, "--db", db, "report", run.ID)
+	if code != exitOK || !regexp.MustCompile(`no recording +no recording could be copied out of the container`).MatchString(text) {
+		t.Errorf("report: exit %d, no reason for the missing recording:\n%s\n%s", code, text, stderr)
+	}
+}
