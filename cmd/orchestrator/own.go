@@ -79,9 +79,6 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 	if err := def.Validate("", targets.DefaultCatalog().Names()); err != nil {
 		return err
 	}
-	if !ownRequests(spec.Workload) {
-		return bench.FieldErrorf("requests", "your service is attacked with your own requests: give --requests FILE (a vegeta targets file) or a spec whose requests have a uri")
-	}
 	entry := def.Entry()
 	g.catalog = g.catalog.With(entry)
 	refs, err := o.refs(entry)
@@ -92,13 +89,6 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 		spec.Targets = refs
 	}
 	return nil
-}
-
-// ownRequests reports whether a workload is made of requests of one's own
-// (given by uri): a service of one's own serves no contract endpoint.
-func ownRequests(w bench.Workload) bool {
-	reqs := w.AllRequests()
-	return len(reqs) > 0 && !slices.ContainsFunc(reqs, func(r bench.Request) bool { return r.URI == "" })
 }
 
 // sourceField names the flag that gave the service.

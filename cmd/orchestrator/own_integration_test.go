@@ -143,6 +143,7 @@ func noContainersOf(t *testing.T, runID string) {
 // in the spec) at two stages of closed load.
 func TestOwnServiceFromConfig(t *testing.T) {
 	sideBySide(t)
+	startsJVMs(t)
 	ordersJar(t) // the Dockerfile copies it
 	dir, _ := filepath.Abs(ordersDir)
 	config := writeFile(t, "config.yaml", `targets:
@@ -191,6 +192,7 @@ func TestOwnServiceFromConfig(t *testing.T) {
 // and the report pairs its virtual threads with its platform threads.
 func TestOwnServiceJarOneCommand(t *testing.T) {
 	sideBySide(t)
+	startsJVMs(t)
 	jar := ordersJar(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--requests", ordersRequests,

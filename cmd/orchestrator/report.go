@@ -106,16 +106,10 @@ func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer,
 	if err != nil {
 		return err
 	}
-	src := report.Source{Run: run, Targets: g.catalog.Infos()}
-	if series, ok := h.(bench.SeriesStore); ok && format.NeedsSeries {
-		if src.Series, err = report.LoadSeries(ctx, series, run, src.Targets); err != nil {
-			return err
-		}
-	}
-	if files, ok := h.(bench.ArtifactStore); ok && format.NeedsFlames {
-		if src.Flames, err = report.LoadFlames(ctx, files, run); err != nil {
-			return err
-		}
+	series, _ := h.(bench.SeriesStore)
+	src, err := report.LoadSource(ctx, series, run, g.catalog.Infos(), format.NeedsSeries)
+	if err != nil {
+		return err
 	}
 	return report.WriteReport(w, src, format.Name, analysis.ReportOptions{MinEffect: threshold})
 }

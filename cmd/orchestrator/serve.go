@@ -177,20 +177,13 @@ type daemon struct {
 	api   *httpapi.Server
 }
 
-// serveRunDeps makes the parts that execute the daemon's runs: the Docker
-// runtime and the load engine. The conformance build replaces it with a
-// stand-in (standin_conformance.go).
-var serveRunDeps = func(g *globalState, cfg config, db *store.DB) (*runDeps, error) {
-	return newRunDeps(g, cfg, db, true)
-}
-
 func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger) (*daemon, error) {
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {
 		return nil, bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
 	}
 	d := &daemon{db: db}
-	deps, err := serveRunDeps(g, cfg, db)
+	deps, err := openRunDeps(g, cfg, db, true)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -202,13 +195,12 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 			logger.Warn("target cannot be built here; runs naming it are refused", "target", t.Name, "why", t.Unavailable)
 		}
 	}
-	prepare := func(spec *bench.RunSpec) error { return bench.Prepare(spec, catalog) }
 	// The daemon's own metrics read the queue, which does not exist yet
 	// when they are made: they ask it through d at scrape time.
 	reg := prometheus.NewRegistry()
 	metrics := telemetry.New(reg, func() int { return d.queue.QueueLength() }, func() bool { return d.queue.Current() != "" })
 	deps.config.Observe, deps.config.Logger = metrics.Observe, logger
-	d.queue = runner.NewQueue(deps.config, db, prepare, cfg.Guardrails.MaxQueue)
+	d.queue = newRunQueue(deps, db, catalog, cfg.Guardrails.MaxQueue)
 
 	compare := func(base, head *bench.Run, threshold float64) bench.Comparison {
 		return analysis.Compare(base, head, analysis.CompareOptions{NoiseThreshold: threshold})

@@ -281,3 +281,44 @@ func (r ExperimentRef) String() string {
 	}
 	return s
 }
+
+// PrepareRuns prepares the runs a spec asks for: one per part, in the
+// experiment's order, when it names an experiment of several parts and
+// picks none (each part is a run: a run has one downstream), else the spec
+// alone. Every part is prepared before any is returned, so that one bad
+// part refuses them all, with Prepare's error naming the field.
+func PrepareRuns(spec RunSpec, c Catalog) ([]RunSpec, error) {
+	specs := experimentParts(spec, c.Builtins)
+	for i := range specs {
+		if err := Prepare(&specs[i], c); err != nil {
+			return nil, err
+		}
+	}
+	return specs, nil
+}
+
+// experimentParts returns one spec per part of the experiment spec names
+// when it picks none, else spec alone. A name that is no experiment is
+// left to Prepare, which says so.
+func experimentParts(spec RunSpec, builtins Builtins) []RunSpec {
+	ref := spec.Experiment
+	if ref == nil || ref.Part != "" || builtins == nil {
+		return []RunSpec{spec}
+	}
+	e, err := builtins.LookupExperiment(ref.Name)
+	if err != nil || len(e.Parts) < 2 {
+		return []RunSpec{spec}
+	}
+	specs := make([]RunSpec, len(e.Parts))
+	for i, part := range e.Parts {
+		partRef := *ref
+		partRef.Part, partRef.Cases = part, slices.Clone(ref.Cases)
+		specs[i] = spec
+		specs[i].Experiment = &partRef
+		if spec.Capacity != nil { // Prepare writes into it
+			capacity := *spec.Capacity
+			specs[i].Capacity = &capacity
+		}
+	}
+	return specs
+}

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -197,5 +198,48 @@ func TestSeed003WarmupAtEveryScale(t *testing.T) {
 		if n := w.Rate * w.Duration.D().Seconds(); n < 2.99 || n > 3.01 {
 			t.Errorf("scale %g: warm-up sends %.2f requests, want 3", scale, n)
 		}
+	}
+}
+
+// An experiment of several parts that picks none is a run per part, in
+// order, each prepared; one that picks a part, or has none, is one run.
+func TestPrepareRuns(t *testing.T) {
+	for _, tt := range []struct {
+		ref  bench.ExperimentRef
+		want []string // each run's part
+	}{
+		{bench.ExperimentRef{Name: "seed-001", Scale: 0.25}, []string{"callee-200", "callee-400"}},
+		{bench.ExperimentRef{Name: "seed-001", Scale: 0.25, Part: "callee-400"}, []string{"callee-400"}},
+		{bench.ExperimentRef{Name: "seed-003", Scale: 0.25}, []string{""}},
+		// cases pick the same cases of every part
+		{bench.ExperimentRef{Name: "seed-001", Scale: 0.25, Cases: []string{"go-pool"}}, []string{"callee-200", "callee-400"}},
+	} {
+		ref := tt.ref
+		specs, err := bench.PrepareRuns(bench.RunSpec{Name: "mine", Experiment: &ref}, testCatalog(bench.DefaultGuardrails))
+		if err != nil {
+			t.Fatalf("%+v: %v", tt.ref, err)
+		}
+		var parts []string
+		for _, s := range specs {
+			parts = append(parts, s.Experiment.Part)
+			if s.Experiment.Scale != 0.25 || s.Name != "mine" || len(s.Targets) == 0 {
+				t.Errorf("%+v: part %q prepared as %q at scale %g with targets %v", tt.ref, s.Experiment.Part, s.Name, s.Experiment.Scale, s.Targets)
+			}
+			if len(tt.ref.Cases) > 0 && (len(s.Cases) != 1 || s.Cases[0].Name != "go-pool") {
+				t.Errorf("%+v: part %q has cases %v, want go-pool alone", tt.ref, s.Experiment.Part, s.Cases)
+			}
+		}
+		if !slices.Equal(parts, tt.want) {
+			t.Errorf("%+v: parts %v, want %v", tt.ref, parts, tt.want)
+		}
+		if ref.Part != tt.ref.Part {
+			t.Errorf("%+v: the caller's spec was changed to part %q", tt.ref, ref.Part)
+		}
+	}
+	// One part refused refuses them all, naming the field.
+	_, err := bench.PrepareRuns(bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-001", Cases: []string{"nope"}}}, testCatalog(bench.DefaultGuardrails))
+	var be *bench.Error
+	if !errors.As(err, &be) || be.Field != "experiment.cases" {
+		t.Errorf("an unknown case: %v, want an error naming experiment.cases", err)
 	}
 }

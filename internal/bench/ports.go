@@ -126,11 +126,12 @@ type Response struct {
 	BytesOut  int64 // the request body
 }
 
-// ResponseLog keeps the measured requests of a run, per target (a results
-// file each).
+// ResponseLog keeps the measured requests of runs, per run and target (a
+// results file each).
 type ResponseLog interface {
-	// Open starts the log of one target, named as in the run's results.
-	Open(target string) (ResponseWriter, error)
+	// Open starts the log of one target of a run of spec, the target named
+	// as in the run's results.
+	Open(spec RunSpec, target string) (ResponseWriter, error)
 }
 
 // ResponseWriter is one target's log of responses.

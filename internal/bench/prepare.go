@@ -50,15 +50,11 @@ const (
 	maxDurationNanos = Duration(math.MaxInt64) // the largest duration there is
 )
 
-// GCNames maps the collector names a spec may give (any case, "GC" suffix
-// optional) to HotSpot's -XX:+Use<Name>GC.
-var GCNames = map[string]string{
-	"g1":         "G1",
-	"parallel":   "Parallel",
-	"serial":     "Serial",
-	"z":          "Z",
-	"shenandoah": "Shenandoah",
-}
+// GarbageCollectors are the collectors a spec may name, as HotSpot names
+// them (-XX:+Use<Name>GC), in the order they are offered: the one list
+// (api/openapi.yaml's java.gc pattern is checked against it). A spec may
+// write one in any case, with or without "GC".
+var GarbageCollectors = []string{"G1", "Parallel", "Serial", "Z", "Shenandoah"}
 
 // Prepare makes spec ready to run, or says what is wrong with it, before
 // anything is built or started: the one place a spec is checked. It
@@ -99,7 +95,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -553,7 +549,7 @@ func checkJava(spec *RunSpec, c Catalog) error {
 	}
 	if j.GC != "" {
 		if _, ok := LookupGC(j.GC); !ok {
-			return FieldErrorf("java.gc", "unknown garbage collector %q (use G1, Parallel, Serial, Z or Shenandoah)", j.GC)
+			return FieldErrorf("java.gc", "unknown garbage collector %q (use %s)", j.GC, wordsOr(GarbageCollectors))
 		}
 	}
 	return checkJDK(j.JDK, c)
@@ -578,6 +574,10 @@ func checkJDK(jdk int, c Catalog) error {
 
 // LookupGC returns HotSpot's name of a collector a spec names.
 func LookupGC(name string) (string, bool) {
-	gc, ok := GCNames[strings.TrimSuffix(strings.ToLower(name), "gc")]
-	return gc, ok
+	name = strings.TrimSuffix(strings.ToLower(name), "gc")
+	i := slices.IndexFunc(GarbageCollectors, func(gc string) bool { return strings.ToLower(gc) == name })
+	if i < 0 {
+		return "", false
+	}
+	return GarbageCollectors[i], true
 }

@@ -49,11 +49,15 @@ const (
 // Run is one benchmark run: its spec, where it is, the environment it ran
 // in, and one result per target.
 type Run struct {
-	ID          string            `json:"id"`
-	Name        string            `json:"name,omitempty"`
-	Status      RunStatus         `json:"status"`
-	Error       string            `json:"error,omitempty"`
-	Spec        RunSpec           `json:"spec"`
+	ID     string    `json:"id"`
+	Name   string    `json:"name,omitempty"`
+	Status RunStatus `json:"status"`
+	Error  string    `json:"error,omitempty"`
+	Spec   RunSpec   `json:"spec"`
+	// Parts are the runs one submission of an experiment of several parts
+	// queued together, one per part in the experiment's order, this one
+	// among them: the same list in each. Empty for a run of its own.
+	Parts       []string          `json:"parts,omitempty"`
 	Environment Environment       `json:"environment"`
 	Downstream  *DownstreamResult `json:"downstream,omitempty"`
 	Targets     []TargetResult    `json:"targets"`

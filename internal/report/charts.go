@@ -27,7 +27,7 @@ var (
 )
 
 // ChartSeries returns the names of the series the HTML report of a result
-// may chart, given the catalog entry of its target: what LoadSeries reads.
+// may chart, given the catalog entry of its target: what LoadSource reads.
 func ChartSeries(info bench.TargetInfo) []string {
 	names := []string{seriesInflight, seriesWorkingSet, seriesCPURatio}
 	names = append(names, gcCountSeries...)
@@ -42,9 +42,29 @@ func ChartSeries(info bench.TargetInfo) []string {
 	return names
 }
 
-// LoadSeries reads from store the series the HTML report of r charts: for
+// LoadSource assembles the source of a run's report, the one place every
+// report is read from (the CLI's, the API's, the web page's): the run, the
+// catalog's targets and, when the format draws charts (withSeries) and
+// there is a store, the series they draw, and the samples of its flame
+// graphs where the store keeps the files recorded inside the targets.
+func LoadSource(ctx context.Context, store bench.SeriesStore, run *bench.Run, targets []bench.TargetInfo, withSeries bool) (Source, error) {
+	src := Source{Run: run, Targets: targets}
+	if !withSeries || store == nil {
+		return src, nil
+	}
+	var err error
+	if src.Series, err = loadSeries(ctx, store, run, targets); err != nil {
+		return src, err
+	}
+	if files, ok := store.(bench.ArtifactStore); ok {
+		src.Flames, err = LoadFlames(ctx, files, run)
+	}
+	return src, err
+}
+
+// loadSeries reads from store the series the HTML report of r charts: for
 // the first round of each label, by TargetResult.Key.
-func LoadSeries(ctx context.Context, store bench.SeriesStore, r *bench.Run, targets []bench.TargetInfo) (map[string][]bench.Series, error) {
+func loadSeries(ctx context.Context, store bench.SeriesStore, r *bench.Run, targets []bench.TargetInfo) (map[string][]bench.Series, error) {
 	out := map[string][]bench.Series{}
 	for _, s := range analysis.FirstRounds(r) {
 		if s.Result == nil {

@@ -47,7 +47,6 @@ type Format struct {
 	Note        string // what help texts say of it beside its name, if anything
 	Download    string // the label of the web page's link to the report in it; empty for none
 	NeedsSeries bool   // its report draws the series: the caller loads Source.Series
-	NeedsFlames bool   // its report draws flame graphs: the caller loads Source.Flames
 	NamesFile   bool   // served as a named file (Content-Disposition), for the spreadsheet that saves it
 
 	renderers
@@ -96,7 +95,7 @@ var formats = []Format{
 	},
 	{
 		Name: FormatHTML, MediaType: "text/html", ContentType: "text/html; charset=utf-8", Extension: "html",
-		Note: "one self-contained page with charts", Download: "HTML (one file)", NeedsSeries: true, NeedsFlames: true,
+		Note: "one self-contained page with charts", Download: "HTML (one file)", NeedsSeries: true,
 		renderers: renderers{report: reportHTML},
 	},
 }

@@ -18,7 +18,7 @@ type Source struct {
 	Series  map[string][]bench.Series
 	Targets []bench.TargetInfo
 	// Flames are the samples of the flame graphs the HTML report draws
-	// (LoadFlames); without them it draws none.
+	// (LoadSource reads them); without them it draws none.
 	Flames []Flame
 }
 

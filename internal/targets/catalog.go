@@ -150,6 +150,7 @@ func (e Entry) Info() bench.TargetInfo {
 		DefaultVariant: e.Variant.Default,
 		Threads:        slices.Clone(e.Threads),
 		Memory:         slices.Clone(e.Memory),
+		Own:            e.Own,
 	}
 }
 

@@ -128,8 +128,8 @@ func TestOwnEntry(t *testing.T) {
 	if got, want := info.Variants, []string{"platform", "virtual"}; !slices.Equal(got, want) {
 		t.Errorf("variants = %v, want %v", got, want)
 	}
-	if info.Kind != "java" || info.DefaultVariant != "platform" || !e.Own {
-		t.Errorf("kind %q, default variant %q, own %t", info.Kind, info.DefaultVariant, e.Own)
+	if info.Kind != "java" || info.DefaultVariant != "platform" || !e.Own || !info.Own {
+		t.Errorf("kind %q, default variant %q, own %t (info: %t)", info.Kind, info.DefaultVariant, e.Own, info.Own)
 	}
 	if e.HealthPath != targets.ActuatorHealth || !e.Listening.HealthFallback || e.MetricsPath != targets.ActuatorPrometheus || !e.Listening.MetricsOptional {
 		t.Errorf("health %q (fallback %t), metrics %q (optional %t)", e.HealthPath, e.Listening.HealthFallback, e.MetricsPath, e.Listening.MetricsOptional)

@@ -74,11 +74,8 @@ func (p *Pages) runPart(ctx context.Context, id string) ([]byte, int, error) {
 		return body, http.StatusOK, err
 	}
 	view := reportView{runHead: newRunHead(run), Downloads: downloads(run.ID), Files: recordedFiles(run)}
-	src := report.Source{Run: run, Targets: p.cfg.Targets}
-	if src.Series, err = report.LoadSeries(ctx, p.cfg.Store, run, p.cfg.Targets); err != nil {
-		return nil, 0, err
-	}
-	if src.Flames, err = report.LoadFlames(ctx, p.cfg.Store, run); err != nil {
+	src, err := report.LoadSource(ctx, p.cfg.Store, run, p.cfg.Targets, true)
+	if err != nil {
 		return nil, 0, err
 	}
 	var buf bytes.Buffer
