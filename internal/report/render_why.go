@@ -28,12 +28,17 @@ type Flame struct {
 	Stacks flame.Stacks
 }
 
-// Layout of the flame graphs in HTML.
+// Layout of the flame graphs in HTML, and what bounds their weight: a
+// box is some 290 bytes of SVG, and a page of three targets' graphs with
+// their stacks stays under 2 MB whatever the profile.
 const (
 	flameWidth = 720 // px: two side by side on a wide page
+	// flameBoxes bounds a graph's boxes: narrower frames merge first.
+	flameBoxes = 1000
 	// maxEmbeddedFolded bounds the folded stacks a page carries as a
-	// download: past it, the page says where the API serves them.
-	maxEmbeddedFolded = 512 << 10
+	// download (base64, a third more): past it, the page says where the
+	// API serves them.
+	maxEmbeddedFolded = 192 << 10
 )
 
 // LoadFlames reads from store the folded stacks of the flame graphs the
@@ -278,7 +283,7 @@ func flameFigure(i int, ref bench.FlameRef, stacks flame.Stacks) figure {
 	if ref.Source == bench.ProfilePprof {
 		unit = "pprof CPU samples"
 	}
-	g := flame.Graph{ID: fmt.Sprintf("flame-%d", i), Title: ref.Title, Subtitle: unit, Stacks: stacks, Width: flameWidth}
+	g := flame.Graph{ID: fmt.Sprintf("flame-%d", i), Title: ref.Title, Subtitle: unit, Stacks: stacks, Width: flameWidth, MaxBoxes: flameBoxes}
 	var svg, folded bytes.Buffer
 	_ = g.Render(&svg)
 	_, _ = stacks.WriteTo(&folded)
@@ -286,6 +291,8 @@ func flameFigure(i int, ref bench.FlameRef, stacks flame.Stacks) figure {
 		Caption: fmt.Sprintf("%s: %d samples", ref.Title, stacks.Total())}
 	if folded.Len() <= maxEmbeddedFolded {
 		f.Download = template.URL("data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString(folded.Bytes())) // #nosec: base64 of our own text
+	} else {
+		f.Caption += fmt.Sprintf("; its folded stacks (%d kB) are served by the API: %s", folded.Len()>>10, ref.Artifact().Path())
 	}
 	return f
 }
