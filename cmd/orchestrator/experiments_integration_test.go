@@ -230,6 +230,7 @@ func TestMeasureExperimentSeed003(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left behind: %v", left)
 	}
+	checkSeed003Why(t, db, run)
 	code, stdout, stderr = runCLI(t, nil, "--db", db, "runs", "show", run.ID)
 	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") || !strings.Contains(stdout, "not in this run") {
 		t.Errorf("runs show: exit %d, no seed table:\n%s\n%s", code, stdout, stderr)

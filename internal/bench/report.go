@@ -35,6 +35,9 @@ type Report struct {
 	// closed-model sweep per target.
 	Capacity    *CapacityTable   `json:"capacity,omitempty"`
 	Scalability []ScalabilityFit `json:"scalability,omitempty"`
+	// Why is what happened inside the targets and what it says of each
+	// stage; nil when the run measured nothing.
+	Why *WhyReport `json:"why,omitempty"`
 }
 
 // ReportSubject is what a report compares: one result label of the run (a
