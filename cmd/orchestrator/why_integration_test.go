@@ -60,6 +60,7 @@ stages:
 // the one in the target's image, which count the same events).
 func TestWhyPinningFixture(t *testing.T) {
 	sideBySide(t)
+	startsJVMs(t)
 	jar := ordersJar(t)
 	dir := t.TempDir()
 	profile := writeFile(t, "pinning.yaml", pinningProfile)
@@ -224,31 +225,30 @@ const (
 )
 
 // whyCPUSpec is one run: the Go target on cpu, then java-virtual on cpu
-// and on heavy, each with recording and without (noProfile), one after
-// the other; 16 clients for 8 s after a fixed warm-up.
+// with recording and without (noProfile), one after the other; 16 clients
+// for 8 s after a fixed warm-up.
 func whyCPUSpec() string {
 	cpu := `{"requests": [{"endpoint": "cpu", "params": {"work": "2000"}}]}`
-	heavy := `{"requests": [{"endpoint": "heavy", "params": {"duration": "100"}}]}`
 	return `{"name": "why: cpu and overhead",
   "cases": [
     {"name": "go-cpu", "target": "go", "workload": ` + cpu + `},
     {"name": "virtual-cpu", "target": "java-virtual", "workload": ` + cpu + `},
-    {"name": "virtual-cpu-off", "target": "java-virtual", "workload": ` + cpu + `, "noProfile": true},
-    {"name": "virtual-heavy", "target": "java-virtual", "workload": ` + heavy + `},
-    {"name": "virtual-heavy-off", "target": "java-virtual", "workload": ` + heavy + `, "noProfile": true}],
+    {"name": "virtual-cpu-off", "target": "java-virtual", "workload": ` + cpu + `, "noProfile": true}],
   "profile": {"model": "closed", "stages": [{"name": "c16", "duration": "8s", "concurrency": 16}]},
   "warmup": {"duration": "4s", "rate": 50}}`
 }
 
 // TestWhyCPUAndOverhead runs the Go target and java-virtual on the
-// CPU-bound endpoint, and java-virtual with recording and without on cpu
-// and on heavy, in one run (four JVMs): in the CPU-bound stages the
-// targets' own code was most in the endpoint's work function (pprof for
-// Go, JFR for Java); the report sets throughput with and without recording
-// side by side for each workload; the Go target's profile served by the
-// API opens with go tool pprof -top.
+// CPU-bound endpoint, java-virtual with recording and without, in one run
+// (two JVMs): in the CPU-bound stages the targets' own code was most in
+// the endpoint's work function (pprof for Go, JFR for Java), which no
+// neighbour's load moves; the report sets throughput with and without
+// recording side by side (how much recording costs is a figure for a quiet
+// machine, README's, not this test's verdict); the Go target's profile
+// served by the API opens with go tool pprof -top.
 func TestWhyCPUAndOverhead(t *testing.T) {
-	alone(t)
+	sideBySide(t)
+	startsJVMs(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "-f", writeFile(t, "why-cpu.json", whyCPUSpec()))
 	if code != exitOK {
@@ -259,21 +259,17 @@ func TestWhyCPUAndOverhead(t *testing.T) {
 	for key, want := range map[string]string{"go-cpu": goWorkFunction, "virtual-cpu": javaWorkFunction} {
 		checkOwnWork(t, run.Target(key), want)
 	}
-	for _, key := range []string{"virtual-cpu-off", "virtual-heavy-off"} {
-		if in := run.Target(key).Inside; in == nil || !in.Off || in.Source != "" || len(in.Files) != 0 {
-			t.Errorf("%s: inside %+v, want recording off and nothing kept", key, in)
-		}
+	if in := run.Target("virtual-cpu-off").Inside; in == nil || !in.Off || in.Source != "" || len(in.Files) != 0 {
+		t.Errorf("virtual-cpu-off: inside %+v, want recording off and nothing kept", in)
 	}
 	rep := analysis.Analyze(run, analysis.ReportOptions{})
-	pairs := map[string]bool{}
+	measured := false
 	for _, o := range rep.Why.Overhead {
-		t.Logf("overhead: %s", o.Sentence)
-		pairs[o.Recorded+"/"+o.Unrecorded] = o.With > 0 && o.Without > 0
+		t.Logf("overhead (not quiet: tests run side by side): %s", o.Sentence)
+		measured = measured || o.Recorded+"/"+o.Unrecorded == "virtual-cpu/virtual-cpu-off" && o.With > 0 && o.Without > 0
 	}
-	for _, want := range []string{"virtual-cpu/virtual-cpu-off", "virtual-heavy/virtual-heavy-off"} {
-		if !pairs[want] {
-			t.Errorf("no overhead measured for %s: %+v", want, rep.Why.Overhead)
-		}
+	if !measured {
+		t.Errorf("no overhead measured for virtual-cpu against virtual-cpu-off: %+v", rep.Why.Overhead)
 	}
 	for _, tr := range run.Targets {
 		if c := tr.Inside.Cost; c != nil {
@@ -419,6 +415,7 @@ ENTRYPOINT ["java", "-jar", "/app/app.jar"]
 // TestRefusedRecording's, on the words a real JVM said.)
 func TestWhyRecordingUnwritable(t *testing.T) {
 	sideBySide(t)
+	startsJVMs(t)
 	dir := t.TempDir()
 	jar, err := os.ReadFile(ordersJar(t))
 	if err != nil {
