@@ -119,6 +119,11 @@ type TargetSearch struct {
 	Rate       float64       `json:"rate"`                 // the answer, req/s; 0 for none
 	FailedRate float64       `json:"failedRate,omitempty"` // the first rate above it that failed
 	Trials     []SearchTrial `json:"trials"`
+	// Start is the first trial's rate and StartFrom where it came from (as
+	// CapacityResult says); Spent the time the search took.
+	Start     float64  `json:"start,omitempty"`
+	StartFrom string   `json:"startFrom,omitempty"`
+	Spent     Duration `json:"spent"`
 }
 
 // SearchTrial is one trial of a search as a report shows it.
