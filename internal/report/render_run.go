@@ -33,10 +33,17 @@ func WriteRun(w io.Writer, r *bench.Run, format string) error {
 
 func runTable(w io.Writer, r *bench.Run) error {
 	var buf bytes.Buffer
-	writeRunHeader(&buf, r)
-	if len(r.Targets) > 0 {
+	switch {
+	case r.Spec.Capacity != nil && len(r.Targets) > 0: // a capacity run opens with its answer
+		writeReportSummary(&buf, r)
+		fmt.Fprintln(&buf)
+		writeRunHeader(&buf, r)
+	case len(r.Targets) > 0:
+		writeRunHeader(&buf, r)
 		fmt.Fprintln(&buf)
 		writeReportSummary(&buf, r)
+	default:
+		writeRunHeader(&buf, r)
 	}
 	for i := range r.Targets {
 		fmt.Fprintln(&buf)
@@ -171,7 +178,7 @@ func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) 
 		rows = append(rows, stageRow(analysis.StageLabel(s.Index, s.Name), stageModel(p, s), s.Stats))
 	}
 	if t.Total != nil {
-		rows = append(rows, stageRow("total", "-", *t.Total))
+		rows = append(rows, stageRow(totalLabel(t), "-", *t.Total))
 	}
 	writeRows(tw, "  ", rows)
 	tw.Flush()
@@ -182,6 +189,15 @@ func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) 
 	if t.Total != nil {
 		writeTopErrors(buf, t.Total.Errors)
 	}
+}
+
+// totalLabel names a result's total: a capacity search's is its last
+// confirmation's, not a sum of trials at different rates.
+func totalLabel(t *bench.TargetResult) string {
+	if t.Capacity != nil {
+		return "answer (last confirmation)"
+	}
+	return "total"
 }
 
 // writeFlags lists the stages whose figures may not be the target's alone
