@@ -353,10 +353,10 @@ func confirmationSentences(rep *bench.SearchReport) []string {
 			n++
 			switch {
 			case tr.Steady == nil:
-				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (stage %d) kept no per-second figures: its steadiness cannot be checked.",
+				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d) kept no per-second figures: its steadiness cannot be checked.",
 					ts.Target, capacity.Rate(tr.Rate), tr.Stage+1))
 			case !tr.Steady.Steady:
-				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (stage %d) is not steady (%s): its figures come from a window still moving.",
+				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d) is not steady (%s): its figures come from a window still moving.",
 					ts.Target, capacity.Rate(tr.Rate), tr.Stage+1, TrendWords(*tr.Steady, false)))
 			default:
 				ok++

@@ -150,7 +150,7 @@ func TestSearch_ConfirmationsSteady(t *testing.T) {
 		}
 	}
 	hasFinding(t, rep, "Confirmations steady (their per-second throughput and p50 settled): go 3 of 3, java-platform 3 of 3.")
-	hasFinding(t, rep, "java-virtual's confirmation at 775 req/s (stage 11) is not steady (p50 +")
+	hasFinding(t, rep, "java-virtual's confirmation at 775 req/s (trial 11) is not steady (p50 +")
 
 	// a run whose trials stored no seconds cannot be said to be steady
 	for i := range run.Targets {
@@ -158,7 +158,7 @@ func TestSearch_ConfirmationsSteady(t *testing.T) {
 	}
 	rep = analysis.Analyze(run, analysis.ReportOptions{})
 	lacksFinding(t, rep, "Confirmations steady")
-	hasFinding(t, rep, "go's confirmation at 1550 req/s (stage 11) kept no per-second figures: its steadiness cannot be checked.")
+	hasFinding(t, rep, "go's confirmation at 1550 req/s (trial 11) kept no per-second figures: its steadiness cannot be checked.")
 	for _, ts := range rep.Searches.Targets {
 		for _, tr := range ts.Trials {
 			if tr.Steady != nil {
