@@ -142,7 +142,7 @@ func targetSearch(label string, t *bench.TargetResult) bench.TargetSearch {
 			trial.Value = term.Value(st.Stats) * scale
 		}
 		if step.Phase == string(capacity.PhaseConfirm) {
-			trial.Steady = steadyPartOf(t, step.Stage)
+			trial.Steady, trial.TooShort = steadyPartOf(t, step.Stage)
 		}
 		ts.Trials = append(ts.Trials, trial)
 	}
@@ -220,19 +220,22 @@ func verdictWords(step bench.CapacityTrial) string {
 	return s + Suffix("; generator: ", step.GeneratorNote)
 }
 
-// steadyPartOf checks whether a trial's seconds settled; nil when it kept
-// none.
-func steadyPartOf(t *bench.TargetResult, index int) *bench.SteadyPart {
+// steadyPartOf checks whether a trial's seconds settled: nil when it kept
+// none, or too few to judge (tooShort).
+func steadyPartOf(t *bench.TargetResult, index int) (part *bench.SteadyPart, tooShort bool) {
 	seconds := SecondsOf(t, index)
-	if len(seconds) == 0 {
-		return nil
+	switch {
+	case len(seconds) == 0:
+		return nil, false
+	case len(seconds) < steady.MinSeconds:
+		return nil, true
 	}
-	part := steady.OfSeconds(seconds)
-	sp := &bench.SteadyPart{Round: t.Round, Seconds: part.Seconds, Cut: part.Start, Steady: part.Steady}
-	if !part.Steady {
-		sp.Figure, sp.Trend = part.Figure, part.Trend
+	p := steady.OfSeconds(seconds)
+	sp := &bench.SteadyPart{Round: t.Round, Seconds: p.Seconds, Cut: p.Start, Steady: p.Steady}
+	if !p.Steady {
+		sp.Figure, sp.Trend = p.Figure, p.Trend
 	}
-	return sp
+	return sp, false
 }
 
 // answersRank ranks the targets that confirmed a rate by it, best first;
@@ -336,9 +339,10 @@ func objectiveOf(r *bench.Run) string {
 	return ""
 }
 
-// confirmationSentences say whether each target's confirmations were
-// steady: one sentence for those that all were, one per confirmation
-// that was not or kept no seconds.
+// confirmationSentences say whether the confirmations of each target's
+// answer were steady: one sentence for those that all were, one per
+// confirmation that was not, or kept too few seconds to tell. (A
+// confirmation that failed is overloaded: its latency climbs by nature.)
 func confirmationSentences(rep *bench.SearchReport) []string {
 	if rep == nil {
 		return nil
@@ -347,11 +351,14 @@ func confirmationSentences(rep *bench.SearchReport) []string {
 	for _, ts := range rep.Targets {
 		n, ok := 0, 0
 		for _, tr := range ts.Trials {
-			if tr.Phase != string(capacity.PhaseConfirm) {
+			if tr.Phase != string(capacity.PhaseConfirm) || !tr.Pass || tr.Rate != ts.Rate {
 				continue
 			}
 			n++
 			switch {
+			case tr.TooShort:
+				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d) kept too few seconds for its steadiness to be judged (%d needed): lengthen the confirmations.",
+					ts.Target, capacity.Rate(tr.Rate), tr.Stage+1, steady.MinSeconds))
 			case tr.Steady == nil:
 				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d) kept no per-second figures: its steadiness cannot be checked.",
 					ts.Target, capacity.Rate(tr.Rate), tr.Stage+1))

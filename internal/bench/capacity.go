@@ -138,8 +138,12 @@ type SearchTrial struct {
 	// or why the generator, not the target, limited it.
 	Verdict string `json:"verdict"`
 	// Steady is a confirmation's steady part: whether its seconds settled.
-	// Absent for short trials and where no seconds were stored.
+	// Absent for short trials, where no seconds were stored, and where they
+	// were too few to judge (TooShort).
 	Steady *SteadyPart `json:"steady,omitempty"`
+	// TooShort says a confirmation kept too few seconds for its steadiness
+	// to be judged (fewer than the steady-state detector's minimum).
+	TooShort bool `json:"tooShort,omitempty"`
 }
 
 // ScalabilityFit is the Universal Scalability Law fitted to one target's

@@ -169,6 +169,8 @@ func trialSteady(tr bench.SearchTrial) string {
 	switch {
 	case tr.Steady != nil:
 		return steadyWords(*tr.Steady, false)
+	case tr.TooShort:
+		return "too short to judge"
 	case tr.Phase == string(capacity.PhaseConfirm):
 		return "no seconds kept"
 	}

@@ -75,7 +75,7 @@ func TestCapacityReportOpensWithTheAnswer(t *testing.T) {
 		after     []string // in order, after the start
 	}{
 		{"table", render(report.FormatTable), "Capacity within p99<=300ms\n===", []string{"go carries 1550 req/s", "The search, trial by trial",
-			"go: 13 trials in 1m13s from 50.0 req/s", "java-platform: 9 trials", "Report of run search", "Findings"}},
+			"go: 13 trials in 1m13s from 50.0 req/s", "java-platform: 11 trials", "Report of run search", "Findings"}},
 		{"markdown", render(report.FormatMarkdown), "## Capacity within p99<=300ms\n", []string{"go carries 1550 req/s", "### The search, trial by trial",
 			"**go: 13 trials", "### Report of run search", "### Findings"}},
 		{"run table", runTable.String(), "Capacity within p99<=300ms\n===", []string{"The search, trial by trial", "Findings", "run       search",

@@ -185,7 +185,7 @@ svg.chart { max-width: 100%; height: auto; }
 <section id="charts">
 <h2>Charts</h2>
 <p class="muted">{{if .Searches}}Each target's search on its own clock, from its first trial's first request (the searches ran one after another): the offered rate steps from trial to trial; the warm-up is shaded.{{else}}Every target on one time axis (seconds from the first measured request; the warm-up is shaded, stages are marked).{{end}}
-Bars show each figure with its {{if .Bars}}interval{{end}} where there is one.{{if .NoSeries}} The run's scraped series were not available: only per-second request figures are charted.{{end}}</p>
+{{if .Bars}}Bars show each figure with its interval where there is one.{{end}}{{if .NoSeries}} The run's scraped series were not available: only per-second request figures are charted.{{end}}</p>
 <div class="charts">
 {{range .Bars}}<figure>{{.}}</figure>
 {{end}}{{range .Lines}}<figure>{{.}}</figure>
