@@ -27,7 +27,7 @@ import (
 // compares the answers.
 // Nothing here depends on how fast the machine is: the rates are the
 // search's own, and the budget holds its trials at their measured cost.
-func TestCapacityAgainstGo(t *testing.T) {
+func TestMeasureCapacityAgainstGo(t *testing.T) {
 	alone(t)
 	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
 	a := apiClient{t: t, base: d.url}
@@ -210,13 +210,13 @@ func checkConfirmed(t *testing.T, tr *bench.TargetResult, c *bench.CapacityResul
 // at that bound and the report's sentence names the pool. A confirmation is 8 s: 1.5 % over the
 // bound queues 15 requests a second, which takes 8 s to push p99 past
 // 300 ms (200 ms of sleep plus 120 ms of queue); 5 s let 1,015 req/s pass.
-func TestCapacityJavaPlatformPoolBound(t *testing.T) {
+func TestMeasureCapacityJavaPlatformPoolBound(t *testing.T) {
 	alone(t)
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
 		"--targets", "java-platform", "--endpoint", "heavy", "--param", "duration=200", "--slo", "p99<=300ms",
 		"--budget", "150s", "--trial", "3s", "--confirm", "8s", "--confirmations", "2",
-		"--warmup", "5s", "--warmup-rate", "200")
+		"--warmup", "5s", "--warmup-rate", "200", "--no-profile")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -250,7 +250,7 @@ func TestCapacityJavaPlatformPoolBound(t *testing.T) {
 // A real sweep of the Go target, 1 to 32 clients on heavy?duration=50: an
 // ordinary closed run whose JSON report carries the USL fit, near-linear
 // scaling (one client ≈ 20 req/s, hardly any contention).
-func TestCapacitySweepAgainstGo(t *testing.T) {
+func TestMeasureCapacitySweepAgainstGo(t *testing.T) {
 	alone(t)
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",

@@ -102,10 +102,11 @@ func runSpec(t *testing.T, spec bench.RunSpec) *bench.Run {
 // every call through. Java's thread pool is left out (one JVM start less:
 // the pool's fan-out is the Go case's here, and Java's is FanoutModeTest's
 // and CallControllerTest's in JUnit).
-func TestExperimentFanoutSmall(t *testing.T) {
+func TestMeasureExperimentFanoutSmall(t *testing.T) {
 	alone(t)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Name = "seed-001 small"
+	spec.NoProfile = true                                                                                    // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 40}                                 // starts in a moment; Tomcat's is the full experiment's
 	spec.Cases = slices.DeleteFunc(spec.Cases[1:], func(c bench.Case) bool { return c.Name == "java-pool" }) // a Go callee needs no warming up
 	idle := bench.Duration(time.Second)
@@ -140,10 +141,11 @@ func TestExperimentFanoutSmall(t *testing.T) {
 // Tomcat's 200 threads never send the callee more than it serves, nor does
 // a bulkhead of 100; unbounded virtual threads send it 400 calls at once
 // and half of them time out.
-func TestExperimentDownstreamStaged(t *testing.T) {
+func TestMeasureExperimentDownstreamStaged(t *testing.T) {
 	alone(t)
 	spec := experimentSpec(t, "seed-001-service", "", 1)
 	spec.Name = "seed-001-service short"
+	spec.NoProfile = true       // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
 	spec.Cases = spec.Cases[:3] // java-platform, java-virtual-bulkhead, java-virtual
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
 	spec.Profile.Stages = []bench.Stage{
@@ -186,7 +188,7 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 // server, which runs on platform threads of its own. Five of the eight
 // cases (--case), one JVM start each: every claim above on at least one
 // JDK, synchronized on both; the three left out repeat a claim.
-func TestExperimentSeed003(t *testing.T) {
+func TestMeasureExperimentSeed003(t *testing.T) {
 	alone(t)
 	db := t.TempDir() + "/history.db"
 	began := time.Now()
@@ -230,6 +232,7 @@ func TestExperimentSeed003(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left behind: %v", left)
 	}
+	checkSeed003Why(t, db, run)
 	code, stdout, stderr = runCLI(t, nil, "--db", db, "runs", "show", run.ID)
 	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") || !strings.Contains(stdout, "not in this run") {
 		t.Errorf("runs show: exit %d, no seed table:\n%s\n%s", code, stdout, stderr)

@@ -6,7 +6,9 @@ package main
 // they run.
 //
 // Tests are of two kinds. A test that measures (its verdict reads a figure
-// the machine's speed could move: a rate, a latency, a bound) calls alone:
+// the machine's speed could move: a rate, a latency, a bound) is named
+// TestMeasure..., so that make test can run it apart (go test -run), and
+// calls alone:
 // it waits until every test that measures nothing has ended, then runs by
 // itself, on the host's attack lock, with both CPUs quiet. A test that
 // measures nothing (its verdict holds however slow the machine is) calls
@@ -27,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -43,12 +46,19 @@ var suite struct {
 	locks      sync.Map // *testing.T -> its attack lock, for tests side by side
 }
 
+// measuringPrefix starts the name of every test that measures (the
+// Makefile's MEASURING).
+const measuringPrefix = "TestMeasure"
+
 // sideBySide marks a test that measures nothing: it runs in parallel with
 // the other such tests, and every run it makes through runCLI, execCLI or a
 // daemon of the harness takes an attack lock of its own. It must be the
 // test's first call.
 func sideBySide(t *testing.T) {
 	t.Helper()
+	if strings.HasPrefix(t.Name(), measuringPrefix) {
+		t.Fatalf("%s runs side by side: a test named %s... measures, and calls alone", t.Name(), measuringPrefix)
+	}
 	suite.functional.Add(1)
 	t.Cleanup(suite.functional.Done)
 	t.Parallel()
@@ -74,6 +84,9 @@ func startsJVMs(t *testing.T) {
 // be the test's first call.
 func alone(t *testing.T) {
 	t.Helper()
+	if !strings.HasPrefix(t.Name(), measuringPrefix) {
+		t.Fatalf("%s measures alone: name it %s..., which make test runs apart", t.Name(), measuringPrefix)
+	}
 	t.Parallel()
 	suite.functional.Wait()
 	suite.measuring.Lock()

@@ -19,14 +19,14 @@ var threadSeries = []string{
 	metrics.InflightRequests, metrics.ContainerCPURatio, metrics.ContainerMemoryWorkingSet,
 }
 
-// TestMetricsUnderLoad reads the shared three-target run (poolRun: 400
-// clients of heavy?duration=500 in its last stage) and checks, from the
+// TestMeasureMetricsUnderLoad reads the shared three-target run (poolRun: 400
+// clients of heavy?duration=500 in one stage) and checks, from the
 // stored series and the run document, that the thread counts show each
 // thread model: Tomcat's pool fills with platform threads, the virtual
 // target holds a virtual thread per request on a few platform threads, Go
 // a goroutine per connection; and that every target has its container's
 // CPU and memory and its resource summaries.
-func TestMetricsUnderLoad(t *testing.T) {
+func TestMeasureMetricsUnderLoad(t *testing.T) {
 	alone(t)
 	run, db := poolRun(t)
 	h := openHistoryDB(t, db)
@@ -39,7 +39,7 @@ func TestMetricsUnderLoad(t *testing.T) {
 	}
 }
 
-// underLoad is what one target's run left: its result, the last measured
+// underLoad is what one target's run left: its result, the 400-client
 // stage's resources and its series, with peaks over that stage.
 type underLoad struct {
 	target    string
@@ -56,12 +56,12 @@ func loadUnder(t *testing.T, h *store.DB, run *bench.Run, target string) underLo
 	if tr == nil || tr.Status != bench.TargetSucceeded {
 		t.Fatalf("target %s: %+v", target, tr)
 	}
-	if len(tr.Stages) == 0 {
-		t.Fatal("no measured stage")
+	c400 := slices.IndexFunc(tr.Stages, func(st bench.StageResult) bool { return st.Concurrency == 400 }) // above Tomcat's pool
+	if c400 < 0 {
+		t.Fatalf("no stage of 400 clients in %d measured", len(tr.Stages))
 	}
-	last := len(tr.Stages) - 1 // the one above Tomcat's pool
-	u := underLoad{target: target, result: tr, stage: tr.Stages[last]}
-	i := slices.IndexFunc(tr.Resources, func(r bench.StageResources) bool { return !r.Warmup && r.Stage == last })
+	u := underLoad{target: target, result: tr, stage: tr.Stages[c400]}
+	i := slices.IndexFunc(tr.Resources, func(r bench.StageResources) bool { return !r.Warmup && r.Stage == c400 })
 	if i < 0 {
 		t.Fatalf("no resources for the measured stage: %+v", tr.Resources)
 	}

@@ -25,6 +25,8 @@ type ownFlags struct {
 	env, jvmFlags          []string
 	variants               []string
 	jdk                    int
+	jvm                    bool   // an image or Dockerfile runs a JVM: record it with JFR
+	pprof                  string // where a Go service serves its CPU profile
 }
 
 func (o *ownFlags) register(fs *pflag.FlagSet) {
@@ -41,6 +43,8 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.jvmFlags, "jvm-flag", nil, "with --jar/--image/--dockerfile: a JVM flag of the service (repeatable)")
 	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run (default: all; a jar's are platform and virtual)")
 	fs.IntVar(&o.jdk, "jdk", 0, "the Java major the Java targets run on, 21 or 25 (a jar's default: what its classes need)")
+	fs.BoolVar(&o.jvm, "jvm", false, "with --image/--dockerfile: the service runs on a JVM, to record with JFR as a jar is (JAVA_TOOL_OPTIONS)")
+	fs.StringVar(&o.pprof, "pprof", "", "with --image/--dockerfile: where the (Go) service serves net/http/pprof's CPU profile, e.g. /debug/pprof/profile, to profile each stage")
 }
 
 // given reports whether the flags define a target.
@@ -55,7 +59,7 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 		spec.Java.JDK = o.jdk
 	}
 	if !o.given() {
-		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant"} {
+		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant", "jvm", "pprof"} {
 			if fs.Changed(name) {
 				return bench.FieldErrorf(name, "--%s is for a service of your own: give --jar, --image or --dockerfile", name)
 			}
@@ -110,6 +114,7 @@ func (o *ownFlags) definition() (targets.Own, error) {
 	}
 	def := targets.Own{Name: o.name, Jar: o.jar, Image: o.image, Dockerfile: o.dockerfile, Health: o.health,
 		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags, PortEnv: o.portEnv, BindEnv: o.bindEnv,
+		JVM: o.jvm, Pprof: o.pprof,
 		// The question is one property away for any Spring Boot service.
 		Variants: targets.SpringVariants()}
 	if o.image == "" {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,18 +32,21 @@ import (
 // chromium is Debian's headless browser.
 const chromium = "/usr/bin/chromium"
 
-// poolProfile is short: 100 then 400 clients on heavy?duration=500, so
-// that Tomcat's 200 threads bind java-platform at 200 / 0.5 s = 400 req/s
-// while virtual threads and goroutines hold every request at once.
+// poolProfile holds 400 then 100 clients on heavy?duration=500: at 400,
+// Tomcat's 200 threads bind java-platform at 200 / 0.5 s = 400 req/s while
+// virtual threads and goroutines hold every request at once (800 req/s).
+// The run warms each target up as a user's run does by default: until
+// steady, at the first stage's load, in the same attack as the stages.
 const poolProfile = `name: pool-400
 model: closed
 stages:
-  - {name: c100, duration: 6s, concurrency: 100}
-  - {name: c400, duration: 8s, concurrency: 400}
+  - {name: c400, duration: 12s, concurrency: 400}
+  - {name: c100, duration: 5s, concurrency: 100}
 `
 
 // thePoolRun is the suite's one run of the three built-in targets under
-// closed load past Tomcat's pool: the HTML report and the thread metrics
+// closed load past Tomcat's pool, after the default warm-up: the HTML
+// report, the thread metrics, the warm start and the warm-up until steady
 // read it.
 var thePoolRun sharedRun
 
@@ -56,7 +60,7 @@ func poolRun(t *testing.T) (*bench.Run, string) {
 			return nil, err
 		}
 		code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--targets", "go,java-platform,java-virtual", "--profile", profile,
-			"--endpoint", "heavy", "--param", "duration=500", "--warmup", "3s", "--name", "pool-400", "-q", "-o", "json")
+			"--endpoint", "heavy", "--param", "duration=500", "--name", "pool-400", "-q", "-o", "json")
 		if code != exitOK {
 			return nil, fmt.Errorf("run: exit %d\n%s", code, stderr)
 		}
@@ -77,7 +81,7 @@ func poolRun(t *testing.T) (*bench.Run, string) {
 	})
 }
 
-func TestReportHTMLInChromium(t *testing.T) {
+func TestMeasureReportHTMLInChromium(t *testing.T) {
 	alone(t)
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("no %s: %v", chromium, err)
@@ -126,23 +130,31 @@ func checkPoolBound(t *testing.T, path string) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	last := rep.Scopes[len(rep.Scopes)-1]
-	for _, bd := range last.Bounds {
+	i := slices.IndexFunc(rep.Scopes, func(sc bench.ReportScope) bool { return strings.Contains(sc.Name, "c400") })
+	if i < 0 {
+		t.Fatalf("no scope of the c400 stage in %d scopes", len(rep.Scopes))
+	}
+	c400 := rep.Scopes[i]
+	for _, bd := range c400.Bounds {
 		if bd.Label == bench.TargetJavaPlatform && bd.Kind == bench.BoundPool {
 			if bd.Allowed != 400 || !bd.Binds || bd.Measured > bd.Allowed+bd.Slack {
-				t.Errorf("java-platform's pool bound in %s = %+v, want 400 req/s binding, the measured figure under it", last.Name, bd)
+				t.Errorf("java-platform's pool bound in %s = %+v, want 400 req/s binding, the measured figure under it", c400.Name, bd)
 			}
-			t.Logf("java-platform in %s: %s allowed (%s), %.1f measured", last.Name, fmt.Sprint(bd.Allowed), bd.Basis, bd.Measured)
+			t.Logf("java-platform in %s: %s allowed (%s), %.1f measured", c400.Name, fmt.Sprint(bd.Allowed), bd.Basis, bd.Measured)
 			return
 		}
 	}
-	t.Errorf("no pool bound for java-platform in %s: %+v", last.Name, last.Bounds)
+	t.Errorf("no pool bound for java-platform in %s: %+v", c400.Name, c400.Bounds)
 }
 
-// openedPage is what Chromium made of the report.
+// openedPage is what Chromium made of the report: its screenshot, its
+// charts as drawn, the flame graphs it drew and, where it has one, a
+// screenshot of its why.
 type openedPage struct {
 	screenshot []byte
 	charts     map[string]drawnChart // by data-chart
+	flames     int
+	why        []byte
 }
 
 // drawnChart is one chart as Chromium drew it.
@@ -204,7 +216,7 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 		t.Fatalf("load %s: %v", url, err)
 	}
 	counts, err := chromedp.Run(tabCtx, chromedp.Evaluate[[][3]any](
-		`Array.from(document.querySelectorAll('svg.chart')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length, s.querySelector('text.no-data') !== null])`))
+		`Array.from(document.querySelectorAll('svg.chart:not(.flame)')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length, s.querySelector('text.no-data') !== null])`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +224,8 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page := openedPage{screenshot: shot, charts: map[string]drawnChart{}}
+	page.flames, page.why = whyInChromium(t, tabCtx)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
@@ -225,7 +239,6 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	if len(counts) < 10 {
 		t.Errorf("%d charts drawn, want the bars and every time series", len(counts))
 	}
-	page := openedPage{screenshot: shot, charts: map[string]drawnChart{}}
 	for _, c := range counts {
 		id, _ := c[0].(string)
 		n, ok := c[1].(float64)

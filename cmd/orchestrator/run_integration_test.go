@@ -57,7 +57,7 @@ func storedRun(t *testing.T, db, stdout string) (*bench.Run, *store.DB) {
 // The smoke profile against the Go target in a container: 100% success, the
 // request count the profile asks for, and heavy?duration=100 answering in
 // 100-110 ms at the median.
-func TestRunSmokeAgainstGo(t *testing.T) {
+func TestMeasureRunSmokeAgainstGo(t *testing.T) {
 	alone(t)
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json",

@@ -46,7 +46,7 @@ func engineRun(t *testing.T, engine, profile string, extra ...string) (*bench.Ru
 // target with each engine: both within 2 % of the offered rate, neither
 // flagged, latencies of the same order; each stage says which engine sent
 // it.
-func TestVegetaEngineMatchesOwn(t *testing.T) {
+func TestMeasureVegetaEngineMatchesOwn(t *testing.T) {
 	alone(t)
 	medians := map[string]float64{}
 	for _, engine := range bench.LoadEngines {
@@ -155,7 +155,7 @@ func reportField(t *testing.T, text, pattern string) string {
 // 3 s): make bench puts vegeta's open ceiling at 0.16 to 0.36 of that
 // closed rate and ours at 0.8 to 0.99 on the two CPUs seen, so half sits
 // between the two on either.
-func TestVegetaGeneratorBound(t *testing.T) {
+func TestMeasureVegetaGeneratorBound(t *testing.T) {
 	alone(t)
 	calibration, _ := engineRun(t, bench.LoadEngineOwn, writeFile(t, "closed-64.yaml",
 		"name: closed-64\nmodel: closed\nstages:\n  - {name: c64, duration: 3s, concurrency: 64}\n"))

@@ -122,11 +122,11 @@ func JoinSorted(kv map[string]string, empty string) string {
 
 // DescribeWarmupSteady says how a warm-up until steady ended: "steady
 // after 12.0 s; JIT 3.1 s, then 0.2 s in the measured part" or "its 2m0s
-// maximum hit, throughput still +0.8 %/s".
+// maximum hit, throughput still +0.8 %/s" (or the JIT still compiling).
 func DescribeWarmupSteady(ws bench.WarmupSteady) string {
 	s := fmt.Sprintf("steady after %.1f s", ws.Seconds)
 	if !ws.Steady {
-		s = fmt.Sprintf("its %s maximum hit, %s still %s %%/s", ws.MaxDuration, ws.Figure, PositiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
+		s = fmt.Sprintf("its %s maximum hit, %s", ws.MaxDuration, missedWords(ws))
 	}
 	if ws.JITMs != nil && ws.JITMsMeasured != nil {
 		s += fmt.Sprintf("; JIT %.1f s, then %.1f s in the measured part", *ws.JITMs/1000, *ws.JITMsMeasured/1000)

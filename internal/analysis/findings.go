@@ -345,10 +345,11 @@ func errorSentence(whole *scopeData) string {
 }
 
 // steadySentences say which subjects of a stage had no steady part, how
-// fast they still moved, and that no verdict is drawn from them.
+// fast they still moved, that no verdict is drawn from them, and what to
+// change.
 func steadySentences(d *scopeData) []string {
 	var out []string
-	for _, res := range d.out.Results {
+	for i, res := range d.out.Results {
 		var trends []string
 		for _, sp := range res.Steady {
 			if !sp.Steady {
@@ -356,17 +357,94 @@ func steadySentences(d *scopeData) []string {
 			}
 		}
 		if len(trends) > 0 {
-			out = append(out, fmt.Sprintf("%s is not steady in %s (%s): no ranking or pair verdict is drawn from it; "+
-				"warm it up longer or lengthen the stage.", res.Label, d.def.name, strings.Join(trends, "; ")))
+			out = append(out, fmt.Sprintf("%s is not steady in %s (%s): no ranking or pair verdict is drawn from it; %s.",
+				res.Label, d.def.name, strings.Join(trends, "; "), warmupAdvice(d.subs[i])))
 		}
 	}
 	return out
 }
 
+// warmupAdvice says what to change for a stage that is not steady, from
+// how the subject's warm-up went: a warm-up until steady that hit its
+// maximum names the maximum and the test it still failed; one that settled
+// names its window, the test it passed being shorter than the stage's; a
+// fixed warm-up names its length.
+func warmupAdvice(ss *scopeSubject) string {
+	w := ss.s.spec.Warmup
+	var settled *bench.WarmupSteady
+	for _, t := range ss.rounds {
+		ws := t.WarmupSteady
+		switch {
+		case ws == nil:
+		case !ws.Steady:
+			return fmt.Sprintf("its warm-up hit its %s maximum with %s: raise the maximum (--warmup-max, warmup.maxDuration) "+
+				"or lengthen the stage", ws.MaxDuration, missedWords(*ws))
+		case settled == nil:
+			settled = ws
+		}
+	}
+	switch {
+	case settled != nil:
+		return fmt.Sprintf("its warm-up settled after %.1f s over a %s window, shorter than the stage: "+
+			"lengthen the window (warmup.window) or the stage", settled.Seconds, warmupWindow(*settled, w))
+	case w.Disabled:
+		return "warm it up (the warm-up was skipped) or lengthen the stage"
+	case !w.UntilSteady:
+		return fmt.Sprintf("its fixed %s warm-up was too short: warm it up until steady (the default without --warmup) "+
+			"or lengthen the stage", w.Duration)
+	}
+	return "warm it up longer or lengthen the stage"
+}
+
+// missedWords says which tests the last window of a warm-up until steady
+// failed: "throughput still +0.8 %/s", "the JIT compiled 1.2 s in its last
+// 10s", "a transient at an end of its last 10s".
+func missedWords(ws bench.WarmupSteady) string {
+	window := warmupWindow(ws, bench.Warmup{})
+	var missed []string
+	if ws.Figure != "" {
+		missed = append(missed, fmt.Sprintf("%s still %s %%/s", ws.Figure, PositiveZero(fmt.Sprintf("%+.1f", ws.Trend))))
+	}
+	if ws.Transient {
+		missed = append(missed, "a transient at an end of its last "+window)
+	}
+	switch {
+	case ws.JITBusy && ws.JITMsWindow != nil:
+		missed = append(missed, fmt.Sprintf("the JIT compiled %.1f s in its last %s", *ws.JITMsWindow/1000, jitWindow(ws, window)))
+	case ws.JITBusy:
+		missed = append(missed, "the JIT's compilation time not read over its last "+window)
+	}
+	if len(missed) == 0 {
+		return "its last window not steady"
+	}
+	return strings.Join(missed, " and ")
+}
+
+// jitWindow names the stretch a warm-up's JIT time was read over: longer
+// than the window after a compilation longer than it.
+func jitWindow(ws bench.WarmupSteady, window string) string {
+	if ws.JITWindow > 0 {
+		return ws.JITWindow.String()
+	}
+	return window
+}
+
+// warmupWindow names the window a warm-up until steady was judged over: its
+// own, or the spec's for runs stored before the outcome kept it.
+func warmupWindow(ws bench.WarmupSteady, w bench.Warmup) string {
+	switch {
+	case ws.Window > 0:
+		return ws.Window.String()
+	case w.Window > 0:
+		return w.Window.String()
+	}
+	return "window"
+}
+
 // TrendWords says how a part that is not steady moves: "throughput
 // +1.6 %/s over the 5 s kept", with its round when there are several.
 func TrendWords(sp bench.SteadyPart, rounds bool) string {
-	s := fmt.Sprintf("%s %s %%/s over the %d s kept", sp.Figure, PositiveZero(fmt.Sprintf("%+.1f", sp.Trend)), sp.Seconds-sp.Cut)
+	s := fmt.Sprintf("%s %s %%/s over the %d s kept", sp.Figure, PositiveZero(fmt.Sprintf("%+.1f", sp.Trend)), sp.Seconds-sp.Cut-sp.CutEnd)
 	if rounds {
 		s = fmt.Sprintf("round %d: %s", sp.Round+1, s)
 	}
@@ -410,7 +488,7 @@ func warmupWords(ws bench.WarmupSteady) string {
 		s += fmt.Sprintf(" (JIT %.1f s)", *ws.JITMs/1000)
 	}
 	if !ws.Steady {
-		s += fmt.Sprintf(" (maximum hit, %s still %s %%/s)", ws.Figure, PositiveZero(fmt.Sprintf("%+.1f", ws.Trend)))
+		s += fmt.Sprintf(" (maximum hit, %s)", missedWords(ws))
 	}
 	return s
 }

@@ -59,7 +59,8 @@ func (ss *scopeSubject) steadyParts() []bench.SteadyPart {
 		if w.part == nil {
 			continue
 		}
-		sp := bench.SteadyPart{Round: ss.rounds[i].Round, Seconds: w.part.Seconds, Cut: w.part.Start, Steady: w.part.Steady}
+		sp := bench.SteadyPart{Round: ss.rounds[i].Round, Seconds: w.part.Seconds, Cut: w.part.Start, CutEnd: w.part.EndCut,
+			Steady: w.part.Steady}
 		if !w.part.Steady {
 			sp.Figure, sp.Trend = w.part.Figure, w.part.Trend
 		}
@@ -300,7 +301,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func AnyCut(sc bench.ReportScope) bool {
 	for _, r := range sc.Results {
 		for _, sp := range r.Steady {
-			if sp.Cut > 0 || !sp.Steady {
+			if sp.Cut > 0 || sp.CutEnd > 0 || !sp.Steady {
 				return true
 			}
 		}

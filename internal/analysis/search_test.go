@@ -158,7 +158,7 @@ func TestSearch_ConfirmationsSteady(t *testing.T) {
 	hasFinding(t, rep, "Confirmations steady (their per-second throughput and p50 settled): go 3 of 3, java-platform 3 of 3.")
 	hasFinding(t, rep, "java-virtual's confirmation at 775 req/s (trial 11) is not steady (p50 +")
 	// the confirmation that failed is overloaded: its climb says nothing of the answer
-	lacksFinding(t, rep, "at 985 req/s")
+	lacksFinding(t, rep, "confirmation at 985 req/s")
 
 	// confirmations of fewer seconds than the detector judges are not said
 	// to be steady either

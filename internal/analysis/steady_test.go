@@ -112,3 +112,55 @@ func TestAnalyze_WarmupUntilSteady(t *testing.T) {
 	rep := analysis.Analyze(run, analysis.ReportOptions{})
 	hasFinding(t, rep, "Warm-up until steady: go 10.2 s; java-virtual 120.1 s (JIT 3.1 s) (maximum hit, throughput still +0.8 %/s).")
 }
+
+// coldStart is issue 34's stage: java-platform, 400 clients on
+// heavy?duration=500 (a 200-thread pool: 400 req/s at most), whose first
+// second, 7 req/s, was kept as "an odd second" and gave 371.7 req/s.
+var coldStart = []float64{7, 398, 398, 399, 399, 400, 399, 386, 397, 399, 400, 399, 394, 400, 400}
+
+func TestAnalyze_ColdFirstSecondIsCut(t *testing.T) {
+	run := analysistest.CraftedRun(t, 400, heavy500, analysistest.Crafted{Target: bench.TargetJavaPlatform, Settings: platformPool, PerSecond: coldStart, Low: 500, High: 520})
+	stage := analysis.Analyze(run, analysis.ReportOptions{}).Scopes[1]
+	res := stage.Results[0]
+	if len(res.Steady) != 1 || !res.Steady[0].Steady || res.Steady[0].Cut != 1 || res.Steady[0].CutEnd != 0 {
+		t.Fatalf("steady part %+v, want the first second cut", res.Steady)
+	}
+	var sum float64
+	for _, v := range coldStart[1:] {
+		sum += v
+	}
+	mean := sum / float64(len(coldStart)-1)
+	if got := res.Figures.Throughput.Value; got < mean*0.99 || got > mean*1.01 || got > 400 {
+		t.Errorf("throughput %.1f req/s, want the steady seconds' mean %.1f within 1 %% (and within the 400 req/s bound)", got, mean)
+	}
+}
+
+// The advice on a stage that is not steady names what to change: the
+// maximum a warm-up until steady hit and the test it failed, or the window
+// of one that settled.
+func TestAnalyze_WarmupAdvice(t *testing.T) {
+	jit := 1234.0
+	for _, tt := range []struct {
+		name string
+		ws   bench.WarmupSteady
+		want []string
+	}{
+		{"maximum hit, the JIT busy", bench.WarmupSteady{Seconds: 120, MaxDuration: bench.Duration(2 * time.Minute),
+			Window: bench.Duration(10 * time.Second), JITBusy: true, JITMsWindow: &jit},
+			[]string{"its warm-up hit its 2m0s maximum with the JIT compiled 1.2 s in its last 10s", "raise the maximum (--warmup-max"}},
+		{"maximum hit, still climbing", bench.WarmupSteady{Seconds: 120, MaxDuration: bench.Duration(2 * time.Minute),
+			Window: bench.Duration(10 * time.Second), Figure: "throughput", Trend: 1.24},
+			[]string{"hit its 2m0s maximum with throughput still +1.2 %/s"}},
+		{"settled", bench.WarmupSteady{Seconds: 28.6, Steady: true, MaxDuration: bench.Duration(3 * time.Minute),
+			Window: bench.Duration(10 * time.Second)},
+			[]string{"its warm-up settled after 28.6 s over a 10s window, shorter than the stage: lengthen the window (warmup.window) or the stage"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := analysistest.SteadyRun(t)
+			ws := tt.ws
+			run.Target(bench.TargetJavaVirtual).WarmupSteady = &ws
+			rep := analysis.Analyze(run, analysis.ReportOptions{})
+			hasFinding(t, rep, append([]string{"java-virtual is not steady in stage 1"}, tt.want...)...)
+		})
+	}
+}

@@ -157,7 +157,7 @@ func (w *window) keepSteady(seconds []bench.Bucket, name string) {
 		return
 	}
 	w.steady = part.Kept(seconds)
-	if part.Start == 0 {
+	if part.Start == 0 && part.EndCut == 0 {
 		return
 	}
 	st, hists, ok := steady.Stats(w.steady)

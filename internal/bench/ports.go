@@ -47,6 +47,9 @@ type StartRequest struct {
 	// serves no contract) is checked by sending each once, and the first
 	// stands for its readiness where it has no health path.
 	Requests []Request
+	// Record starts what records inside the target: a JVM's flight
+	// recording (a Go target's CPU profiles need nothing at start).
+	Record bool
 }
 
 // EngineInfo describes a container engine and the host it runs on.
@@ -96,6 +99,14 @@ type Plan struct {
 	Workload Workload
 	Profile  Profile
 	Warmup   Warmup
+	// Settled, with Warmup.UntilSteady, is asked after each full second of
+	// the warm-up (Second counts from the attack's start, Stage is -1)
+	// whether the target has settled. The first true ends the warm-up then:
+	// the profile starts at once with the same clients and connections,
+	// nothing cancelled and no request abandoned. Without it, or while it
+	// says false, the warm-up runs to Warmup.MaxDuration. It is called from
+	// the attack's own goroutine and must not block for long.
+	Settled func(Bucket) bool
 }
 
 // Observer receives an attack's progress. Every field is optional; the
@@ -165,6 +176,10 @@ type Recorder interface {
 type Recording interface {
 	// SetT0 sets the attack clock's zero: the first measured request.
 	SetT0(t0 time.Time)
+	// Latest is the latest sample of a curated series (summed over its
+	// labels) and when it was taken; false before one was. A warm-up reads
+	// a JVM's compilation time through it while it runs.
+	Latest(name string) (at time.Time, value float64, ok bool)
 	// Stop ends sampling and summarises it per stage, given the stages as
 	// measured (the warm-up first when not nil).
 	Stop(ctx context.Context, warmup *StageResult, stages []StageResult) RecordingResult

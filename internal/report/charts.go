@@ -45,14 +45,20 @@ func ChartSeries(info bench.TargetInfo) []string {
 // LoadSource assembles the source of a run's report, the one place every
 // report is read from (the CLI's, the API's, the web page's): the run, the
 // catalog's targets and, when the format draws charts (withSeries) and
-// there is a store, the series they draw.
+// there is a store, the series they draw, and the samples of its flame
+// graphs where the store keeps the files recorded inside the targets.
 func LoadSource(ctx context.Context, store bench.SeriesStore, run *bench.Run, targets []bench.TargetInfo, withSeries bool) (Source, error) {
 	src := Source{Run: run, Targets: targets}
 	if !withSeries || store == nil {
 		return src, nil
 	}
 	var err error
-	src.Series, err = loadSeries(ctx, store, run, targets)
+	if src.Series, err = loadSeries(ctx, store, run, targets); err != nil {
+		return src, err
+	}
+	if files, ok := store.(bench.ArtifactStore); ok {
+		src.Flames, err = LoadFlames(ctx, files, run)
+	}
 	return src, err
 }
 
@@ -140,13 +146,17 @@ func partBands(t *bench.TargetResult, index int, res bench.SubjectResult, color 
 	}
 	sp := res.Steady[i]
 	from, kept := float64(seconds[0].Second), float64(seconds[0].Second+sp.Cut)
+	end := float64(seconds[len(seconds)-1].Second + 1)
+	keptEnd := end - float64(sp.CutEnd)
 	var bands []chart.Band
 	if sp.Cut > 0 {
 		bands = append(bands, chart.Band{From: from, To: kept, Label: res.Label + ": transient (cut)", Tinted: true, Series: color})
 	}
+	if sp.CutEnd > 0 {
+		bands = append(bands, chart.Band{From: keptEnd, To: end, Label: res.Label + ": transient at the end (cut)", Tinted: true, Series: color})
+	}
 	if !sp.Steady {
-		end := float64(seconds[len(seconds)-1].Second + 1)
-		bands = append(bands, chart.Band{From: kept, To: end, Label: res.Label + ": not steady", Tinted: true, Series: color})
+		bands = append(bands, chart.Band{From: kept, To: keptEnd, Label: res.Label + ": not steady", Tinted: true, Series: color})
 	}
 	return bands
 }

@@ -47,7 +47,8 @@ func TestReportShowsCapacity(t *testing.T) {
 
 // A capacity run's report opens with its answer in every format: the
 // capacity table and its sentences first, then each target's search trial
-// by trial (in HTML with its chart), then the rest; the run table the
+// by trial (in HTML with its chart), then why each stopped there, then the
+// rest; the run table the
 // capacity command prints too. Its time charts are drawn from the trials'
 // seconds, with the offered rate stepping trial by trial, and no bars of a
 // whole search.
@@ -75,7 +76,7 @@ func TestCapacityReportOpensWithTheAnswer(t *testing.T) {
 		after     []string // in order, after the start
 	}{
 		{"table", render(report.FormatTable), "Capacity within p99<=300ms\n===", []string{"go carries 1550 req/s", "The search, trial by trial",
-			"go: 13 trials in 1m13s from 50.0 req/s", "java-platform: 11 trials", "Report of run search", "Findings"}},
+			"go: 13 trials in 1m13s from 50.0 req/s", "java-platform: 11 trials", "Why: what held each target back", "Report of run search", "Findings"}},
 		{"markdown", render(report.FormatMarkdown), "## Capacity within p99<=300ms\n", []string{"go carries 1550 req/s", "### The search, trial by trial",
 			"**go: 13 trials", "### Report of run search", "### Findings"}},
 		{"run table", runTable.String(), "Capacity within p99<=300ms\n===", []string{"The search, trial by trial", "Findings", "run       search",
@@ -88,7 +89,7 @@ func TestCapacityReportOpensWithTheAnswer(t *testing.T) {
 	}
 	page := render(report.FormatHTML)
 	checkOrder(t, "html", page, []string{`<section id="capacity">`, "go carries 1550 req/s", `<section id="search">`,
-		`data-chart="search-0"`, `data-chart="search-1"`, `data-chart="search-2"`, "go: 13 trials", `<section id="run">`,
+		`data-chart="search-0"`, `data-chart="search-1"`, `data-chart="search-2"`, "go: 13 trials", `<section id="why">`, `<section id="run">`,
 		`<section id="findings"`, `data-chart="offered"`, `data-chart="throughput"`})
 	for _, lacks := range []string{`data-chart="bars-0-throughput"`, "whole attack", ">stage 1 (bracket"} {
 		if strings.Contains(page, lacks) {

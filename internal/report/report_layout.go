@@ -30,11 +30,14 @@ type block struct {
 	Right  map[int]bool // columns of numbers
 	Color  []int        // per row: the subject's colour index, -1 for none (HTML swatches)
 	Lines  []string
+	// Figures are pictures only HTML draws (flame graphs).
+	Figures []figure
 }
 
 // layoutReport lays out the whole report.
 func layoutReport(rep bench.Report) []section {
 	sections := append([]section{headerSection(rep), findingsSection(rep)}, capacitySections(rep)...)
+	sections = append(sections, whySections(rep)...)
 	colors := subjectColors(rep)
 	for i, sc := range rep.Scopes {
 		sections = append(sections, scopeSection(sc, colors, fmt.Sprintf("scope-%d", i), rep.MinEffect))
@@ -184,24 +187,39 @@ func steadyBlock(sc bench.ReportScope) block {
 }
 
 // steadyWords says what one round kept: "all 10 s", "first 3 s cut, 7 s
-// kept", "not steady: throughput +1.6 %/s over the 5 s kept".
+// kept", "first 1 s and last 1 s cut, 13 s kept", "not steady: throughput
+// +1.6 %/s over the 5 s kept".
 func steadyWords(sp bench.SteadyPart, rounds bool) string {
 	var s string
 	switch {
 	case !sp.Steady:
 		s = "not steady: " + analysis.TrendWords(sp, false)
-		if sp.Cut > 0 {
-			s += fmt.Sprintf(" (first %d s cut)", sp.Cut)
+		if cut := cutWords(sp); cut != "" {
+			s += " (" + cut + ")"
 		}
-	case sp.Cut == 0:
+	case sp.Cut == 0 && sp.CutEnd == 0:
 		s = fmt.Sprintf("all %d s", sp.Seconds)
 	default:
-		s = fmt.Sprintf("first %d s cut, %d s kept", sp.Cut, sp.Seconds-sp.Cut)
+		s = fmt.Sprintf("%s, %d s kept", cutWords(sp), sp.Seconds-sp.Cut-sp.CutEnd)
 	}
 	if rounds {
 		s = fmt.Sprintf("round %d %s", sp.Round+1, s)
 	}
 	return s
+}
+
+// cutWords says which ends of a round were cut: "first 3 s cut", "last
+// 1 s cut", "first 1 s and last 2 s cut"; empty when neither was.
+func cutWords(sp bench.SteadyPart) string {
+	switch {
+	case sp.Cut > 0 && sp.CutEnd > 0:
+		return fmt.Sprintf("first %d s and last %d s cut", sp.Cut, sp.CutEnd)
+	case sp.Cut > 0:
+		return fmt.Sprintf("first %d s cut", sp.Cut)
+	case sp.CutEnd > 0:
+		return fmt.Sprintf("last %d s cut", sp.CutEnd)
+	}
+	return ""
 }
 
 func throughputBlock(sc bench.ReportScope, colors map[string]int) block {

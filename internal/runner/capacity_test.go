@@ -95,6 +95,8 @@ func (f *searchRecorder) SetT0(t0 time.Time) {
 	f.t0s = append(f.t0s, t0)
 }
 
+func (f *searchRecorder) Latest(string) (time.Time, float64, bool) { return time.Time{}, 0, false }
+
 func (f *searchRecorder) Stop(_ context.Context, warmup *bench.StageResult, stages []bench.StageResult) bench.RecordingResult {
 	f.mu.Lock()
 	defer f.mu.Unlock()

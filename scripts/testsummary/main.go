@@ -9,6 +9,9 @@
 // the exception such a pattern names).
 //
 //	go test -json ./... | go run ./scripts/testsummary -name unit -allow-skip 'needs Linux|on this OS'
+//
+// With -slowest-only it prints only the slowest tests, for streams already
+// summarized one by one (make test's two parts, side by side and alone).
 package main
 
 import (
@@ -72,6 +75,7 @@ type tally struct {
 func main() {
 	name := flag.String("name", "tests", "what the suite is called in the summary")
 	allow := flag.String("allow-skip", "", "a regular expression: skips whose reason matches it do not fail the suite")
+	slowestOnly := flag.Bool("slowest-only", false, "print only the slowest tests (of streams already summarized) and exit 0")
 	flag.Parse()
 	t := &tally{out: os.Stdout, output: map[string]*strings.Builder{}}
 	if *allow != "" {
@@ -82,9 +86,17 @@ func main() {
 		}
 		t.allow = re
 	}
+	if *slowestOnly {
+		t.out = io.Discard
+	}
 	if err := t.read(os.Stdin); err != nil {
 		fmt.Fprintf(os.Stderr, "testsummary: %v\n", err)
 		os.Exit(1)
+	}
+	if *slowestOnly {
+		t.out = os.Stdout
+		t.slowestTests(*name)
+		return
 	}
 	if !t.summary(*name) {
 		os.Exit(1)
