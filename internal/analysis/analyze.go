@@ -104,7 +104,7 @@ func (a *analysis) header() bench.Report {
 		Subjects: []bench.ReportSubject{}, Scopes: []bench.ReportScope{}, Findings: []bench.Finding{},
 	}
 	if c := r.Spec.Capacity; c != nil {
-		rep.Profile = describeSearch(*c)
+		rep.Profile = DescribeSearch(*c)
 	}
 	rep.Method = fmt.Sprintf("median of %d rounds; Mann-Whitney U on per-round values", rep.Rounds)
 	if rep.Rounds < 2 {

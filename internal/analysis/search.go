@@ -30,25 +30,45 @@ type trialKey struct {
 	duration bench.Duration
 }
 
-// first returns a result's first measured trial at the key.
+// first returns a result's first comparable trial at the key.
 func (k trialKey) first(t *bench.TargetResult) (bench.StageResult, bool) {
-	for _, s := range MeasuredStages(t) {
-		if s.Rate == k.rate && s.Duration == k.duration && s.Stats.Requests > 0 {
+	for _, s := range comparableTrials(t) {
+		if s.Rate == k.rate && s.Duration == k.duration {
 			return s, true
 		}
 	}
 	return bench.StageResult{}, false
 }
 
+// comparableTrials are a result's measured trials that say something of
+// the target: those with requests, less those the search found the load
+// generator, not the target, limited (its scheduling lag is in their
+// latency).
+func comparableTrials(t *bench.TargetResult) []bench.StageResult {
+	bound := map[int]bool{}
+	if t.Capacity != nil {
+		for _, step := range t.Capacity.Steps {
+			bound[step.Stage] = step.GeneratorBound != ""
+		}
+	}
+	var out []bench.StageResult
+	for _, s := range MeasuredStages(t) {
+		if s.Stats.Requests > 0 && !bound[s.Index] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // searchScopes are a search's scopes: the trials more than one subject
 // ran at the same rate for the same length, by rising rate, each
-// subject's first such trial.
+// subject's first such trial (see comparableTrials).
 func (a *analysis) searchScopes() []scopeDef {
 	subjects := map[trialKey]int{}
 	for _, s := range a.subjects {
 		keys := map[trialKey]bool{}
 		for _, t := range s.rounds {
-			for _, st := range MeasuredStages(t) {
+			for _, st := range comparableTrials(t) {
 				keys[trialKey{st.Rate, st.Duration}] = true
 			}
 		}
@@ -431,10 +451,10 @@ func (a *analysis) answerFlags() []string {
 	return out
 }
 
-// describeSearch says what a capacity run searched for, for a report's
+// DescribeSearch says what a capacity run searched for, for a report's
 // header: "capacity search (open model) within p99<=300ms: 3s trials,
 // 3 confirmations of 10s, precision 2%, budget 5m0s".
-func describeSearch(c bench.CapacitySpec) string {
+func DescribeSearch(c bench.CapacitySpec) string {
 	budget := "the default budget"
 	if c.Budget > 0 {
 		budget = "budget " + c.Budget.String()

@@ -273,3 +273,25 @@ func TestCompare_SearchesByTheirAnswers(t *testing.T) {
 		t.Errorf("warnings %q do not say why only the answers are compared", c.Warnings)
 	}
 }
+
+// A trial the search found the load generator limited says nothing of the
+// target (its lag is in its latency): it is set beside no other.
+func TestSearch_GeneratorBoundTrialsApart(t *testing.T) {
+	run := analysistest.SearchRun(t)
+	goSteps := run.Targets[0].Capacity.Steps
+	if goSteps[4].Rate != 800 {
+		t.Fatalf("go's fifth trial is at %g req/s, not 800", goSteps[4].Rate)
+	}
+	goSteps[4].GeneratorBound, goSteps[4].Pass = "scheduling lag p99 132.1 ms", false
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	for _, sc := range rep.Scopes {
+		if strings.HasSuffix(sc.Name, " at 800 req/s") {
+			t.Errorf("scope %q sets go's generator-bound trial beside java-virtual's", sc.Name)
+		}
+	}
+	lacksFinding(t, rep, "trials at 800 req/s")
+	hasFinding(t, rep, "p99 latency, 3s trials at 750 req/s, the highest rate more than one target ran: java-platform")
+	if v := rep.Searches.Targets[0].Trials[4].Verdict; v != "generator-bound: scheduling lag p99 132.1 ms" {
+		t.Errorf("go's trial 5 judged %q", v)
+	}
+}

@@ -63,7 +63,11 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	}
 	row("created", runTimes(r))
 	p := r.Spec.Profile
-	row("profile", fmt.Sprintf("%s (%s model): %s", analysis.OrDash(p.Name), p.LoadModel().Name(), analysis.DescribeStages(p)))
+	if c := r.Spec.Capacity; c != nil { // its profile is the search's own, its one stage replaced by the trials
+		row("search", analysis.DescribeSearch(*c))
+	} else {
+		row("profile", fmt.Sprintf("%s (%s model): %s", analysis.OrDash(p.Name), p.LoadModel().Name(), analysis.DescribeStages(p)))
+	}
 	row("workload", analysis.DescribeWorkload(analysis.EffectiveWorkload(r.Spec)))
 	row("warm-up", analysis.DescribeWarmup(r.Spec.Warmup)+warmupNote(r.Spec.Warmup))
 	row("limits", analysis.DescribeLimits(r.Spec.Limits)+" per target")
