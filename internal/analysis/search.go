@@ -157,7 +157,7 @@ func targetSearch(label string, t *bench.TargetResult) bench.TargetSearch {
 	}
 	for _, step := range stepsOf(t, o) {
 		trial := bench.SearchTrial{Stage: step.Stage, Phase: step.Phase, Rate: step.Rate, Throughput: step.Throughput,
-			Pass: step.Pass, Verdict: verdictWords(step), Value: step.P99}
+			Pass: step.Pass, GeneratorBound: step.GeneratorBound != "", Verdict: verdictWords(step), Value: step.P99}
 		if st, ok := stageAt(t, step.Stage); ok {
 			trial.Value = term.Value(st.Stats) * scale
 		}

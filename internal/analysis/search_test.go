@@ -291,7 +291,7 @@ func TestSearch_GeneratorBoundTrialsApart(t *testing.T) {
 	}
 	lacksFinding(t, rep, "trials at 800 req/s")
 	hasFinding(t, rep, "p99 latency, 3s trials at 750 req/s, the highest rate more than one target ran: java-platform")
-	if v := rep.Searches.Targets[0].Trials[4].Verdict; v != "generator-bound: scheduling lag p99 132.1 ms" {
-		t.Errorf("go's trial 5 judged %q", v)
+	if tr := rep.Searches.Targets[0].Trials[4]; tr.Verdict != "generator-bound: scheduling lag p99 132.1 ms" || !tr.GeneratorBound || tr.Pass {
+		t.Errorf("go's trial 5 judged %q (generator-bound %v, pass %v)", tr.Verdict, tr.GeneratorBound, tr.Pass)
 	}
 }

@@ -134,6 +134,9 @@ type SearchTrial struct {
 	Throughput float64 `json:"throughput"`
 	Value      float64 `json:"value"` // the objective's figure, in TargetSearch.Unit
 	Pass       bool    `json:"pass"`
+	// GeneratorBound says the load generator, not the target, limited it:
+	// neither a pass nor a fail.
+	GeneratorBound bool `json:"generatorBound,omitempty"`
 	// Verdict says how the search judged it: "pass", the bounds it broke,
 	// or why the generator, not the target, limited it.
 	Verdict string `json:"verdict"`

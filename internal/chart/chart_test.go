@@ -429,3 +429,19 @@ func TestSearchChart(t *testing.T) {
 		t.Errorf("the cross of 320 ms at y %g is not above the objective at %g (%v)", y0+4, y, err)
 	}
 }
+
+// A trial the load generator limited is neither a pass nor a fail: an
+// open square, named so in the legend.
+func TestSearchChart_GeneratorBound(t *testing.T) {
+	c := chart.SearchChart{ID: "s", Name: "go", Unit: "ms", Limit: 300, Trials: []chart.Trial{
+		{Rate: 50, Value: 233, Pass: true}, {Rate: 100, Value: 372, Limited: true, Label: "generator-bound"}}}
+	svg := c.SVG()
+	parse(t, []byte(svg))
+	_, plot, _ := strings.Cut(svg, `<g class="series"`)
+	if got := strings.Count(plot, `<g class="trial generator-bound"><title>generator-bound</title><rect `); got != 1 {
+		t.Errorf("%d generator-bound squares, want 1:\n%s", got, plot)
+	}
+	if strings.Contains(plot, `class="trial fail"`) || !strings.Contains(svg, ">generator-bound</text>") || strings.Contains(svg, ">fail</text>") {
+		t.Errorf("the generator-bound trial is drawn or named as a fail:\n%s", svg)
+	}
+}

@@ -22,18 +22,21 @@ const (
 
 // Trial is one trial of a capacity search: the rate it offered (X, in the
 // chart's rate unit), the figure of the objective it measured (Y, in the
-// chart's unit), whether it passed, and whether it was a full-length
+// chart's unit), whether it passed, whether the load generator limited it
+// (neither a pass nor a fail), and whether it was a full-length
 // confirmation. Label is its tooltip.
 type Trial struct {
 	Rate, Value   float64
 	Pass, Confirm bool
+	Limited       bool
 	Label         string
 }
 
 // SearchChart is a capacity search in the way MLRsearch's users look at
 // one: each trial's offered rate against the objective's figure it
-// measured, a pass drawn as a dot and a fail as a cross (told apart by
-// shape, not colour), a ring around each confirmation, the objective as a
+// measured, a pass drawn as a dot, a fail as a cross and a trial the
+// generator limited as an open square (told apart by shape, not colour), a
+// ring around each confirmation, the objective as a
 // horizontal dashed line and the answer and the first failing rate as
 // markers. Its one series, the trials, is named Name and drawn in
 // Color(Color). Values more than aboveLimit times the objective are drawn
@@ -95,6 +98,7 @@ type key struct {
 const (
 	markPass      = "pass"
 	markFail      = "fail"
+	markLimited   = "generator-bound"
 	markConfirm   = "confirmation"
 	markAbove     = "off the scale"
 	markObjective = "objective"
@@ -108,6 +112,8 @@ func (c SearchChart) keys(top float64) []key {
 		switch {
 		case t.Value > top:
 			has[markAbove] = true
+		case t.Limited:
+			has[markLimited] = true
 		case t.Pass:
 			has[markPass] = true
 		default:
@@ -116,7 +122,7 @@ func (c SearchChart) keys(top float64) []key {
 		has[markConfirm] = has[markConfirm] || t.Confirm
 	}
 	var keys []key
-	for _, mark := range []string{markPass, markFail, markConfirm, markAbove} {
+	for _, mark := range []string{markPass, markFail, markLimited, markConfirm, markAbove} {
 		if has[mark] {
 			keys = append(keys, key{mark, mark})
 		}
@@ -220,6 +226,8 @@ func (c SearchChart) legend(s *svg, keys []key, entries []legendEntry) {
 			s.printf(`<circle cx="%s" cy="%s" r="%s" fill="%s"/>`, px(x), px(y), px(markRadius), color)
 		case markFail:
 			s.printf(`%s`, cross(x, y, color))
+		case markLimited:
+			s.printf(`%s`, square(x, y, color))
 		case markConfirm:
 			s.printf(`<circle cx="%s" cy="%s" r="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, px(x), px(y), px(confirmRadius-2), color)
 		case markAbove:
@@ -257,13 +265,18 @@ func (c SearchChart) trials(s *svg, l lineLayout, top float64) {
 		switch {
 		case t.Value > top:
 			mark = triangle(x, y, color)
+		case t.Limited:
+			mark = square(x, y, color)
 		case t.Pass:
 			mark = fmt.Sprintf(`<circle cx="%s" cy="%s" r="%s" stroke="none"/>`, px(x), px(y), px(markRadius))
 		default:
 			mark = cross(x, y, color)
 		}
 		class := "trial fail"
-		if t.Pass {
+		switch {
+		case t.Limited:
+			class = "trial generator-bound"
+		case t.Pass:
 			class = "trial pass"
 		}
 		if t.Confirm {
@@ -280,6 +293,13 @@ func cross(x, y float64, color string) string {
 	d := fmt.Sprintf("M%s %sl%d %dM%s %sl%d %d", px(x-crossHalf), px(y-crossHalf), 2*crossHalf, 2*crossHalf,
 		px(x-crossHalf), px(y+crossHalf), 2*crossHalf, -2*crossHalf)
 	return `<path d="` + d + `" fill="none" stroke="` + color + `" stroke-width="2"/>`
+}
+
+// square is the mark of a trial the load generator limited: an open
+// square centred on (x, y).
+func square(x, y float64, color string) string {
+	return fmt.Sprintf(`<rect x="%s" y="%s" width="%d" height="%d" fill="none" stroke="%s" stroke-width="1.5"/>`,
+		px(x-crossHalf+0.5), px(y-crossHalf+0.5), 2*crossHalf-1, 2*crossHalf-1, color)
 }
 
 // triangle is the mark of a value above the scale: a triangle pointing

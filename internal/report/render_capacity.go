@@ -200,7 +200,7 @@ func searchCharts(rep bench.Report) []chart.SearchChart {
 			Name: ts.Target, Color: colors[ts.Target], Unit: ts.Unit, Limit: ts.Limit, LimitLabel: limitWords(ts),
 			Answer: ts.Rate, Failed: ts.FailedRate}
 		for _, tr := range ts.Trials {
-			c.Trials = append(c.Trials, chart.Trial{Rate: tr.Rate, Value: tr.Value, Pass: tr.Pass,
+			c.Trials = append(c.Trials, chart.Trial{Rate: tr.Rate, Value: tr.Value, Pass: tr.Pass, Limited: tr.GeneratorBound,
 				Confirm: tr.Phase == string(capacity.PhaseConfirm), Label: trialWords(ts, tr)})
 		}
 		charts = append(charts, c)
