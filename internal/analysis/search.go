@@ -251,7 +251,7 @@ func steadyPartOf(t *bench.TargetResult, index int) (part *bench.SteadyPart, too
 		return nil, true
 	}
 	p := steady.OfSeconds(seconds)
-	sp := &bench.SteadyPart{Round: t.Round, Seconds: p.Seconds, Cut: p.Start, Steady: p.Steady}
+	sp := &bench.SteadyPart{Round: t.Round, Seconds: p.Seconds, Cut: p.Start, CutEnd: p.EndCut, Steady: p.Steady}
 	if !p.Steady {
 		sp.Figure, sp.Trend = p.Figure, p.Trend
 	}
