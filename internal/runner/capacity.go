@@ -188,11 +188,13 @@ func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
 
 // onSearchClock moves a trial's seconds to the search's clock: its stage,
 // and the second it fell in from the search's t0 (the trial's own offset,
-// to the whole second below, plus its second).
+// to the nearest whole second, plus its second: no second of a trial of
+// whole seconds falls on the next trial's, which starts its length and a
+// pause later).
 func onSearchClock(seconds []bench.Bucket, stage int, offset time.Duration) []bench.Bucket {
 	out := make([]bench.Bucket, len(seconds))
 	for i, b := range seconds {
-		b.Stage, b.Second = stage, b.Second+int(offset/time.Second)
+		b.Stage, b.Second = stage, b.Second+int(offset.Round(time.Second)/time.Second)
 		out[i] = b
 	}
 	return out

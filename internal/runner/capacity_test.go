@@ -182,7 +182,7 @@ func TestExecute_CapacitySearch(t *testing.T) {
 // its first measured request: each stage at the offset its first request
 // had (the fake's trials follow each other by their length and half a
 // second), its seconds stored and published in order as that stage's, at
-// its offset's second on, none two at one second.
+// its offset's nearest second on, none two at one second.
 func checkSearchClock(t *testing.T, tr *bench.TargetResult, published []bench.Event) {
 	t.Helper()
 	var offset time.Duration
@@ -197,7 +197,7 @@ func checkSearchClock(t *testing.T, tr *bench.TargetResult, published []bench.Ev
 			if b.Stage != i {
 				continue
 			}
-			if b.Second != int(offset/time.Second)+seconds || seen[b.Second] {
+			if b.Second != int(offset.Round(time.Second)/time.Second)+seconds || seen[b.Second] {
 				t.Errorf("trial %d's second %d stored at %d (twice: %v)", i, seconds, b.Second, seen[b.Second])
 			}
 			seen[b.Second], seconds, stored = true, seconds+1, append(stored, b)
