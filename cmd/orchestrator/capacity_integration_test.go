@@ -152,7 +152,8 @@ func checkSearchReport(t *testing.T, a apiClient, id string, c *bench.CapacityRe
 // openSearchReport opens a one-target capacity run's HTML report, as the
 // API serves it, in Chromium: it draws the search's own chart, and its
 // time charts (the offered rate stepping, throughput, p99, CPU) have data.
-// The screenshot is the one the README shows (docs/capacity.png).
+// The screenshots are the ones the README shows: the page's top
+// (docs/capacity.png) and its time charts (docs/capacity-charts.png).
 func openSearchReport(t *testing.T, a apiClient, id string) {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
@@ -173,11 +174,13 @@ func openSearchReport(t *testing.T, a apiClient, id string) {
 			t.Errorf("chart %s drawn %v, with no data %v: want it drawn with data", chart, ok, c.noData)
 		}
 	}
-	png := filepath.Join("..", "..", "docs", "capacity.png")
-	if err := os.WriteFile(png, page.screenshot, 0o644); err != nil {
-		t.Fatal(err)
+	for name, shot := range map[string][]byte{"capacity.png": page.screenshot, "capacity-charts.png": page.timeCharts} {
+		png := filepath.Join("..", "..", "docs", name)
+		if err := os.WriteFile(png, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s (%d bytes)", png, len(shot))
 	}
-	t.Logf("screenshot: %s (%d bytes)", png, len(page.screenshot))
 }
 
 // checkConfirmed checks a confirmed answer against the stored stages: the

@@ -148,13 +148,27 @@ func checkPoolBound(t *testing.T, path string) {
 }
 
 // openedPage is what Chromium made of the report: its screenshot, its
-// charts as drawn, the flame graphs it drew and, where it has one, a
-// screenshot of its why.
+// charts as drawn and a screenshot of its time charts, the flame graphs it
+// drew and, where it has one, a screenshot of its why.
 type openedPage struct {
 	screenshot []byte
 	charts     map[string]drawnChart // by data-chart
+	timeCharts []byte
 	flames     int
 	why        []byte
+}
+
+// shotOf scrolls the page to the element of id and takes a screenshot.
+func shotOf(t *testing.T, tabCtx context.Context, id string) []byte {
+	t.Helper()
+	if _, err := chromedp.Run(tabCtx, chromedp.Evaluate[bool](`document.getElementById('`+id+`').scrollIntoView(); true`)); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(tabCtx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shot
 }
 
 // drawnChart is one chart as Chromium drew it.
@@ -224,7 +238,7 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := openedPage{screenshot: shot, charts: map[string]drawnChart{}}
+	page := openedPage{screenshot: shot, charts: map[string]drawnChart{}, timeCharts: shotOf(t, tabCtx, "charts")}
 	page.flames, page.why = whyInChromium(t, tabCtx)
 	mu.Lock()
 	defer mu.Unlock()
