@@ -443,8 +443,8 @@ func (a *analysis) answerFlags() []string {
 		}
 		for _, st := range confirmations(t) {
 			for _, f := range st.Flags {
-				out = append(out, fmt.Sprintf("%s, confirmation at %s req/s (%s): %s (%s): its figures may measure something other than the target.",
-					s.info.Label, capacity.Rate(st.Rate), StageLabel(st.Index, st.Name), f.Kind, f.Reason))
+				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d): %s (%s): its figures may measure something other than the target.",
+					s.info.Label, capacity.Rate(st.Rate), st.Index+1, f.Kind, f.Reason))
 			}
 		}
 	}

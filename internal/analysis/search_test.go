@@ -1,6 +1,7 @@
 package analysis_test
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -294,4 +295,18 @@ func TestSearch_GeneratorBoundTrialsApart(t *testing.T) {
 	if tr := rep.Searches.Targets[0].Trials[4]; tr.Verdict != "generator-bound: scheduling lag p99 132.1 ms" || !tr.GeneratorBound || tr.Pass {
 		t.Errorf("go's trial 5 judged %q (generator-bound %v, pass %v)", tr.Verdict, tr.GeneratorBound, tr.Pass)
 	}
+}
+
+// A confirmation whose figures may not be the target's alone is named by
+// its trial, and no error at the answers is claimed when one failed.
+func TestSearch_AnswerFlagsAndErrors(t *testing.T) {
+	run := analysistest.SearchRun(t)
+	jp := &run.Targets[1]
+	conf := jp.Capacity.Confirmations[0].Stage
+	jp.Stages[conf].Flags = []bench.Flag{{Kind: "generator-bound", Reason: "scheduling lag p99 9.0 ms (limit 5 ms)"}}
+	jp.Stages[conf].Stats.Successes -= 3
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	hasFinding(t, rep, fmt.Sprintf("java-platform's confirmation at 970 req/s (trial %d): generator-bound (scheduling lag p99 9.0 ms (limit 5 ms))", conf+1))
+	hasFinding(t, rep, fmt.Sprintf("Requests failed in the confirmations: java-platform 3 of %d.", 3*jp.Stages[conf].Stats.Requests))
+	lacksFinding(t, rep, "No errors at the answers")
 }

@@ -455,11 +455,14 @@ func searchedTarget(t *testing.T, s Searched, objective string) bench.TargetResu
 		}
 		c.Steps = append(c.Steps, step)
 		if trial.Phase == "confirm" {
-			c.Rate, c.Confirmations = trial.Rate, append(c.Confirmations, step)
+			c.Rate = trial.Rate // the last round's: the one that passed
 		}
 		offset += st.Duration.D() + time.Second
 	}
 	for _, step := range c.Steps {
+		if step.Phase == "confirm" && step.Rate == c.Rate {
+			c.Confirmations = append(c.Confirmations, step)
+		}
 		if !step.Pass && step.Rate > c.Rate && (c.Failed == nil || step.Rate < c.Failed.Rate) {
 			failed := step
 			c.Failed = &failed
