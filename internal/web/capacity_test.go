@@ -64,6 +64,21 @@ func TestCapacityRunPage(t *testing.T) {
 	p.mustNotContain(t, "style=", "<style", "<script", "whole attack")
 }
 
+// A capacity search under way: its live view names the search, not the
+// one stage its profile holds in place of its trials.
+func TestCapacityRunLive(t *testing.T) {
+	e := newEnv(t)
+	run := analysistest.SearchRun(t)
+	run.ID, run.Status, run.Targets = "s0009", bench.RunRunning, []bench.TargetResult{{Target: bench.TargetGo, Status: bench.TargetRunning}}
+	e.seed(t, run)
+	p := e.get(t, "/ui/parts/runs/s0009")
+	if p.status != http.StatusOK {
+		t.Fatalf("status %d\n%s", p.status, p.body)
+	}
+	p.mustContain(t, `data-live="/runs/s0009/events"`, "<dt>search</dt><dd>capacity search (open model) within p99&lt;=300ms")
+	p.mustNotContain(t, "<dt>stages</dt>")
+}
+
 // Two capacity runs compared: their answers side by side, and each run's
 // searches drawn below.
 func TestCompareCapacityRuns(t *testing.T) {
