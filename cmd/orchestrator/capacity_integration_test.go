@@ -76,6 +76,7 @@ func TestMeasureCapacityAgainstGo(t *testing.T) {
 	}
 	checkSearchReport(t, a, run.ID, c)
 	openSearchReport(t, a, run.ID)
+	openSearchPage(t, d.url, run.ID)
 	var cmp bench.Comparison
 	a.getJSON("/compare?base="+run.ID+"&head="+run.ID, &cmp)
 	found := false
@@ -181,6 +182,48 @@ func openSearchReport(t *testing.T, a apiClient, id string) {
 		}
 		t.Logf("screenshot: %s (%d bytes)", png, len(shot))
 	}
+}
+
+// openSearchPage opens the run's page in the daemon's web UI in Chromium,
+// as a user does: it opens with the answer (the capacity table, then the
+// search's chart with its trials, then the run's header and findings), its
+// time charts have data, and the run compared with itself on the compare
+// page draws both runs' searches. No console error, nothing asked of
+// anyone but the daemon.
+func openSearchPage(t *testing.T, base, id string) {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		t.Logf("no %s: the web page is not opened (%v)", chromium, err)
+		return
+	}
+	b := newBrowser(t, base, 1400, 1000)
+	b.open("/ui/runs/"+id, "run")
+	b.waitFor("the report's charts", `document.querySelector('main .report svg.chart[data-chart="throughput"]')`, webTimeout)
+	order := eval[[]string](b, `Array.from(document.querySelectorAll('main .report section[id]')).map(s => s.id)`)
+	if i, j, k := slices.Index(order, "capacity"), slices.Index(order, "search"), slices.Index(order, "findings"); i != 0 || j != 1 || k < j {
+		t.Errorf("the page's sections %v: want the capacity table first, then the search, the findings after them", order)
+	}
+	charts := eval[[][3]any](b, `Array.from(document.querySelectorAll('main .report svg.chart:not(.flame)')).map(s =>
+		[s.dataset.chart, s.querySelectorAll('g.series').length, s.querySelector('text.no-data') !== null])`)
+	drawn := map[string]bool{}
+	for _, c := range charts {
+		name, _ := c[0].(string)
+		series, _ := c[1].(float64)
+		noData, _ := c[2].(bool)
+		drawn[name] = series > 0 && !noData
+	}
+	for _, chart := range []string{"search-0", "offered", "throughput", "latency-p99", "cpu"} {
+		if !drawn[chart] {
+			t.Errorf("chart %s not drawn with data on the web page (charts: %v)", chart, charts)
+		}
+	}
+	b.open("/ui/compare?base="+id+"&head="+id, "compare")
+	b.waitFor("the comparison", `document.querySelector('main .comparison')`, webTimeout)
+	if n := eval[int](b, `document.querySelectorAll('main svg.chart[data-chart^="search-"] g.series').length`); n != 2 {
+		t.Errorf("the compare page draws %d searches, want both runs' one", n)
+	}
+	t.Logf("web page of %s: sections %v, %d charts; compare page draws both searches", id, order, len(charts))
+	b.check()
 }
 
 // checkConfirmed checks a confirmed answer against the stored stages: the
