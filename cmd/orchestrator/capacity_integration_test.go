@@ -4,6 +4,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +20,11 @@ import (
 // the answer is a rate that passed every confirmation the search ran, or
 // the search says why there is none, and never that its budget ran out
 // before it could confirm what passed. Either way the run is an ordinary
-// one in the history, each trial a stage, its report opens with the
-// capacity table, and the run compared with itself compares the answers.
+// one in the history, each trial a stage with its seconds and the metrics
+// recorded over it, each confirmation checked for steadiness, its report
+// opens with the capacity table (its HTML, in Chromium, with the search's
+// chart and time charts with data), and the run compared with itself
+// compares the answers.
 // Nothing here depends on how fast the machine is: the rates are the
 // search's own, and the budget holds its trials at their measured cost.
 func TestMeasureCapacityAgainstGo(t *testing.T) {
@@ -29,7 +35,7 @@ func TestMeasureCapacityAgainstGo(t *testing.T) {
 		"targets":  []string{"go"},
 		"workload": map[string]any{"requests": []map[string]any{{"endpoint": "cpu", "params": map[string]string{"work": "3000"}}}},
 		"warmup":   map[string]any{"duration": "2s", "rate": 10},
-		"capacity": map[string]any{"objective": "p99<=200ms", "budget": "60s", "trialDuration": "2s", "confirmDuration": "4s",
+		"capacity": map[string]any{"objective": "p99<=200ms", "budget": "60s", "trialDuration": "2s", "confirmDuration": "5s",
 			"confirmations": 2, "settle": "500ms", "startRate": 160},
 	}
 	if cpus := targetCPUs(t); cpus > 0 {
@@ -64,9 +70,13 @@ func TestMeasureCapacityAgainstGo(t *testing.T) {
 	default:
 		t.Errorf("no rate confirmed, stop %s (%s): want a confirmed rate, or the generator named as the limit", c.Stop, c.Reason)
 	}
-	if resp, body := a.do("GET", "/runs/"+run.ID+"/report?format=table", nil); resp.StatusCode != 200 || !strings.Contains(string(body), "Capacity within p99<=200ms") {
-		t.Errorf("GET report: %d, lacks the capacity table:\n%s", resp.StatusCode, body)
+	checkTrialSeconds(t, tr)
+	if resp, body := a.do("GET", "/runs/"+run.ID+"/report?format=table", nil); resp.StatusCode != 200 || !strings.HasPrefix(string(body), "Capacity within p99<=200ms") {
+		t.Errorf("GET report: %d, does not open with the capacity table:\n%s", resp.StatusCode, body)
 	}
+	checkSearchReport(t, a, run.ID, c)
+	openSearchReport(t, a, run.ID)
+	openSearchPage(t, d.url, run.ID)
 	var cmp bench.Comparison
 	a.getJSON("/compare?base="+run.ID+"&head="+run.ID, &cmp)
 	found := false
@@ -78,6 +88,142 @@ func TestMeasureCapacityAgainstGo(t *testing.T) {
 	if !found {
 		t.Errorf("GET /compare: no capacity figure of %.1f req/s in %+v", c.Rate, cmp.Targets)
 	}
+}
+
+// checkTrialSeconds checks that every trial kept its per-second series
+// like any stage: at least its whole seconds, stored as its stage's on the
+// search's clock (from its own start on, no second twice), and the
+// metrics recorded over the whole search summarised trial by trial.
+func checkTrialSeconds(t *testing.T, tr *bench.TargetResult) {
+	t.Helper()
+	seen := map[int]int{}
+	for _, st := range tr.Stages {
+		n, from := 0, int(st.StartOffset.D()/time.Second)
+		for _, b := range tr.Seconds {
+			if b.Stage != st.Index {
+				continue
+			}
+			if prev, twice := seen[b.Second]; twice || b.Second < from {
+				t.Errorf("trial %d's second at %d s: before its start at %s, or stored for trial %d too", st.Index, b.Second, st.StartOffset, prev)
+			}
+			seen[b.Second], n = st.Index, n+1
+		}
+		if want := int(st.Duration.D() / time.Second); n < want {
+			t.Errorf("trial %d (%s) stored %d seconds, want its %d", st.Index, st.Name, n, want)
+		}
+		if !slices.ContainsFunc(tr.Resources, func(r bench.StageResources) bool { return r.Stage == st.Index && !r.Warmup }) {
+			t.Errorf("trial %d has no resources recorded", st.Index)
+		}
+	}
+	if len(tr.Series) == 0 {
+		t.Error("no series recorded over the search")
+	}
+	t.Logf("%d seconds stored over %d trials; series %v", len(tr.Seconds), len(tr.Stages), tr.Series)
+}
+
+// checkSearchReport reads the run's JSON report: its search is every
+// trial the run stored, each confirmation checked for steadiness (5 s of
+// seconds, the fewest the detector judges), and it has no whole-search
+// scope and no stage scope.
+func checkSearchReport(t *testing.T, a apiClient, id string, c *bench.CapacityResult) {
+	t.Helper()
+	var rep bench.Report
+	a.getJSON("/runs/"+id+"/report?format=json", &rep)
+	if rep.Searches == nil || len(rep.Searches.Targets) != 1 || len(rep.Searches.Targets[0].Trials) != c.Trials {
+		t.Fatalf("searches %+v, want the %d trials of the one target", rep.Searches, c.Trials)
+	}
+	for _, tr := range rep.Searches.Targets[0].Trials {
+		if tr.Phase == "confirm" && tr.Steady == nil {
+			t.Errorf("confirmation %d not checked for steadiness: its seconds were not kept (too few: %v)", tr.Stage, tr.TooShort)
+		}
+		if tr.Steady != nil {
+			t.Logf("confirmation %d at %.0f req/s: %+v", tr.Stage, tr.Rate, *tr.Steady)
+		}
+	}
+	for _, sc := range rep.Scopes {
+		if sc.Stage != nil || sc.Name == "whole attack" {
+			t.Errorf("scope %q of a search: stage %v", sc.Name, sc.Stage)
+		}
+	}
+	for _, f := range rep.Findings {
+		t.Logf("finding: %s", f.Text)
+	}
+}
+
+// openSearchReport opens a one-target capacity run's HTML report, as the
+// API serves it, in Chromium: it draws the search's own chart, and its
+// time charts (the offered rate stepping, throughput, p99, CPU) have data.
+// The screenshots are the ones the README shows: the page's top
+// (docs/capacity.png) and its time charts (docs/capacity-charts.png).
+func openSearchReport(t *testing.T, a apiClient, id string) {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		t.Logf("no %s: the HTML report is not opened (%v)", chromium, err)
+		return
+	}
+	resp, body := a.do("GET", "/runs/"+id+"/report?format=html", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET report?format=html: %d", resp.StatusCode)
+	}
+	path := filepath.Join(t.TempDir(), "capacity.html")
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := openInChromium(t, path, 1)
+	for _, chart := range []string{"search-0", "offered", "throughput", "latency-p99", "cpu"} {
+		if c, ok := page.charts[chart]; !ok || c.noData {
+			t.Errorf("chart %s drawn %v, with no data %v: want it drawn with data", chart, ok, c.noData)
+		}
+	}
+	for name, shot := range map[string][]byte{"capacity.png": page.screenshot, "capacity-charts.png": page.timeCharts} {
+		png := filepath.Join("..", "..", "docs", name)
+		if err := os.WriteFile(png, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s (%d bytes)", png, len(shot))
+	}
+}
+
+// openSearchPage opens the run's page in the daemon's web UI in Chromium,
+// as a user does: it opens with the answer (the capacity table, then the
+// search's chart with its trials, then the run's header and findings), its
+// time charts have data, and the run compared with itself on the compare
+// page draws both runs' searches. No console error, nothing asked of
+// anyone but the daemon.
+func openSearchPage(t *testing.T, base, id string) {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		t.Logf("no %s: the web page is not opened (%v)", chromium, err)
+		return
+	}
+	b := newBrowser(t, base, 1400, 1000)
+	b.open("/ui/runs/"+id, "run")
+	b.waitFor("the report's charts", `document.querySelector('main .report svg.chart[data-chart="throughput"]')`, webTimeout)
+	order := eval[[]string](b, `Array.from(document.querySelectorAll('main .report section[id]')).map(s => s.id)`)
+	if i, j, k := slices.Index(order, "capacity"), slices.Index(order, "search"), slices.Index(order, "findings"); i != 0 || j != 1 || k < j {
+		t.Errorf("the page's sections %v: want the capacity table first, then the search, the findings after them", order)
+	}
+	charts := eval[[][3]any](b, `Array.from(document.querySelectorAll('main .report svg.chart:not(.flame)')).map(s =>
+		[s.dataset.chart, s.querySelectorAll('g.series').length, s.querySelector('text.no-data') !== null])`)
+	drawn := map[string]bool{}
+	for _, c := range charts {
+		name, _ := c[0].(string)
+		series, _ := c[1].(float64)
+		noData, _ := c[2].(bool)
+		drawn[name] = series > 0 && !noData
+	}
+	for _, chart := range []string{"search-0", "offered", "throughput", "latency-p99", "cpu"} {
+		if !drawn[chart] {
+			t.Errorf("chart %s not drawn with data on the web page (charts: %v)", chart, charts)
+		}
+	}
+	b.open("/ui/compare?base="+id+"&head="+id, "compare")
+	b.waitFor("the comparison", `document.querySelector('main .comparison')`, webTimeout)
+	if n := eval[int](b, `document.querySelectorAll('main svg.chart[data-chart^="search-"] g.series').length`); n != 2 {
+		t.Errorf("the compare page draws %d searches, want both runs' one", n)
+	}
+	t.Logf("web page of %s: sections %v, %d charts; compare page draws both searches", id, order, len(charts))
+	b.check()
 }
 
 // checkConfirmed checks a confirmed answer against the stored stages: the
@@ -130,6 +276,7 @@ func TestMeasureCapacityJavaPlatformPoolBound(t *testing.T) {
 	if c.Start != 1000 || !strings.Contains(c.StartFrom, "200-thread pool") {
 		t.Errorf("started at %.1f req/s (%q), want the pool's bound, 1000", c.Start, c.StartFrom)
 	}
+	checkTrialSeconds(t, tr)
 	if c.Stop == "generator-bound" {
 		if !strings.Contains(c.Reason, "load generator is the limit") {
 			t.Errorf("reason %q", c.Reason)
@@ -141,8 +288,8 @@ func TestMeasureCapacityJavaPlatformPoolBound(t *testing.T) {
 	}
 	checkConfirmed(t, tr, c, 2, 300)
 	code, out, stderr := runCLI(t, nil, "--db", db, "report", run.ID)
-	if code != exitOK || !strings.Contains(out, "bounded by its 200-thread pool (1000 allowed)") {
-		t.Errorf("report exit %d: the sentence does not name the pool:\n%s\n%s", code, out, stderr)
+	if code != exitOK || !strings.Contains(out, "bounded by its 200-thread pool (1000 allowed)") || !strings.HasPrefix(out, "Capacity within p99<=300ms") {
+		t.Errorf("report exit %d: it does not open with the capacity table, or its sentence does not name the pool:\n%s\n%s", code, out, stderr)
 	}
 }
 

@@ -147,18 +147,40 @@ func checkPoolBound(t *testing.T, path string) {
 	t.Errorf("no pool bound for java-platform in %s: %+v", c400.Name, c400.Bounds)
 }
 
-// openedPage is what Chromium made of the report: its screenshot, the
-// flame graphs it drew and, where it has one, a screenshot of its why.
+// openedPage is what Chromium made of the report: its screenshot, its
+// charts as drawn and a screenshot of its time charts, the flame graphs it
+// drew and, where it has one, a screenshot of its why.
 type openedPage struct {
 	screenshot []byte
+	charts     map[string]drawnChart // by data-chart
+	timeCharts []byte
 	flames     int
 	why        []byte
+}
+
+// shotOf scrolls the page to the element of id and takes a screenshot.
+func shotOf(t *testing.T, tabCtx context.Context, id string) []byte {
+	t.Helper()
+	if _, err := chromedp.Run(tabCtx, chromedp.Evaluate[bool](`document.getElementById('`+id+`').scrollIntoView(); true`)); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(tabCtx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shot
+}
+
+// drawnChart is one chart as Chromium drew it.
+type drawnChart struct {
+	series int
+	noData bool // it says "no data"
 }
 
 // openInChromium loads the page from its file in a fresh headless Chromium
 // and checks it: no console error or exception, no request for anything
 // but the file itself (or data:), and every chart with one series per
-// target.
+// target (a capacity search's chart, "search-N", with its target's one).
 func openInChromium(t *testing.T, path string, targets int) openedPage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -207,8 +229,8 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	if err != nil {
 		t.Fatalf("load %s: %v", url, err)
 	}
-	counts, err := chromedp.Run(tabCtx, chromedp.Evaluate[[][2]any](
-		`Array.from(document.querySelectorAll('svg.chart:not(.flame)')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length])`))
+	counts, err := chromedp.Run(tabCtx, chromedp.Evaluate[[][3]any](
+		`Array.from(document.querySelectorAll('svg.chart:not(.flame)')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length, s.querySelector('text.no-data') !== null])`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +238,7 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := openedPage{screenshot: shot}
+	page := openedPage{screenshot: shot, charts: map[string]drawnChart{}, timeCharts: shotOf(t, tabCtx, "charts")}
 	page.flames, page.why = whyInChromium(t, tabCtx)
 	mu.Lock()
 	defer mu.Unlock()
@@ -232,9 +254,17 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 		t.Errorf("%d charts drawn, want the bars and every time series", len(counts))
 	}
 	for _, c := range counts {
-		if n, ok := c[1].(float64); !ok || int(n) != targets {
-			t.Errorf("chart %v has %v series, want one per target (%d)", c[0], c[1], targets)
+		id, _ := c[0].(string)
+		n, ok := c[1].(float64)
+		want := targets
+		if strings.HasPrefix(id, "search-") {
+			want = 1
 		}
+		if !ok || int(n) != want {
+			t.Errorf("chart %v has %v series, want %d", id, c[1], want)
+		}
+		noData, _ := c[2].(bool)
+		page.charts[id] = drawnChart{series: int(n), noData: noData}
 	}
 	t.Logf("%d charts, each with %d series; %d requests, all for the file", len(counts), targets, len(requests))
 	return page

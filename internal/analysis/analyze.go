@@ -37,6 +37,7 @@ type analysis struct {
 	subjects  []*subject
 	stages    []scopeDef
 	notes     *notes
+	search    *bench.SearchReport // a capacity run's searches, once laid out
 }
 
 // Analyze computes the report of a run from what it stores: every label
@@ -47,12 +48,13 @@ func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
 	a := newAnalysis(r, opts.MinEffect)
 	rep := a.header()
 	var scopes []*scopeData
-	for _, sc := range append([]scopeDef{wholeScope(r, a.stages)}, a.stages...) {
+	for _, sc := range a.scopeDefs() {
 		if d := a.scope(sc); len(d.subs) > 0 {
 			scopes = append(scopes, d)
 			rep.Scopes = append(rep.Scopes, d.out)
 		}
 	}
+	rep.Searches = a.searches()
 	rep.Findings = a.findings(scopes)
 	a.methodNotes(scopes)
 	rep.Notes = a.notes.lines()
@@ -101,6 +103,9 @@ func (a *analysis) header() bench.Report {
 		Rounds: r.Spec.Rounds(), Confidence: a.est.confidence, Alpha: a.alpha, MinEffect: a.minEffect,
 		Subjects: []bench.ReportSubject{}, Scopes: []bench.ReportScope{}, Findings: []bench.Finding{},
 	}
+	if c := r.Spec.Capacity; c != nil {
+		rep.Profile = DescribeSearch(*c)
+	}
 	rep.Method = fmt.Sprintf("median of %d rounds; Mann-Whitney U on per-round values", rep.Rounds)
 	if rep.Rounds < 2 {
 		rep.Method = "one round: within-run intervals (batch means of per-second values of a stage's steady part); Mann-Whitney U on batch means"
@@ -115,9 +120,23 @@ func (a *analysis) header() bench.Report {
 	return rep
 }
 
+// scopeDefs are the scopes a report sets its subjects side by side in:
+// the whole attack, then each stage; in a capacity run, the trials more
+// than one target ran at the same rate (see searchScopes).
+func (a *analysis) scopeDefs() []scopeDef {
+	if searched(a.run) {
+		return a.searchScopes()
+	}
+	return append([]scopeDef{wholeScope(a.run, a.stages)}, a.stages...)
+}
+
 // stageScopes lists the measured stages of the run in index order, with
-// the load the spec gave them.
+// the load the spec gave them; none in a capacity run, whose stages are
+// trials at rates of each target's own.
 func stageScopes(r *bench.Run) []scopeDef {
+	if searched(r) {
+		return nil
+	}
 	var indexes []int
 	byIndex := map[int]bench.StageResult{}
 	for i := range r.Targets {
@@ -166,7 +185,7 @@ const ScopeWholeName = "whole attack"
 // "closed, ramp 300 -> 500 clients", "open, 200 req/s".
 func (sc scopeDef) load(stages int) string {
 	name := sc.model.Name()
-	if sc.stage == nil && stages != 1 {
+	if sc.stage == nil && sc.trial == nil && stages != 1 {
 		return fmt.Sprintf("%s, %d stages", name, stages)
 	}
 	level := ValueWithUnit(sc.level(), sc.model.Unit())

@@ -37,6 +37,9 @@ func (a *analysis) findings(scopes []*scopeData) []bench.Finding {
 			add(findStatus, "%s %s%s.", s.info.Label, s.info.Status, Suffix(": ", s.info.Error))
 		}
 	}
+	if searched(a.run) {
+		return append(out, a.searchFindings(scopes)...)
+	}
 	if len(scopes) == 0 {
 		return out
 	}

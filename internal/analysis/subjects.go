@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -47,11 +48,21 @@ func (s *subject) add(t *bench.TargetResult) {
 	if s.info.Runtime == "" {
 		s.info.Runtime = t.Image.Runtime
 	}
-	if t.Total == nil || t.Total.Requests == 0 {
+	if !measured(t) {
 		return
 	}
 	s.rounds = append(s.rounds, t)
 	s.info.Rounds = len(s.rounds)
+}
+
+// measured reports whether a result measured requests: over its attack,
+// or in any trial of a capacity search (whose total is its answer's, and
+// absent when it confirmed none).
+func measured(t *bench.TargetResult) bool {
+	if t.Total != nil && t.Total.Requests > 0 {
+		return true
+	}
+	return t.Capacity != nil && slices.ContainsFunc(t.Stages, func(s bench.StageResult) bool { return s.Stats.Requests > 0 })
 }
 
 // roundPrefix names a round after the first in messages: "round 2: ".

@@ -36,10 +36,10 @@ func (tc targetComparer) compare(withStages bool) bench.TargetComparison {
 		}
 	}
 	out := bench.TargetComparison{Target: tc.target}
-	out.Metrics = tc.figures(scopeWhole, tc.scopeOf(tc.base, nil), tc.scopeOf(tc.head, nil))
-	if d, ok := tc.capacity(); ok {
-		out.Metrics = append([]bench.MetricDelta{d}, out.Metrics...)
+	if searched(tc.base.a.run) || searched(tc.head.a.run) {
+		return tc.answers(out)
 	}
+	out.Metrics = tc.figures(scopeWhole, tc.scopeOf(tc.base, nil), tc.scopeOf(tc.head, nil))
 	if out.Metrics == nil {
 		out.Metrics = []bench.MetricDelta{}
 	}
@@ -47,6 +47,17 @@ func (tc targetComparer) compare(withStages bool) bench.TargetComparison {
 		out.Stages = tc.stages()
 	}
 	out.Resources = tc.resources()
+	return out
+}
+
+// answers compares two capacity searches by their answers only: a whole
+// search averages trials at every rate it tried, and its trial i is at
+// another rate than the other's.
+func (tc targetComparer) answers(out bench.TargetComparison) bench.TargetComparison {
+	out.Metrics = []bench.MetricDelta{}
+	if d, ok := tc.capacity(); ok {
+		out.Metrics = append(out.Metrics, d)
+	}
 	return out
 }
 

@@ -128,6 +128,9 @@ func SplitString(applied bool) string {
 // stage i of the other: same load model, same number of stages. When not, it
 // says why.
 func stagesComparable(base, head *bench.Run) (bool, string) {
+	if searched(base) || searched(head) {
+		return false, "a capacity search's trials are at rates of its own, and a whole search averages them all: only the searches' answers are compared"
+	}
 	bm, bn := profileShape(base)
 	hm, hn := profileShape(head)
 	if bm == hm && bn == hn {

@@ -20,6 +20,10 @@ type scopeDef struct {
 	from        int // closed: clients at its start (the previous stage's, on a ramp)
 	rate        float64
 	duration    bench.Duration
+
+	// trial is, in a capacity run, the rate and length of the trials the
+	// scope sets side by side; nil otherwise.
+	trial *trialKey
 }
 
 // window is one round of a subject in one scope: its stored figures,
@@ -41,6 +45,13 @@ type window struct {
 // windowOf returns one round's window on a scope, or false when the round
 // did not measure it.
 func windowOf(t *bench.TargetResult, sc scopeDef, stages []scopeDef) (window, bool) {
+	if sc.trial != nil {
+		s, ok := sc.trial.first(t)
+		if !ok {
+			return window{}, false
+		}
+		return stageWindow(t, s, sc), true
+	}
 	if sc.stage == nil {
 		return wholeWindow(t, stages)
 	}

@@ -42,6 +42,9 @@ type CapacityResult struct {
 	// from when the search chose it ("" for the spec's or the default).
 	Start     float64 `json:"start,omitempty"`
 	StartFrom string  `json:"startFrom,omitempty"`
+	// Steps are every trial of the search in order, as it judged them
+	// (absent from runs stored before they were kept).
+	Steps []CapacityTrial `json:"steps,omitempty"`
 }
 
 // CapacityTrial is one trial of a capacity search, as judged.
@@ -51,6 +54,7 @@ type CapacityTrial struct {
 	Rate       float64  `json:"rate"`
 	Throughput float64  `json:"throughput"`
 	P99        float64  `json:"p99"` // ms
+	Pass       bool     `json:"pass,omitempty"`
 	Violations []string `json:"violations,omitempty"`
 	// GeneratorBound says why the load generator limited the trial, which
 	// was then neither a pass nor a fail; GeneratorNote what it did in a
@@ -85,6 +89,64 @@ type CapacityRow struct {
 	// it serves of the workload (threads ÷ service time), when it has one.
 	PoolThreads int     `json:"poolThreads,omitempty"`
 	PoolRate    float64 `json:"poolRate,omitempty"`
+	// CPUShare is the target's CPU use in its confirmations, a share of
+	// its CPU limit (CPUs), when both were recorded.
+	CPUShare float64 `json:"cpuShare,omitempty"`
+	CPUs     float64 `json:"cpus,omitempty"`
+}
+
+// SearchReport is what a report says of a capacity run's searches: each
+// target's trials as judged, and the answers ranked.
+type SearchReport struct {
+	// Answers ranks the targets by the rate each confirmed. An entry is
+	// Same as the one above when their brackets overlap (its confirmed
+	// rate is not below the one above's first failing rate): the searches
+	// cannot order them. Its VsAbove is absent: the searches, not a test
+	// of samples, tell them apart.
+	Answers *Rank          `json:"answers,omitempty"`
+	Targets []TargetSearch `json:"targets"`
+}
+
+// TargetSearch is one target's search, trial by trial: each trial's
+// offered rate against the figure of the objective a chart draws.
+type TargetSearch struct {
+	Target string `json:"target"`
+	// Figure is the objective's term drawn (its first latency bound, else
+	// its first), Unit its unit ("ms", "%") and Limit its bound in it.
+	Figure     string        `json:"figure"`
+	Unit       string        `json:"unit"`
+	Limit      float64       `json:"limit"`
+	Rate       float64       `json:"rate"`                 // the answer, req/s; 0 for none
+	FailedRate float64       `json:"failedRate,omitempty"` // the first rate above it that failed
+	Trials     []SearchTrial `json:"trials"`
+	// Start is the first trial's rate and StartFrom where it came from (as
+	// CapacityResult says); Spent the time the search took.
+	Start     float64  `json:"start,omitempty"`
+	StartFrom string   `json:"startFrom,omitempty"`
+	Spent     Duration `json:"spent"`
+}
+
+// SearchTrial is one trial of a search as a report shows it.
+type SearchTrial struct {
+	Stage      int     `json:"stage"` // its index among the target's stages
+	Phase      string  `json:"phase"` // bracket, bisect, confirm
+	Rate       float64 `json:"rate"`  // offered, req/s
+	Throughput float64 `json:"throughput"`
+	Value      float64 `json:"value"` // the objective's figure, in TargetSearch.Unit
+	Pass       bool    `json:"pass"`
+	// GeneratorBound says the load generator, not the target, limited it:
+	// neither a pass nor a fail.
+	GeneratorBound bool `json:"generatorBound,omitempty"`
+	// Verdict says how the search judged it: "pass", the bounds it broke,
+	// or why the generator, not the target, limited it.
+	Verdict string `json:"verdict"`
+	// Steady is a confirmation's steady part: whether its seconds settled.
+	// Absent for short trials, where no seconds were stored, and where they
+	// were too few to judge (TooShort).
+	Steady *SteadyPart `json:"steady,omitempty"`
+	// TooShort says a confirmation kept too few seconds for its steadiness
+	// to be judged (fewer than the steady-state detector's minimum).
+	TooShort bool `json:"tooShort,omitempty"`
 }
 
 // ScalabilityFit is the Universal Scalability Law fitted to one target's

@@ -28,9 +28,14 @@ type Report struct {
 	// LatencyNote says where latency is measured from in this run's model.
 	LatencyNote string          `json:"latencyNote"`
 	Subjects    []ReportSubject `json:"subjects"`
-	Scopes      []ReportScope   `json:"scopes"` // the whole attack, then each measured stage
-	Findings    []Finding       `json:"findings"`
-	Notes       []string        `json:"notes,omitempty"`
+	// Scopes are the whole attack, then each measured stage; in a capacity
+	// run, the trials more than one target ran at the same rate.
+	Scopes   []ReportScope `json:"scopes"`
+	Findings []Finding     `json:"findings"`
+	Notes    []string      `json:"notes,omitempty"`
+	// Searches are a capacity run's searches, target by target, and their
+	// answers ranked; nil for other runs.
+	Searches *SearchReport `json:"searches,omitempty"`
 	// Capacity is a capacity run's answer; Scalability the USL fitted to a
 	// closed-model sweep per target.
 	Capacity    *CapacityTable   `json:"capacity,omitempty"`

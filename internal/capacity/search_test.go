@@ -523,3 +523,33 @@ func TestSearchWidthShown(t *testing.T) {
 		t.Errorf("%.2f req/s: %q, want 979.8: %q", res.Rate, res.Reason, want)
 	}
 }
+
+// The run document keeps every trial as the search judged it, in order,
+// each with its stage: what a report draws the search from.
+func TestSummaryKeepsSteps(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond}
+	cfg := srv.config("p99<=300ms", t)
+	res, err := capacity.Search(context.Background(), cfg, srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := res.Summary(cfg.Objective)
+	if len(sum.Steps) != len(res.Steps) || sum.Trials != len(res.Steps) {
+		t.Fatalf("%d steps kept of %d trials", len(sum.Steps), len(res.Steps))
+	}
+	passes, fails := 0, 0
+	for i, s := range sum.Steps {
+		want := res.Steps[i]
+		if s.Stage != i || s.Rate != want.Rate || s.Phase != string(want.Phase) || s.Pass != want.Pass || len(s.Violations) != len(want.Violations) {
+			t.Errorf("step %d kept as %+v, judged %+v", i, s, want)
+		}
+		if s.Pass {
+			passes++
+		} else {
+			fails++
+		}
+	}
+	if passes == 0 || fails == 0 {
+		t.Errorf("%d passes and %d fails kept: want both told apart", passes, fails)
+	}
+}

@@ -69,10 +69,13 @@ func (r *Result) Summary(objective bench.Objective) *bench.CapacityResult {
 		f := r.Failed.summary()
 		out.Failed = &f
 	}
+	for _, s := range r.Steps {
+		out.Steps = append(out.Steps, s.summary())
+	}
 	return out
 }
 
 func (s Step) summary() bench.CapacityTrial {
 	return bench.CapacityTrial{Stage: s.N, Phase: string(s.Phase), Rate: s.Rate, Throughput: s.Throughput,
-		P99: s.P99, Violations: s.Violations, GeneratorBound: s.GeneratorBound, GeneratorNote: s.GeneratorNote}
+		P99: s.P99, Pass: s.Pass, Violations: s.Violations, GeneratorBound: s.GeneratorBound, GeneratorNote: s.GeneratorNote}
 }

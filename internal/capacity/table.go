@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -25,6 +26,7 @@ func Table(run *bench.Run) *bench.CapacityTable {
 				r.PoolThreads, r.PoolRate = threads, rate
 			}
 		}
+		r.CPUShare, r.CPUs = confirmedCPU(tr)
 		t.Rows = append(t.Rows, r)
 		best = max(best, tr.Capacity.Rate)
 	}
@@ -82,6 +84,9 @@ func sentence(r bench.CapacityRow, objective string) string {
 	case r.PoolRate > 0:
 		s += fmt.Sprintf(", below its %d-thread pool's bound (%s allowed)", r.PoolThreads, Rate(r.PoolRate))
 	}
+	if r.CPUShare >= cpuNear {
+		s += fmt.Sprintf(", bounded by its CPU (%.0f %% of its %s in the confirmations)", r.CPUShare*100, cpus(r.CPUs))
+	}
 	if r.FailedRate > 0 {
 		s += fmt.Sprintf("; %s req/s failed: %s", Rate(r.FailedRate), r.FailedWhy)
 	}
@@ -91,8 +96,60 @@ func sentence(r bench.CapacityRow, objective string) string {
 	return s + "."
 }
 
-// poolNear is how close to its pool's bound an answer is bounded by it.
-const poolNear = 0.9
+// poolNear is how close to its pool's bound an answer is bounded by it,
+// and cpuNear how much of its CPU limit its confirmations must use.
+const (
+	poolNear = 0.9
+	cpuNear  = 0.9
+)
+
+// confirmedCPU is the CPU a target used in its confirmations, as a share
+// of its CPU limit (the mean of theirs), and that limit: from the CPU
+// seconds per 1,000 requests its metrics recorded in each. 0 when either
+// is unknown.
+func confirmedCPU(tr bench.TargetResult) (share, limit float64) {
+	if tr.Limits.CPUs <= 0 {
+		return 0, 0
+	}
+	var sum float64
+	var n int
+	for _, conf := range tr.Capacity.Confirmations {
+		st, res, ok := stageOf(tr, conf.Stage)
+		if !ok || res.CPUSecondsPer1k <= 0 || st.Duration <= 0 {
+			continue
+		}
+		cpuSeconds := res.CPUSecondsPer1k * float64(st.Stats.Successes) / 1000
+		sum += cpuSeconds / st.Duration.D().Seconds() / tr.Limits.CPUs
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), tr.Limits.CPUs
+}
+
+// stageOf returns a result's measured stage index with its resources.
+func stageOf(tr bench.TargetResult, index int) (bench.StageResult, bench.StageResources, bool) {
+	for _, st := range tr.Stages {
+		if st.Index != index || st.Warmup {
+			continue
+		}
+		for _, res := range tr.Resources {
+			if res.Stage == index && !res.Warmup {
+				return st, res, true
+			}
+		}
+	}
+	return bench.StageResult{}, bench.StageResources{}, false
+}
+
+// cpus writes a CPU limit: "1 CPU", "1.5 CPUs".
+func cpus(n float64) string {
+	if n == 1 {
+		return "1 CPU"
+	}
+	return strconv.FormatFloat(n, 'f', -1, 64) + " CPUs"
+}
 
 // Rate writes a rate in req/s the way tables show it: whole above 100,
 // one decimal below.

@@ -60,3 +60,36 @@ func TestTable(t *testing.T) {
 		t.Error("a run without a search has a capacity table")
 	}
 }
+
+// A target whose confirmations used its CPU up is said to be bounded by
+// it, from the CPU seconds its metrics recorded in each; one that did not,
+// or whose CPU was not recorded, is not.
+func TestTableCPUBound(t *testing.T) {
+	confirm := func(index int, successes int64) bench.StageResult {
+		return bench.StageResult{Index: index, Duration: bench.Duration(10e9), Rate: 1550, Stats: bench.Stats{Successes: successes}}
+	}
+	tr := bench.TargetResult{Target: "go", Limits: bench.Limits{CPUs: 1},
+		Stages: []bench.StageResult{{Index: 0, Duration: bench.Duration(3e9)}, confirm(1, 15500), confirm(2, 15400)},
+		Resources: []bench.StageResources{{Stage: -1, Warmup: true, CPUSecondsPer1k: 9},
+			{Stage: 0, CPUSecondsPer1k: 0.1}, {Stage: 1, CPUSecondsPer1k: 0.62}, {Stage: 2, CPUSecondsPer1k: 0.62}},
+		Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 1550, Stop: "precision",
+			Confirmations: []bench.CapacityTrial{{Stage: 1, Throughput: 1550}, {Stage: 2, Throughput: 1540}},
+			Failed:        &bench.CapacityTrial{Rate: 1600, Violations: []string{"p99 900ms > 300ms"}}}}
+	run := &bench.Run{Targets: []bench.TargetResult{tr}}
+	row := capacity.Table(run).Rows[0]
+	// (0.62 s × 15.5 + 0.62 s × 15.4) ÷ 10 s ÷ 1 CPU ÷ 2 confirmations
+	if want := 0.62 * (15.5 + 15.4) / 10 / 2; row.CPUs != 1 || row.CPUShare < want-1e-9 || row.CPUShare > want+1e-9 {
+		t.Errorf("CPU share %v of %v CPUs, want %v of 1", row.CPUShare, row.CPUs, want)
+	}
+	if s := capacity.Table(run).Sentences[0]; !strings.Contains(s, "(confirmations served 1540–1550 req/s), bounded by its CPU (96 % of its 1 CPU in the confirmations); 1600 req/s failed") {
+		t.Errorf("sentence %q", s)
+	}
+	run.Targets[0].Resources[2].CPUSecondsPer1k, run.Targets[0].Resources[3].CPUSecondsPer1k = 0.3, 0.3
+	if s := capacity.Table(run).Sentences[0]; strings.Contains(s, "CPU") {
+		t.Errorf("a target at half its CPU is said to be bound by it: %q", s)
+	}
+	run.Targets[0].Limits.CPUs = 0
+	if row := capacity.Table(run).Rows[0]; row.CPUShare != 0 || row.CPUs != 0 {
+		t.Errorf("without a CPU limit, row %+v has a CPU share", row)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -63,6 +64,11 @@ func barCase(name string, c chart.BarChart) testCase {
 	return tc
 }
 
+// searchCase describes a search chart for the table below.
+func searchCase(name string, c chart.SearchChart) testCase {
+	return testCase{name: name, chart: c, id: c.ID, series: []string{c.Name}}
+}
+
 // cases are the representative charts and the edge cases; those with
 // golden set are pinned in testdata/.
 var cases = []struct {
@@ -89,6 +95,11 @@ var cases = []struct {
 		Series:  []chart.Series{{Name: `</g><script>alert(1)</script>`, Points: wave(5, 0, 1, 1, 0)}, {Name: `a&b "c"`, Points: wave(5, 0, 1, 2, 1)}},
 		Markers: []chart.Marker{{X: 2, Label: "<stage>"}}, Bands: []chart.Band{{From: 0, To: 1, Label: "&warm"}}}), false},
 	{lineCase("line_many_series", chart.LineChart{ID: "many", Series: manySeries(8)}), false},
+	{searchCase("search", searchChart()), true},
+	{searchCase("search_empty", chart.SearchChart{ID: "search-empty", Title: "go: p99 by offered rate", Name: "go", Unit: "ms", Limit: 300}), true},
+	// user text, and a search with no objective to draw
+	{searchCase("search_escaping", chart.SearchChart{ID: `s"><script>`, Name: `</g><script>`, Title: `<b>t</b>`,
+		Trials: []chart.Trial{{Rate: 10, Value: 1, Pass: true, Label: "<x>"}}, Answer: 10}), false},
 	{barCase("bar_ci", ciChart()), true},
 	{barCase("bar_empty", chart.BarChart{ID: "bars-empty", Title: "Throughput"}), true},
 	// a missing value, a negative one and a label longer than the chart allows
@@ -354,5 +365,83 @@ func TestLineChart_TintedBand(t *testing.T) {
 	}
 	if got, want := strings.Count(svg, `<g class="band">`), 2; got != want {
 		t.Errorf("%d bands, want %d", got, want)
+	}
+}
+
+// A search chart tells passes from fails by shape, rings the
+// confirmations, draws the objective at its value and the answer and first
+// failing rate as markers with their rates, and a failure far above the
+// objective at the top edge, its value kept in its tooltip.
+func TestSearchChart(t *testing.T) {
+	c := searchChart()
+	svg := c.SVG()
+	parse(t, []byte(svg))
+	_, plot, _ := strings.Cut(svg, `<g class="series"`)
+	for _, tt := range []struct {
+		what, mark string
+		want       int
+	}{
+		{"passes", `<g class="trial pass">`, 4 + 1},
+		{"confirmed passes", `<g class="trial pass confirm">`, 3},
+		{"fails", `<g class="trial fail">`, 2},
+		{"dots", `r="3.5" stroke="none"`, 8},
+		{"rings", `r="7" fill="none"`, 3},
+		{"crosses", `<path d="M`, 1},            // 970 req/s, 320 ms
+		{"triangles at the top", `<polygon`, 1}, // 1000 req/s, 2400 ms
+	} {
+		if got := strings.Count(plot, tt.mark); got != tt.want {
+			t.Errorf("%d %s (%s), want %d", got, tt.what, tt.mark, tt.want)
+		}
+	}
+	if got := strings.Count(svg, `<g class="marker">`); got != 2 {
+		t.Errorf("%d markers, want the answer and the first failing rate", got)
+	}
+	for _, want := range []string{"<title>answer 955 req/s</title>", "<title>first failing 970 req/s</title>", "<title>p99 ≤ 300 ms</title>",
+		"<title>trial at 1000 req/s</title>", ">objective p99 ≤ 300 ms</text>", ">off the scale</text>", ">confirmation</text>"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	// the objective's line at 300 ms on an axis from 0 to 800 (2.5 × 300
+	// ms, rounded up to a tick), passes below it and the fail above
+	_, obj, _ := strings.Cut(svg, `<g class="objective">`)
+	_, d, _ := strings.Cut(obj, `<path d="M`)
+	var left, y float64
+	if _, err := fmt.Sscanf(d, "%g %g", &left, &y); err != nil {
+		t.Fatalf("objective line %q: %v", d, err)
+	}
+	_, axis, _ := strings.Cut(svg, `<g text-anchor="end">`)
+	if axis, _, _ = strings.Cut(axis, `>ms</text>`); !strings.HasSuffix(axis, `>800</text><text x="30" y="52"`) {
+		t.Errorf("value axis %q does not end at 800 ms", axis)
+	}
+	for _, dot := range strings.Split(plot, `<circle cx="`)[1:] {
+		var x, cy float64
+		if _, err := fmt.Sscanf(strings.Replace(dot, `" cy="`, " ", 1), "%g %g", &x, &cy); err != nil {
+			t.Fatal(err)
+		}
+		if cy <= y {
+			t.Errorf("a passing trial at y %g is drawn above the objective at %g", cy, y)
+		}
+	}
+	_, cross, _ := strings.Cut(plot, `<path d="M`)
+	var x0, y0 float64
+	if _, err := fmt.Sscanf(cross, "%g %g", &x0, &y0); err != nil || y0+4 >= y {
+		t.Errorf("the cross of 320 ms at y %g is not above the objective at %g (%v)", y0+4, y, err)
+	}
+}
+
+// A trial the load generator limited is neither a pass nor a fail: an
+// open square, named so in the legend.
+func TestSearchChart_GeneratorBound(t *testing.T) {
+	c := chart.SearchChart{ID: "s", Name: "go", Unit: "ms", Limit: 300, Trials: []chart.Trial{
+		{Rate: 50, Value: 233, Pass: true}, {Rate: 100, Value: 372, Limited: true, Label: "generator-bound"}}}
+	svg := c.SVG()
+	parse(t, []byte(svg))
+	_, plot, _ := strings.Cut(svg, `<g class="series"`)
+	if got := strings.Count(plot, `<g class="trial generator-bound"><title>generator-bound</title><rect `); got != 1 {
+		t.Errorf("%d generator-bound squares, want 1:\n%s", got, plot)
+	}
+	if strings.Contains(plot, `class="trial fail"`) || !strings.Contains(svg, ">generator-bound</text>") || strings.Contains(svg, ">fail</text>") {
+		t.Errorf("the generator-bound trial is drawn or named as a fail:\n%s", svg)
 	}
 }

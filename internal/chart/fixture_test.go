@@ -63,3 +63,23 @@ func ciChart() chart.BarChart {
 		{Label: targets[2], Value: 25020, Color: 2}, // no interval
 	}}
 }
+
+// searchChart is java-platform's search as a capacity report draws it:
+// bracketing down from its pool's bound (1,000 req/s failed far above the
+// objective), bisecting up to 970 req/s, which failed, and confirmed at
+// 955 req/s.
+func searchChart() chart.SearchChart {
+	c := chart.SearchChart{ID: "search-1", Title: "java-platform: p99 by offered rate", Name: "java-platform", Color: 1,
+		Unit: "ms", Limit: 300, LimitLabel: "p99 ≤ 300 ms",
+		Answer: 955, Failed: 970}
+	for _, t := range []struct {
+		rate, p99     float64
+		pass, confirm bool
+	}{{1000, 2400, false, false}, {500, 205, true, false}, {750, 206, true, false}, {875, 210, true, false},
+		{940, 230, true, false}, {970, 320, false, false}, {955, 260, true, false},
+		{955, 262, true, true}, {955, 259, true, true}, {955, 280, true, true}} {
+		c.Trials = append(c.Trials, chart.Trial{Rate: t.rate, Value: t.p99, Pass: t.pass, Confirm: t.confirm,
+			Label: "trial at " + chart.FormatValue(t.rate) + " req/s"})
+	}
+	return c
+}

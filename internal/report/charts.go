@@ -170,6 +170,9 @@ func stageMarks(r *bench.Run, results []*bench.TargetResult) ([]chart.Marker, []
 			continue
 		}
 		for _, s := range analysis.MeasuredStages(t) {
+			if r.Spec.Capacity != nil {
+				break // a search's trials are the first target's only: its search chart tells them
+			}
 			markers = append(markers, chart.Marker{X: s.StartOffset.D().Seconds(), Label: analysis.StageLabel(s.Index, s.Name)})
 		}
 		if w := t.Warmup; w != nil && w.Duration > 0 {
@@ -190,7 +193,12 @@ func stageMarks(r *bench.Run, results []*bench.TargetResult) ([]chart.Marker, []
 
 // lineCharts are the time-series charts, in the order the page shows them.
 func (cs chartSet) lineCharts() []chart.LineChart {
-	charts := []chart.LineChart{
+	var charts []chart.LineChart
+	if cs.rep.Searches != nil {
+		charts = append(charts, cs.bucketChart("offered", "Offered rate (requests the search's schedule sent each second)", analysis.UnitReqPerSec, pointMean,
+			func(b bench.Bucket) (float64, bool) { return b.Scheduled, b.Scheduled > 0 }))
+	}
+	charts = append(charts, []chart.LineChart{
 		cs.bucketChart("throughput", "Throughput (completed requests per second)", analysis.UnitReqPerSec, pointMean,
 			func(b bench.Bucket) (float64, bool) { return b.Stats.Throughput, true }),
 		cs.bucketChart("latency-p50", "p50 latency per second", analysis.UnitMs, pointMax,
@@ -199,7 +207,7 @@ func (cs chartSet) lineCharts() []chart.LineChart {
 			func(b bench.Bucket) (float64, bool) { return b.Stats.Latency.P99, b.Stats.Successes > 0 }),
 		cs.seriesChart("inflight", "Requests in flight (by the targets' own gauge)", "requests", pointMax,
 			func(i int) []chart.Point { return cs.sumOf(i, bench.SeriesRef{Name: seriesInflight}, 1) }),
-	}
+	}...)
 	for _, kind := range cs.kinds(func(info bench.TargetInfo) []bench.FigureSource { return info.Threads }, bench.ThreadKinds) {
 		charts = append(charts, cs.seriesChart("threads-"+kind, analysis.TitleCase(bench.ThreadLabel(kind)), analysis.UnitThreads, pointMax,
 			func(i int) []chart.Point { return cs.figure(i, cs.infos[i].Threads, kind, 1) }))
@@ -234,7 +242,10 @@ func (cs chartSet) bucketChart(id, title, unit string, merge pointMerge, pick fu
 			return nil
 		}
 		var points []chart.Point
-		for _, b := range t.Seconds {
+		for i, b := range t.Seconds {
+			if i > 0 && b.Second > t.Seconds[i-1].Second+1 { // a pause, such as between a search's trials
+				points = append(points, chart.Point{X: float64(b.Second), Y: math.NaN()})
+			}
 			v, ok := pick(b)
 			if !ok {
 				v = math.NaN()

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"html"
 	"strings"
 	"testing"
@@ -41,6 +42,84 @@ func TestReportShowsCapacity(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A capacity run's report opens with its answer in every format: the
+// capacity table and its sentences first, then each target's search trial
+// by trial (in HTML with its chart), then why each stopped there, then the
+// rest; the run table the
+// capacity command prints too. Its time charts are drawn from the trials'
+// seconds, with the offered rate stepping trial by trial, and no bars of a
+// whole search.
+func TestCapacityReportOpensWithTheAnswer(t *testing.T) {
+	run := analysistest.SearchRun(t)
+	for i := range run.Targets {
+		for j := range run.Targets[i].Seconds {
+			run.Targets[i].Seconds[j].Scheduled = run.Targets[i].Stages[run.Targets[i].Seconds[j].Stage].Rate
+		}
+	}
+	render := func(format string) string {
+		var buf bytes.Buffer
+		if err := report.WriteReport(&buf, report.Source{Run: run}, format, analysis.ReportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	var runTable bytes.Buffer
+	if err := report.WriteRun(&runTable, run, report.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, out string
+		starts    string
+		after     []string // in order, after the start
+	}{
+		{"table", render(report.FormatTable), "Capacity within p99<=300ms\n===", []string{"go carries 1550 req/s", "The search, trial by trial",
+			"go: 13 trials in 1m13s from 50.0 req/s", "java-platform: 11 trials", "Why: what held each target back", "Report of run search", "Findings"}},
+		{"markdown", render(report.FormatMarkdown), "## Capacity within p99<=300ms\n", []string{"go carries 1550 req/s", "### The search, trial by trial",
+			"**go: 13 trials", "### Report of run search", "### Findings"}},
+		{"run table", runTable.String(), "Capacity within p99<=300ms\n===", []string{"The search, trial by trial", "Findings", "run       search",
+			"target go: succeeded", "answer (last confirmation)"}},
+	} {
+		if !strings.HasPrefix(tt.out, tt.starts) {
+			t.Errorf("%s starts %q, want the capacity table", tt.name, tt.out[:min(len(tt.out), 80)])
+		}
+		checkOrder(t, tt.name, tt.out, tt.after)
+	}
+	page := render(report.FormatHTML)
+	checkOrder(t, "html", page, []string{`<section id="capacity">`, "go carries 1550 req/s", `<section id="search">`,
+		`data-chart="search-0"`, `data-chart="search-1"`, `data-chart="search-2"`, "go: 13 trials", `<section id="why">`, `<section id="run">`,
+		`<section id="findings"`, `data-chart="offered"`, `data-chart="throughput"`})
+	for _, lacks := range []string{`data-chart="bars-0-throughput"`, "whole attack", ">stage 1 (bracket"} {
+		if strings.Contains(page, lacks) {
+			t.Errorf("the page has %q: a whole search's bars or a stage marker of one target's trials", lacks)
+		}
+	}
+	_, offered, _ := strings.Cut(page, `data-chart="offered"`)
+	if offered, _, _ = strings.Cut(offered, "</svg>"); strings.Contains(offered, "no data") || !strings.Contains(offered, " s, 1600 req/s</title>") {
+		t.Errorf("the offered rate chart does not step to go's 1600 req/s trial")
+	}
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(render(report.FormatJSON)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Searches == nil || len(rep.Searches.Targets) != 3 || rep.Searches.Answers == nil {
+		t.Errorf("JSON report's searches %+v", rep.Searches)
+	}
+}
+
+// checkOrder fails the test unless out holds each part, in order.
+func checkOrder(t *testing.T, name, out string, parts []string) {
+	t.Helper()
+	rest := out
+	for _, p := range parts {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			t.Errorf("%s: %q missing or out of order (want %q)", name, p, parts)
+			return
+		}
+		rest = rest[i+len(p):]
 	}
 }
 

@@ -28,6 +28,10 @@ type htmlPage struct {
 	Scopes   []section
 	Notes    *section
 	NoSeries bool // the run's series were not at hand: only per-second figures charted
+	// Lead are the sections a capacity run's page opens with (its answer,
+	// its searches, why), before the header; Searches the search charts.
+	Lead     []section
+	Searches []template.HTML
 }
 
 func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
@@ -63,6 +67,10 @@ func newHTMLPage(rep bench.Report, src Source) htmlPage {
 		}
 		page.Scopes = append(page.Scopes, s)
 	}
+	page.Lead, page.Scopes = splitLead(page.Scopes)
+	for _, c := range searchCharts(rep) {
+		page.Searches = append(page.Searches, template.HTML(c.SVG())) // #nosec: chart escapes every text it draws
+	}
 	cs := newChartSet(rep, src)
 	for i, sc := range summaryScopes(rep) {
 		for _, c := range cs.barCharts(sc, fmt.Sprintf("bars-%d", i)) {
@@ -76,8 +84,12 @@ func newHTMLPage(rep bench.Report, src Source) htmlPage {
 }
 
 // summaryScopes are the scopes the page draws bars for: the whole attack
-// and, when there are several stages, the busiest.
+// and, when there are several stages, the busiest; none for a capacity
+// run, whose searches are drawn instead.
 func summaryScopes(rep bench.Report) []bench.ReportScope {
+	if rep.Searches != nil {
+		return nil
+	}
 	if len(rep.Scopes) <= 2 {
 		return rep.Scopes[:min(1, len(rep.Scopes))]
 	}
@@ -158,8 +170,15 @@ svg.chart { max-width: 100%; height: auto; }
 <h1>{{.Title}}</h1>
 {{template "content" .}}</body>
 </html>
-{{end}}{{define "content"}}<nav><a href="#findings">findings</a><a href="#charts">charts</a>{{range .Scopes}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}{{if .Notes}}<a href="#notes">notes</a>{{end}}</nav>
-<section id="{{.Header.ID}}">
+{{end}}{{define "content"}}<nav>{{range .Lead}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}<a href="#findings">findings</a><a href="#charts">charts</a>{{range .Scopes}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}{{if .Notes}}<a href="#notes">notes</a>{{end}}</nav>
+{{range .Lead}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+{{if eq .ID "search"}}<div class="charts">
+{{range $.Searches}}<figure>{{.}}</figure>
+{{end}}</div>
+{{end}}{{range .Blocks}}{{template "block" .}}{{end}}
+</section>
+{{end}}<section id="{{.Header.ID}}">
 {{range .Header.Blocks}}{{template "block" .}}{{end}}
 </section>
 <section id="findings" class="findings">
@@ -168,8 +187,8 @@ svg.chart { max-width: 100%; height: auto; }
 </section>
 <section id="charts">
 <h2>Charts</h2>
-<p class="muted">Every target on one time axis (seconds from the first measured request; the warm-up is shaded, stages are marked).
-Bars show each figure with its {{if .Bars}}interval{{end}} where there is one.{{if .NoSeries}} The run's scraped series were not available: only per-second request figures are charted.{{end}}</p>
+<p class="muted">{{if .Searches}}Each target's search on its own clock, from its first trial's first request (the searches ran one after another): the offered rate steps from trial to trial; the warm-up is shaded.{{else}}Every target on one time axis (seconds from the first measured request; the warm-up is shaded, stages are marked).{{end}}
+{{if .Bars}}Bars show each figure with its interval where there is one.{{end}}{{if .NoSeries}} The run's scraped series were not available: only per-second request figures are charted.{{end}}</p>
 <div class="charts">
 {{range .Bars}}<figure>{{.}}</figure>
 {{end}}{{range .Lines}}<figure>{{.}}</figure>

@@ -37,13 +37,13 @@ func WriteReport(w io.Writer, src Source, format string, opts analysis.ReportOpt
 
 func reportTable(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
-	writeSectionsText(&buf, layoutReport(analysis.Analyze(src.Run, opts)))
+	writeSectionsText(&buf, answerFirst(layoutReport(analysis.Analyze(src.Run, opts))))
 	return flush(w, &buf)
 }
 
 func reportMarkdown(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
-	writeSectionsMarkdown(&buf, layoutReport(analysis.Analyze(src.Run, opts)))
+	writeSectionsMarkdown(&buf, answerFirst(layoutReport(analysis.Analyze(src.Run, opts))))
 	return flush(w, &buf)
 }
 
@@ -160,5 +160,5 @@ func writeReportSummary(buf *bytes.Buffer, r *bench.Run) {
 	if len(r.Targets) == 0 {
 		return
 	}
-	writeSectionsText(buf, layoutSummary(analysis.Analyze(r, analysis.ReportOptions{})))
+	writeSectionsText(buf, answerFirst(layoutSummary(analysis.Analyze(r, analysis.ReportOptions{}))))
 }

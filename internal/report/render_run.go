@@ -33,10 +33,17 @@ func WriteRun(w io.Writer, r *bench.Run, format string) error {
 
 func runTable(w io.Writer, r *bench.Run) error {
 	var buf bytes.Buffer
-	writeRunHeader(&buf, r)
-	if len(r.Targets) > 0 {
+	switch {
+	case r.Spec.Capacity != nil && len(r.Targets) > 0: // a capacity run opens with its answer
+		writeReportSummary(&buf, r)
+		fmt.Fprintln(&buf)
+		writeRunHeader(&buf, r)
+	case len(r.Targets) > 0:
+		writeRunHeader(&buf, r)
 		fmt.Fprintln(&buf)
 		writeReportSummary(&buf, r)
+	default:
+		writeRunHeader(&buf, r)
 	}
 	for i := range r.Targets {
 		fmt.Fprintln(&buf)
@@ -56,7 +63,11 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	}
 	row("created", runTimes(r))
 	p := r.Spec.Profile
-	row("profile", fmt.Sprintf("%s (%s model): %s", analysis.OrDash(p.Name), p.LoadModel().Name(), analysis.DescribeStages(p)))
+	if c := r.Spec.Capacity; c != nil { // its profile is the search's own, its one stage replaced by the trials
+		row("search", analysis.DescribeSearch(*c))
+	} else {
+		row("profile", fmt.Sprintf("%s (%s model): %s", analysis.OrDash(p.Name), p.LoadModel().Name(), analysis.DescribeStages(p)))
+	}
 	row("workload", analysis.DescribeWorkload(analysis.EffectiveWorkload(r.Spec)))
 	row("warm-up", analysis.DescribeWarmup(r.Spec.Warmup)+warmupNote(r.Spec.Warmup))
 	row("limits", analysis.DescribeLimits(r.Spec.Limits)+" per target")
@@ -171,7 +182,7 @@ func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) 
 		rows = append(rows, stageRow(analysis.StageLabel(s.Index, s.Name), stageModel(p, s), s.Stats))
 	}
 	if t.Total != nil {
-		rows = append(rows, stageRow("total", "-", *t.Total))
+		rows = append(rows, stageRow(totalLabel(t), "-", *t.Total))
 	}
 	writeRows(tw, "  ", rows)
 	tw.Flush()
@@ -182,6 +193,15 @@ func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) 
 	if t.Total != nil {
 		writeTopErrors(buf, t.Total.Errors)
 	}
+}
+
+// totalLabel names a result's total: a capacity search's is its last
+// confirmation's, not a sum of trials at different rates.
+func totalLabel(t *bench.TargetResult) string {
+	if t.Capacity != nil {
+		return "answer (last confirmation)"
+	}
+	return "total"
 }
 
 // writeFlags lists the stages whose figures may not be the target's alone

@@ -49,10 +49,10 @@ func layoutReport(rep bench.Report) []section {
 }
 
 // layoutSummary lays out what `runs show` opens with: the findings and the
-// whole attack's figures, ranks and pairs.
+// whole attack's figures, ranks and pairs (a capacity run has no whole).
 func layoutSummary(rep bench.Report) []section {
 	sections := append([]section{findingsSection(rep)}, capacitySections(rep)...)
-	if len(rep.Scopes) > 0 {
+	if len(rep.Scopes) > 0 && rep.Searches == nil {
 		whole := scopeSection(rep.Scopes[0], subjectColors(rep), "scope-0", rep.MinEffect)
 		var kept []block
 		for _, b := range whole.Blocks {
@@ -417,7 +417,7 @@ func pairBlock(sc bench.ReportScope, minEffect float64) block {
 				pair = p.A + " vs " + p.B
 			}
 			b.Rows = append(b.Rows, []string{pair, figureName(pf.Figure) + " (" + pf.Unit + ")", analysis.Value(pf.A, pf.Unit), analysis.Value(pf.B, pf.Unit),
-				analysis.PositiveZero(fmt.Sprintf("%+.1f%%", pf.Change)), verdictText(pf, minEffect)})
+				analysis.PositiveZero(fmt.Sprintf("%+.1f%%", pf.Change)), verdictText(pf, minEffect, untestedIn(sc))})
 			b.Color = append(b.Color, -1)
 		}
 	}
@@ -428,11 +428,11 @@ func pairBlock(sc bench.ReportScope, minEffect float64) block {
 // n = 10+10)", "no significant difference (p = 0.43, n = 3+3)"; and why a
 // significant test is no verdict: under the minimum effect, or pointing
 // the other way from the figures.
-func verdictText(pf bench.PairFigure, minEffect float64) string {
+func verdictText(pf bench.PairFigure, minEffect float64, untested string) string {
 	test := analysis.TestString(pf.Test) + analysis.CVWords(pf)
 	switch {
 	case !analysis.Tested(pf.Test):
-		return "not tested (" + untestedWhy + ")"
+		return "not tested (" + untested + ")"
 	case pf.Verdict != bench.VerdictNoDifference || !pf.Test.Significant:
 		return pf.Verdict + " (" + test + ")"
 	case math.Abs(pf.Change) < minEffect:

@@ -33,7 +33,9 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 		cfg.StartRate, startFrom = startRate(cfg, spec.Workload, *tr)
 	}
 	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, t: t, warmup: spec.Warmup}
+	trials.record(ctx)
 	res, err := capacity.Search(ctx, cfg, trials.attack)
+	trials.keepRecording()
 	if err != nil {
 		return fmt.Errorf("capacity search: %w", err)
 	}
@@ -78,16 +80,51 @@ func startRate(cfg capacity.Config, w bench.Workload, tr bench.TargetResult) (fl
 	return rate, fmt.Sprintf("its %d-thread pool's bound (%d threads ÷ %.3f s service time)", threads, threads, service)
 }
 
-// trialRunner runs a search's trials through the runner's Attacker.
+// trialRunner runs a search's trials through the runner's Attacker, on
+// the search's clock: from its first measured request (t0), each trial at
+// the offset its own first request had, so that its seconds, its stage
+// and the metrics recorded over the whole search line up as in any run.
 type trialRunner struct {
 	r      *Runner
 	run    *bench.Run
 	spec   bench.RunSpec
 	tr     *bench.TargetResult
 	t      bench.Target
-	warmup bench.Warmup // the first trial's; the others have none
-	offset time.Duration
+	warmup bench.Warmup    // the first trial's; the others have none
+	rec    bench.Recording // the metrics recorder's, over the whole search; nil without one
+	t0     time.Time       // the search's clock zero; zero before its first trial
+	began  time.Time       // the running trial's first measured request, once known
 }
+
+// record starts the metrics recorder over the search, warm-up included.
+func (tr *trialRunner) record(ctx context.Context) {
+	if tr.r.cfg.Recorder != nil {
+		tr.rec = tr.r.cfg.Recorder.Record(ctx, tr.t, tr.spec.Limits)
+	}
+}
+
+// keepRecording stops the recorder and keeps what it recorded, with each
+// trial's resources, as an attack's recording is kept.
+func (tr *trialRunner) keepRecording() {
+	if tr.rec != nil {
+		tr.r.keepRecording(tr.run, tr.tr, tr.rec.Stop(context.Background(), tr.tr.Warmup, tr.tr.Stages))
+	}
+}
+
+// startAt sets the running trial's first measured request; the first
+// trial's is the search's t0.
+func (tr *trialRunner) startAt(t0 time.Time) {
+	tr.began = t0
+	if tr.t0.IsZero() {
+		tr.t0 = t0
+		if tr.rec != nil {
+			tr.rec.SetT0(t0)
+		}
+	}
+}
+
+// offset is where the running trial starts on the search's clock.
+func (tr *trialRunner) offset() time.Duration { return tr.began.Sub(tr.t0) }
 
 func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capacity.Outcome, error) {
 	plan := bench.Plan{Workload: tr.spec.Workload, Warmup: tr.warmup, Profile: bench.Profile{
@@ -95,6 +132,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 		Stages: []bench.Stage{{Name: string(trial.Phase), Duration: bench.Duration(trial.Duration), Rate: trial.Rate}},
 	}}
 	tr.warmup = bench.Warmup{Disabled: true}
+	tr.began = time.Time{}
 	res, err := tr.r.cfg.Attacker.Run(ctx, tr.t.BaseURL(), plan, tr.observer(trial))
 	if err != nil {
 		return capacity.Outcome{}, err
@@ -106,10 +144,13 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	if res.Warmup != nil {
 		tr.tr.Warmup, warmup = res.Warmup, res.Warmup.Duration.D()
 	}
+	if tr.began.IsZero() { // an engine that did not say when it started
+		tr.startAt(orNow(res.T0))
+	}
 	st := res.Stages[0]
-	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset)
-	tr.offset += st.Duration.D()
+	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset())
 	tr.tr.Stages = append(tr.tr.Stages, st)
+	tr.tr.Seconds = append(tr.tr.Seconds, onSearchClock(res.Seconds, st.Index, tr.offset())...)
 	if err := tr.r.save(tr.run); err != nil {
 		return capacity.Outcome{}, err
 	}
@@ -124,8 +165,12 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 // the search's clock rather than the trial's own.
 func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
 	obs := tr.r.observer(tr.run, tr.tr, nil)
-	index, name, offset := len(tr.tr.Stages), trialName(trial), int(tr.offset/time.Second)
-	stage, second := obs.Stage, obs.Second
+	index, name := len(tr.tr.Stages), trialName(trial)
+	start, stage, second := obs.Start, obs.Stage, obs.Second
+	obs.Start = func(t0 time.Time) {
+		tr.startAt(t0)
+		start(t0)
+	}
 	obs.Stage = func(s bench.StageResult) {
 		if !s.Warmup {
 			s.Index, s.Name = index, name
@@ -133,10 +178,34 @@ func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
 		stage(s)
 	}
 	obs.Second = func(b bench.Bucket) {
-		b.Stage, b.Second = index, b.Second+offset
-		second(b)
+		if tr.began.IsZero() { // an engine that did not say when it started
+			tr.startAt(time.Now())
+		}
+		second(onSearchClock([]bench.Bucket{b}, index, tr.offset())[0])
 	}
 	return obs
+}
+
+// onSearchClock moves a trial's seconds to the search's clock: its stage,
+// and the second it fell in from the search's t0 (the trial's own offset,
+// to the nearest whole second, plus its second: no second of a trial of
+// whole seconds falls on the next trial's, which starts its length and a
+// pause later).
+func onSearchClock(seconds []bench.Bucket, stage int, offset time.Duration) []bench.Bucket {
+	out := make([]bench.Bucket, len(seconds))
+	for i, b := range seconds {
+		b.Stage, b.Second = stage, b.Second+int(offset.Round(time.Second)/time.Second)
+		out[i] = b
+	}
+	return out
+}
+
+// orNow is t, or now when t is zero.
+func orNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
 }
 
 func trialName(t capacity.Trial) string { return fmt.Sprintf("%s %.0f/s", t.Phase, t.Rate) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/store"
 )
 
 // poolAttacker is a load engine fake in front of a pool that serves
@@ -19,6 +20,9 @@ type poolAttacker struct {
 	generatorAt float64 // rates at or above it use the generator's CPU up; 0 for never
 	mu          sync.Mutex
 	plans       []bench.Plan
+	// now is the attack clock: each trial's first request is at it, and
+	// it moves on by the trial's length and half a second of pause.
+	now time.Time
 }
 
 var _ bench.Attacker = (*poolAttacker)(nil)
@@ -41,15 +45,67 @@ func (a *poolAttacker) Run(_ context.Context, _ string, plan bench.Plan, obs ben
 	}
 	stage := bench.StageResult{Model: bench.ModelOpen, Duration: st.Duration, Rate: st.Rate, Generator: gen,
 		Stats: bench.Stats{Requests: n, Successes: n, Throughput: min(st.Rate, a.capacity), Latency: bench.Latency{P99: p99}}}
-	res := &bench.AttackResult{Stages: []bench.StageResult{stage}, Total: stage.Stats}
-	// as the load engine does: the stage starts, then its seconds, on the
-	// attack's own clock
-	obs.Stage(bench.StageResult{Index: 0, Model: bench.ModelOpen, Rate: st.Rate})
-	obs.Second(bench.Bucket{Second: 0, Stage: 0})
+	a.mu.Lock()
+	if a.now.IsZero() {
+		a.now = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	}
+	t0 := a.now
+	a.now = a.now.Add(st.Duration.D() + 500*time.Millisecond)
+	a.mu.Unlock()
+	res := &bench.AttackResult{T0: t0, Stages: []bench.StageResult{stage}, Total: stage.Stats}
 	if !plan.Warmup.Disabled && plan.Warmup.Duration > 0 {
-		res.Warmup = &bench.StageResult{Warmup: true, Rate: plan.Warmup.Rate}
+		res.Warmup = &bench.StageResult{Warmup: true, Rate: plan.Warmup.Rate, StartOffset: -plan.Warmup.Duration, Duration: plan.Warmup.Duration}
+	}
+	// as the load engine does: the clock's zero, the stage starts, then
+	// its seconds, on the attack's own clock
+	obs.Start(t0)
+	obs.Stage(bench.StageResult{Index: 0, Model: bench.ModelOpen, Rate: st.Rate})
+	for i := range int(st.Duration.D() / time.Second) {
+		b := bench.Bucket{Second: i, Stage: 0, Stats: bench.Stats{Requests: int64(st.Rate), Throughput: stage.Stats.Throughput,
+			Elapsed: bench.Duration(time.Second)}}
+		obs.Second(b)
+		res.Seconds = append(res.Seconds, b)
 	}
 	return res, nil
+}
+
+// searchRecorder is a metrics recorder fake over one target: it keeps the
+// clock's zero it was given and the stages it summarised, and records one
+// CPU series.
+type searchRecorder struct {
+	mu      sync.Mutex
+	records int
+	t0s     []time.Time
+	warmup  *bench.StageResult
+	stages  []bench.StageResult
+}
+
+var _ bench.Recorder = (*searchRecorder)(nil)
+
+func (f *searchRecorder) Record(context.Context, bench.Target, bench.Limits) bench.Recording {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.records++
+	return f
+}
+
+func (f *searchRecorder) SetT0(t0 time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t0s = append(f.t0s, t0)
+}
+
+func (f *searchRecorder) Latest(string) (time.Time, float64, bool) { return time.Time{}, 0, false }
+
+func (f *searchRecorder) Stop(_ context.Context, warmup *bench.StageResult, stages []bench.StageResult) bench.RecordingResult {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.warmup, f.stages = warmup, stages
+	res := bench.RecordingResult{Series: []bench.Series{{Name: "container_cpu_usage_ratio", Points: []bench.Point{{T: 0, V: 0.4}, {T: 1, V: 0.9}}}}}
+	for _, s := range stages {
+		res.Resources = append(res.Resources, bench.StageResources{Stage: s.Index, CPUSecondsPer1k: 0.5})
+	}
+	return res
 }
 
 // capacitySpec asks for a search whose trials the fake attacker answers at
@@ -65,7 +121,9 @@ func TestExecute_CapacitySearch(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	att := &poolAttacker{capacity: 400}
-	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Attacker: att, LockPath: t.TempDir() + "/attack.lock", CPUs: 1})
+	rec := &searchRecorder{}
+	r := runner.New(runner.Config{Targets: &fakeRuntime{}, Store: st, Series: st, Attacker: att, Recorder: rec,
+		LockPath: t.TempDir() + "/attack.lock", CPUs: 1})
 	run := createRun(t, st, capacitySpec(t, "go"))
 	events, _ := r.Hub().Subscribe(run.ID)
 	var published []bench.Event
@@ -116,17 +174,91 @@ func TestExecute_CapacitySearch(t *testing.T) {
 	if tr.Warmup == nil {
 		t.Error("the warm-up was not kept")
 	}
-	// progress tells the trials apart: the n-th trial is stage n, its
-	// seconds on the search's clock
-	if len(published) != 2*len(tr.Stages) {
-		t.Fatalf("%d stage and second events for %d trials", len(published), len(tr.Stages))
-	}
-	for i := range tr.Stages {
-		stage, second := published[2*i], published[2*i+1]
-		if stage.Stage.Index != i || stage.Stage.Name != tr.Stages[i].Name || second.Second.Stage != i ||
-			second.Second.Second != int(tr.Stages[i].StartOffset.D()/time.Second) {
-			t.Errorf("trial %d published as stage %+v, second %+v", i, stage.Stage, second.Second)
+	checkSearchClock(t, tr, published)
+	checkSearchRecorded(t, st, got, rec)
+}
+
+// checkSearchClock checks that every trial is on the search's clock, from
+// its first measured request: each stage at the offset its first request
+// had (the fake's trials follow each other by their length and half a
+// second), its seconds stored and published in order as that stage's, at
+// its offset's nearest second on, none two at one second.
+func checkSearchClock(t *testing.T, tr *bench.TargetResult, published []bench.Event) {
+	t.Helper()
+	var offset time.Duration
+	seen := map[int]bool{}
+	var stored []bench.Bucket
+	for i, s := range tr.Stages {
+		if s.StartOffset.D() != offset {
+			t.Errorf("trial %d starts at %s on the search's clock, want %s", i, s.StartOffset, offset)
 		}
+		seconds := 0
+		for _, b := range tr.Seconds {
+			if b.Stage != i {
+				continue
+			}
+			if b.Second != int(offset.Round(time.Second)/time.Second)+seconds || seen[b.Second] {
+				t.Errorf("trial %d's second %d stored at %d (twice: %v)", i, seconds, b.Second, seen[b.Second])
+			}
+			seen[b.Second], seconds, stored = true, seconds+1, append(stored, b)
+		}
+		if want := int(s.Duration.D() / time.Second); seconds != want {
+			t.Errorf("trial %d stored %d seconds, want its %d", i, seconds, want)
+		}
+		offset += s.Duration.D() + 500*time.Millisecond
+	}
+	// progress tells the trials apart as stored: the n-th trial is stage
+	// n, then its seconds
+	var seconds []bench.Bucket
+	stage := -1
+	for _, ev := range published {
+		switch ev.Type {
+		case bench.EventStage:
+			if stage++; ev.Stage.Index != stage || ev.Stage.Name != tr.Stages[stage].Name {
+				t.Errorf("trial %d published as stage %+v", stage, ev.Stage)
+			}
+		case bench.EventSecond:
+			if ev.Second.Stage != stage {
+				t.Errorf("a second of trial %d published as stage %d's", stage, ev.Second.Stage)
+			}
+			seconds = append(seconds, *ev.Second)
+		}
+	}
+	if len(seconds) != len(stored) {
+		t.Fatalf("%d seconds published, %d stored", len(seconds), len(stored))
+	}
+	for i := range seconds {
+		if seconds[i].Second != stored[i].Second || seconds[i].Stage != stored[i].Stage {
+			t.Errorf("second %d published as %d of stage %d, stored as %d of stage %d", i,
+				seconds[i].Second, seconds[i].Stage, stored[i].Second, stored[i].Stage)
+		}
+	}
+}
+
+// checkSearchRecorded checks that the metrics recorder ran over the whole
+// search, as over any attack: started once, its clock's zero the first
+// trial's first request, every trial summarised at its offset, each
+// trial's resources kept and its series stored.
+func checkSearchRecorded(t *testing.T, st *store.DB, run *bench.Run, rec *searchRecorder) {
+	t.Helper()
+	tr := run.Target("go")
+	if rec.records != 1 || len(rec.t0s) != 1 {
+		t.Errorf("recorder started %d times, its zero set %d times: want once each", rec.records, len(rec.t0s))
+	}
+	if len(rec.stages) != len(tr.Stages) || rec.warmup == nil {
+		t.Fatalf("recorder summarised %d stages (warm-up %v) of %d trials", len(rec.stages), rec.warmup != nil, len(tr.Stages))
+	}
+	for i, s := range rec.stages {
+		if s.Index != i || s.StartOffset != tr.Stages[i].StartOffset {
+			t.Errorf("recorder summarised stage %d at %s, stored at %s", s.Index, s.StartOffset, tr.Stages[i].StartOffset)
+		}
+	}
+	if len(tr.Resources) != len(tr.Stages) || len(tr.Series) != 1 {
+		t.Errorf("%d stages' resources and series %v kept for %d trials", len(tr.Resources), tr.Series, len(tr.Stages))
+	}
+	series, err := st.FindSeries(context.Background(), run.ID, tr.Key(), []string{"container_cpu_usage_ratio"})
+	if err != nil || len(series) != 1 || len(series[0].Points) != 2 {
+		t.Errorf("stored series %+v (%v), want the recorder's", series, err)
 	}
 }
 

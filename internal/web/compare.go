@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -26,7 +27,9 @@ type compareView struct {
 	Base, Head string
 	Threshold  string
 	Comparison template.HTML
-	Error      *errorView
+	// Searches are the search charts of the runs that are capacity runs.
+	Searches template.HTML
+	Error    *errorView
 }
 
 // comparePart renders the pickers, and the comparison of base and head
@@ -82,6 +85,23 @@ func (p *Pages) compare(ctx context.Context, view *compareView) error {
 		return err
 	}
 	view.Comparison = template.HTML(buf.String()) // #nosec: internal/report escapes what it writes
+	return searchCharts(view, base, head)
+}
+
+// searchCharts renders the search charts of base and head into the view,
+// where they are capacity runs: their answers are compared, their searches
+// shown side by side.
+func searchCharts(view *compareView, base, head *bench.Run) error {
+	var buf bytes.Buffer
+	for _, side := range []struct {
+		name string
+		run  *bench.Run
+	}{{"base", base}, {"head", head}} {
+		if err := report.WriteSearchFragment(&buf, fmt.Sprintf("The %s run's search (%s)", side.name, side.run.ID), side.run); err != nil {
+			return err
+		}
+	}
+	view.Searches = template.HTML(buf.String()) // #nosec: internal/report escapes what it writes
 	return nil
 }
 

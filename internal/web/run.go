@@ -24,6 +24,9 @@ type runHead struct {
 	Spec    bench.RunSpec
 	Stages  []string // "c100 10s", one per stage of the profile
 	Workers string   // the workload's requests: "heavy?duration=500, light"
+	// Search describes a capacity run's search, whose trials take the
+	// place of its profile's one stage (no stage is listed then).
+	Search string
 }
 
 // reportView is the part of a finished run: its head, the downloads, and
@@ -107,8 +110,12 @@ func (p *Pages) livePart(ctx context.Context) ([]byte, int, error) {
 
 func newRunHead(run *bench.Run) runHead {
 	h := runHead{Run: run.Summary(), Spec: run.Spec}
-	for _, st := range run.Spec.Profile.Stages {
-		h.Stages = append(h.Stages, stageText(run.Spec.Profile.LoadModel(), st))
+	if c := run.Spec.Capacity; c != nil {
+		h.Search = analysis.DescribeSearch(*c)
+	} else {
+		for _, st := range run.Spec.Profile.Stages {
+			h.Stages = append(h.Stages, stageText(run.Spec.Profile.LoadModel(), st))
+		}
 	}
 	for i, r := range run.Spec.Workload.Requests {
 		if i > 0 {

@@ -6,6 +6,7 @@
 package analysistest
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"testing"
@@ -341,3 +342,161 @@ func SteadyRun(t *testing.T) *bench.Run {
 
 // Heavy20 is the workload: 50 clients on it are bound at 2,500 req/s.
 var Heavy20 = []bench.Request{{Endpoint: "heavy", Params: map[string]string{"duration": "20"}, Weight: 1}}
+
+// Trial is one trial of a crafted capacity search: its phase and offered
+// rate, what it served and its p99 (ms), whether the search passed it,
+// and, for a confirmation that never settles, how much its p50 climbs a
+// second (a share of its start).
+type Trial struct {
+	Phase             string
+	Rate, Served, P99 float64
+	Pass              bool
+	Climb             float64
+}
+
+// Searched is one target of a crafted capacity run: its settings (its
+// thread model), its trials in order and the CPU seconds per 1,000
+// requests its metrics recorded in each.
+type Searched struct {
+	Target   string
+	Settings map[string]string
+	Trials   []Trial
+	CPUPer1k float64
+}
+
+// SearchHeavy is the search: p99 ≤ 300 ms on heavy?duration=200,
+// where java-platform's 200 threads carry at most 1,000 req/s.
+var SearchHeavy = []bench.Request{{Endpoint: "heavy", Params: map[string]string{"duration": "200"}, Weight: 1}}
+
+// SearchRun is a capacity run of the three targets, each trial a
+// stage with its seconds on its search's clock: go and java-virtual
+// bracket up from 50 req/s, java-platform starts at its pool's bound, so
+// that stage i of one target is at another rate than stage i of the next;
+// go and java-virtual share their bracket's rates, java-virtual and
+// java-platform a 750 req/s bisection. go is CPU-bound at 1,550 req/s;
+// java-platform's confirmation at 985 req/s fails, its latency climbing,
+// and it is confirmed at 970; java-virtual's second confirmation at 775
+// never settles.
+func SearchRun(t *testing.T) *bench.Run {
+	t.Helper()
+	bracket := func(rates ...float64) []Trial {
+		var out []Trial
+		for _, r := range rates {
+			out = append(out, Trial{"bracket", r, r, 205, true, 0})
+		}
+		return out
+	}
+	confirm := func(rate, p99 float64, climb ...float64) []Trial {
+		out := make([]Trial, 3)
+		for i := range out {
+			out[i] = Trial{"confirm", rate, rate * 0.998, p99, true, 0}
+			if i < len(climb) {
+				out[i].Climb = climb[i]
+			}
+		}
+		return out
+	}
+	goTrials := append(bracket(50, 100, 200, 400, 800), Trial{"bracket", 1600, 1480, 2400, false, 0},
+		Trial{"bisect", 1200, 1200, 230, true, 0}, Trial{"bisect", 1400, 1400, 250, true, 0},
+		Trial{"bisect", 1500, 1500, 270, true, 0}, Trial{"bisect", 1550, 1550, 285, true, 0})
+	jvTrials := append(bracket(50, 100, 200, 400), Trial{"bracket", 800, 700, 1800, false, 0},
+		Trial{"bisect", 600, 600, 220, true, 0}, Trial{"bisect", 700, 700, 240, true, 0},
+		Trial{"bisect", 750, 750, 260, true, 0}, Trial{"bisect", 775, 775, 275, true, 0})
+	jpTrials := []Trial{{"bracket", 1000, 985, 900, false, 0}, {"bracket", 500, 500, 205, true, 0},
+		{"bisect", 750, 750, 206, true, 0}, {"bisect", 875, 875, 210, true, 0}, {"bisect", 940, 940, 230, true, 0},
+		{"bisect", 970, 970, 260, true, 0}, {"bisect", 985, 985, 285, true, 0}, {"confirm", 985, 980, 420, false, 0.08}}
+	return CraftedSearch(t, SearchHeavy, "p99<=300ms",
+		Searched{bench.TargetGo, nil, append(goTrials, confirm(1550, 290)...), 0.6},
+		Searched{bench.TargetJavaPlatform, map[string]string{"javaThreadModel": "platform", "tomcatMaxThreads": "200"},
+			append(jpTrials, confirm(970, 280)...), 0.4},
+		Searched{bench.TargetJavaVirtual, map[string]string{"javaThreadModel": "virtual"},
+			append(jvTrials, confirm(775, 280, 0, 0.05)...), 0.5})
+}
+
+// CraftedSearch is a capacity run on requests within objective whose
+// targets' searches ran the trials each crafted says: 3 s short trials and
+// 10 s confirmations a second apart, each a stage with its seconds and
+// resources, the answer the rate its confirmations passed at and the
+// first failing rate the lowest failure above it.
+func CraftedSearch(t *testing.T, requests []bench.Request, objective string, targets ...Searched) *bench.Run {
+	t.Helper()
+	c := &bench.CapacitySpec{Objective: objective, Precision: 0.05, Budget: bench.Duration(5 * time.Minute)}
+	spec := bench.RunSpec{Capacity: c, Workload: bench.Workload{Requests: requests},
+		Profile: bench.Profile{Name: bench.CapacityProfileName, Model: bench.ModelOpen,
+			Stages: []bench.Stage{{Duration: bench.DefaultCapacityConfirm, Rate: bench.DefaultCapacityStartRate}}},
+		Warmup: bench.Warmup{Duration: bench.DefaultWarmupDuration, Rate: bench.DefaultWarmupRate}}
+	spec.ApplyDefaults()
+	r := &bench.Run{ID: "search", Status: bench.RunSucceeded, Spec: spec, Environment: Environment(), CreatedAt: Created}
+	for _, s := range targets {
+		r.Spec.Targets = append(r.Spec.Targets, s.Target)
+		r.Targets = append(r.Targets, searchedTarget(t, s, objective))
+	}
+	return r
+}
+
+// searchedTarget is one crafted target's result: its trials as stages and
+// seconds, and the search's answer.
+func searchedTarget(t *testing.T, s Searched, objective string) bench.TargetResult {
+	t.Helper()
+	tr := bench.TargetResult{Target: s.Target, Status: bench.TargetSucceeded, Settings: s.Settings, Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024},
+		Image: bench.ImageInfo{Ref: "threadbench/" + s.Target + ":dev", Runtime: runtimes[s.Target]}}
+	c := &bench.CapacityResult{Objective: objective, Stop: "precision", Reason: "the bracket is 3.1% wide (asked 5.0%)",
+		Trials: len(s.Trials), Start: s.Trials[0].Rate}
+	var offset time.Duration
+	for i, trial := range s.Trials {
+		st := trialStage(t, i, trial, offset)
+		tr.Stages = append(tr.Stages, st)
+		tr.Seconds = append(tr.Seconds, trialSeconds(i, trial, offset)...)
+		res := bench.StageResources{Stage: i, CPUSecondsPer1k: s.CPUPer1k}
+		tr.Resources = append(tr.Resources, res)
+		step := bench.CapacityTrial{Stage: i, Phase: trial.Phase, Rate: trial.Rate, Throughput: st.Stats.Throughput, P99: st.Stats.Latency.P99, Pass: trial.Pass}
+		if !trial.Pass {
+			step.Violations = []string{fmt.Sprintf("p99 %.0fms > 300ms", st.Stats.Latency.P99)}
+		}
+		c.Steps = append(c.Steps, step)
+		if trial.Phase == "confirm" {
+			c.Rate = trial.Rate // the last round's: the one that passed
+		}
+		offset += st.Duration.D() + time.Second
+	}
+	for _, step := range c.Steps {
+		if step.Phase == "confirm" && step.Rate == c.Rate {
+			c.Confirmations = append(c.Confirmations, step)
+		}
+		if !step.Pass && step.Rate > c.Rate && (c.Failed == nil || step.Rate < c.Failed.Rate) {
+			failed := step
+			c.Failed = &failed
+		}
+	}
+	c.Width, c.Spent = (c.Failed.Rate-c.Rate)/c.Failed.Rate, bench.Duration(offset)
+	total := tr.Stages[c.Confirmations[len(c.Confirmations)-1].Stage].Stats
+	tr.Capacity, tr.Total = c, &total
+	return tr
+}
+
+// trialStage is a trial as a stage: 3 s short, 10 s a confirmation.
+func trialStage(t *testing.T, index int, trial Trial, offset time.Duration) bench.StageResult {
+	seconds := 3.0
+	if trial.Phase == "confirm" {
+		seconds = 10
+	}
+	st := StatsOf(t, Spread{Requests: int64(trial.Served * seconds), Seconds: seconds, Low: trial.P99 * 0.6, High: trial.P99})
+	st.Completed, st.OfferedRate = st.Successes, trial.Rate
+	return bench.StageResult{Index: index, Name: fmt.Sprintf("%s %.0f/s", trial.Phase, trial.Rate), Model: bench.ModelOpen,
+		StartOffset: bench.Duration(offset), Duration: bench.Duration(seconds * float64(time.Second)), Rate: trial.Rate, Stats: st}
+}
+
+// trialSeconds are a trial's seconds on its search's clock, wobbling by
+// ±2%, the p50 climbing as the trial says.
+func trialSeconds(index int, trial Trial, offset time.Duration) []bench.Bucket {
+	n := 3
+	if trial.Phase == "confirm" {
+		n = 10
+	}
+	buckets := bucketsOf(index, int(offset/time.Second), Spread{Requests: int64(trial.Served) * int64(n), Seconds: float64(n),
+		Low: trial.P99 * 0.6, High: trial.P99}, false)
+	for i := range buckets {
+		buckets[i].Stats.Latency.P50 *= 1 + trial.Climb*float64(i)
+	}
+	return buckets
+}
