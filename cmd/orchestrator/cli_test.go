@@ -677,7 +677,7 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 		{"HealthAlone", []string{"--health", "/ready"}, "health: --health is for a service of your own"},
 		{"PortEnvAlone", []string{"--port-env", "PORT"}, "port-env: --port-env is for a service of your own"},
 		{"BadPortEnv", []string{"--image", "orders:1", "--port-env", "9-port", "--requests", "testdata/targets/shop.txt"}, `portEnv: must be an environment variable name, got "9-port"`},
-		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no variant "turbo" (variants: platform, virtual)`},
+		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no variant "turbo" (variant: platform, virtual)`},
 		{"JarToDaemon", []string{"--server", "http://127.0.0.1:9", "--jar", jar}, "jar: a daemon runs only the targets of its configuration"},
 		{"JarWithExperiment", []string{"--jar", jar, "--experiment", "seed-000"}, "jar: an experiment runs the built-in targets"},
 		{"ConfigJarMissing", []string{"--config", config("targets:\n  - name: orders\n    jar: nope.jar\n")}, "targets[0].jar: no jar file at"},

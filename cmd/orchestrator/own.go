@@ -3,7 +3,6 @@ package main
 import (
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +23,7 @@ type ownFlags struct {
 	healthTimeout          time.Duration
 	env, jvmFlags          []string
 	variants               []string
-	jdk                    int
+	jdks                   []int
 }
 
 func (o *ownFlags) register(fs *pflag.FlagSet) {
@@ -39,8 +38,8 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.metrics, "metrics", "", "with --jar/--image/--dockerfile: its Prometheus path (default /actuator/prometheus when it answers; none for no scraping)")
 	fs.StringSliceVar(&o.env, "target-env", nil, "with --jar/--image/--dockerfile: environment of the service, NAME=VALUE (repeatable)")
 	fs.StringSliceVar(&o.jvmFlags, "jvm-flag", nil, "with --jar/--image/--dockerfile: a JVM flag of the service (repeatable)")
-	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run (default: all; a jar's are platform and virtual)")
-	fs.IntVar(&o.jdk, "jdk", 0, "the Java major the Java targets run on, 21 or 25 (a jar's default: what its classes need)")
+	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run, by the values of their axes: virtual, jdk=21 (default: all; a jar's are platform and virtual)")
+	fs.IntSliceVar(&o.jdks, "jdk", nil, "the Java major the Java targets run on, 21 or 25; several (21,25) run each target on each (a jar's default: what its classes need)")
 }
 
 // given reports whether the flags define a target.
@@ -51,9 +50,17 @@ func (o *ownFlags) given() bool { return o.jar != "" || o.image != "" || o.docke
 // runs each of its variants. remote is set when the run goes to a daemon,
 // which takes no jar, image or Dockerfile.
 func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec, fileTargets, remote bool) error {
-	if fs.Changed("jdk") {
-		spec.Java.JDK = o.jdk
+	if err := o.checkJDKs(fs, spec); err != nil {
+		return err
 	}
+	if err := o.applyOwn(g, fs, spec, fileTargets, remote); err != nil {
+		return err
+	}
+	return o.eachJDK(g, spec)
+}
+
+// applyOwn defines the service of one's own the flags give, if any.
+func (o *ownFlags) applyOwn(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec, fileTargets, remote bool) error {
 	if !o.given() {
 		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant"} {
 			if fs.Changed(name) {
@@ -112,8 +119,12 @@ func (o *ownFlags) definition() (targets.Own, error) {
 		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags, PortEnv: o.portEnv, BindEnv: o.bindEnv,
 		// The question is one property away for any Spring Boot service.
 		Variants: targets.SpringVariants()}
-	if o.image == "" {
-		def.JDK = o.jdk
+	switch {
+	case o.image != "":
+	case len(o.jdks) == 1:
+		def.JDK = o.jdks[0]
+	case len(o.jdks) > 1:
+		def.JDKs = o.jdks
 	}
 	if def.Name == "" {
 		def.Name = defaultOwnName(o.jar, o.image, o.dockerfile)
@@ -131,7 +142,7 @@ func (o *ownFlags) definition() (targets.Own, error) {
 	return def, nil
 }
 
-// refs are the variants to run: those --variant names, else all.
+// refs are the variants to run: those --variant picks, else all.
 func (o *ownFlags) refs(e targets.Entry) ([]string, error) {
 	info := e.Info()
 	if len(info.Variants) == 0 {
@@ -140,16 +151,13 @@ func (o *ownFlags) refs(e targets.Entry) ([]string, error) {
 		}
 		return []string{e.Name}, nil
 	}
-	want := o.variants
-	if len(want) == 0 {
-		want = info.Variants
+	variants, err := pickVariants(info, o.variants)
+	if err != nil {
+		return nil, err
 	}
-	refs := make([]string, 0, len(want))
-	for _, v := range want {
-		if !slices.Contains(info.Variants, v) {
-			return nil, bench.FieldErrorf("variant", "target %s has no variant %q (variants: %s)", e.Name, v, strings.Join(info.Variants, ", "))
-		}
-		refs = append(refs, e.Name+"@"+v)
+	refs := make([]string, len(variants))
+	for i, v := range variants {
+		refs[i] = e.Name + "@" + v
 	}
 	return refs, nil
 }

@@ -56,6 +56,16 @@ func (a *OwnAxes) UnmarshalYAML(node *yaml.Node) error {
 	return nil
 }
 
+// JavaMajors are the Java majors the project builds a JRE for, as a
+// target's JDK axis offers them.
+func JavaMajors() []int {
+	out := make([]int, len(javaVariant.Values))
+	for i, v := range javaVariant.Values {
+		out[i], _ = strconv.Atoi(v)
+	}
+	return out
+}
+
 // reservedAxes are the names of the axes every target of one's own has.
 var reservedAxes = map[string]string{
 	bench.VariantOwn: "its variants' axis",

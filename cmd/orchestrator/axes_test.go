@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/store"
+)
+
+// poolConfig defines the orders jar with an axis of its own, two Tomcat
+// pools, beside Spring Boot's two thread models.
+const poolAxis = `
+    axes:
+      pool:
+        t200: {SERVER_TOMCAT_THREADS_MAX: "200"}
+        t400: {SERVER_TOMCAT_THREADS_MAX: "400"}
+`
+
+// A service's axes given wrongly are refused, naming the flag or field,
+// before the history or an engine is touched: a JDK the project cannot
+// build, a value or an axis the service has not, an axis whose name
+// collides with another.
+func TestRunAxesBadInput(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "orders-1.0.jar")
+	os.WriteFile(jar, []byte("PK"), 0o644)
+	config := func(body string) string {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		os.WriteFile(path, []byte(body), 0o644)
+		return path
+	}
+	requests := []string{"--requests", "testdata/targets/shop.txt"}
+	pools := config("targets:\n  - name: orders\n    jar: " + jar + poolAxis)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"JDKCannotBuild", []string{"--jar", jar, "--jdk", "21,17"}, "jdk: this host builds JREs for Java 25 and 21 only, got 17"},
+		{"JDKTwice", []string{"--jar", jar, "--jdk", "21,21"}, "jdk: Java 21 is given twice"},
+		{"JDKsWithoutJava", []string{"--targets", "go", "--jdk", "21,25"}, "jdk: no target of the run varies by JDK (go)"},
+		{"UnknownJDKValue", []string{"--jar", jar, "--jdk", "21,25", "--variant", "virtual,jdk=17"}, `variant: target orders has no jdk "17" (jdk: 21, 25)`},
+		{"UnknownAxis", []string{"--jar", jar, "--variant", "gc=z"}, `variant: target orders has no axis "gc" (axes: variant)`},
+		{"ConfigUnknownAxisValue", []string{"--config", pools, "--targets", "orders@virtual,pool=t800"}, `targets[0]: target orders has no pool "t800" (pool: t200, t400)`},
+		{"ConfigJDKAxisCannotBuild", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + ", jdks: [21, 17]}\n")}, "targets[0].jdks: this host builds JREs for Java 25 and 21 only, got 17"},
+		{"ConfigAxisCollides", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + "\n    axes:\n      jdk: {a: {X: \"1\"}, b: {X: \"2\"}}\n")},
+			"targets[0].axes.jdk: collides with the JDK axis"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { wantRunRefused(t, ctx, append(tt.args, requests...), tt.want) })
+	}
+}
+
+// The API takes a service's variants by name only: a reference that names
+// some of its axes runs every variant with the others, written as the
+// catalog names them; one with a value it has not is a 400 naming the
+// target's field, and no run is stored.
+func TestAxesThroughTheAPI(t *testing.T) {
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "orders-1.0.jar")
+	os.WriteFile(jar, []byte("PK"), 0o644)
+	cfgPath := filepath.Join(dir, "config.yaml")
+	os.WriteFile(cfgPath, []byte("targets:\n  - name: orders\n    jar: "+jar+"\n    jdks: [21, 25]"+poolAxis), 0o644)
+	d := startStandInServe(t, time.Millisecond, nil, "--config", cfgPath)
+	header := map[string]string{"Content-Type": "application/json"}
+
+	bad := `{"targets": ["orders@virtual,jdk=17"], "profile": "smoke", "workload": {"requests": [{"uri": "/orders"}]}}`
+	if resp, body := d.request(t, "POST", "/runs", bad, header); resp.StatusCode != http.StatusBadRequest || !contains(body, `"field":"targets[0]"`, `has no jdk \"17\" (jdk: 21, 25)`) {
+		t.Errorf("POST /runs with jdk=17 = %d %s, want 400 naming targets[0]", resp.StatusCode, body)
+	}
+	if runs := d.listRuns(t); len(runs) != 0 {
+		t.Fatalf("%d runs stored, want none", len(runs))
+	}
+	ok := `{"targets": ["orders@jdk=25,pool=t400"], "profile": "smoke", "warmup": {"disabled": true}, "workload": {"requests": [{"uri": "/orders"}]}}`
+	if resp, body := d.request(t, "POST", "/runs", ok, header); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /runs = %d: %s", resp.StatusCode, body)
+	}
+	runs := d.listRuns(t)
+	var got []string
+	for _, r := range runs {
+		for _, tr := range r.Targets {
+			got = append(got, tr.Target)
+		}
+	}
+	if want := []string{"orders@platform,jdk=25,pool=t400", "orders@virtual,jdk=25,pool=t400"}; len(runs) != 1 || !slices.Equal(got, want) {
+		t.Errorf("stored targets %v, want %v", got, want)
+	}
+}
+
+func contains(body []byte, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(string(body), p) {
+			return false
+		}
+	}
+	return true
+}
+
+// One command runs a jar on each JDK in both thread models; --variant
+// picks by the values of the axes; the built-in Java targets run on each
+// JDK too, and --targets takes a variant with its axes as one reference.
+func TestRunOnEachJDK(t *testing.T) {
+	saved := openRunDeps
+	t.Cleanup(func() { openRunDeps = saved })
+	openRunDeps = func(g *globalState, cfg config, db *store.DB, _ bool) (*runDeps, error) {
+		return newStandInDeps(g, cfg, db, time.Millisecond), nil
+	}
+	jar := filepath.Join(t.TempDir(), "orders-1.0.jar")
+	os.WriteFile(jar, []byte("PK"), 0o644)
+	common := []string{"run", "-q", "--profile", "smoke", "--no-warmup"}
+	own := append([]string{"--jar", jar, "--requests", "testdata/targets/shop.txt"}, common...)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"FourVariants", append([]string{"--jdk", "21,25"}, own...),
+			[]string{"orders@platform,jdk=21", "orders@platform,jdk=25", "orders@virtual,jdk=21", "orders@virtual,jdk=25"}},
+		{"Picked", append([]string{"--jdk", "21,25", "--variant", "virtual", "--variant", "jdk=25"}, own...), []string{"orders@virtual,jdk=25"}},
+		{"OneJDKNoAxis", append([]string{"--jdk", "21"}, own...), []string{"orders@platform", "orders@virtual"}},
+		{"Builtins", append([]string{"--targets", "java-virtual,go", "--jdk", "25,21", "--endpoint", "light"}, common...),
+			[]string{"java-virtual@25", "java-virtual@21", "go"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "history.db")
+			code, _, stderr := run(t, nil, append([]string{"--db", db}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			runs := storedRuns(t, db)
+			if len(runs) != 1 || !slices.Equal(runs[0].Spec.Targets, tt.want) {
+				t.Errorf("targets %v, want %v", runs[0].Spec.Targets, tt.want)
+			}
+		})
+	}
+}
