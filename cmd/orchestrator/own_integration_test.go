@@ -36,13 +36,14 @@ var ordersBuild struct {
 }
 
 // ordersJar returns the fixture's jar, built by make fixtures or, where it
-// has not been, here with the fixture's Maven wrapper.
+// has not been or its sources changed since, here with the fixture's Maven
+// wrapper.
 func ordersJar(t *testing.T) string {
 	t.Helper()
 	ordersBuild.once.Do(func() {
 		dir, _ := filepath.Abs(ordersDir)
 		jar := filepath.Join(dir, "target", "orders.jar")
-		if _, err := os.Stat(jar); err != nil {
+		if st, err := os.Stat(jar); err != nil || newerThan(dir, st.ModTime()) {
 			ordersBuild.err = buildFixture(dir)
 		}
 		ordersBuild.jar = jar
@@ -51,6 +52,22 @@ func ordersJar(t *testing.T) string {
 		t.Fatalf("build the fixture service: %v", ordersBuild.err)
 	}
 	return ordersBuild.jar
+}
+
+// newerThan reports whether the fixture's pom or a source file changed after t.
+func newerThan(dir string, t time.Time) bool {
+	newer := false
+	for _, root := range []string{filepath.Join(dir, "pom.xml"), filepath.Join(dir, "src")} {
+		filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+			if err == nil {
+				if info, err := d.Info(); err == nil && info.ModTime().After(t) {
+					newer = true
+				}
+			}
+			return nil
+		})
+	}
+	return newer
 }
 
 func buildFixture(dir string) error {

@@ -57,7 +57,7 @@ func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
 	a.methodNotes(scopes)
 	rep.Notes = a.notes.lines()
 	rep.Capacity, rep.Scalability = capacity.Table(r), scalability.FitRun(r)
-	a.axes(&rep, scopes)
+	a.variants(&rep, scopes)
 	return rep
 }
 

@@ -259,11 +259,13 @@ func hasPair(pairs []bench.Pair, a, b string) bool {
 	return slices.ContainsFunc(pairs, func(p bench.Pair) bool { return p.A == a && p.B == b })
 }
 
-// axes adds what a report says about its targets' axes: a matrix of two
-// axes per target and the finding of which axis moved its throughput
-// most, from the scope the findings pair (the whole attack when its
-// differences were tested, else the busiest stage).
-func (a *analysis) axes(rep *bench.Report, scopes []*scopeData) {
+// variants adds what a report says about its targets' variants: a matrix
+// of two axes per target and the finding of which axis moved its
+// throughput most, from the scope the findings pair (the whole attack
+// when its differences were tested, else the busiest stage), and what
+// their JVMs said about their virtual threads.
+func (a *analysis) variants(rep *bench.Report, scopes []*scopeData) {
+	rep.VirtualThreads = a.virtualThreads()
 	if len(scopes) == 0 {
 		return
 	}

@@ -105,3 +105,22 @@ func TestAnalyze_MatrixOfThreeAxesAndBuiltins(t *testing.T) {
 		t.Errorf("findings %v, want the pool named first", rep.Findings)
 	}
 }
+
+// What each JVM said about its virtual threads, where it said anything:
+// pins on 21, none on 25, whose scheduler reports itself.
+func TestAnalyze_VirtualThreads(t *testing.T) {
+	rep := analysis.Analyze(analysistest.PinningMatrix(t), analysis.ReportOptions{})
+	rows := map[string]bench.VirtualThreadRow{}
+	for _, r := range rep.VirtualThreads {
+		rows[r.Label] = r
+	}
+	if len(rows) != 4 {
+		t.Fatalf("rows %+v, want one per variant", rep.VirtualThreads)
+	}
+	if r := rows["orders@virtual,jdk=21"]; r.Pinned != 1150 || r.PinnedPerSecond != 0.95 || r.SubmitFailed == nil || *r.SubmitFailed != 0 || r.Parallelism != nil {
+		t.Errorf("virtual on 21: %+v, want 1150 pins, 0.95 s pinned a second, 0 failed submits, no scheduler", r)
+	}
+	if r := rows["orders@virtual,jdk=25"]; r.Pinned != 0 || r.Parallelism == nil || *r.Parallelism != 1 || r.Queued == nil || *r.Queued != 12 {
+		t.Errorf("virtual on 25: %+v, want no pins and the scheduler's figures", r)
+	}
+}

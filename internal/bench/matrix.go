@@ -28,3 +28,24 @@ type MatrixCell struct {
 	P99        float64  `json:"p99"`        // ms
 	Capacity   *float64 `json:"capacity,omitempty"`
 }
+
+// VirtualThreadRow is what one subject's JVM said about its virtual
+// threads in one measured stage, the median of its rounds: the pins of its
+// carriers and the failed submits JFR saw (Micrometer's
+// VirtualThreadMetrics, or the built-in Java target's own count), and on
+// JDK 24 and later the scheduler's peaks. A figure the JVM did not expose
+// is absent.
+type VirtualThreadRow struct {
+	Label  string  `json:"label"`
+	Stage  string  `json:"stage"`
+	Pinned float64 `json:"pinned"`
+	// PinnedSeconds is how long its carriers were pinned in all;
+	// PinnedPerSecond that over the stage's seconds: 1 is one carrier
+	// pinned all the time.
+	PinnedSeconds   float64  `json:"pinnedSeconds"`
+	PinnedPerSecond float64  `json:"pinnedPerSecond"`
+	SubmitFailed    *float64 `json:"submitFailed,omitempty"`
+	Parallelism     *float64 `json:"parallelism,omitempty"`
+	PoolSize        *float64 `json:"poolSize,omitempty"`
+	Queued          *float64 `json:"queued,omitempty"`
+}

@@ -37,6 +37,9 @@ type Report struct {
 	Scalability []ScalabilityFit `json:"scalability,omitempty"`
 	// Matrices lay out a target's variants along two of its axes.
 	Matrices []Matrix `json:"matrices,omitempty"`
+	// VirtualThreads are what the targets' JVMs said about their virtual
+	// threads, per measured stage, where they expose it.
+	VirtualThreads []VirtualThreadRow `json:"virtualThreads,omitempty"`
 }
 
 // ReportSubject is what a report compares: one result label of the run (a

@@ -36,6 +36,7 @@ type block struct {
 func layoutReport(rep bench.Report) []section {
 	sections := append([]section{headerSection(rep), findingsSection(rep)}, capacitySections(rep)...)
 	sections = append(sections, axesSections(rep)...)
+	sections = append(sections, virtualSections(rep)...)
 	colors := subjectColors(rep)
 	for i, sc := range rep.Scopes {
 		sections = append(sections, scopeSection(sc, colors, fmt.Sprintf("scope-%d", i), rep.MinEffect))
