@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/store"
 )
 
@@ -139,5 +141,33 @@ func TestRunOnEachJDK(t *testing.T) {
 				t.Errorf("targets %v, want %v", runs[0].Spec.Targets, tt.want)
 			}
 		})
+	}
+}
+
+// A run sent to a daemon names a configured service's variant with its
+// axes in one --targets item, and carries the requests of a vegeta
+// targets file the CLI read.
+func TestRunServerVariantOnAxes(t *testing.T) {
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "orders-1.0.jar")
+	os.WriteFile(jar, []byte("PK"), 0o644)
+	cfgPath := filepath.Join(dir, "config.yaml")
+	os.WriteFile(cfgPath, []byte("targets:\n  - name: orders\n    jar: "+jar+poolAxis), 0o644)
+	d := startStandInServe(t, time.Millisecond, nil, "--config", cfgPath)
+	code, _, stderr := run(t, nil, "run", "--server", d.base, "-q", "--targets", "orders@virtual,pool=t400", "--requests", "testdata/targets/shop.txt",
+		"--profile", "smoke", "--no-warmup")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	runs := d.listRuns(t)
+	if len(runs) != 1 || len(runs[0].Targets) != 1 || runs[0].Targets[0].Target != "orders@virtual,pool=t400" {
+		t.Fatalf("runs %+v, want one of orders@virtual,pool=t400", runs)
+	}
+	var full bench.Run
+	if resp, body := d.request(t, "GET", "/runs/"+runs[0].ID, "", nil); resp.StatusCode != http.StatusOK || json.Unmarshal(body, &full) != nil {
+		t.Fatalf("GET /runs/%s = %d", runs[0].ID, resp.StatusCode)
+	}
+	if reqs := full.Spec.Workload.Requests; len(reqs) == 0 || reqs[0].URI == "" {
+		t.Errorf("workload %+v, want the targets file's requests by uri", full.Spec.Workload)
 	}
 }
