@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -15,8 +14,8 @@ import (
 	"github.com/threadbench/threadbench/internal/store"
 )
 
-// poolConfig defines the orders jar with an axis of its own, two Tomcat
-// pools, beside Spring Boot's two thread models.
+// poolAxis is an axis of the orders jar's own, two Tomcat pools, beside
+// Spring Boot's two thread models.
 const poolAxis = `
     axes:
       pool:
@@ -24,40 +23,26 @@ const poolAxis = `
         t400: {SERVER_TOMCAT_THREADS_MAX: "400"}
 `
 
-// A service's axes given wrongly are refused, naming the flag or field,
-// before the history or an engine is touched: a JDK the project cannot
-// build, a value or an axis the service has not, an axis whose name
-// collides with another.
-func TestRunAxesBadInput(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	dir := t.TempDir()
-	jar := filepath.Join(dir, "orders-1.0.jar")
-	os.WriteFile(jar, []byte("PK"), 0o644)
-	config := func(body string) string {
-		path := filepath.Join(t.TempDir(), "config.yaml")
-		os.WriteFile(path, []byte(body), 0o644)
-		return path
+// fakeJar is a file by a jar's name, enough for what is checked before a
+// run starts.
+func fakeJar(t *testing.T) string {
+	t.Helper()
+	jar := filepath.Join(t.TempDir(), "orders-1.0.jar")
+	if err := os.WriteFile(jar, []byte("PK"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	requests := []string{"--requests", "testdata/targets/shop.txt"}
-	pools := config("targets:\n  - name: orders\n    jar: " + jar + poolAxis)
-	for _, tt := range []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"JDKCannotBuild", []string{"--jar", jar, "--jdk", "21,17"}, "jdk: this host builds JREs for Java 25 and 21 only, got 17"},
-		{"JDKTwice", []string{"--jar", jar, "--jdk", "21,21"}, "jdk: Java 21 is given twice"},
-		{"JDKsWithoutJava", []string{"--targets", "go", "--jdk", "21,25"}, "jdk: no target of the run varies by JDK (go)"},
-		{"UnknownJDKValue", []string{"--jar", jar, "--jdk", "21,25", "--variant", "virtual,jdk=17"}, `variant: target orders has no jdk "17" (jdk: 21, 25)`},
-		{"UnknownAxis", []string{"--jar", jar, "--variant", "gc=z"}, `variant: target orders has no axis "gc" (axes: variant)`},
-		{"ConfigUnknownAxisValue", []string{"--config", pools, "--targets", "orders@virtual,pool=t800"}, `targets[0]: target orders has no pool "t800" (pool: t200, t400)`},
-		{"ConfigJDKAxisCannotBuild", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + ", jdks: [21, 17]}\n")}, "targets[0].jdks: this host builds JREs for Java 25 and 21 only, got 17"},
-		{"ConfigAxisCollides", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + "\n    axes:\n      jdk: {a: {X: \"1\"}, b: {X: \"2\"}}\n")},
-			"targets[0].axes.jdk: collides with the JDK axis"},
-	} {
-		t.Run(tt.name, func(t *testing.T) { wantRunRefused(t, ctx, append(tt.args, requests...), tt.want) })
+	return jar
+}
+
+// configWith writes a configuration file whose one target is the jar with
+// more of its definition.
+func configWith(t *testing.T, jar, more string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("targets:\n  - name: orders\n    jar: "+jar+more), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	return path
 }
 
 // The API takes a service's variants by name only: a reference that names
@@ -65,11 +50,7 @@ func TestRunAxesBadInput(t *testing.T) {
 // catalog names them; one with a value it has not is a 400 naming the
 // target's field, and no run is stored.
 func TestAxesThroughTheAPI(t *testing.T) {
-	dir := t.TempDir()
-	jar := filepath.Join(dir, "orders-1.0.jar")
-	os.WriteFile(jar, []byte("PK"), 0o644)
-	cfgPath := filepath.Join(dir, "config.yaml")
-	os.WriteFile(cfgPath, []byte("targets:\n  - name: orders\n    jar: "+jar+"\n    jdks: [21, 25]"+poolAxis), 0o644)
+	cfgPath := configWith(t, fakeJar(t), "\n    jdks: [21, 25]"+poolAxis)
 	d := startStandInServe(t, time.Millisecond, nil, "--config", cfgPath)
 	header := map[string]string{"Content-Type": "application/json"}
 
@@ -114,8 +95,7 @@ func TestRunOnEachJDK(t *testing.T) {
 	openRunDeps = func(g *globalState, cfg config, db *store.DB, _ bool) (*runDeps, error) {
 		return newStandInDeps(g, cfg, db, time.Millisecond), nil
 	}
-	jar := filepath.Join(t.TempDir(), "orders-1.0.jar")
-	os.WriteFile(jar, []byte("PK"), 0o644)
+	jar := fakeJar(t)
 	common := []string{"run", "-q", "--profile", "smoke", "--no-warmup"}
 	own := append([]string{"--jar", jar, "--requests", "testdata/targets/shop.txt"}, common...)
 	for _, tt := range []struct {
@@ -148,12 +128,7 @@ func TestRunOnEachJDK(t *testing.T) {
 // axes in one --targets item, and carries the requests of a vegeta
 // targets file the CLI read.
 func TestRunServerVariantOnAxes(t *testing.T) {
-	dir := t.TempDir()
-	jar := filepath.Join(dir, "orders-1.0.jar")
-	os.WriteFile(jar, []byte("PK"), 0o644)
-	cfgPath := filepath.Join(dir, "config.yaml")
-	os.WriteFile(cfgPath, []byte("targets:\n  - name: orders\n    jar: "+jar+poolAxis), 0o644)
-	d := startStandInServe(t, time.Millisecond, nil, "--config", cfgPath)
+	d := startStandInServe(t, time.Millisecond, nil, "--config", configWith(t, fakeJar(t), poolAxis))
 	code, _, stderr := run(t, nil, "run", "--server", d.base, "-q", "--targets", "orders@virtual,pool=t400", "--requests", "testdata/targets/shop.txt",
 		"--profile", "smoke", "--no-warmup")
 	if code != exitOK {

@@ -683,6 +683,18 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 		{"ConfigJarMissing", []string{"--config", config("targets:\n  - name: orders\n    jar: nope.jar\n")}, "targets[0].jar: no jar file at"},
 		{"ConfigTwice", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + "}\n  - {name: orders, image: x}\n")}, `targets[1].name: target "orders" is defined twice`},
 		{"ConfigUnknownVariant", []string{"--config", goodConfig, "--targets", "orders@turbo"}, `targets[0]: target orders has no variant "turbo" (variant: platform, virtual)`},
+		// Its axes: a JDK the project cannot build, a value or an axis it
+		// has not, an axis whose name collides with another.
+		{"JDKCannotBuild", []string{"--jar", jar, "--jdk", "21,17"}, "jdk: this host builds JREs for Java 25 and 21 only, got 17"},
+		{"JDKTwice", []string{"--jar", jar, "--jdk", "21,21"}, "jdk: Java 21 is given twice"},
+		{"JDKsWithoutJava", []string{"--targets", "go", "--jdk", "21,25"}, "jdk: no target of the run varies by JDK (go)"},
+		{"UnknownJDKValue", []string{"--jar", jar, "--jdk", "21,25", "--variant", "virtual,jdk=17", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no jdk "17" (jdk: 21, 25)`},
+		{"UnknownAxis", []string{"--jar", jar, "--variant", "gc=z", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no axis "gc" (axes: variant)`},
+		{"ConfigUnknownAxisValue", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + poolAxis), "--targets", "orders@virtual,pool=t800",
+			"--requests", "testdata/targets/shop.txt"}, `targets[0]: target orders has no pool "t800" (pool: t200, t400)`},
+		{"ConfigJDKAxisCannotBuild", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + ", jdks: [21, 17]}\n")}, "targets[0].jdks: this host builds JREs for Java 25 and 21 only, got 17"},
+		{"ConfigAxisCollides", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + "\n    axes:\n      jdk: {a: {X: \"1\"}, b: {X: \"2\"}}\n")},
+			"targets[0].axes.jdk: collides with the JDK axis"},
 	} {
 		t.Run(tt.name, func(t *testing.T) { wantRunRefused(t, ctx, tt.args, tt.want) })
 	}

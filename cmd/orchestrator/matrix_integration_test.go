@@ -4,9 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,7 +14,6 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
-	"github.com/threadbench/threadbench/internal/store"
 )
 
 // The fixture's pinning request (GET /api/legacy?delayMs=20: a call that
@@ -46,29 +42,12 @@ func pinningMatrixRun(t *testing.T) (*bench.Run, string) {
 	t.Helper()
 	return thePinningMatrix.get(t, func(t *testing.T, dir string) (*bench.Run, error) {
 		db := filepath.Join(dir, "history.db")
-		args := []string{"--db", db, "run", "-q", "-o", "json", "--jar", ordersJar(t), "--jdk", "21,25", "--requests", pinningRequests,
+		args := []string{"--jar", ordersJar(t), "--jdk", "21,25", "--requests", pinningRequests,
 			"--profile", "testdata/profile/pinning.yaml", "--warmup-max", "30s", "--name", "pinning-matrix"}
 		if cpus := targetCPUs(t); cpus > 0 {
 			args = append(args, "--cpus", strconv.FormatFloat(cpus, 'f', -1, 64))
 		}
-		code, stdout, stderr := runCLI(t, nil, args...)
-		if code != exitOK {
-			return nil, fmt.Errorf("run: exit %d\n%s", code, stderr)
-		}
-		var printed bench.Run
-		if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
-			return nil, fmt.Errorf("stdout is not a run document: %v\n%s", err, stdout)
-		}
-		h := store.NewDB(db)
-		if err := h.Open(); err != nil {
-			return nil, err
-		}
-		defer h.Close()
-		run, err := h.FindRunByID(context.Background(), printed.ID)
-		if err == nil && run.Status != bench.RunSucceeded {
-			err = fmt.Errorf("run %s: %s", run.Status, run.Error)
-		}
-		return run, err
+		return runStored(t, db, args...)
 	})
 }
 

@@ -79,6 +79,15 @@ func TestVariantNameAndMatching(t *testing.T) {
 	}
 }
 
+// axesSpec is a valid spec of targets on a run-wide JDK, its requests by
+// uri as a service of one's own takes them.
+func axesSpec(targets []string, jdk int) bench.RunSpec {
+	spec := validSpec()
+	spec.Targets, spec.Java.JDK = targets, jdk
+	spec.Workload = bench.Workload{Requests: []bench.Request{{URI: "/api/quote"}}}
+	return spec
+}
+
 // A spec names a service's variants by the axes it cares about: those it
 // leaves out run in each of their values, the JDK the run's when java.jdk
 // is given. The built-in Java targets take the same form, written back in
@@ -101,9 +110,7 @@ func TestPrepareExpandsAxes(t *testing.T) {
 		{"a built-in by its axis", []string{"java-virtual@jdk=21", "java-platform@21", "go"}, 0, []string{"java-virtual@21", "java-platform@21", "go"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := validSpec()
-			spec.Targets, spec.Java.JDK = tt.targets, tt.jdk
-			spec.Workload = bench.Workload{Requests: []bench.Request{{URI: "/api/quote"}}}
+			spec := axesSpec(tt.targets, tt.jdk)
 			if err := bench.Prepare(&spec, catalog); err != nil {
 				t.Fatal(err)
 			}
@@ -139,9 +146,7 @@ func TestPrepareBadAxes(t *testing.T) {
 		{"a built-in's JDK", []string{"java-virtual@jdk=17"}, 0, "targets[0]", `target java-virtual has no jdk "17" (jdk: 25, 21)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := validSpec()
-			spec.Targets, spec.Java.JDK = tt.targets, tt.jdk
-			spec.Workload = bench.Workload{Requests: []bench.Request{{URI: "/api/quote"}}}
+			spec := axesSpec(tt.targets, tt.jdk)
 			err := bench.Prepare(&spec, catalog)
 			var e *bench.Error
 			if !asError(err, &e) || e.Code != bench.EINVALID || e.Field != tt.field || e.Message != tt.message {
