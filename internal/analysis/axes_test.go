@@ -124,3 +124,15 @@ func TestAnalyze_VirtualThreads(t *testing.T) {
 		t.Errorf("virtual on 25: %+v, want no pins and the scheduler's figures", r)
 	}
 }
+
+// Where a capacity search ran, each cell has its variant's capacity.
+func TestAnalyze_MatrixCapacity(t *testing.T) {
+	r := analysistest.PinningMatrix(t)
+	for i, rate := range []float64{380, 370, 40, 360} {
+		r.Targets[i].Capacity = &bench.CapacityResult{Objective: "p99<=250ms", Rate: rate, Stop: "precision"}
+	}
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
+	if c := rep.Matrices[0].Cells[1][0]; c.Capacity == nil || *c.Capacity != 40 {
+		t.Errorf("virtual on 21: %+v, want its capacity of 40 req/s", c)
+	}
+}
