@@ -59,3 +59,13 @@ func cellWords(c bench.MatrixCell) string {
 	}
 	return s
 }
+
+// axesLabel writes a target's axes, each with its values, the default
+// first: "variant platform, virtual × jdk 21, 25".
+func axesLabel(axes []bench.Axis) string {
+	parts := make([]string, len(axes))
+	for i, a := range axes {
+		parts[i] = a.Name + " " + strings.Join(a.Values, ", ")
+	}
+	return strings.Join(parts, " × ")
+}

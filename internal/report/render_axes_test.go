@@ -7,6 +7,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/analysis/analysistest"
+	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -30,5 +31,19 @@ func TestWriteReport_Matrix(t *testing.T) {
 				t.Errorf("%s report lacks %q", format, want)
 			}
 		}
+	}
+}
+
+// A target on several axes is listed by its axes, not by every variant.
+func TestWriteTargets_Axes(t *testing.T) {
+	own := bench.TargetInfo{Name: "orders", Kind: "java", Variant: bench.VariantOwn,
+		Variants: []string{"platform,jdk=21", "platform,jdk=25", "virtual,jdk=21", "virtual,jdk=25"}, DefaultVariant: "platform,jdk=21",
+		Axes: []bench.Axis{{Name: "variant", Values: []string{"platform", "virtual"}}, {Name: "jdk", Values: []string{"21", "25"}}}}
+	var buf bytes.Buffer
+	if err := report.WriteTargets(&buf, []bench.TargetInfo{own}, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "variant platform, virtual × jdk 21, 25"; !strings.Contains(buf.String(), want) {
+		t.Errorf("targets table lacks %q:\n%s", want, buf.String())
 	}
 }
