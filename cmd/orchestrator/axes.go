@@ -135,3 +135,47 @@ func joinInts(ns []int, sep string) string {
 	}
 	return strings.Join(parts, sep)
 }
+
+// parseAxes reads --axis: AXIS.VALUE=NAME=VALUE sets an environment
+// variable of an axis's value, AXIS.VALUE=-FLAG adds a JVM flag to it; the
+// axes and their values in the order first given.
+func parseAxes(items []string) (targets.OwnAxes, error) {
+	var axes targets.OwnAxes
+	for _, item := range items {
+		key, setting, ok := strings.Cut(item, "=")
+		axis, value, dotted := strings.Cut(key, ".")
+		if !ok || !dotted || axis == "" || value == "" || setting == "" {
+			return nil, bench.FieldErrorf("axis", "must be AXIS.VALUE=NAME=VALUE or AXIS.VALUE=-FLAG, got %q", item)
+		}
+		v := axisValue(&axes, axis, value)
+		if strings.HasPrefix(setting, "-") {
+			v.JVMFlags = append(v.JVMFlags, setting)
+			continue
+		}
+		name, val, ok := strings.Cut(setting, "=")
+		if !ok || name == "" {
+			return nil, bench.FieldErrorf("axis", "must be AXIS.VALUE=NAME=VALUE or AXIS.VALUE=-FLAG, got %q", item)
+		}
+		if v.Env == nil {
+			v.Env = map[string]string{}
+		}
+		v.Env[name] = val
+	}
+	return axes, nil
+}
+
+// axisValue returns an axis's value, added where it is new.
+func axisValue(axes *targets.OwnAxes, axis, value string) *targets.OwnAxisValue {
+	i := slices.IndexFunc(*axes, func(a targets.OwnAxis) bool { return a.Name == axis })
+	if i < 0 {
+		*axes = append(*axes, targets.OwnAxis{Name: axis})
+		i = len(*axes) - 1
+	}
+	a := &(*axes)[i]
+	j := slices.IndexFunc(a.Values, func(v targets.OwnAxisValue) bool { return v.Name == value })
+	if j < 0 {
+		a.Values = append(a.Values, targets.OwnAxisValue{Name: value})
+		j = len(a.Values) - 1
+	}
+	return &a.Values[j]
+}

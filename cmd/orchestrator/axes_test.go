@@ -107,6 +107,9 @@ func TestRunOnEachJDK(t *testing.T) {
 			[]string{"orders@platform,jdk=21", "orders@platform,jdk=25", "orders@virtual,jdk=21", "orders@virtual,jdk=25"}},
 		{"Picked", append([]string{"--jdk", "21,25", "--variant", "virtual", "--variant", "jdk=25"}, own...), []string{"orders@virtual,jdk=25"}},
 		{"OneJDKNoAxis", append([]string{"--jdk", "21"}, own...), []string{"orders@platform", "orders@virtual"}},
+		{"AnAxisOfItsOwn", append([]string{"--jdk", "21,25", "--axis", "pool.t8=SERVER_TOMCAT_THREADS_MAX=8", "--axis", "pool.t200=SERVER_TOMCAT_THREADS_MAX=200",
+			"--axis", "pool.t200=-Xss512k", "--variant", "virtual"}, own...),
+			[]string{"orders@virtual,jdk=21,pool=t8", "orders@virtual,jdk=21,pool=t200", "orders@virtual,jdk=25,pool=t8", "orders@virtual,jdk=25,pool=t200"}},
 		{"Builtins", append([]string{"--targets", "java-virtual,go", "--jdk", "25,21", "--endpoint", "light"}, common...),
 			[]string{"java-virtual@25", "java-virtual@21", "go"}},
 	} {

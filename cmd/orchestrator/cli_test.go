@@ -693,6 +693,9 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 		{"ConfigUnknownAxisValue", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + poolAxis), "--targets", "orders@virtual,pool=t800",
 			"--requests", "testdata/targets/shop.txt"}, `targets[0]: target orders has no pool "t800" (pool: t200, t400)`},
 		{"ConfigJDKAxisCannotBuild", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + ", jdks: [21, 17]}\n")}, "targets[0].jdks: this host builds JREs for Java 25 and 21 only, got 17"},
+		{"AxisBadForm", []string{"--jar", jar, "--axis", "pool=t8"}, `axis: must be AXIS.VALUE=NAME=VALUE or AXIS.VALUE=-FLAG, got "pool=t8"`},
+		{"AxisCollides", []string{"--jar", jar, "--axis", "jdk.a=X=1", "--axis", "jdk.b=X=2"}, "axes.jdk: collides with the JDK axis"},
+		{"AxisOneValue", []string{"--jar", jar, "--axis", "pool.t8=X=1"}, "axes.pool: an axis needs at least two values (it has 1)"},
 		{"ConfigAxisCollides", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + "\n    axes:\n      jdk: {a: {X: \"1\"}, b: {X: \"2\"}}\n")},
 			"targets[0].axes.jdk: collides with the JDK axis"},
 	} {

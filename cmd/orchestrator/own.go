@@ -23,6 +23,7 @@ type ownFlags struct {
 	healthTimeout          time.Duration
 	env, jvmFlags          []string
 	variants               []string
+	axes                   []string
 	jdks                   []int
 }
 
@@ -38,6 +39,8 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.metrics, "metrics", "", "with --jar/--image/--dockerfile: its Prometheus path (default /actuator/prometheus when it answers; none for no scraping)")
 	fs.StringSliceVar(&o.env, "target-env", nil, "with --jar/--image/--dockerfile: environment of the service, NAME=VALUE (repeatable)")
 	fs.StringSliceVar(&o.jvmFlags, "jvm-flag", nil, "with --jar/--image/--dockerfile: a JVM flag of the service (repeatable)")
+	fs.StringArrayVar(&o.axes, "axis", nil, "with --jar/--image/--dockerfile: an axis of its own, a value's environment variable or JVM flag: "+
+		"AXIS.VALUE=NAME=VALUE or AXIS.VALUE=-FLAG (repeatable: --axis pool.t200=SERVER_TOMCAT_THREADS_MAX=200 --axis pool.t400=SERVER_TOMCAT_THREADS_MAX=400)")
 	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run, by the values of their axes: virtual, jdk=21 (default: all; a jar's are platform and virtual)")
 	fs.IntSliceVar(&o.jdks, "jdk", nil, "the Java major the Java targets run on, 21 or 25; several (21,25) run each target on each (a jar's default: what its classes need)")
 }
@@ -62,7 +65,7 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 // applyOwn defines the service of one's own the flags give, if any.
 func (o *ownFlags) applyOwn(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec, fileTargets, remote bool) error {
 	if !o.given() {
-		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant"} {
+		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant", "axis"} {
 			if fs.Changed(name) {
 				return bench.FieldErrorf(name, "--%s is for a service of your own: give --jar, --image or --dockerfile", name)
 			}
@@ -129,6 +132,11 @@ func (o *ownFlags) definition() (targets.Own, error) {
 	if def.Name == "" {
 		def.Name = defaultOwnName(o.jar, o.image, o.dockerfile)
 	}
+	axes, err := parseAxes(o.axes)
+	if err != nil {
+		return def, err
+	}
+	def.Axes = axes
 	if len(o.env) > 0 {
 		def.Env = map[string]string{}
 		for _, kv := range o.env {
