@@ -116,7 +116,7 @@ func TestMeasureCapacityJavaPlatformPoolBound(t *testing.T) {
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
 		"--targets", "java-platform", "--endpoint", "heavy", "--param", "duration=200", "--slo", "p99<=300ms",
 		"--budget", "150s", "--trial", "3s", "--confirm", "8s", "--confirmations", "2",
-		"--warmup", "5s", "--warmup-rate", "200")
+		"--warmup", "5s", "--warmup-rate", "200", "--no-profile")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}

@@ -106,6 +106,7 @@ func TestMeasureExperimentFanoutSmall(t *testing.T) {
 	alone(t)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Name = "seed-001 small"
+	spec.NoProfile = true                                                                                    // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 40}                                 // starts in a moment; Tomcat's is the full experiment's
 	spec.Cases = slices.DeleteFunc(spec.Cases[1:], func(c bench.Case) bool { return c.Name == "java-pool" }) // a Go callee needs no warming up
 	idle := bench.Duration(time.Second)
@@ -144,6 +145,7 @@ func TestMeasureExperimentDownstreamStaged(t *testing.T) {
 	alone(t)
 	spec := experimentSpec(t, "seed-001-service", "", 1)
 	spec.Name = "seed-001-service short"
+	spec.NoProfile = true       // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
 	spec.Cases = spec.Cases[:3] // java-platform, java-virtual-bulkhead, java-virtual
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
 	spec.Profile.Stages = []bench.Stage{
@@ -230,6 +232,7 @@ func TestMeasureExperimentSeed003(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left behind: %v", left)
 	}
+	checkSeed003Why(t, db, run)
 	code, stdout, stderr = runCLI(t, nil, "--db", db, "runs", "show", run.ID)
 	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") || !strings.Contains(stdout, "not in this run") {
 		t.Errorf("runs show: exit %d, no seed table:\n%s\n%s", code, stdout, stderr)

@@ -16,10 +16,6 @@ import (
 	"github.com/threadbench/threadbench/internal/report"
 )
 
-// The fixture's pinning request (GET /api/legacy?delayMs=20: a call that
-// blocks inside synchronized), in vegeta's HTTP targets format.
-const pinningRequests = ordersDir + "/pinning.http"
-
 // The fixture's legacy driver: eight connections, each held for the whole
 // call (pinning.http asks 20 ms), so that no thread model serves more than
 // eight calls at once.

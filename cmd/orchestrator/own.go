@@ -25,6 +25,8 @@ type ownFlags struct {
 	variants               []string
 	axes                   []string
 	jdks                   []int
+	jvm                    bool   // an image or Dockerfile runs a JVM: record it with JFR
+	pprof                  string // where a Go service serves its CPU profile
 }
 
 func (o *ownFlags) register(fs *pflag.FlagSet) {
@@ -43,6 +45,8 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 		"AXIS.VALUE=NAME=VALUE or AXIS.VALUE=-FLAG (repeatable: --axis pool.t200=SERVER_TOMCAT_THREADS_MAX=200 --axis pool.t400=SERVER_TOMCAT_THREADS_MAX=400)")
 	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run, by the values of their axes: virtual, jdk=21 (default: all; a jar's are platform and virtual)")
 	fs.IntSliceVar(&o.jdks, "jdk", nil, "the Java major the Java targets run on, 21 or 25; several (21,25) run each target on each (a jar's default: what its classes need)")
+	fs.BoolVar(&o.jvm, "jvm", false, "with --image/--dockerfile: the service runs on a JVM, to record with JFR as a jar is (JAVA_TOOL_OPTIONS)")
+	fs.StringVar(&o.pprof, "pprof", "", "with --image/--dockerfile: where the (Go) service serves net/http/pprof's CPU profile, e.g. /debug/pprof/profile, to profile each stage")
 }
 
 // given reports whether the flags define a target.
@@ -65,7 +69,7 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 // applyOwn defines the service of one's own the flags give, if any.
 func (o *ownFlags) applyOwn(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec, fileTargets, remote bool) error {
 	if !o.given() {
-		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant", "axis"} {
+		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant", "axis", "jvm", "pprof"} {
 			if fs.Changed(name) {
 				return bench.FieldErrorf(name, "--%s is for a service of your own: give --jar, --image or --dockerfile", name)
 			}
@@ -120,6 +124,7 @@ func (o *ownFlags) definition() (targets.Own, error) {
 	}
 	def := targets.Own{Name: o.name, Jar: o.jar, Image: o.image, Dockerfile: o.dockerfile, Health: o.health,
 		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags, PortEnv: o.portEnv, BindEnv: o.bindEnv,
+		JVM: o.jvm, Pprof: o.pprof,
 		// The question is one property away for any Spring Boot service.
 		Variants: targets.SpringVariants()}
 	switch {

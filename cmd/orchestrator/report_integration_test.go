@@ -129,9 +129,12 @@ func checkPoolBound(t *testing.T, path string) {
 	t.Errorf("no pool bound for java-platform in %s: %+v", c400.Name, c400.Bounds)
 }
 
-// openedPage is what Chromium made of the report.
+// openedPage is what Chromium made of the report: its screenshot, the
+// flame graphs it drew and, where it has one, a screenshot of its why.
 type openedPage struct {
 	screenshot []byte
+	flames     int
+	why        []byte
 }
 
 // openInChromium loads the page from its file in a fresh headless Chromium
@@ -187,7 +190,7 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 		t.Fatalf("load %s: %v", url, err)
 	}
 	counts, err := chromedp.Run(tabCtx, chromedp.Evaluate[[][2]any](
-		`Array.from(document.querySelectorAll('svg.chart')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length])`))
+		`Array.from(document.querySelectorAll('svg.chart:not(.flame)')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length])`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +198,8 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page := openedPage{screenshot: shot}
+	page.flames, page.why = whyInChromium(t, tabCtx)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
@@ -214,5 +219,5 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 		}
 	}
 	t.Logf("%d charts, each with %d series; %d requests, all for the file", len(counts), targets, len(requests))
-	return openedPage{screenshot: shot}
+	return page
 }

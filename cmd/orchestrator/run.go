@@ -158,6 +158,7 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Logger:   logger,
 		LockPath: cfg.AttackLock,
 	}
+	d.config.Artifacts = db // what recorded inside the targets
 	return d, nil
 }
 

@@ -77,6 +77,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
 	fs.StringVar(&f.loadEngine, "load-engine", "", "the load engine that sends the requests: "+strings.Join(bench.LoadEngines, " (default), ")+" (vegeta's attacker; latency stamped at the actual send)")
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
+	fs.Bool("no-profile", false, "record nothing inside the targets (no JFR recording of a JVM, no CPU profile of a Go target): the report then has no why from inside them")
 }
 
 // fileTargets reports whether the spec file names the targets (set by spec).
@@ -126,6 +127,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("warmup", func() { spec.Warmup.Duration = bench.Duration(f.warmup) })
 	set("warmup-rate", func() { spec.Warmup.Rate = f.warmupRate })
 	set("no-warmup", func() { spec.Warmup.Disabled, _ = fs.GetBool("no-warmup") })
+	set("no-profile", func() { spec.NoProfile, _ = fs.GetBool("no-profile") })
 	set("warmup-until-steady", func() { spec.Warmup.UntilSteady, _ = fs.GetBool("warmup-until-steady") })
 	set("warmup-max", func() { spec.Warmup.MaxDuration = bench.Duration(f.warmupMax) })
 	set("warmup-fraction", func() { spec.Warmup.Fraction = f.warmupFraction })

@@ -425,7 +425,7 @@ func (f *family) movesAlong(axis string, pairs []bench.Pair) (axisMoves, bool) {
 		if i < 0 {
 			continue
 		}
-		pf, ok := throughputOf(pairs[i])
+		pf, ok := pairThroughput(pairs[i])
 		if !ok {
 			continue
 		}
@@ -441,7 +441,7 @@ func (f *family) movesAlong(axis string, pairs []bench.Pair) (axisMoves, bool) {
 	return am, len(am.moves) > 0
 }
 
-func throughputOf(p bench.Pair) (bench.PairFigure, bool) {
+func pairThroughput(p bench.Pair) (bench.PairFigure, bool) {
 	i := slices.IndexFunc(p.Figures, func(pf bench.PairFigure) bool { return pf.Figure == MetricThroughput })
 	if i < 0 {
 		return bench.PairFigure{}, false

@@ -47,6 +47,9 @@ type StartRequest struct {
 	// serves no contract) is checked by sending each once, and the first
 	// stands for its readiness where it has no health path.
 	Requests []Request
+	// Record starts what records inside the target: a JVM's flight
+	// recording (a Go target's CPU profiles need nothing at start).
+	Record bool
 }
 
 // EngineInfo describes a container engine and the host it runs on.

@@ -40,6 +40,9 @@ type Report struct {
 	// VirtualThreads are what the targets' JVMs said about their virtual
 	// threads, per measured stage, where they expose it.
 	VirtualThreads []VirtualThreadRow `json:"virtualThreads,omitempty"`
+	// Why is what happened inside the targets and what it says of each
+	// stage; nil when the run measured nothing.
+	Why *WhyReport `json:"why,omitempty"`
 }
 
 // ReportSubject is what a report compares: one result label of the run (a

@@ -165,9 +165,12 @@ type TargetResult struct {
 	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
 	Series              []string         `json:"series,omitempty"`
 	// Capacity is what a capacity search found, in a run that asked for one.
-	Capacity   *CapacityResult `json:"capacity,omitempty"`
-	StartedAt  *time.Time      `json:"startedAt,omitempty"`
-	FinishedAt *time.Time      `json:"finishedAt,omitempty"`
+	Capacity *CapacityResult `json:"capacity,omitempty"`
+	// Inside is what recorded inside the target and why each stage ran
+	// as it did; nil for runs from before threadbench recorded.
+	Inside     *Inside    `json:"inside,omitempty"`
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 }
 
 // ImageInfo describes the image a target ran from and the runtime inside it.

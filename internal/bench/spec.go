@@ -271,6 +271,9 @@ type Case struct {
 	Workload *Workload    `json:"workload,omitempty" yaml:"workload,omitempty"`
 	// Engine places the case on a configured engine other than the run's.
 	Engine string `json:"engine,omitempty" yaml:"engine,omitempty"`
+	// NoProfile, when set, replaces the spec's for the case: a case of the
+	// same target with it set measures what recording costs.
+	NoProfile *bool `json:"noProfile,omitempty" yaml:"noProfile,omitempty"`
 }
 
 // RunSpec is everything a run needs: which targets (or cases), in which
@@ -297,6 +300,9 @@ type RunSpec struct {
 	// Capacity, when set, makes the run a capacity search: the profile's
 	// stages give way to the trials the search asks for.
 	Capacity *CapacitySpec `json:"capacity,omitempty" yaml:"capacity,omitempty"`
+	// NoProfile turns off what records inside the targets: a JVM's flight
+	// recording, a Go service's CPU profiles. A case may set it for itself.
+	NoProfile bool `json:"noProfile,omitempty" yaml:"noProfile,omitempty"`
 }
 
 // Defaults applied by RunSpec.ApplyDefaults.
@@ -400,8 +406,8 @@ func (s RunSpec) RunCases() []Case {
 func (s RunSpec) Rounds() int { return max(s.Repeat, 1) }
 
 // ForCase returns the spec a case runs under: the case's Java options
-// replace the spec's field by field, its workload and its engine replace
-// the spec's.
+// replace the spec's field by field, its workload, its engine and its
+// NoProfile replace the spec's.
 func (s RunSpec) ForCase(c Case) RunSpec {
 	out := s
 	if c.Java != nil {
@@ -411,6 +417,9 @@ func (s RunSpec) ForCase(c Case) RunSpec {
 		out.Workload = *c.Workload
 	}
 	out.Engine = s.EngineOf(c)
+	if c.NoProfile != nil {
+		out.NoProfile = *c.NoProfile
+	}
 	return out
 }
 

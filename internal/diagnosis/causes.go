@@ -35,11 +35,14 @@ func pinned(e Evidence) (bench.Cause, bool) {
 
 // lockBound is the share of the request threads' time spent blocked
 // entering monitors (jdk.JavaMonitorEnter) or parked on a lock or a pool
-// (jdk.ThreadPark on a class; sleeps and idle pool threads left out), and
-// where.
+// (jdk.ThreadPark on a class; sleeps, idle pool threads and the server's
+// own I/O threads left out), and where.
 func lockBound(e Evidence) (bench.Cause, bool) {
 	var blocked []jfr.Event
 	for _, ev := range e.Events {
+		if ev.ServerLoop() {
+			continue // a poller's waits are no request's
+		}
 		if ev.Type == jfr.TypeMonitorEnter || ev.Type == jfr.TypeThreadPark && ev.Fields["parkedClass"] != "" && !ev.Sleep() && !ev.Idle() {
 			blocked = append(blocked, ev)
 		}
@@ -112,7 +115,10 @@ func cpuBound(e Evidence) (bench.Cause, bool) {
 }
 
 // cpu returns the container's CPU over the stage: measured, else from the
-// CPU seconds per 1,000 successful requests the metrics gave.
+// CPU seconds per 1,000 successful requests the metrics gave. That
+// estimate counts requests sent in the stage against CPU used in it: an
+// estimate past the limit by more than estimateSlack says the two do not
+// match (a backlog answered after the stage), and is no evidence.
 func (e Evidence) cpu() (CPU, bool) {
 	if e.CPU != nil {
 		return *e.CPU, true
@@ -121,8 +127,16 @@ func (e Evidence) cpu() (CPU, bool) {
 		return CPU{}, false
 	}
 	used := e.Resources.CPUSecondsPer1k * float64(e.Stage.Stats.Successes) / 1000
-	return CPU{Share: used / (e.seconds() * e.Limits.CPUs)}, true
+	share := used / (e.seconds() * e.Limits.CPUs)
+	if share > 1+estimateSlack {
+		return CPU{}, false
+	}
+	return CPU{Share: min(share, 1)}, true
 }
+
+// estimateSlack is how far past the CPU limit an estimate of the CPU used
+// may come from the edges of a stage.
+const estimateSlack = 0.1
 
 // poolBound is the request pool in use up to its size.
 func poolBound(e Evidence) (bench.Cause, bool) {

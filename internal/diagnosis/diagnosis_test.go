@@ -120,8 +120,10 @@ func TestLockBound(t *testing.T) {
 			// parks on a lock count, sleeps do not,
 			append(events(jfr.TypeThreadPark, 10, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "com.example.orders.Pool.take:10"), map[string]string{"parkedClass": "java.util.concurrent.locks.ReentrantLock$NonfairSync"}),
 				append(events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.lang.Thread.sleep", "com.example.orders.QuoteController.quote:40"), map[string]string{"parkedClass": "java.lang.Object"}),
-					// nor do idle pool threads waiting for work
-					events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.util.concurrent.LinkedBlockingQueue.take", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"), map[string]string{"parkedClass": "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject"})...)...)...)}
+					// nor do idle pool threads waiting for work,
+					append(events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.util.concurrent.LinkedBlockingQueue.take", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"), map[string]string{"parkedClass": "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject"}),
+						// nor Tomcat's poller between requests
+						events(jfr.TypeMonitorEnter, 100, 25*time.Millisecond, stack("org.apache.tomcat.util.net.NioEndpoint$Poller.run:91", "java.lang.Thread.run"), map[string]string{"monitorClass": "java.lang.Object"})...)...)...)...)}
 	d := diagnosis.Diagnose(e)
 	if len(d.Causes) != 1 || d.Causes[0].Kind != bench.VerdictLockBound {
 		t.Fatalf("causes = %+v, want lock-bound alone", d.Causes)

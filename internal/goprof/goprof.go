@@ -47,12 +47,18 @@ type Profile struct {
 // protobuf, what `go tool pprof` reads). The request lasts d, so ctx and
 // client must allow for it.
 func Fetch(ctx context.Context, hc *http.Client, baseURL string, d time.Duration) (*Profile, []byte, error) {
-	seconds := max(int64((d+time.Second-1)/time.Second), 1)
 	u, err := url.JoinPath(baseURL, Path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("profile URL: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u+"?seconds="+strconv.FormatInt(seconds, 10), nil)
+	return FetchURL(ctx, hc, u, d)
+}
+
+// FetchURL is Fetch from the CPU profile's own URL, for a service that
+// serves net/http/pprof elsewhere than under Path.
+func FetchURL(ctx context.Context, hc *http.Client, profileURL string, d time.Duration) (*Profile, []byte, error) {
+	seconds := max(int64((d+time.Second-1)/time.Second), 1)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, profileURL+"?seconds="+strconv.FormatInt(seconds, 10), nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,5 +201,13 @@ func frames(st *rawStack) []Frame {
 }
 
 // className turns a JVM class name ("java/lang/Object") into the dotted
-// one.
-func className(name string) string { return strings.ReplaceAll(name, "/", ".") }
+// one. A hidden class (a lambda form, a lambda) loses what the JVM adds to
+// its name, the address and number of that one class
+// ("java/lang/invoke/LambdaForm$DMH+0x00007f93a8ac4000/2053679105"), so
+// that the same code's frames are one frame in stacks and flame graphs.
+func className(name string) string {
+	return strings.ReplaceAll(hiddenSuffix.ReplaceAllString(name, ""), "/", ".")
+}
+
+// hiddenSuffix is what a hidden class's name carries after its own.
+var hiddenSuffix = regexp.MustCompile(`\+0x[0-9a-fA-F]+(/\d+)?$`)

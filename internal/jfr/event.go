@@ -115,6 +115,26 @@ func (e Event) Idle() bool {
 	return false
 }
 
+// serverLoops are the run methods of a server's own I/O threads: Tomcat's
+// poller and acceptor, Jetty's selector.
+var serverLoops = map[string]bool{
+	"org.apache.tomcat.util.net.NioEndpoint$Poller.run":             true,
+	"org.apache.tomcat.util.net.Acceptor.run":                       true,
+	"org.eclipse.jetty.io.ManagedSelector$SelectorProducer.produce": true,
+}
+
+// ServerLoop reports whether the event happened on one of the server's own
+// I/O threads (a poller, an acceptor), which wait on selectors and locks
+// between requests, not on any request's behalf.
+func (e Event) ServerLoop() bool {
+	for _, f := range e.Stack {
+		if serverLoops[f.Name()] {
+			return true
+		}
+	}
+	return false
+}
+
 // StackNames returns the stack's frames as Name(), root first: a flame
 // graph's order.
 func (e Event) StackNames() []string {

@@ -53,6 +53,22 @@ func TestDecode(t *testing.T) {
 	if !slices.IsSortedFunc(events, func(a, b jfr.Event) int { return a.Start.Compare(b.Start) }) {
 		t.Error("events are not sorted by start")
 	}
+	// A hidden class (Pin$$Lambda+0x0000000800140000/1288235781) is named
+	// without the address and number of that one class.
+	lambdas := 0
+	for _, e := range events {
+		for _, f := range e.Stack {
+			if strings.Contains(f.Class, "+0x") {
+				t.Errorf("frame %s keeps its hidden class's address", f)
+			}
+			if f.Class == "Pin$$Lambda" {
+				lambdas++
+			}
+		}
+	}
+	if lambdas == 0 {
+		t.Error("no frame of the fixture's lambda (Pin$$Lambda)")
+	}
 
 	pinned := jfr.OfType(events, jfr.TypeVirtualThreadPinned)[0]
 	if got, want := pinned.Duration, 23961274*time.Nanosecond; got != want {

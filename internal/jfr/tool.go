@@ -31,10 +31,14 @@ const (
 	frameBytes = 3200
 )
 
-// depths are the stack depths Plan tries for a type, deepest first: 64
-// is the recorder's own depth, so nothing it kept is cut; 1 still tells
+// RecorderDepth is the depth of the stacks the recorder keeps (JFR's
+// default).
+const RecorderDepth = 64
+
+// depths are the stack depths Plan tries for a type, deepest first:
+// RecorderDepth, so that nothing the recorder kept is cut; 1 still tells
 // which frames the samples fell in (their self counts).
-var depths = []int{64, 32, 16, 8, 4, 1}
+var depths = []int{RecorderDepth, 32, 16, 8, 4, 1}
 
 // stackless are the types whose events carry no stack.
 var stackless = map[string]bool{TypeGarbageCollection: true}
@@ -68,6 +72,18 @@ func FindTool() (Tool, error) {
 		return Tool{}, bench.Errorf(bench.EUNAVAILABLE, "%s has no jfr command (%s), so recordings cannot be read on this host", j, path)
 	}
 	return HostTool(path), nil
+}
+
+// FuncTool runs jfr through run, which runs `jfr args... file` and writes
+// its standard output to stdout (a target's own image, say); name says
+// which jfr it is.
+func FuncTool(name string, run func(ctx context.Context, stdout io.Writer, file string, args ...string) error) Tool {
+	return Tool{run: run, name: name}
+}
+
+// Run runs `jfr args... file`, writing its standard output to stdout.
+func (t Tool) Run(ctx context.Context, stdout io.Writer, file string, args ...string) error {
+	return t.run(ctx, stdout, file, args...)
 }
 
 // HostTool runs the jfr executable at path on the host.

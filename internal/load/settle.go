@@ -123,20 +123,20 @@ func (r *recorder) warmSecond(b int) bench.Bucket {
 // none is asked once one has cut.
 func (r *recorder) settle(b bench.Bucket) {
 	if r.sched.online() && r.plan.Settled(b) {
-		r.cut()
+		r.cut(time.Since(r.began))
 	}
 }
 
-// cut ends the warm-up now: the timetable publishes the schedule that follows
+// cut ends the warm-up at now on the attack clock: the timetable publishes the schedule that follows
 // and the recorder re-derives from it, under its lock, so that no outcome
 // is filed by the old warm-up's end after the new one is in force.
-func (r *recorder) cut() {
+func (r *recorder) cut(now time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.canceled {
 		return
 	}
-	sc := r.sched.cut(time.Since(r.began))
+	sc := r.sched.cut(now)
 	if sc == nil {
 		return // the warm-up reached its maximum meanwhile
 	}

@@ -320,13 +320,13 @@ func TestRecorderCut(t *testing.T) {
 	tt := newTimetable(plan.Profile, plan.Warmup)
 	var started []time.Time
 	obs := bench.Observer{Start: func(t0 time.Time) { started = append(started, t0) }, Stage: func(bench.StageResult) {}}
-	began := time.Now().Add(-2505 * time.Millisecond)
+	began := time.Now()
 	r := newRecorder(plan, tt, newRequestSet("http://127.0.0.1:1", plan.Workload), obs, recorderConfig{bucket: time.Second, open: true, wire: newWire()}, began)
 	if got := r.expected[0]; got != 101 {
 		t.Fatalf("before the cut: %d requests expected in the first second, want 101", got)
 	}
 	fire(r.tick(0, false)) // the warm-up's start
-	r.cut()
+	r.cut(2505 * time.Millisecond)
 	sc := tt.load()
 	requests, rate := 126.0, 50.25
 	due := time.Duration(requests / rate * float64(time.Second))

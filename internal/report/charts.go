@@ -45,14 +45,20 @@ func ChartSeries(info bench.TargetInfo) []string {
 // LoadSource assembles the source of a run's report, the one place every
 // report is read from (the CLI's, the API's, the web page's): the run, the
 // catalog's targets and, when the format draws charts (withSeries) and
-// there is a store, the series they draw.
+// there is a store, the series they draw, and the samples of its flame
+// graphs where the store keeps the files recorded inside the targets.
 func LoadSource(ctx context.Context, store bench.SeriesStore, run *bench.Run, targets []bench.TargetInfo, withSeries bool) (Source, error) {
 	src := Source{Run: run, Targets: targets}
 	if !withSeries || store == nil {
 		return src, nil
 	}
 	var err error
-	src.Series, err = loadSeries(ctx, store, run, targets)
+	if src.Series, err = loadSeries(ctx, store, run, targets); err != nil {
+		return src, err
+	}
+	if files, ok := store.(bench.ArtifactStore); ok {
+		src.Flames, err = LoadFlames(ctx, files, run)
+	}
 	return src, err
 }
 

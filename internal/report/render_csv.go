@@ -19,13 +19,15 @@ import (
 // the attack, every request together. Rates are per second, latencies in
 // milliseconds (stage rows recomputed from the stored histograms), bytes
 // on the wire, generator_cpu_share the load generator's share of its CPUs
-// (0..1), flags the stage's generator-bound or disturbed flags.
+// (0..1), flags the stage's generator-bound or disturbed flags; why the
+// kinds of the causes the stage's diagnosis found (pinned, cpu-bound...)
+// and why_sentence its first, on a stage's rows of every request.
 var csvHeader = []string{
 	"row", "target", "label", "round", "stage", "stage_name", "second", "request",
 	"requests", "completed", "errors", "error_rate_pct", "offered_rps", "throughput_rps",
 	"latency_min_ms", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p95_ms",
 	"latency_p99_ms", "latency_p999_ms", "latency_max_ms", "bytes_in", "bytes_out",
-	"generator_cpu_share", "flags",
+	"generator_cpu_share", "flags", "why", "why_sentence",
 }
 
 // WriteReportCSV writes a run's figures as CSV for spreadsheets and pandas:
@@ -71,19 +73,37 @@ func requestRows(t *bench.TargetResult, stage, name string, all analysis.Plain, 
 	if s != nil {
 		share, flags = generatorShare(s.Generator), flagKinds(s.Flags)
 	}
-	rows := [][]string{csvRow("stage", t, stage, name, "", "all", all, st.OfferedRate, share, flags)}
+	rows := [][]string{append(csvRow("stage", t, stage, name, "", "all", all, st.OfferedRate, share, flags), whyCells(t, s)...)}
 	if len(requests) < 2 {
 		return rows
 	}
 	for _, ns := range requests {
-		rows = append(rows, csvRow("stage", t, stage, name, "", ns.Name, analysis.RequestPlain(ns), ns.Stats.OfferedRate, "", ""))
+		rows = append(rows, append(csvRow("stage", t, stage, name, "", ns.Name, analysis.RequestPlain(ns), ns.Stats.OfferedRate, "", ""), "", ""))
 	}
 	return rows
 }
 
 func secondRow(t *bench.TargetResult, b bench.Bucket) []string {
 	p := analysis.PlainOf(b.Stats, nil)
-	return csvRow("second", t, strconv.Itoa(b.Stage), "", strconv.Itoa(b.Second), "all", p, b.Stats.OfferedRate, generatorShare(b.Generator), "")
+	return append(csvRow("second", t, strconv.Itoa(b.Stage), "", strconv.Itoa(b.Second), "all", p, b.Stats.OfferedRate, generatorShare(b.Generator), ""), "", "")
+}
+
+// whyCells are a stage's why columns: its causes' kinds and the first's
+// sentence; empty for the whole attack.
+func whyCells(t *bench.TargetResult, s *bench.StageResult) []string {
+	if s == nil {
+		return []string{"", ""}
+	}
+	d := analysis.WhyStage(t, *s)
+	kinds := make([]string, len(d.Causes))
+	for i, c := range d.Causes {
+		kinds[i] = c.Kind
+	}
+	first := ""
+	if len(d.Causes) > 0 {
+		first = d.Causes[0].Sentence
+	}
+	return []string{strings.Join(kinds, ";"), first}
 }
 
 func csvRow(kind string, t *bench.TargetResult, stage, stageName, second, request string, p analysis.Plain, offered float64, share, flags string) []string {

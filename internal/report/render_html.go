@@ -40,7 +40,7 @@ func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
 // WriteReportFragment writes the HTML report's content without its
 // document: no <html>, <head>, <style> or title, no style attribute; the
 // classes are those of the self-contained page (section, table, td.num,
-// .swatch, .charts, ul.lines, .findings, .scroll, .muted) for the
+// .swatch, .charts, .flames, ul.lines, .findings, .scroll, .muted) for the
 // embedding page to style. The daemon's web page shows a run with it.
 func WriteReportFragment(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
@@ -55,7 +55,7 @@ func newHTMLPage(rep bench.Report, src Source) htmlPage {
 	sections := layoutReport(rep)
 	page := htmlPage{Title: "threadbench report: run " + rep.Run.ID + analysis.Suffix(" ", quoteName(rep.Run.Name)),
 		Header: sections[0], Findings: sections[1], NoSeries: len(src.Series) == 0}
-	for _, s := range sections[2:] {
+	for _, s := range withFlames(sections[2:], rep, src.Flames) {
 		if s.ID == "notes" {
 			n := s
 			page.Notes = &n
@@ -149,6 +149,9 @@ ul.lines li { margin: 2px 0; }
 svg.chart { max-width: 100%; height: auto; }
 .scroll { overflow-x: auto; }
 .muted { Color: var(--muted); }
+.flames { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 12px 20px; }
+.flames figure { margin: 0; }
+.flames figcaption { font-size: 12px; Color: var(--muted); }
 </style>
 </head>
 <body>
@@ -187,4 +190,6 @@ Bars show each figure with its {{if .Bars}}interval{{end}} where there is one.{{
 {{range $r, $row := .Rows}}<tr>{{range $i, $c := $row}}<td{{if right $b $i}} class="num"{{end}}>{{if and (eq $i 0) (ge (rowColor $b $r) 0)}}<svg class="swatch" viewBox="0 0 10 10" width="10" height="10" aria-hidden="true"><rect width="10" height="10" rx="2" fill="{{color (rowColor $b $r)}}"/></svg>{{end}}{{$c}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}{{if .Lines}}<ul class="lines">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{if .Figures}}<div class="flames">{{range .Figures}}<figure>{{.SVG}}<figcaption>{{.Caption}}{{if .Download}} · <a href="{{.Download}}" download="{{.File}}">folded stacks</a>{{end}}</figcaption></figure>
+{{end}}</div>
 {{end}}{{end}}`

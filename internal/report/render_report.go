@@ -17,6 +17,9 @@ type Source struct {
 	Run     *bench.Run
 	Series  map[string][]bench.Series
 	Targets []bench.TargetInfo
+	// Flames are the samples of the flame graphs the HTML report draws
+	// (LoadSource reads them); without them it draws none.
+	Flames []Flame
 }
 
 // WriteReport writes the report of src.Run as "table" (aligned text),

@@ -30,6 +30,8 @@ type block struct {
 	Right  map[int]bool // columns of numbers
 	Color  []int        // per row: the subject's colour index, -1 for none (HTML swatches)
 	Lines  []string
+	// Figures are pictures only HTML draws (flame graphs).
+	Figures []figure
 }
 
 // layoutReport lays out the whole report.
@@ -37,6 +39,7 @@ func layoutReport(rep bench.Report) []section {
 	sections := append([]section{headerSection(rep), findingsSection(rep)}, capacitySections(rep)...)
 	sections = append(sections, axesSections(rep)...)
 	sections = append(sections, virtualSections(rep)...)
+	sections = append(sections, whySections(rep)...)
 	colors := subjectColors(rep)
 	for i, sc := range rep.Scopes {
 		sections = append(sections, scopeSection(sc, colors, fmt.Sprintf("scope-%d", i), rep.MinEffect))

@@ -49,7 +49,7 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 
 	r.phase(run, tr, bench.PhaseStarting)
 	req := bench.StartRequest{RunID: run.ID, Engine: spec.Engine, Limits: spec.Limits, Java: spec.Java,
-		CPUSet: targetCPUSet(run.Environment, spec.Engine), Requests: spec.Workload.AllRequests()}
+		CPUSet: targetCPUSet(run.Environment, spec.Engine), Requests: spec.Workload.AllRequests(), Record: !spec.NoProfile}
 	if ds != nil {
 		req.Downstream = ds.BaseURL()
 	}
@@ -57,7 +57,8 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
-	defer r.stop(run, tr, t)
+	r.openInside(spec, tr, t)
+	defer r.collectAndStop(ctx, run, tr, t)
 	tr.CPUSet, tr.StartupMs, tr.Settings = req.CPUSet, millis(t.Startup()), t.Settings()
 
 	if !r.cfg.NoCheck {
@@ -142,7 +143,7 @@ func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *benc
 }
 
 func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Recording) bench.Observer {
-	return bench.Observer{
+	return r.watchInside(tr, bench.Observer{
 		Start: func(t0 time.Time) {
 			if rec != nil {
 				rec.SetT0(t0)
@@ -159,7 +160,7 @@ func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Reco
 		Second: func(b bench.Bucket) {
 			r.publish(bench.Event{Type: bench.EventSecond, RunID: run.ID, Target: tr.Key(), Second: &b})
 		},
-	}
+	})
 }
 
 // keepRecording files what the metrics recorder kept: resource summaries in

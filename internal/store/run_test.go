@@ -456,10 +456,11 @@ func TestDB_DeleteRun(t *testing.T) {
 		if err := db.SaveExposition(ctx, run.ID, "go", bench.Exposition{At: "end", Text: "x 1\n"}); err != nil {
 			t.Fatal(err)
 		}
+		mustSaveArtifact(t, db, run.ID, bench.Artifact{Target: "go", Kind: bench.ArtifactJFR}, []byte("recording"))
 		if err := db.DeleteRun(ctx, run.ID); err != nil {
 			t.Fatal(err)
 		}
-		for _, table := range []string{"runs", "run_targets", "run_seconds", "series", "expositions"} {
+		for _, table := range []string{"runs", "run_targets", "run_seconds", "series", "expositions", "artifacts", "artifact_chunks"} {
 			if got := countRows(t, path, table); got != 0 {
 				t.Errorf("%s has %d rows after delete", table, got)
 			}

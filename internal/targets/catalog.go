@@ -69,6 +69,17 @@ type Entry struct {
 	// AxisValues are, once Resolve picked a variant, its value of each
 	// axis, recorded with its results ("axis.jdk": "21").
 	AxisValues map[string]string
+	// JVM marks an entry whose recipe does not say it runs a JVM (an
+	// image, a Dockerfile given no JDK) as running one: it is recorded
+	// with JFR as the Java recipes' are (RunsJVM).
+	JVM bool
+	// PprofPath is where the target serves net/http/pprof's CPU profile
+	// ("/debug/pprof/profile"); empty when it does not.
+	PprofPath string
+	// OwnPrefix starts the names of the service's own frames in its stacks
+	// ("io.threadbench.", a Go module path), so that a diagnosis finds its
+	// code below the libraries'; empty when not known.
+	OwnPrefix string
 }
 
 // Listening says how a target of one's own is told where to listen and
@@ -285,6 +296,8 @@ func GoEntry() Entry {
 		HealthPath:  HealthPath,
 		Threads:     goThreads,
 		Memory:      goMemory,
+		PprofPath:   "/debug/pprof/profile",
+		OwnPrefix:   "github.com/threadbench/threadbench/targets/go/",
 	}
 }
 
@@ -309,6 +322,7 @@ func javaEntry(name, model, description string) Entry {
 		Variant:        javaVariant,
 		Threads:        javaThreads,
 		Memory:         javaMemory,
+		OwnPrefix:      "io.threadbench.",
 	}
 }
 
