@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -26,7 +27,10 @@ const (
 
 // thePinningMatrix is the fixture service on its pinning endpoint in both
 // thread models on JDK 21 and 25, in one command: the run issue 38's
-// matrix reads, and the one the why of issue 37 can read too.
+// matrix reads. The why's TestWhyPinningFixture does not read it: make
+// test runs the tests that measure in a go test process of their own,
+// after those side by side, so a shared run cannot span both, and one
+// made side by side would not do for a verdict read alone.
 var thePinningMatrix sharedRun
 
 // pinningMatrixVariants are its four variants, in the order they run.
@@ -99,11 +103,19 @@ func checkRanOnItsJDK(t *testing.T, tr bench.TargetResult) {
 	if tr.StartedAt != nil && tr.FinishedAt != nil {
 		took = tr.FinishedAt.Sub(*tr.StartedAt)
 	}
-	var warm float64
-	if tr.WarmupSteady != nil {
-		warm = tr.WarmupSteady.Seconds
+	t.Logf("%s: built on %s, ran %s; started in %.1f s, %s, %s in all", tr.Target, built, ran, tr.StartupMs/1000, warmedUp(tr.WarmupSteady), took.Round(time.Second))
+}
+
+// warmedUp says how a warm-up until steady ended: when it settled, or what
+// kept it to its maximum.
+func warmedUp(ws *bench.WarmupSteady) string {
+	switch {
+	case ws == nil:
+		return "a fixed warm-up"
+	case ws.Steady:
+		return fmt.Sprintf("steady after %.1f s", ws.Seconds)
 	}
-	t.Logf("%s: built on %s, ran %s; started in %.1f s, warmed up %.1f s, %s in all", tr.Target, built, ran, tr.StartupMs/1000, warm, took.Round(time.Second))
+	return fmt.Sprintf("not steady in %.1f s (%s trending %+.2f %%/s, transient %t, JIT busy %t)", ws.Seconds, ws.Figure, ws.Trend, ws.Transient, ws.JITBusy)
 }
 
 // checkPinningMatrix reads the matrix: thread model by JDK, every cell run.
