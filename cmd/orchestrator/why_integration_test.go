@@ -398,8 +398,7 @@ stages:
 
 // unwritableRecording is the fixture on a JRE in an image whose
 // /tmp/threadbench.jfr, where the recording is written, is a link into a
-// directory that does not exist: the JVM starts the recording (/tmp is
-// writable) and runs, but cannot write it when it exits.
+// directory that does not exist, so the recording cannot be written.
 const unwritableRecording = `ARG BASE_IMAGE
 FROM ${BASE_IMAGE}
 COPY orders.jar /app/app.jar
@@ -442,10 +441,11 @@ func TestWhyRecordingUnwritable(t *testing.T) {
 	run, _ := storedRun(t, db, stdout)
 	noContainersOf(t, run.ID)
 	in := run.Targets[0].Inside
-	// Where the JVM finds out depends on the JDK's build: some refuse the
-	// recording's options at start (the JVM is started again without
-	// them), others start it and fail to write it at exit. Either way the
-	// run goes on and the reason quotes the JVM.
+	// The project's JRE 25 checks the dump path when the recording starts
+	// and refuses the options (the JVM is started again without them:
+	// "Failure when starting JFR on_create_vm_3"); a JVM that checks only
+	// when it dumps fails to write it at exit. Either way the run goes on
+	// and the reason quotes the JVM.
 	if in == nil || in.Source != "" || !quotesTheJVM(in.NoProfile) {
 		t.Fatalf("inside %+v, want no recording, quoting the JVM", in)
 	}
