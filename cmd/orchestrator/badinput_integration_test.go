@@ -34,6 +34,11 @@ var badSpecs = []struct {
 	// caller of the API may give neither (the daemon's configuration does).
 	{"jar", []string{"--jar", "/nonexistent/app.jar"}, map[string]any{"jar": "/srv/app.jar"}, "jar"},
 	{"dockerfile", []string{"--dockerfile", "/nonexistent"}, map[string]any{"dockerfile": "/srv/app"}, "dockerfile"},
+	// A variant's axes: a JDK the project cannot build, an axis the target has not.
+	{"JDK it cannot build", []string{"--targets", "java-virtual@jdk=17"},
+		map[string]any{"targets": []string{"go", "java-platform", "java-virtual", "java-virtual@jdk=17"}}, "targets[3]"},
+	{"unknown axis", []string{"--targets", "java-virtual@gc=z"},
+		map[string]any{"targets": []string{"go", "java-platform", "java-virtual", "java-virtual@gc=z"}}, "targets[3]"},
 	// Engines are named as configured: neither one that is not, nor one by URL.
 	{"engine not configured", []string{"--engine", "lab"}, map[string]any{"engine": "lab"}, "engine"},
 	{"engine by URL", []string{"--engine", "tcp://198.18.0.2:2375"}, map[string]any{"engine": "tcp://198.18.0.2:2375"}, "engine"},

@@ -677,12 +677,27 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 		{"HealthAlone", []string{"--health", "/ready"}, "health: --health is for a service of your own"},
 		{"PortEnvAlone", []string{"--port-env", "PORT"}, "port-env: --port-env is for a service of your own"},
 		{"BadPortEnv", []string{"--image", "orders:1", "--port-env", "9-port", "--requests", "testdata/targets/shop.txt"}, `portEnv: must be an environment variable name, got "9-port"`},
-		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no variant "turbo" (variants: platform, virtual)`},
+		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no variant "turbo" (variant: platform, virtual)`},
 		{"JarToDaemon", []string{"--server", "http://127.0.0.1:9", "--jar", jar}, "jar: a daemon runs only the targets of its configuration"},
 		{"JarWithExperiment", []string{"--jar", jar, "--experiment", "seed-000"}, "jar: an experiment runs the built-in targets"},
 		{"ConfigJarMissing", []string{"--config", config("targets:\n  - name: orders\n    jar: nope.jar\n")}, "targets[0].jar: no jar file at"},
 		{"ConfigTwice", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + "}\n  - {name: orders, image: x}\n")}, `targets[1].name: target "orders" is defined twice`},
 		{"ConfigUnknownVariant", []string{"--config", goodConfig, "--targets", "orders@turbo"}, `targets[0]: target orders has no variant "turbo" (variant: platform, virtual)`},
+		// Its axes: a JDK the project cannot build, a value or an axis it
+		// has not, an axis whose name collides with another.
+		{"JDKCannotBuild", []string{"--jar", jar, "--jdk", "21,17"}, "jdk: this host builds JREs for Java 25 and 21 only, got 17"},
+		{"JDKTwice", []string{"--jar", jar, "--jdk", "21,21"}, "jdk: Java 21 is given twice"},
+		{"JDKsWithoutJava", []string{"--targets", "go", "--jdk", "21,25"}, "jdk: no target of the run varies by JDK (go)"},
+		{"UnknownJDKValue", []string{"--jar", jar, "--jdk", "21,25", "--variant", "virtual,jdk=17", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no jdk "17" (jdk: 21, 25)`},
+		{"UnknownAxis", []string{"--jar", jar, "--variant", "gc=z", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no axis "gc" (axes: variant)`},
+		{"ConfigUnknownAxisValue", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + poolAxis), "--targets", "orders@virtual,pool=t800",
+			"--requests", "testdata/targets/shop.txt"}, `targets[0]: target orders has no pool "t800" (pool: t200, t400)`},
+		{"ConfigJDKAxisCannotBuild", []string{"--config", config("targets:\n  - {name: orders, jar: " + jar + ", jdks: [21, 17]}\n")}, "targets[0].jdks: this host builds JREs for Java 25 and 21 only, got 17"},
+		{"AxisBadForm", []string{"--jar", jar, "--axis", "pool=t8"}, `axis: must be AXIS.VALUE=NAME=VALUE or AXIS.VALUE=-FLAG, got "pool=t8"`},
+		{"AxisCollides", []string{"--jar", jar, "--axis", "jdk.a=X=1", "--axis", "jdk.b=X=2"}, "axes.jdk: collides with the JDK axis"},
+		{"AxisOneValue", []string{"--jar", jar, "--axis", "pool.t8=X=1"}, "axes.pool: an axis needs at least two values (it has 1)"},
+		{"ConfigAxisCollides", []string{"--config", config("targets:\n  - name: orders\n    jar: " + jar + "\n    axes:\n      jdk: {a: {X: \"1\"}, b: {X: \"2\"}}\n")},
+			"targets[0].axes.jdk: collides with the JDK axis"},
 	} {
 		t.Run(tt.name, func(t *testing.T) { wantRunRefused(t, ctx, tt.args, tt.want) })
 	}

@@ -454,3 +454,28 @@ func writeFile(t *testing.T, name, content string) string {
 	}
 	return path
 }
+
+// runStored runs `run` in-process with a history at db and reads back the
+// run it printed, an error unless it is stored and succeeded: what a
+// shared run is made with.
+func runStored(t *testing.T, db string, args ...string) (*bench.Run, error) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, nil, append([]string{"run", "--db", db, "-q", "-o", "json"}, args...)...)
+	if code != exitOK {
+		return nil, fmt.Errorf("run: exit %d\n%s", code, stderr)
+	}
+	var printed bench.Run
+	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
+		return nil, fmt.Errorf("stdout is not a run document: %v\n%s", err, stdout)
+	}
+	h := store.NewDB(db)
+	if err := h.Open(); err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	run, err := h.FindRunByID(context.Background(), printed.ID)
+	if err == nil && run.Status != bench.RunSucceeded {
+		err = fmt.Errorf("run %s: %s", run.Status, run.Error)
+	}
+	return run, err
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +23,8 @@ type ownFlags struct {
 	healthTimeout          time.Duration
 	env, jvmFlags          []string
 	variants               []string
-	jdk                    int
+	axes                   []string
+	jdks                   []int
 	jvm                    bool   // an image or Dockerfile runs a JVM: record it with JFR
 	pprof                  string // where a Go service serves its CPU profile
 }
@@ -41,8 +41,10 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.metrics, "metrics", "", "with --jar/--image/--dockerfile: its Prometheus path (default /actuator/prometheus when it answers; none for no scraping)")
 	fs.StringSliceVar(&o.env, "target-env", nil, "with --jar/--image/--dockerfile: environment of the service, NAME=VALUE (repeatable)")
 	fs.StringSliceVar(&o.jvmFlags, "jvm-flag", nil, "with --jar/--image/--dockerfile: a JVM flag of the service (repeatable)")
-	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run (default: all; a jar's are platform and virtual)")
-	fs.IntVar(&o.jdk, "jdk", 0, "the Java major the Java targets run on, 21 or 25 (a jar's default: what its classes need)")
+	fs.StringArrayVar(&o.axes, "axis", nil, "with --jar/--image/--dockerfile: an axis of its own, a value's environment variable or JVM flag: "+
+		"AXIS.VALUE=NAME=VALUE or AXIS.VALUE=-FLAG (repeatable: --axis pool.t200=SERVER_TOMCAT_THREADS_MAX=200 --axis pool.t400=SERVER_TOMCAT_THREADS_MAX=400)")
+	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run, by the values of their axes: virtual, jdk=21 (default: all; a jar's are platform and virtual)")
+	fs.IntSliceVar(&o.jdks, "jdk", nil, "the Java major the Java targets run on, 21 or 25; several (21,25) run each target on each (a jar's default: what its classes need)")
 	fs.BoolVar(&o.jvm, "jvm", false, "with --image/--dockerfile: the service runs on a JVM, to record with JFR as a jar is (JAVA_TOOL_OPTIONS)")
 	fs.StringVar(&o.pprof, "pprof", "", "with --image/--dockerfile: where the (Go) service serves net/http/pprof's CPU profile, e.g. /debug/pprof/profile, to profile each stage")
 }
@@ -55,11 +57,19 @@ func (o *ownFlags) given() bool { return o.jar != "" || o.image != "" || o.docke
 // runs each of its variants. remote is set when the run goes to a daemon,
 // which takes no jar, image or Dockerfile.
 func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec, fileTargets, remote bool) error {
-	if fs.Changed("jdk") {
-		spec.Java.JDK = o.jdk
+	if err := o.checkJDKs(fs, spec); err != nil {
+		return err
 	}
+	if err := o.applyOwn(g, fs, spec, fileTargets, remote); err != nil {
+		return err
+	}
+	return o.eachJDK(g, spec)
+}
+
+// applyOwn defines the service of one's own the flags give, if any.
+func (o *ownFlags) applyOwn(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec, fileTargets, remote bool) error {
 	if !o.given() {
-		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant", "jvm", "pprof"} {
+		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant", "axis", "jvm", "pprof"} {
 			if fs.Changed(name) {
 				return bench.FieldErrorf(name, "--%s is for a service of your own: give --jar, --image or --dockerfile", name)
 			}
@@ -117,12 +127,21 @@ func (o *ownFlags) definition() (targets.Own, error) {
 		JVM: o.jvm, Pprof: o.pprof,
 		// The question is one property away for any Spring Boot service.
 		Variants: targets.SpringVariants()}
-	if o.image == "" {
-		def.JDK = o.jdk
+	switch {
+	case o.image != "":
+	case len(o.jdks) == 1:
+		def.JDK = o.jdks[0]
+	case len(o.jdks) > 1:
+		def.JDKs = o.jdks
 	}
 	if def.Name == "" {
 		def.Name = defaultOwnName(o.jar, o.image, o.dockerfile)
 	}
+	axes, err := parseAxes(o.axes)
+	if err != nil {
+		return def, err
+	}
+	def.Axes = axes
 	if len(o.env) > 0 {
 		def.Env = map[string]string{}
 		for _, kv := range o.env {
@@ -136,7 +155,7 @@ func (o *ownFlags) definition() (targets.Own, error) {
 	return def, nil
 }
 
-// refs are the variants to run: those --variant names, else all.
+// refs are the variants to run: those --variant picks, else all.
 func (o *ownFlags) refs(e targets.Entry) ([]string, error) {
 	info := e.Info()
 	if len(info.Variants) == 0 {
@@ -145,16 +164,13 @@ func (o *ownFlags) refs(e targets.Entry) ([]string, error) {
 		}
 		return []string{e.Name}, nil
 	}
-	want := o.variants
-	if len(want) == 0 {
-		want = info.Variants
+	variants, err := pickVariants(info, o.variants)
+	if err != nil {
+		return nil, err
 	}
-	refs := make([]string, 0, len(want))
-	for _, v := range want {
-		if !slices.Contains(info.Variants, v) {
-			return nil, bench.FieldErrorf("variant", "target %s has no variant %q (variants: %s)", e.Name, v, strings.Join(info.Variants, ", "))
-		}
-		refs = append(refs, e.Name+"@"+v)
+	refs := make([]string, len(variants))
+	for i, v := range variants {
+		refs[i] = e.Name + "@" + v
 	}
 	return refs, nil
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,13 +35,14 @@ var ordersBuild struct {
 }
 
 // ordersJar returns the fixture's jar, built by make fixtures or, where it
-// has not been, here with the fixture's Maven wrapper.
+// has not been or its sources changed since, here with the fixture's Maven
+// wrapper.
 func ordersJar(t *testing.T) string {
 	t.Helper()
 	ordersBuild.once.Do(func() {
 		dir, _ := filepath.Abs(ordersDir)
 		jar := filepath.Join(dir, "target", "orders.jar")
-		if _, err := os.Stat(jar); err != nil {
+		if st, err := os.Stat(jar); err != nil || newerThan(dir, st.ModTime()) {
 			ordersBuild.err = buildFixture(dir)
 		}
 		ordersBuild.jar = jar
@@ -51,6 +51,22 @@ func ordersJar(t *testing.T) string {
 		t.Fatalf("build the fixture service: %v", ordersBuild.err)
 	}
 	return ordersBuild.jar
+}
+
+// newerThan reports whether the fixture's pom or a source file changed after t.
+func newerThan(dir string, t time.Time) bool {
+	newer := false
+	for _, root := range []string{filepath.Join(dir, "pom.xml"), filepath.Join(dir, "src")} {
+		filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+			if err == nil {
+				if info, err := d.Info(); err == nil && info.ModTime().After(t) {
+					newer = true
+				}
+			}
+			return nil
+		})
+	}
+	return newer
 }
 
 func buildFixture(dir string) error {
@@ -136,11 +152,15 @@ func noContainersOf(t *testing.T, runID string) {
 	}
 }
 
-// A service defined only in the daemon's configuration file, built from
-// its Dockerfile (handed the project's JRE 25 as BASE_IMAGE) with two
-// variants, run through the daemon as orders@platform and orders@virtual
-// under the request list of a vegeta targets file (read by the CLI, sent
-// in the spec) at two stages of closed load.
+// A service defined only in the daemon's configuration, built from its
+// Dockerfile (handed the project's JRE 25 as BASE_IMAGE), along two axes:
+// its two thread models and an axis of its own, two Tomcat pools. GET
+// /targets lists the axes and the four variants; the web page's new-run
+// form offers each variant as a checkbox and runs all four, with a
+// request by path, at two stages of closed load. Each variant runs in its
+// pool (recorded, and seen in the platform threads its Tomcat grows to
+// on platform threads), and the report pairs them along both axes and
+// lays them out in a matrix, through the API and on the page.
 func TestOwnServiceFromConfig(t *testing.T) {
 	sideBySide(t)
 	startsJVMs(t)
@@ -153,37 +173,111 @@ func TestOwnServiceFromConfig(t *testing.T) {
     variants:
       platform: {SPRING_THREADS_VIRTUAL_ENABLED: "false"}
       virtual: {SPRING_THREADS_VIRTUAL_ENABLED: "true"}
+    axes:
+      pool:
+        t8: {SERVER_TOMCAT_THREADS_MAX: "8"}
+        t200: {SERVER_TOMCAT_THREADS_MAX: "200"}
 `)
 	db := filepath.Join(t.TempDir(), "history.db")
 	d := startInProcessDaemon(t, db, "--config", config)
 	client := apiClient{t: t, base: d.url}
+	variants := []string{"platform,pool=t8", "platform,pool=t200", "virtual,pool=t8", "virtual,pool=t200"}
 	var list api.TargetList
 	client.getJSON("/targets", &list)
-	if i := slices.IndexFunc(list.Targets, func(ti bench.TargetInfo) bool { return ti.Name == "orders" }); i < 0 || !slices.Equal(list.Targets[i].Variants, []string{"platform", "virtual"}) {
-		t.Fatalf("GET /targets does not list orders with its variants: %+v", list)
+	i := slices.IndexFunc(list.Targets, func(ti bench.TargetInfo) bool { return ti.Name == "orders" })
+	if i < 0 || !slices.Equal(list.Targets[i].Variants, variants) || len(list.Targets[i].Axes) != 2 || list.Targets[i].Axes[1].Name != "pool" {
+		t.Fatalf("GET /targets does not list orders with its four variants on two axes: %+v", list)
 	}
 	begin := time.Now()
-	code, stdout, stderr := runCLI(t, nil, "run", "--server", d.url, "-q", "-o", "json", "--targets", "orders@platform,orders@virtual",
-		"--requests", ordersRequests, "--profile", "testdata/profile/own-closed.yaml", "--warmup", "2s", "--warmup-rate", "100")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s\ndaemon:\n%s", code, stderr, d.log)
+	b := newBrowser(t, d.url, 1400, 1000)
+	id := submitOwnThroughForm(t, b, variants)
+	run := client.waitRun(id, 5*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
+	if run.Status != bench.RunSucceeded {
+		t.Fatalf("run %s %s: %s\ndaemon:\n%s", id, run.Status, run.Error, d.log)
 	}
-	var printed bench.Run
-	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
-		t.Fatalf("stdout is not a run document: %v\n%s", err, stdout)
-	}
-	run := client.run(printed.ID)
 	t.Logf("run %s took %s", run.ID, time.Since(begin).Round(time.Second))
-	platform, _ := checkOwnRun(t, run, "orders")
-	if !strings.HasPrefix(platform.Image.Ref, "threadbench/own-orders:") || !strings.Contains(platform.Image.Runtime, "25") {
-		t.Errorf("image %s on runtime %q, want threadbench/own-orders built on Java 25", platform.Image.Ref, platform.Image.Runtime)
+	checkPoolAxis(t, run)
+	var rep bench.Report
+	client.getJSON("/runs/"+run.ID+"/report?format=json", &rep)
+	checkPoolMatrix(t, rep)
+	b.waitFor("the run's report", `document.querySelector('main [data-page="run"] .report')`, webTimeout)
+	if text := eval[string](b, `document.querySelector('main .report').innerText`); !strings.Contains(text, "orders: thread model × pool") ||
+		!strings.Contains(text, "along the pool") {
+		t.Errorf("the run's page shows no matrix of thread model × pool, or no pair along the pool:\n%s", text)
 	}
-	resp, body := client.do("GET", "/runs/"+run.ID+"/report?format=markdown", nil)
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "| POST /api/orders | orders@virtual |") {
-		t.Errorf("report: %s; want per-request figures\n%s", resp.Status, body)
-	}
-	t.Logf("report:\n%s", body)
+	b.check()
 	noContainersOf(t, run.ID)
+}
+
+// submitOwnThroughForm fills the new run form for a configured service:
+// the built-in targets unchecked, its variants left checked, two stages of
+// its own and a request by path. It returns the run's ID.
+func submitOwnThroughForm(t *testing.T, b *browser, variants []string) string {
+	t.Helper()
+	b.open("/ui/new", "new")
+	for _, name := range targets.DefaultCatalog().Names() {
+		b.click(`input[data-field="targets"][value="` + name + `"]`)
+	}
+	for _, v := range variants {
+		if !eval[bool](b, `document.querySelector('input[data-field="targets"][value="orders@`+v+`"]').checked`) {
+			t.Errorf("the form does not offer orders@%s, checked", v)
+		}
+	}
+	b.click(`input[name="load-mode"][value="custom"]`)
+	b.fill(`[data-field="profile.stages[0].name"]`, "c10")
+	b.fill(`[data-field="profile.stages[0].duration"]`, "2s")
+	b.fill(`[data-field="profile.stages[0].concurrency"]`, "10")
+	b.click(`[data-add-row="stages"]`)
+	b.fill(`[data-field="profile.stages[1].name"]`, "c150")
+	b.fill(`[data-field="profile.stages[1].duration"]`, "3s")
+	b.fill(`[data-field="profile.stages[1].concurrency"]`, "150")
+	b.fill(`[data-field="workload.requests[0].uri"]`, "/api/quote?productId=2&delayMs=50")
+	b.fill(`[data-field="warmup.duration"]`, "2s")
+	b.fill(`[data-field="warmup.rate"]`, "100")
+	b.click(`form#new-run button[type="submit"]`)
+	b.waitFor("the live view", `document.querySelector('main [data-live]')`, webTimeout)
+	return eval[string](b, `document.querySelector('main [data-live]').dataset.run`)
+}
+
+// checkPoolAxis holds each variant to its pool: recorded with its result,
+// and on platform threads in the threads Tomcat grew to at 150 clients (at
+// most 8 more than it idles with for t8; for t200, one for most clients).
+func checkPoolAxis(t *testing.T, run *bench.Run) {
+	t.Helper()
+	peak := map[string]float64{}
+	for _, tr := range run.Targets {
+		pool := strings.TrimPrefix(tr.Settings["axis.pool"], "t")
+		if tr.Status != bench.TargetSucceeded || pool == "" || tr.Settings["env.SERVER_TOMCAT_THREADS_MAX"] != pool {
+			t.Errorf("%s: %s, pool %q, SERVER_TOMCAT_THREADS_MAX %q", tr.Target, tr.Status, tr.Settings["axis.pool"], tr.Settings["env.SERVER_TOMCAT_THREADS_MAX"])
+		}
+		for _, r := range tr.Resources {
+			if r.Stage == 1 && !r.Warmup {
+				peak[tr.Target] = r.Threads[bench.ThreadPlatform].Peak
+			}
+		}
+	}
+	t.Logf("peak platform threads at 150 clients: %v", peak)
+	clients := float64(run.Spec.Profile.Stages[1].Concurrency)
+	if small, large := peak["orders@platform,pool=t8"], peak["orders@platform,pool=t200"]; small <= 0 || large-small < (clients-8)/2 {
+		t.Errorf("platform threads: %.0f with a pool of 8, %.0f with 200, want the larger pool to grow by most of the %.0f clients more", small, large, clients)
+	}
+}
+
+// checkPoolMatrix reads the report's matrix of thread model by pool and
+// its pairs along both axes.
+func checkPoolMatrix(t *testing.T, rep bench.Report) {
+	t.Helper()
+	if len(rep.Matrices) != 1 || rep.Matrices[0].Rows != "thread model" || rep.Matrices[0].Columns != "pool" ||
+		!slices.Equal(rep.Matrices[0].ColumnValues, []string{"t8", "t200"}) {
+		t.Errorf("matrices %+v, want thread model × pool (t8, t200)", rep.Matrices)
+	}
+	axes := map[string]int{}
+	for _, p := range rep.Scopes[len(rep.Scopes)-1].Pairs {
+		axes[p.Axis]++
+	}
+	if axes["pool"] != 2 || axes["thread model"] != 2 {
+		t.Errorf("pairs of the last stage along %v, want two along the pool and two along the thread model", axes)
+	}
 }
 
 // The one-command form: --jar and a request list, nothing else about the

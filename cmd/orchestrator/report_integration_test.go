@@ -26,7 +26,6 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
-	"github.com/threadbench/threadbench/internal/store"
 )
 
 // chromium is Debian's headless browser.
@@ -59,25 +58,8 @@ func poolRun(t *testing.T) (*bench.Run, string) {
 		if err := os.WriteFile(profile, []byte(poolProfile), 0o644); err != nil {
 			return nil, err
 		}
-		code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--targets", "go,java-platform,java-virtual", "--profile", profile,
-			"--endpoint", "heavy", "--param", "duration=500", "--name", "pool-400", "-q", "-o", "json")
-		if code != exitOK {
-			return nil, fmt.Errorf("run: exit %d\n%s", code, stderr)
-		}
-		var printed bench.Run
-		if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
-			return nil, fmt.Errorf("stdout is not a run document: %v\n%s", err, stdout)
-		}
-		h := store.NewDB(db)
-		if err := h.Open(); err != nil {
-			return nil, err
-		}
-		defer h.Close()
-		run, err := h.FindRunByID(context.Background(), printed.ID)
-		if err == nil && run.Status != bench.RunSucceeded {
-			err = fmt.Errorf("run %s: %s", run.Status, run.Error)
-		}
-		return run, err
+		return runStored(t, db, "--targets", "go,java-platform,java-virtual", "--profile", profile,
+			"--endpoint", "heavy", "--param", "duration=500", "--name", "pool-400")
 	})
 }
 

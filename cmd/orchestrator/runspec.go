@@ -103,7 +103,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 		}
 	}
 	set("name", func() { spec.Name = f.name })
-	set("targets", func() { spec.Targets = f.targets })
+	set("targets", func() { spec.Targets = joinAxes(f.targets) })
 	// A profile the file gives, even an empty one, is the user's: only a
 	// file without any profile takes the flag's default.
 	if fs.Changed("profile") || (reflect.ValueOf(spec.Profile).IsZero() && !experiment) {

@@ -59,6 +59,7 @@ func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
 	a.methodNotes(scopes)
 	rep.Notes = a.notes.lines()
 	rep.Capacity, rep.Scalability = capacity.Table(r), scalability.FitRun(r)
+	a.variants(&rep, scopes)
 	rep.Why = a.why(rep)
 	rep.Findings = append(rep.Findings, whyFindings(rep.Why)...)
 	return rep

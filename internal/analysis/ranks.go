@@ -74,7 +74,13 @@ func (a *analysis) pairs(subs []*scopeSubject) []bench.Pair {
 			pairs = append(pairs, a.pair(x, y))
 		}
 	}
-	return append(pairs, a.variantPairs(subs)...)
+	pairs = append(pairs, a.axisPairs(subs, pairs)...)
+	for _, p := range a.variantPairs(subs) { // runs stored before their axes were
+		if !hasPair(pairs, p.A, p.B) {
+			pairs = append(pairs, p)
+		}
+	}
+	return pairs
 }
 
 // variantPairs compares, for each other target run in both thread models

@@ -259,7 +259,7 @@ func checkTargets(spec *RunSpec, c Catalog) error {
 			return FieldErrorf(field, "target %q is listed twice", t)
 		}
 	}
-	return nil
+	return expandTargets(spec, c)
 }
 
 func checkProfile(spec *RunSpec, c Catalog) error {
@@ -562,11 +562,11 @@ func checkJDK(jdk int, c Catalog) error {
 	}
 	var offered []string
 	for _, t := range c.Targets {
-		if t.Variant == "jdk" {
-			if slices.Contains(t.Variants, strconv.Itoa(jdk)) {
+		if axis, ok := t.AxisOf(AxisJDK); ok {
+			if slices.Contains(axis.Values, strconv.Itoa(jdk)) {
 				return nil
 			}
-			offered = t.Variants
+			offered = axis.Values
 		}
 	}
 	return FieldErrorf("java.jdk", "no Java target runs on JDK %d (offered: %s)", jdk, strings.Join(offered, ", "))

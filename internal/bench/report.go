@@ -40,6 +40,11 @@ type Report struct {
 	// closed-model sweep per target.
 	Capacity    *CapacityTable   `json:"capacity,omitempty"`
 	Scalability []ScalabilityFit `json:"scalability,omitempty"`
+	// Matrices lay out a target's variants along two of its axes.
+	Matrices []Matrix `json:"matrices,omitempty"`
+	// VirtualThreads are what the targets' JVMs said about their virtual
+	// threads, per measured stage, where they expose it.
+	VirtualThreads []VirtualThreadRow `json:"virtualThreads,omitempty"`
 	// Why is what happened inside the targets and what it says of each
 	// stage; nil when the run measured nothing.
 	Why *WhyReport `json:"why,omitempty"`
@@ -205,10 +210,14 @@ type RankEntry struct {
 }
 
 // Pair compares two subjects users ask about (java-virtual against
-// java-platform, java-virtual against go): A relative to B.
+// java-platform, java-virtual against go, two variants of one target
+// along one of its axes): A relative to B.
 type Pair struct {
-	A       string       `json:"a"`
-	B       string       `json:"b"`
+	A string `json:"a"`
+	B string `json:"b"`
+	// Axis is the one axis A and B differ along, where they are variants
+	// of one target ("thread model", "JDK", "pool").
+	Axis    string       `json:"axis,omitempty"`
 	Figures []PairFigure `json:"figures"`
 }
 

@@ -22,10 +22,25 @@ type StageResources struct {
 	GCPauseSeconds  float64          `json:"gcPauseSeconds,omitempty"`
 	// Pinned is how many times a virtual thread pinned its carrier (JFR's
 	// jdk.VirtualThreadPinned, Java targets), PinnedSeconds for how long.
-	Pinned         float64 `json:"pinned,omitempty"`
-	PinnedSeconds  float64 `json:"pinnedSeconds,omitempty"`
-	ScrapeFailures int     `json:"scrapeFailures,omitempty"`
+	Pinned        float64 `json:"pinned,omitempty"`
+	PinnedSeconds float64 `json:"pinnedSeconds,omitempty"`
+	// SubmitFailed is how many times starting or unparking a virtual
+	// thread failed (JFR's jdk.VirtualThreadSubmitFailed).
+	SubmitFailed float64 `json:"submitFailed,omitempty"`
+	// Scheduler is the virtual-thread scheduler as the JVM reports it (JDK
+	// 24 on), keyed by Scheduler... figure.
+	Scheduler      map[string]Gauge `json:"scheduler,omitempty"`
+	ScrapeFailures int              `json:"scrapeFailures,omitempty"`
 }
+
+// The virtual-thread scheduler's figures, as StageResources.Scheduler
+// keys them.
+const (
+	SchedulerParallelism = "parallelism" // the carriers it aims for
+	SchedulerPoolSize    = "poolSize"    // the carriers it started and that live
+	SchedulerMounted     = "mounted"     // virtual threads on a carrier
+	SchedulerQueued      = "queued"      // virtual threads waiting for one
+)
 
 // UnmarshalJSON reads the current document and, for runs stored before
 // resources were keyed, the fixed fields they had.

@@ -130,6 +130,10 @@ type TargetInfo struct {
 	Variant        string   `json:"variant,omitempty"`
 	Variants       []string `json:"variants,omitempty"`
 	DefaultVariant string   `json:"defaultVariant,omitempty"`
+	// Axes are the dimensions whose product Variants is, in the order a
+	// variant's name writes them (AxesOf): a service of one's own may vary
+	// along its variants, the JDK and axes of its own.
+	Axes []Axis `json:"axes,omitempty"`
 	// Threads and Memory map the target's own series onto the generic
 	// resource figures.
 	Threads []FigureSource `json:"threads,omitempty"`
@@ -174,8 +178,9 @@ func (r TargetRef) String() string {
 	return r.Name + "@" + r.Variant
 }
 
-// CheckTargetRef checks a reference ("name" or "name@variant") against the
-// catalog; field is its JSON path in messages.
+// CheckTargetRef checks a reference ("name", "name@variant", or with axes
+// "name@virtual,jdk=21") against the catalog; field is its JSON path in
+// messages.
 func CheckTargetRef(s string, infos []TargetInfo, field string) error {
 	ref := ParseTargetRef(s)
 	i := slices.IndexFunc(infos, func(t TargetInfo) bool { return t.Name == ref.Name })
@@ -186,13 +191,8 @@ func CheckTargetRef(s string, infos []TargetInfo, field string) error {
 	if info.Unavailable != "" {
 		return FieldErrorf(field, "target %s cannot be built here: %s", info.Name, info.Unavailable)
 	}
-	if ref.Variant == "" || slices.Contains(info.Variants, ref.Variant) {
-		return nil
-	}
-	if len(info.Variants) == 0 {
-		return FieldErrorf(field, "target %s has no variants, got %q", info.Name, "@"+ref.Variant)
-	}
-	return FieldErrorf(field, "target %s has no %s %q (%s: %s)", info.Name, info.Variant, ref.Variant, info.Variant, strings.Join(info.Variants, ", "))
+	_, err := info.ParseVariant(ref.Variant, field)
+	return err
 }
 
 func targetNames(infos []TargetInfo) []string {

@@ -46,7 +46,7 @@ func servedDocument(spec []byte, v Served) []byte {
 		}
 		refs = append(refs, t.Name)
 		for _, variant := range t.Variants {
-			refs = append(refs, t.Name+"@"+variant)
+			refs = append(refs, flowItem(t.Name+"@"+variant))
 		}
 	}
 	values := map[string]string{}
@@ -70,6 +70,16 @@ func servedDocument(spec []byte, v Served) []byte {
 		}
 		return append(slices.Clone(sub[1]), value...)
 	})
+}
+
+// flowItem writes a value as an item of a YAML flow sequence: quoted
+// where it has a comma, as a variant on several axes does
+// (orders@virtual,jdk=21).
+func flowItem(v string) string {
+	if strings.Contains(v, ",") {
+		return strconv.Quote(v)
+	}
+	return v
 }
 
 func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {

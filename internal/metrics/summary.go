@@ -24,8 +24,6 @@ var (
 	}
 	gcCountCounters   = []counter{{"jvm_gc_pause_seconds_count", 1}, {"go_gc_duration_seconds_count", 1}}
 	gcSecondsCounters = []counter{{"jvm_gc_pause_seconds_sum", 1}, {"go_gc_duration_seconds_sum", 1}}
-	pinnedCounters    = []counter{{"threadbench_virtual_pinned_total", 1}}
-	pinnedSeconds     = []counter{{"threadbench_virtual_pinned_seconds_sum", 1}}
 )
 
 // Sources map a target's series onto the generic thread and memory
@@ -47,6 +45,7 @@ func Summarize(series []bench.Series, sources Sources, scrapeFailures []float64,
 	threads := pickAll(series, sources.Threads)
 	memory := pickAll(series, sources.Memory)
 	memory[bench.MemoryWorkingSet] = byName[ContainerMemoryWorkingSet]
+	scheduler := pickAll(series, schedulerSources)
 	all := stages
 	if warmup != nil {
 		all = append([]bench.StageResult{*warmup}, stages...)
@@ -56,6 +55,7 @@ func Summarize(series []bench.Series, sources Sources, scrapeFailures []float64,
 		r := summarizeStage(byName, scrapeFailures, s)
 		r.Threads = gauges(threads, stageWindow(s))
 		r.Memory = gauges(memory, stageWindow(s))
+		r.Scheduler = gauges(scheduler, stageWindow(s))
 		out = append(out, r)
 	}
 	return out
@@ -142,8 +142,9 @@ func summarizeStage(byName map[string][]bench.Point, scrapeFailures []float64, s
 	r.CPUSecondsPer1k = perThousand(cpuSeconds(byName, w), s.Stats.Successes)
 	r.GCPauses = sumDeltas(byName, gcCountCounters, w)
 	r.GCPauseSeconds = sumDeltas(byName, gcSecondsCounters, w)
-	r.Pinned = sumDeltas(byName, pinnedCounters, w)
-	r.PinnedSeconds = sumDeltas(byName, pinnedSeconds, w)
+	r.Pinned = firstDelta(byName, virtualPinned, w)
+	r.PinnedSeconds = firstDelta(byName, virtualPinnedSeconds, w)
+	r.SubmitFailed = firstDelta(byName, virtualSubmitFailed, w)
 	for _, t := range scrapeFailures {
 		if w.contains(t) {
 			r.ScrapeFailures++

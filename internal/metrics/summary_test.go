@@ -79,8 +79,8 @@ func TestSummarize(t *testing.T) {
 				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(1)),
 			},
 			want: []bench.StageResources{
-				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 400, Mean: 200}}},
-				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 900, Mean: 700}}},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 400, Mean: 200}}, Scheduler: map[string]bench.Gauge{bench.SchedulerMounted: {Peak: 1, Mean: 1}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 900, Mean: 700}}, Scheduler: map[string]bench.Gauge{bench.SchedulerMounted: {Peak: 1, Mean: 1}}},
 			},
 		},
 		{
@@ -94,8 +94,8 @@ func TestSummarize(t *testing.T) {
 				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "mounted"}, 0, 9, constant(1)),
 			},
 			want: []bench.StageResources{
-				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 220, Mean: 220}, bench.ThreadVirtual: {}}},
-				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 220, Mean: 220}, bench.ThreadVirtual: {}}},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 220, Mean: 220}, bench.ThreadVirtual: {}}, Scheduler: map[string]bench.Gauge{bench.SchedulerMounted: {Peak: 1, Mean: 1}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 220, Mean: 220}, bench.ThreadVirtual: {}}, Scheduler: map[string]bench.Gauge{bench.SchedulerMounted: {Peak: 1, Mean: 1}}},
 			},
 		},
 		{
@@ -124,8 +124,10 @@ func TestSummarize(t *testing.T) {
 				series("jvm_threads_virtual_live_threads", map[string]string{"scheduling_status": "queued"}, 0, 9, func(t float64) float64 { return t }),
 			},
 			want: []bench.StageResources{
-				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 6, Mean: 4}}},
-				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 11, Mean: 9}}},
+				{Stage: 0, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 6, Mean: 4}},
+					Scheduler: map[string]bench.Gauge{bench.SchedulerMounted: {Peak: 2, Mean: 2}, bench.SchedulerQueued: {Peak: 4, Mean: 2}}},
+				{Stage: 1, Threads: map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 20, Mean: 20}, bench.ThreadVirtual: {Peak: 11, Mean: 9}},
+					Scheduler: map[string]bench.Gauge{bench.SchedulerMounted: {Peak: 2, Mean: 2}, bench.SchedulerQueued: {Peak: 9, Mean: 7}}},
 			},
 		},
 		{

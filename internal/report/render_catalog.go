@@ -30,10 +30,14 @@ func targetsTable(w io.Writer, targets []bench.TargetInfo) error {
 	return flush(w, &buf)
 }
 
-// variantsLabel writes "jdk 25 (default), 21", or "-".
+// variantsLabel writes "jdk 25 (default), 21", "variant platform,
+// virtual × jdk 21, 25" for a target on several axes, or "-".
 func variantsLabel(t bench.TargetInfo) string {
 	if len(t.Variants) == 0 {
 		return "-"
+	}
+	if axes := t.AxesOf(); len(axes) > 1 {
+		return axesLabel(axes)
 	}
 	values := make([]string, len(t.Variants))
 	for i, v := range t.Variants {

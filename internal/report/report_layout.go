@@ -37,6 +37,8 @@ type block struct {
 // layoutReport lays out the whole report.
 func layoutReport(rep bench.Report) []section {
 	sections := append([]section{headerSection(rep), findingsSection(rep)}, capacitySections(rep)...)
+	sections = append(sections, axesSections(rep)...)
+	sections = append(sections, virtualSections(rep)...)
 	sections = append(sections, whySections(rep)...)
 	colors := subjectColors(rep)
 	for i, sc := range rep.Scopes {
@@ -52,6 +54,7 @@ func layoutReport(rep bench.Report) []section {
 // whole attack's figures, ranks and pairs (a capacity run has no whole).
 func layoutSummary(rep bench.Report) []section {
 	sections := append([]section{findingsSection(rep)}, capacitySections(rep)...)
+	sections = append(sections, axesSections(rep)...)
 	if len(rep.Scopes) > 0 && rep.Searches == nil {
 		whole := scopeSection(rep.Scopes[0], subjectColors(rep), "scope-0", rep.MinEffect)
 		var kept []block
@@ -414,7 +417,7 @@ func pairBlock(sc bench.ReportScope, minEffect float64) block {
 		for i, pf := range p.Figures {
 			pair := ""
 			if i == 0 {
-				pair = p.A + " vs " + p.B
+				pair = p.A + " vs " + p.B + analysis.Suffix(", along the ", p.Axis)
 			}
 			b.Rows = append(b.Rows, []string{pair, figureName(pf.Figure) + " (" + pf.Unit + ")", analysis.Value(pf.A, pf.Unit), analysis.Value(pf.B, pf.Unit),
 				analysis.PositiveZero(fmt.Sprintf("%+.1f%%", pf.Change)), verdictText(pf, minEffect, untestedIn(sc))})

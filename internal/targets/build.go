@@ -57,6 +57,9 @@ func (r *Runtime) BuildTarget(ctx context.Context, target string, opts BuildOpti
 	r.buildMu.Lock()
 	defer r.buildMu.Unlock()
 	job := buildJob{root: root, entry: entry, variant: entry.variant(bench.ParseTargetRef(target), opts.JDK), opts: opts}
+	if v := entry.Variations[job.variant]; v.JDK != 0 {
+		job.opts.JDK = v.JDK // the variant's JDK, over the run's
+	}
 	return entry.Recipe.build(ctx, r, job)
 }
 

@@ -3,7 +3,6 @@ package targets
 import (
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -64,6 +63,12 @@ type Entry struct {
 	// the thread model, environment and figures (an Own target's
 	// platform and virtual); nil when a variant changes only the build.
 	Variations map[string]Variation
+	// Axes are the dimensions whose product Variant's values are, in the
+	// order a variant's name writes them; empty when Variant is the one.
+	Axes []Variant
+	// AxisValues are, once Resolve picked a variant, its value of each
+	// axis, recorded with its results ("axis.jdk": "21").
+	AxisValues map[string]string
 	// JVM marks an entry whose recipe does not say it runs a JVM (an
 	// image, a Dockerfile given no JDK) as running one: it is recorded
 	// with JFR as the Java recipes' are (RunsJVM).
@@ -104,12 +109,24 @@ type Variation struct {
 	// Threads replaces the entry's figure sources when set: what counts as
 	// a virtual thread depends on the thread model.
 	Threads []bench.FigureSource
+	// JDK is the Java major the variant is built on, 0 for the recipe's.
+	JDK int
+	// Axes are the variant's value of each axis.
+	Axes map[string]string
 }
 
 // Resolve returns the entry as a reference to it ("name@variant") runs:
 // its variant's Variation applied.
-func (e Entry) Resolve(target string) Entry {
-	v, ok := e.Variations[e.variant(bench.ParseTargetRef(target), 0)]
+func (e Entry) Resolve(target string) Entry { return e.resolve(target, 0) }
+
+// resolve is Resolve under a run-wide JDK (0: none).
+func (e Entry) resolve(target string, jdk int) Entry {
+	variant := e.variant(bench.ParseTargetRef(target), jdk)
+	info := e.Info()
+	if values, err := info.ParseVariant(variant, ""); err == nil && len(values) > 0 {
+		e.AxisValues = values
+	}
+	v, ok := e.Variations[variant]
 	if !ok {
 		return e
 	}
@@ -139,7 +156,7 @@ func (e Entry) Info() bench.TargetInfo {
 		}
 		model = strings.Join(models, ", ")
 	}
-	return bench.TargetInfo{
+	info := bench.TargetInfo{
 		Name:           e.Name,
 		Kind:           e.Recipe.Runtime(),
 		ThreadModel:    model,
@@ -148,22 +165,21 @@ func (e Entry) Info() bench.TargetInfo {
 		Variant:        e.Variant.Name,
 		Variants:       slices.Clone(e.Variant.Values),
 		DefaultVariant: e.Variant.Default,
+		Axes:           benchAxes(e.Axes),
 		Threads:        slices.Clone(e.Threads),
 		Memory:         slices.Clone(e.Memory),
 		Own:            e.Own,
 	}
+	info.Axes = info.AxesOf()
+	return info
 }
 
-// variant returns the variant a reference asks for, else the run-wide JDK
-// for an entry that varies by JDK, else the entry's default.
+// variant returns the variant a reference runs, as the catalog names it:
+// each axis at the value the reference gives, else the run-wide JDK for
+// the JDK axis, else its default.
 func (e Entry) variant(ref bench.TargetRef, jdk int) string {
-	switch {
-	case ref.Variant != "":
-		return ref.Variant
-	case jdk != 0 && e.Variant.Name == "jdk":
-		return strconv.Itoa(jdk)
-	}
-	return e.Variant.Default
+	ref.Name = e.Name
+	return bench.ParseTargetRef(bench.CanonicalRef([]bench.TargetInfo{e.Info()}, ref.String(), jdk)).Variant
 }
 
 // Catalog is the targets a runtime can build and start.

@@ -156,7 +156,7 @@ const infoTimeout = 5 * time.Second
 // A target of one's own has no /info: what it is comes from its entry.
 func (in *Instance) Info(ctx context.Context) (map[string]string, error) {
 	if in.entry.Own {
-		return in.ownInfo(), nil
+		return in.ownInfo(ctx), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, infoTimeout)
 	defer cancel()

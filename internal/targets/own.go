@@ -32,7 +32,10 @@ type Own struct {
 	Jar        string `yaml:"jar,omitempty"`
 	// JDK is the Java major a jar runs on (0: the one its classes need, 21
 	// or 25); for a Dockerfile, the JRE base it is handed as BASE_IMAGE.
-	JDK       int               `yaml:"jdk,omitempty"`
+	JDK int `yaml:"jdk,omitempty"`
+	// JDKs are the Java majors it runs on in turn, an axis of its
+	// variants (jdks: [21, 25]: orders@virtual,jdk=21, ...).
+	JDKs      []int             `yaml:"jdks,omitempty"`
 	BuildArgs map[string]string `yaml:"buildArgs,omitempty"`
 	// Port is a port the target always listens on; without it, PortEnv
 	// (default SERVER_PORT) tells it one, and BindEnv (default
@@ -62,6 +65,9 @@ type Own struct {
 	// "name@variant". A jar without any gets Spring Boot's two thread
 	// models, SpringVariants.
 	Variants map[string]OwnVariant `yaml:"variants,omitempty"`
+	// Axes are named axes of its own beside its variants and JDKs: its
+	// variants are the product of all of them.
+	Axes OwnAxes `yaml:"axes,omitempty"`
 }
 
 // OwnVariant is one named variant of a target of one's own. In the
@@ -172,7 +178,7 @@ func (o Own) Validate(field string, builtins []string) error {
 			return err
 		}
 	}
-	return nil
+	return o.validateAxes(field)
 }
 
 // validateSource checks that exactly one source is given, and that a jar
@@ -249,10 +255,6 @@ func checkEnv(env map[string]string, field string) error {
 // Entry returns the catalog entry of the definition, defaults applied.
 // Paths are made absolute, so that a daemon started elsewhere finds them.
 func (o Own) Entry() Entry {
-	variants := o.Variants
-	if len(variants) == 0 && o.Jar != "" {
-		variants = SpringVariants()
-	}
 	e := Entry{
 		Name:        o.Name,
 		ThreadModel: o.ThreadModel,
@@ -287,8 +289,9 @@ func (o Own) Entry() Entry {
 	if e.Listening.BindEnv == "" && e.Listening.Port == 0 {
 		e.Listening.BindEnv = DefaultOwnBindEnv
 	}
-	if len(variants) > 0 {
-		e.Variant, e.Variations = ownVariants(variants)
+	if axes := o.axes(); len(axes) > 0 {
+		e.Axes = axes
+		e.Variant, e.Variations = o.variations(axes)
 	}
 	return e
 }
@@ -319,12 +322,18 @@ func (o Own) description() string {
 	return "your own image " + o.Image
 }
 
+// recipe builds the source; with several JDKs, on the first unless a
+// variant names another.
 func (o Own) recipe() Recipe {
+	major := o.JDK
+	if len(o.JDKs) > 0 {
+		major = o.JDKs[0]
+	}
 	switch {
 	case o.Jar != "":
-		return JarFile{Path: absPath(o.Jar), JDK: o.JDK}
+		return JarFile{Path: absPath(o.Jar), JDK: major}
 	case o.Dockerfile != "":
-		return DockerfileDir{Dir: absPath(o.Dockerfile), JDK: o.JDK, BuildArgs: maps.Clone(o.BuildArgs)}
+		return DockerfileDir{Dir: absPath(o.Dockerfile), JDK: major, BuildArgs: maps.Clone(o.BuildArgs)}
 	}
 	return ImageRef{Ref: o.Image}
 }
@@ -334,30 +343,6 @@ func absPath(p string) string {
 		return abs
 	}
 	return p
-}
-
-// ownVariants turns named variants into the entry's variant dimension
-// (platform first, then virtual, then the others by name) and what each
-// changes. A variant's thread model is its own, else its name when that
-// is one, else what Spring Boot's switch in its environment says.
-func ownVariants(variants map[string]OwnVariant) (Variant, map[string]Variation) {
-	names := slices.SortedFunc(maps.Keys(variants), func(a, b string) int {
-		return strings.Compare(variantOrder(a), variantOrder(b))
-	})
-	out := make(map[string]Variation, len(names))
-	for _, name := range names {
-		v := variants[name]
-		model := v.ThreadModel
-		if model == "" {
-			model = modelOfVariant(name, v.Env)
-		}
-		vr := Variation{ThreadModel: model, Env: cloneEnv(v.Env), JVMFlags: slices.Clone(v.JVMFlags)}
-		if model == bench.ThreadModelVirtual {
-			vr.Threads = actuatorVirtualThreads
-		}
-		out[name] = vr
-	}
-	return Variant{Name: bench.VariantOwn, Values: names, Default: names[0]}, out
 }
 
 // variantOrder sorts platform before virtual before the rest.

@@ -60,9 +60,13 @@ func (in *Instance) findMetrics(ctx context.Context) {
 	}
 }
 
-// ownInfo is what a target of one's own is, in place of a /info.
-func (in *Instance) ownInfo() map[string]string {
+// ownInfo is what a target of one's own is, in place of a /info: with
+// the runtime its JVM says it is, where it exposes that.
+func (in *Instance) ownInfo(ctx context.Context) map[string]string {
 	info := map[string]string{"readiness": in.readyBy, "metrics": in.MetricsURL()}
+	if rt := in.jvmRuntime(ctx); rt != "" {
+		info["runtime"] = rt
+	}
 	if in.entry.ThreadModel != "" {
 		info["threadModel"] = in.entry.ThreadModel
 	}

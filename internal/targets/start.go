@@ -84,7 +84,7 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	if err != nil {
 		return nil, err
 	}
-	entry = entry.Resolve(target)
+	entry = entry.resolve(target, opts.Java.JDK)
 	if entry.Listening.Port != 0 {
 		opts.Port = entry.Listening.Port
 	}
@@ -421,6 +421,9 @@ func settings(entry Entry, img bench.ImageInfo, port int, launched map[string]st
 	}
 	for k, v := range entry.Env {
 		s["env."+k] = v
+	}
+	for k, v := range entry.AxisValues {
+		s["axis."+k] = v
 	}
 	for k, v := range opts.Env {
 		s["env."+k] = v

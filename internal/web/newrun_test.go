@@ -135,7 +135,7 @@ func TestNewRunFormSpeaksTheAPI(t *testing.T) {
 	for _, want := range []string{"name", "repeat", "targets", "profile.name", "profile.scale", "profile.model",
 		"profile.stages[0].duration", "profile.stages[0].concurrency", "profile.stages[0].ramp",
 		"experiment.name", "experiment.scale", "experiment.part",
-		"workload.requests[0].endpoint", "workload.requests[0].params", "workload.requests[0].weight", "workload.timeout",
+		"workload.requests[0].endpoint", "workload.requests[0].params", "workload.requests[0].uri", "workload.requests[0].weight", "workload.timeout",
 		"warmup.duration", "warmup.rate", "warmup.disabled", "warmup.maxDuration", "warmup.fraction", "capacity.objective", "capacity.budget", "limits.cpus", "limits.memoryMiB",
 		"java.tomcatMaxThreads", "java.virtualParallelism", "java.heapPercent", "java.gc"} {
 		if !paths[want] {

@@ -551,8 +551,10 @@
     for (const rows of form.querySelectorAll('[data-rows]')) {
       let n = 0;
       for (const r of rows.children) {
-        const key = r.querySelector('[data-row-key]');
-        if (!key || key.value !== '') rowIndex.set(r, n++);
+        // A row is a request when any of its keys is given: an endpoint,
+        // or the path of a service of one's own.
+        const keys = [...r.querySelectorAll('[data-row-key]')];
+        if (keys.length === 0 || keys.some((k) => k.value.trim() !== '')) rowIndex.set(r, n++);
       }
     }
     for (const c of form.querySelectorAll('[data-field]')) {

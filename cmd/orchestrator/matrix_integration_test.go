@@ -1,0 +1,220 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+// The fixture's legacy driver: eight connections, each held for the whole
+// call (pinning.http asks 20 ms), so that no thread model serves more than
+// eight calls at once.
+const (
+	legacyConnections = 8
+	pinningDelay      = 0.020 // s
+)
+
+// thePinningMatrix is the fixture service on its pinning endpoint in both
+// thread models on JDK 21 and 25, in one command: the run issue 38's
+// matrix reads. The why's TestWhyPinningFixture does not read it: make
+// test runs the tests that measure in a go test process of their own,
+// after those side by side, so a shared run cannot span both, and one
+// made side by side would not do for a verdict read alone.
+var thePinningMatrix sharedRun
+
+// pinningMatrixVariants are its four variants, in the order they run.
+var pinningMatrixVariants = []string{"orders@platform,jdk=21", "orders@platform,jdk=25", "orders@virtual,jdk=21", "orders@virtual,jdk=25"}
+
+// pinningMatrixRun returns the shared run and its history, made by
+// `run --jar orders.jar --jdk 21,25 --requests pinning.http`.
+func pinningMatrixRun(t *testing.T) (*bench.Run, string) {
+	t.Helper()
+	return thePinningMatrix.get(t, func(t *testing.T, dir string) (*bench.Run, error) {
+		db := filepath.Join(dir, "history.db")
+		args := []string{"--jar", ordersJar(t), "--jdk", "21,25", "--requests", pinningRequests,
+			"--profile", "testdata/profile/pinning.yaml", "--warmup-max", "30s", "--name", "pinning-matrix"}
+		if cpus := targetCPUs(t); cpus > 0 {
+			args = append(args, "--cpus", strconv.FormatFloat(cpus, 'f', -1, 64))
+		}
+		return runStored(t, db, args...)
+	})
+}
+
+// One command runs the fixture on JDK 21 and 25 in both thread models:
+// four variants, each on the JDK it names (as its image was built and as
+// its JVM says), a matrix of thread model by JDK, pairs along both axes and
+// the finding of which moved the throughput most. On the pinning endpoint
+// virtual threads are worse than platform threads on 21, where a blocked
+// call pins its carrier, and not on 25 (JEP 491); none above what the
+// driver's connections allow. The JVM's own figures say so too: pins on
+// 21, none on 25, whose scheduler reports itself.
+func TestMeasurePinningMatrix(t *testing.T) {
+	alone(t)
+	run, db := pinningMatrixRun(t)
+	if !slices.Equal(run.Spec.Targets, pinningMatrixVariants) {
+		t.Fatalf("targets %v, want %v", run.Spec.Targets, pinningMatrixVariants)
+	}
+	for _, tr := range run.Targets {
+		checkRanOnItsJDK(t, tr)
+	}
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	checkPinningMatrix(t, rep)
+	checkPinningPairs(t, rep, run)
+	checkVirtualThreadFigures(t, rep)
+	var md bytes.Buffer
+	if err := report.WriteReport(&md, report.Source{Run: run}, "markdown", analysis.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"orders: thread model × JDK", "along the JDK", "along the thread model", "Virtual threads, as the JVM counts them"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the markdown report lacks %q", want)
+		}
+	}
+	t.Logf("history %s; report:\n%s", db, md.String())
+	noContainersOf(t, run.ID)
+}
+
+// checkRanOnItsJDK holds a variant to the JDK its name says: the image's
+// base and the JVM's own jvm_info.
+func checkRanOnItsJDK(t *testing.T, tr bench.TargetResult) {
+	t.Helper()
+	jdk := tr.Settings["axis.jdk"]
+	if jdk == "" || !strings.HasSuffix(tr.Target, "jdk="+jdk) {
+		t.Errorf("%s: recorded JDK axis %q", tr.Target, jdk)
+	}
+	built, ran := tr.Settings["runtime"], tr.Settings["info.runtime"]
+	for what, rt := range map[string]string{"its image's base": built, "its JVM (jvm_info)": ran, "the recorded runtime": tr.Image.Runtime} {
+		if !strings.Contains(rt, " "+jdk+".") {
+			t.Errorf("%s: %s is %q, want Java %s", tr.Target, what, rt, jdk)
+		}
+	}
+	var took time.Duration
+	if tr.StartedAt != nil && tr.FinishedAt != nil {
+		took = tr.FinishedAt.Sub(*tr.StartedAt)
+	}
+	t.Logf("%s: built on %s, ran %s; started in %.1f s, %s, %s in all", tr.Target, built, ran, tr.StartupMs/1000, warmedUp(tr.WarmupSteady), took.Round(time.Second))
+}
+
+// warmedUp says how a warm-up until steady ended: when it settled, or what
+// kept it to its maximum.
+func warmedUp(ws *bench.WarmupSteady) string {
+	switch {
+	case ws == nil:
+		return "a fixed warm-up"
+	case ws.Steady:
+		return fmt.Sprintf("steady after %.1f s", ws.Seconds)
+	}
+	return fmt.Sprintf("not steady in %.1f s (%s trending %+.2f %%/s, transient %t, JIT busy %t)", ws.Seconds, ws.Figure, ws.Trend, ws.Transient, ws.JITBusy)
+}
+
+// checkPinningMatrix reads the matrix: thread model by JDK, every cell run.
+func checkPinningMatrix(t *testing.T, rep bench.Report) {
+	t.Helper()
+	if len(rep.Matrices) != 1 {
+		t.Fatalf("matrices %+v, want one", rep.Matrices)
+	}
+	m := rep.Matrices[0]
+	if m.Target != "orders" || m.Rows != "thread model" || m.Columns != "JDK" ||
+		!slices.Equal(m.RowValues, []string{"platform", "virtual"}) || !slices.Equal(m.ColumnValues, []string{"21", "25"}) {
+		t.Errorf("matrix %s × %s of %v × %v, want thread model × JDK", m.Rows, m.Columns, m.RowValues, m.ColumnValues)
+	}
+	for i, row := range m.Cells {
+		for j, c := range row {
+			if c.Label == "" || c.Throughput <= 0 || c.P99 <= 0 {
+				t.Errorf("cell %s, %s: %+v, want the variant's figures", m.RowValues[i], m.ColumnValues[j], c)
+			}
+		}
+	}
+}
+
+// checkPinningPairs holds the pairs along both axes to the claim: worse on
+// 21, not on 25; and every variant within what the driver's connections
+// allow.
+func checkPinningPairs(t *testing.T, rep bench.Report, run *bench.Run) {
+	t.Helper()
+	pairs := map[string]bench.PairFigure{}
+	axes := map[string]int{}
+	for _, sc := range rep.Scopes {
+		for _, p := range sc.Pairs {
+			if _, seen := pairs[p.A+" vs "+p.B]; seen {
+				continue
+			}
+			axes[p.Axis]++
+			for _, pf := range p.Figures {
+				if pf.Figure == analysis.MetricThroughput {
+					pairs[p.A+" vs "+p.B] = pf
+					t.Logf("%s (%s): %s (%.1f vs %.1f req/s, %+.1f%%)", p.A+" vs "+p.B, p.Axis, pf.Verdict, pf.A, pf.B, pf.Change)
+				}
+			}
+		}
+	}
+	if axes["thread model"] != 2 || axes["JDK"] != 2 {
+		t.Errorf("pairs along %v, want two along the thread model and two along the JDK", axes)
+	}
+	on21 := pairs["orders@virtual,jdk=21 vs orders@platform,jdk=21"]
+	on25 := pairs["orders@virtual,jdk=25 vs orders@platform,jdk=25"]
+	if on21.Verdict != bench.VerdictWorse {
+		t.Errorf("virtual vs platform on 21: %s (%+.1f%%), want worse: its blocked calls pin the carrier", on21.Verdict, on21.Change)
+	}
+	if on25.Verdict == bench.VerdictWorse {
+		t.Errorf("virtual vs platform on 25: worse (%+.1f%%), want not: JEP 491 unmounts a virtual thread blocked in synchronized", on25.Change)
+	}
+	// Each call holds one of the driver's connections for the whole
+	// delay: no more calls a second than connections ÷ delay, give or
+	// take the calls in flight at the stage's edges.
+	ceiling := legacyConnections / pinningDelay
+	slack := legacyConnections / run.Spec.Profile.Stages[0].Duration.D().Seconds()
+	for _, tr := range run.Targets {
+		if st := tr.Stages[len(tr.Stages)-1].Stats; st.Throughput > ceiling+slack {
+			t.Errorf("%s served %.1f req/s, above the %.0f its driver's %d connections allow", tr.Target, st.Throughput, ceiling, legacyConnections)
+		}
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f bench.Finding) bool {
+		return strings.HasPrefix(f.Text, "orders: the ") && strings.Contains(f.Text, "moved its throughput most")
+	}) {
+		t.Errorf("no finding says which axis moved the throughput most: %v", rep.Findings)
+	}
+}
+
+// checkVirtualThreadFigures reads what the JVMs said through Micrometer:
+// virtual threads pinned on 21, not on 25; the scheduler's figures on 25
+// only (its MXBean is new in 24).
+func checkVirtualThreadFigures(t *testing.T, rep bench.Report) {
+	t.Helper()
+	rows := map[string]bench.VirtualThreadRow{}
+	for _, r := range rep.VirtualThreads {
+		rows[r.Label] = r
+		t.Logf("%s %s: %.0f pins, %.3f s pinned a second, parallelism %v, carriers %v, queued %v", r.Label, r.Stage, r.Pinned, r.PinnedPerSecond,
+			deref(r.Parallelism), deref(r.PoolSize), deref(r.Queued))
+	}
+	v21, v25 := rows["orders@virtual,jdk=21"], rows["orders@virtual,jdk=25"]
+	if v21.Pinned == 0 || v21.Parallelism != nil {
+		t.Errorf("virtual on 21: %+v, want pins and no scheduler figures", v21)
+	}
+	// A call is pinned while it holds one of the driver's connections: no
+	// more carriers pinned at once than connections.
+	if v21.PinnedPerSecond > legacyConnections {
+		t.Errorf("virtual on 21: %.2f s pinned a second, above the %d connections a call is pinned in", v21.PinnedPerSecond, legacyConnections)
+	}
+	if v25.Label == "" || v25.Pinned != 0 || v25.Parallelism == nil || *v25.Parallelism < 1 {
+		t.Errorf("virtual on 25: %+v, want no pins and the scheduler's parallelism", v25)
+	}
+}
+
+func deref(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
+}
