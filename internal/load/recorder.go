@@ -483,8 +483,15 @@ func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
 	g.CPUSharePeak = g.CPUShare
 	for b := from; b < to && to-from > 1; b++ {
 		if d, ok := r.deltas(b, b+1); ok && d.at > 0 {
-			g.CPUSharePeak = max(g.CPUSharePeak, d.cpu.Seconds()/(d.at.Seconds()*float64(r.cfg.cpus)))
+			share := d.cpu.Seconds() / (d.at.Seconds() * float64(r.cfg.cpus))
+			g.CPUSharePeak = max(g.CPUSharePeak, share)
+			if share >= bench.GeneratorCPUBound {
+				g.CPUBoundSeconds++
+			}
 		}
+	}
+	if to-from == 1 && g.CPUShare >= bench.GeneratorCPUBound {
+		g.CPUBoundSeconds = 1
 	}
 	if w.lag != nil && w.lag.TotalCount() > 0 {
 		g.SendLagP99 = float64(w.lag.ValueAtQuantile(99)) / 1000
