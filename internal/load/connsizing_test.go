@@ -17,8 +17,9 @@ import (
 // ms (its duration parameter) that answers at once needs the floor at
 // 2,000 req/s, not 2,000/s × 52 ms; a 40 ms request at 400 req/s needs
 // 400/s × its p99, and the target sees no more in flight; a step to
-// 2,000 req/s of it raises the limit at the step, without waiting for a
-// connection; a profile that names its connections keeps them.
+// 2,000 req/s of it raises the limit at the step, without requests
+// waiting for a connection; a profile that names its connections keeps
+// them.
 func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 	srv := newServer(t, 0)
 	srv.byPath = map[string]time.Duration{"/api/heavy": 40 * time.Millisecond}
@@ -53,8 +54,11 @@ func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 			last := res.Stages[1]
 			g, st := last.Generator, last.Stats
 			rate := tc.plan.Profile.Stages[1].Rate
-			// Little's law at what the stage measured: its p99 at least, its slowest at most.
-			low := max(16, int(math.Floor(rate*st.ServiceTime.P99/1000*0.9)))
+			// Little's law at what the stage measured: the limit is the
+			// rate times some interval's p99, so above the stage's median
+			// (a tenth off for a median between intervals) and at most
+			// what its slowest answer would call for.
+			low := max(16, int(math.Floor(rate*st.ServiceTime.P50/1000*0.9)))
 			high := max(16, int(math.Ceil(rate*st.ServiceTime.Max/1000))+1)
 			if tc.named > 0 {
 				low, high = tc.named, tc.named
@@ -64,7 +68,10 @@ func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 			if g.Connections < low || g.Connections > high {
 				t.Errorf("connections = %d, want %d to %d", g.Connections, low, high)
 			}
-			if hasFlag(last.Flags, bench.FlagConnectionBound, "") {
+			// A generator starved of its CPU (a loaded machine, -race) is
+			// late to take connections too: only one that kept up says
+			// the limit followed the rate.
+			if hasFlag(last.Flags, bench.FlagConnectionBound, "") && !hasFlag(last.Flags, bench.FlagGeneratorBound, "") {
 				t.Errorf("flags %+v: the target kept up, and the limit should have followed the rate", last.Flags)
 			}
 		})
