@@ -56,9 +56,12 @@ type openPool struct {
 
 	// conns holds a token per request in flight, and the retired tokens
 	// that keep the requests in flight within the limit: its capacity is
-	// the cap, and limit = cap - retired (sizing.go says how it moves).
+	// the cap. A lower limit retires free tokens at once and owes the
+	// rest, which requests retire as they come back (release); limit is
+	// the one set, cap - retired - owed (sizing.go says how it moves).
 	conns   chan struct{}
-	retired int
+	retired atomic.Int64
+	owed    atomic.Int64
 	limit   atomic.Int64
 	sizer   *connSizer
 }
@@ -85,36 +88,53 @@ func (p *openPool) newWorker() *worker {
 	return w
 }
 
-// setLimitLocked moves the connection limit towards n, within the cap: up
-// at once, by taking retired tokens back; down only by the tokens no
-// request holds now (the others are retired at a later setting).
+// setLimitLocked sets the connection limit to n, within 1 and the cap: up
+// at once, by cancelling owed retirements and taking retired tokens back;
+// down by retiring the tokens no request holds, and owing the others.
 func (p *openPool) setLimitLocked(n int) {
 	n = min(max(n, 1), cap(p.conns))
-	for p.limitLocked() < n {
-		<-p.conns // a retired token: more than n-limit of them are there
-		p.retired--
+	p.owed.Swap(0) // what was owed and not retired yet is decided again
+	for int(p.retired.Load()) > cap(p.conns)-n {
+		<-p.conns // a retired token: there are more than enough of them
+		p.retired.Add(-1)
 	}
-	for p.limitLocked() > n && p.retireLocked() {
+	for int(p.retired.Load()) < cap(p.conns)-n && p.retireFree() {
 	}
-	p.limit.Store(int64(p.limitLocked()))
+	p.owed.Store(int64(cap(p.conns) - n - int(p.retired.Load())))
+	p.limit.Store(int64(n))
 }
 
-func (p *openPool) limitLocked() int { return cap(p.conns) - p.retired }
-
-// retireLocked takes a token no request holds out of use; false when every
+// retireFree takes a token no request holds out of use; false when every
 // token is in flight or retired.
-func (p *openPool) retireLocked() bool {
+func (p *openPool) retireFree() bool {
 	select {
 	case p.conns <- struct{}{}:
-		p.retired++
+		p.retired.Add(1)
 		return true
 	default:
 		return false
 	}
 }
 
+// release gives back a request's token, or keeps it retired while the
+// limit is owed retirements.
+func (p *openPool) release() {
+	for {
+		owed := p.owed.Load()
+		if owed <= 0 {
+			<-p.conns
+			return
+		}
+		if p.owed.CompareAndSwap(owed, owed-1) {
+			p.retired.Add(1)
+			return
+		}
+	}
+}
+
 // grow raises the limit to what the offered rate needs now, when that is
-// more: a request found every connection busy. It reports whether it did.
+// more (a step or a ramp up): a request found every connection busy. It
+// reports whether it did.
 func (p *openPool) grow() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -204,12 +224,11 @@ func (p *openPool) leave() {
 }
 
 // served is what a worker tells the pool of the request it is back from:
-// its service time and whether it waited for a connection; sent is false
-// for a request not sent (dropped), or before the first.
+// its service time; sent is false for a request not sent (dropped), or
+// before the first.
 type served struct {
 	sent    bool
 	service time.Duration
-	waited  bool
 }
 
 // back is told by a worker back from a request. It returns the worker's
@@ -223,8 +242,8 @@ func (p *openPool) back(w *worker, last served) (claim, bool) {
 		return claim{}, false
 	}
 	now := p.a.since()
-	if last.sent && p.sizer.observe(now, last.service, last.waited) {
-		p.setLimitLocked(p.sizer.need(p.a.sched.rate(now)))
+	if last.sent && p.sizer.observe(now, last.service) {
+		p.setLimitLocked(p.sizer.settle(now, p.a.sched.rate(now)))
 	}
 	if p.vacant {
 		// Everything due since the last claim left waited for this worker.
@@ -280,17 +299,17 @@ func (w *worker) openWorker(p *openPool, c claim) {
 			return
 		}
 		if now := a.since(); now-c.due > a.timeout {
-			<-p.conns
+			p.release()
 			a.rec.record(outcome{kind: a.reqs.pick(c.n), intended: c.due, sent: now, done: now, err: DroppedError, dropped: true, waited: true})
 			last = served{}
 			continue
 		}
 		o := w.send(a.reqs.pick(c.n), c.due)
-		<-p.conns
+		p.release()
 		o.waited, o.split, o.conns = c.waited, true, int(p.limit.Load())
 		o.connWait = max(o.sent-asked, 0) + max(c.taken-c.due, 0)
 		a.rec.record(o)
-		last = served{sent: true, service: o.done - o.sent, waited: c.waited}
+		last = served{sent: true, service: o.done - o.sent}
 	}
 }
 

@@ -13,42 +13,51 @@ import (
 // for its service time (from the actual send to its answer), so by
 // Little's law a rate of λ requests/s keeps λ × W of them busy, W the mean
 // service time. The pool takes W at the service time's 99th percentile
-// instead of its mean, measured during the attack itself: if every
-// request held its connection as long as the slowest 1 % do, λ × p99
-// connections would be busy, so a target that answers as it did never
-// makes a request wait; the distance from the mean to the p99 is the
-// headroom, and it is the target's own variability, not a factor. The
-// limit is set again at the end of every interval of at least sizeEvery
-// and minSizingSamples answers, to what the offered rate needs at the p99
-// of the last interval that counts, and raised at once when a request
-// finds every connection busy and the offered rate needs more than the
-// limit (a step or a ramp up), never above the cap.
-//
-// An interval in which requests waited for a connection counts only if
-// its fastest answer was no slower than unqueuedSlack times the fastest
-// of the last interval without waits: a target that queues requests
-// delays every one of them, the fastest too, while one that serves them
-// side by side and only varies (a sleeping endpoint on a busy machine)
-// still answers some as fast as ever. Giving a queueing target more
-// connections would only spread its queue over them, lengthen its service
-// time, and call for more again (Little's law on a service time that
-// grows with the connections runs away to the cap): a backlog over
-// hundreds of connections slowed the one-CPU Go target itself (bench.sh
-// ceiling on an Intel Xeon: 492 connections, 0.59x of wrk's rate
-// completed, p99 7 s). Its requests wait in the generator instead, their
-// latency still running from their due time, and the window is flagged
-// connection-bound. Before the first interval the hold is guessed: the
+// instead of its mean, measured during the attack itself (the hold): if
+// every request held its connection as long as the slowest 1 % do, n = λ
+// × p99 connections would be busy, so a target that answers as it did
+// does not make requests wait for the tail of its answers. The count in
+// flight at a rate also varies around its mean by about its square root
+// (a Poisson count; the Go target answers in bursts), so the limit is n +
+// 3√n, at least fewestConnections and at most the cap. Both headrooms are
+// the target's own variability and the rate's, not a factor on a guess.
+// The limit is set at the end of every interval of at least sizeEvery and
+// minSizingSamples answers, for the offered rate then, and raised at once
+// when a request finds every connection busy and the rate needs more (a
+// step or a ramp up). Before the first interval the hold is guessed: the
 // slowest request's duration parameter plus two round trips of the
-// measured handshake (expectedLatency); the first interval counts
-// whatever it saw.
+// measured handshake (expectedLatency); the first interval replaces it.
+//
+// After that only a calm interval moves the hold: one whose median service
+// time is within queueSlack of the calm median (the lowest of the calm
+// intervals over the last calmWindow). It moves to the interval's p99, but
+// at most doubles, so that one stall does not hand the target hundreds of
+// connections. An interval whose median rose beyond that found the target
+// slower at everything it does, not just in its tail: it queues what it
+// is given, or lost its CPU to something else. Its service time is the
+// queue's, and Little's law on it would call for more connections, which
+// lengthen the queue, which calls for more (it runs away to the cap: a
+// backlog spread over hundreds of connections slowed the one-CPU Go
+// target itself, bench.sh ceiling on an Intel Xeon: 492 connections, 0.59x
+// of wrk's rate completed, p99 7 s; here, after 3 s of a CPU hog beside
+// it, 464 connections held it at 20,000-25,000 req/s where 16 had carried
+// 45,000). So the hold stays as it was: the backlog waits in the generator,
+// its latency still running from its due time, the window is flagged
+// connection-bound, and the target works through it with the connections
+// it needed when calm. A target that serves side by side and only varies
+// (a sleeping endpoint on a busy machine) keeps its median, and its hold
+// follows. The calm median is the lowest over a window, so that a queue
+// that grows a little each interval is not taken for calm.
 const (
 	sizeEvery        = 100 * time.Millisecond
 	minSizingSamples = 100
-	unqueuedSlack    = 1.5
+	queueSlack       = 2.0
+	calmWindow       = 10 * time.Second
 )
 
-// fewestConnections is the limit's floor: at a low rate λ × p99 is one or
-// two, and a moment's jitter of the target would make requests wait.
+// fewestConnections is the limit's floor: at a low rate n + 3√n is a
+// handful, and a moment's jitter of the target would make requests wait.
+// (Sixteen carried the one-CPU Go target at 45,000 req/s here.)
 const fewestConnections = 16
 
 // sizing bounds the open model's connections, as set before the clock.
@@ -63,11 +72,18 @@ type sizing struct {
 type connSizer struct {
 	sizing
 	hold     time.Duration // the p99 service time in use
-	measured bool          // hold was measured, not the prior
-	unqueued time.Duration // the fastest answer of the last interval without waits (or the first)
-	from     time.Duration // when the interval being measured began
-	service  *hdrhistogram.Histogram
-	waited   bool // a request of the interval waited for a connection
+	calm     []calmMedian  // the medians of the calm intervals within calmWindow
+	measured bool          // the guess was replaced
+
+	// the interval being measured
+	from    time.Duration
+	service *hdrhistogram.Histogram
+}
+
+// calmMedian is the median service time of a calm interval, and when it
+// ended.
+type calmMedian struct {
+	at, median time.Duration
 }
 
 func newConnSizer(s sizing) *connSizer {
@@ -75,39 +91,71 @@ func newConnSizer(s sizing) *connSizer {
 }
 
 // need is the connection limit the offered rate (requests/s) calls for at
-// the hold in use, within fewestConnections and the cap.
+// the hold in use: n + 3√n, n = rate × hold, within fewestConnections and
+// the cap.
 func (s *connSizer) need(rate float64) int {
 	if s.fixed {
 		return s.cap
 	}
-	n := int(math.Ceil(rate * s.hold.Seconds()))
-	return min(max(n, fewestConnections), s.cap)
+	n := rate * s.hold.Seconds()
+	return min(max(int(math.Ceil(n+3*math.Sqrt(n))), fewestConnections), s.cap)
 }
 
-// observe adds the service time of a request answered at now (attack
-// clock) and whether it waited for a connection; at the end of an
-// interval it takes the interval's p99 as the hold if the interval
-// counts, and reports true: the limit is due to be set again.
-func (s *connSizer) observe(now, service time.Duration, waited bool) bool {
+// observe adds a request answered at now (attack clock). It reports true
+// at the end of an interval: the pool is to call settle.
+func (s *connSizer) observe(now, service time.Duration) bool {
 	if s.fixed {
 		return false
 	}
 	hdr.Record(s.service, service)
-	s.waited = s.waited || waited
-	if now-s.from < sizeEvery || s.service.TotalCount() < minSizingSamples {
-		return false
-	}
+	return now-s.from >= sizeEvery && s.service.TotalCount() >= minSizingSamples
+}
+
+// settle ends the interval at now and returns the connection limit for
+// what follows at the offered rate. A calm interval moves the hold to its
+// p99, at most doubling it; the first replaces the guess.
+func (s *connSizer) settle(now time.Duration, rate float64) int {
 	p99 := time.Duration(s.service.ValueAtQuantile(99)) * time.Microsecond
-	fastest := time.Duration(s.service.Min()) * time.Microsecond
-	switch {
-	case !s.measured || !s.waited:
-		s.hold, s.unqueued, s.measured = p99, fastest, true
-	case float64(fastest) <= float64(s.unqueued)*unqueuedSlack:
-		s.hold = p99 // waited, but not queued in the target: the pool was short
-	}
+	median := time.Duration(s.service.ValueAtQuantile(50)) * time.Microsecond
 	s.service.Reset()
-	s.from, s.waited = now, false
-	return true
+	s.from = now
+	switch calm := s.calmMedian(now); {
+	case !s.measured:
+		s.hold, s.measured = p99, true
+	case float64(median) > float64(calm)*queueSlack:
+		return s.need(rate) // slowed: the hold stays, and the median is not a calm one
+	default:
+		s.hold = min(p99, 2*s.hold)
+	}
+	s.addCalm(now, median)
+	return s.need(rate)
+}
+
+// addCalm keeps the median of a calm interval that ended at now, and
+// forgets those older than calmWindow.
+func (s *connSizer) addCalm(now, median time.Duration) {
+	kept := s.calm[:0]
+	for _, c := range s.calm {
+		if now-c.at < calmWindow {
+			kept = append(kept, c)
+		}
+	}
+	s.calm = append(kept, calmMedian{at: now, median: median})
+}
+
+// calmMedian is the lowest median of the calm intervals within calmWindow
+// of now, or the last one's when all are older; 0 before the first.
+func (s *connSizer) calmMedian(now time.Duration) time.Duration {
+	if len(s.calm) == 0 {
+		return 0
+	}
+	low := s.calm[len(s.calm)-1].median
+	for _, c := range s.calm {
+		if now-c.at < calmWindow {
+			low = min(low, c.median)
+		}
+	}
+	return low
 }
 
 // peakRateWithin is the highest open rate the schedule offers from its

@@ -47,95 +47,142 @@ func TestOpenConnections(t *testing.T) {
 	}
 }
 
-// service records n answers of d each, at times from `at` on, into s, and
-// reports whether an interval closed.
-func service(s *connSizer, at time.Duration, n int, d time.Duration, waited bool) bool {
-	closed := false
-	for range n {
-		closed = s.observe(at, d, waited) || closed
+// interval records an interval's 100 answers into s and settles it at
+// the attack clock `at` for the offered rate: fast of them taking d, the
+// others slow. With fast above 50, d is the median; with 2 or more slow,
+// slow is the p99.
+func interval(s *connSizer, at time.Duration, fast int, d, slow time.Duration, rate float64) int {
+	for i := range minSizingSamples {
+		took := slow
+		if i < fast {
+			took = d
+		}
+		s.observe(at, took)
 	}
-	return closed
+	return s.settle(at, rate)
 }
 
-// The open model's limit: Little's law at the p99 service time of the
-// last interval that counts, within the floor and the cap.
-func TestConnSizer(t *testing.T) {
-	free := sizing{cap: 4096, prior: 2 * time.Millisecond}
-	t.Run("prior until measured", func(t *testing.T) {
-		s := newConnSizer(free)
-		// 60,000/s × 2 ms; 1,000/s × 2 ms is below the floor.
-		if got, want := s.need(60000), 120; got != want {
-			t.Errorf("need(60000) = %d, want %d", got, want)
-		}
-		if got, want := s.need(1000), fewestConnections; got != want {
-			t.Errorf("need(1000) = %d, want the floor %d", got, want)
-		}
-	})
-	t.Run("an interval needs its samples and its time", func(t *testing.T) {
-		s := newConnSizer(free)
-		if service(s, 50*time.Millisecond, 500, time.Millisecond, false) {
-			t.Error("an interval closed after 50 ms")
-		}
-		if service(s, 200*time.Millisecond, 1, time.Millisecond, false) != true {
-			t.Error("no interval closed after 200 ms and 501 answers")
-		}
-		s2 := newConnSizer(free)
-		if service(s2, time.Second, minSizingSamples-1, time.Millisecond, false) {
-			t.Errorf("an interval closed after %d answers", minSizingSamples-1)
-		}
-	})
-	t.Run("p99, not the mean", func(t *testing.T) {
-		s := newConnSizer(free)
-		// 98 at 1 ms and 2 at 4 ms: the p99 is 4 ms, the mean 1.06 ms.
-		service(s, 0, 98, time.Millisecond, false)
-		service(s, time.Second, 2, 4*time.Millisecond, false)
-		if got, want := s.need(60000), 240; got < want-3 || got > want+3 {
-			t.Errorf("need(60000) = %d, want 60,000/s × 4 ms = %d", got, want)
-		}
-	})
+// The open model's limit: n + 3√n for n = the offered rate times the
+// hold, within the floor and the cap.
+func TestConnSizerNeed(t *testing.T) {
+	s := newConnSizer(sizing{cap: 4096, prior: 2 * time.Millisecond})
 	for _, tc := range []struct {
-		name          string
-		fastest, tail time.Duration // of the second interval, which waited: its min and p99
-		want          int           // need(10000) after it
+		rate float64
+		want int
 	}{
-		// the target answered as fast as before: the waits were the pool's
-		{"waited, as fast", 3 * time.Millisecond, 3 * time.Millisecond, 30},
-		// 10,000/s × 1 ms: the floor
-		{"waited, faster", time.Millisecond, time.Millisecond, fewestConnections},
-		// its fastest as before, a longer tail: it serves side by side
-		// and varies (a sleep on a busy machine); more connections help
-		{"waited, a longer tail", 3 * time.Millisecond, 5 * time.Millisecond, 50},
-		// every answer slower, the fastest too: the requests queued in
-		// the target; the hold stays
-		{"waited, queued", 20 * time.Millisecond, 25 * time.Millisecond, 30},
+		{60000, 153},              // 120 + 3√120
+		{8000, 28},                // 16 + 3√16
+		{1000, fewestConnections}, // 2 + 3√2 is below the floor
+		{4_000_000, 4096},         // the cap
+	} {
+		if got := s.need(tc.rate); got != tc.want {
+			t.Errorf("need(%g) = %d, want %d", tc.rate, got, tc.want)
+		}
+	}
+	fixed := newConnSizer(sizing{fixed: true, cap: 64})
+	if fixed.observe(time.Second, time.Millisecond) || fixed.need(100000) != 64 || fixed.need(1) != 64 {
+		t.Errorf("a named count moved: need %d and %d", fixed.need(100000), fixed.need(1))
+	}
+}
+
+// An interval closes after sizeEvery and minSizingSamples answers.
+func TestConnSizerInterval(t *testing.T) {
+	s := newConnSizer(sizing{cap: 4096, prior: 2 * time.Millisecond})
+	for range 500 {
+		if s.observe(50*time.Millisecond, time.Millisecond) {
+			t.Fatal("an interval closed after 50 ms")
+		}
+	}
+	if !s.observe(200*time.Millisecond, time.Millisecond) {
+		t.Error("no interval closed after 200 ms and 501 answers")
+	}
+	s = newConnSizer(sizing{cap: 4096, prior: 2 * time.Millisecond})
+	for range minSizingSamples - 1 {
+		if s.observe(time.Second, time.Millisecond) {
+			t.Fatalf("an interval closed before %d answers", minSizingSamples)
+		}
+	}
+}
+
+// The hold: the first interval's p99 replaces the guess; after it a calm
+// interval's p99, at most twice the hold before; an interval whose median
+// is over twice the calm one leaves it as it was.
+func TestConnSizerHold(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		name      string
+		fast      int
+		d, slow   time.Duration
+		intervals int
+		want      time.Duration // after a first interval at a 1 ms median and an 8 ms p99
+	}{
+		{"a shorter tail", 90, ms, 4 * ms, 1, 4 * ms},
+		{"p99, not the mean", 98, ms, 4 * ms, 1, 4 * ms},
+		// one stall doubles the hold, not to 100 ms
+		{"a stall", 90, ms, 100 * ms, 1, 16 * ms},
+		// a longer tail that stays is reached, doubling
+		{"a longer tail", 90, ms, 40 * ms, 3, 40 * ms},
+		// the median within twice the calm one: the target varies
+		{"a median 1.8 times", 90, 1800 * time.Microsecond, 12 * ms, 1, 12 * ms},
+		// every answer slower, the median too: queued in the target, or
+		// starved of its CPU; the hold stays
+		{"slowed", 90, 5 * ms, 30 * ms, 3, 8 * ms},
+		// some answered at once while most queue (the Go target holding
+		// thousands of connections): slowed all the same
+		{"slowed unfairly", 40, 100 * time.Microsecond, 40 * ms, 3, 8 * ms},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newConnSizer(free)
-			service(s, time.Second, minSizingSamples, 3*time.Millisecond, false)
-			service(s, 2*time.Second, minSizingSamples-10, tc.fastest, true)
-			service(s, 2*time.Second, 10, tc.tail, true)
-			if got := s.need(10000); got < tc.want-1 || got > tc.want+1 {
-				t.Errorf("need(10000) = %d, want %d", got, tc.want)
+			s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
+			interval(s, time.Second, 90, ms, 8*ms, 10000)
+			var limit int
+			for i := range tc.intervals {
+				limit = interval(s, time.Duration(2+i)*time.Second, tc.fast, tc.d, tc.slow, 10000)
+			}
+			if math.Abs(float64(s.hold-tc.want)) > 0.02*float64(tc.want) {
+				t.Errorf("hold %v, want %v", s.hold, tc.want)
+			}
+			if want := s.need(10000); limit != want {
+				t.Errorf("limit %d, want the need %d", limit, want)
 			}
 		})
 	}
-	t.Run("the first measurement counts, waits or not", func(t *testing.T) {
-		s := newConnSizer(free)
-		service(s, time.Second, minSizingSamples, 50*time.Millisecond, true)
-		if got, want := s.need(2000), 100; got < want-1 || got > want+1 {
-			t.Errorf("need(2000) = %d, want 2,000/s × 50 ms = %d", got, want)
+	t.Run("the first interval replaces the guess", func(t *testing.T) {
+		s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
+		if got, want := interval(s, time.Second, 100, 50*ms, 50*ms, 2000), 131; got < want-1 || got > want+1 {
+			t.Errorf("limit %d, want 2,000/s × 50 ms = 100, + 3√100: %d", got, want)
+		}
+		s = newConnSizer(sizing{cap: 4096, prior: 52 * ms})
+		if got := interval(s, time.Second, 100, 200*time.Microsecond, 200*time.Microsecond, 2000); got != fewestConnections {
+			t.Errorf("limit %d for a target answering in 0.2 ms, guessed at 52, want the floor", got)
 		}
 	})
-	t.Run("within the cap", func(t *testing.T) {
-		s := newConnSizer(sizing{cap: 50, prior: time.Second})
-		if got := s.need(1000); got != 50 {
-			t.Errorf("need(1000) = %d, want the cap 50", got)
+	t.Run("a queue growing a little each interval is not calm", func(t *testing.T) {
+		// medians of 1, 1.5, 1.9 and 2.5 ms, each within twice the one
+		// before: the last is not within twice the lowest of the window.
+		s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
+		at := time.Second
+		for _, median := range []time.Duration{1000, 1500, 1900, 2500} {
+			interval(s, at, 90, median*time.Microsecond, 2*median*time.Microsecond, 10000)
+			at += time.Second
+		}
+		if got, want := s.hold, 3800*time.Microsecond; math.Abs(float64(got-want)) > 0.02*float64(want) {
+			t.Errorf("hold %v, want the 3.8 ms before the last, %v", got, want)
+		}
+		// calmWindow on, only the last calm median (1.9 ms) is left
+		interval(s, at+calmWindow, 90, 2500*time.Microsecond, 5*ms, 10000)
+		if got, want := s.hold, 5*ms; math.Abs(float64(got-want)) > 0.02*float64(want) {
+			t.Errorf("hold %v once the 1 ms median is older than calmWindow, want %v", got, want)
 		}
 	})
-	t.Run("fixed", func(t *testing.T) {
-		s := newConnSizer(sizing{fixed: true, cap: 64})
-		if service(s, time.Second, 1000, time.Millisecond, false) || s.need(100000) != 64 || s.need(1) != 64 {
-			t.Errorf("a named count moved: need %d and %d", s.need(100000), s.need(1))
+	t.Run("a cold start does not hold the calm median up", func(t *testing.T) {
+		// A JVM's first answers take 200 ms, then 0.1 ms: the calm median
+		// falls with them, and a queue at 2 ms medians is not calm.
+		s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
+		interval(s, time.Second, 100, 200*ms, 200*ms, 1000)
+		interval(s, 2*time.Second, 90, 100*time.Microsecond, ms, 1000)
+		interval(s, 3*time.Second, 90, 2*ms, 50*ms, 1000)
+		if got, want := s.hold, ms; math.Abs(float64(got-want)) > 0.02*float64(want) {
+			t.Errorf("hold %v, want the warm 1 ms, %v", got, want)
 		}
 	})
 }
@@ -167,7 +214,8 @@ func TestPeakRateWithin(t *testing.T) {
 }
 
 // The pool's tokens: the limit bounds the requests in flight, rises at
-// once and falls only by tokens no request holds.
+// once, and falls by the free tokens at once and by the others as their
+// requests come back.
 func TestOpenPoolLimit(t *testing.T) {
 	p := &openPool{conns: make(chan struct{}, 8)}
 	acquire := func() bool {
@@ -193,21 +241,23 @@ func TestOpenPoolLimit(t *testing.T) {
 	inFlight(3)
 	p.setLimitLocked(5) // 3 in flight: two more
 	inFlight(2)
-	p.setLimitLocked(2) // 5 in flight: nothing to retire yet
-	if got := p.limit.Load(); got != 5 {
-		t.Errorf("limit %d with 5 in flight, want 5 until they come back", got)
+	p.setLimitLocked(2) // 5 in flight: three owed
+	if got, owed := p.limit.Load(), p.owed.Load(); got != 2 || owed != 3 {
+		t.Errorf("limit %d, owed %d with 5 in flight; want 2 and 3", got, owed)
 	}
-	<-p.conns
-	<-p.conns
-	<-p.conns // 2 in flight
-	p.setLimitLocked(2)
-	if got := p.limit.Load(); got != 2 {
-		t.Errorf("limit %d, want 2", got)
+	for range 4 {
+		p.release() // three retire, the fourth frees a token
 	}
-	inFlight(0)
+	inFlight(1)           // 1 in flight and 1 taken: the limit 2
 	p.setLimitLocked(100) // within the cap
 	if got := p.limit.Load(); got != 8 {
 		t.Errorf("limit %d, want the cap 8", got)
 	}
 	inFlight(6)
+	// a limit owed and raised again before the requests came back
+	p.setLimitLocked(4)
+	p.setLimitLocked(6)
+	if got, owed := p.limit.Load(), p.owed.Load(); got != 6 || owed != 2 {
+		t.Errorf("limit %d, owed %d with 8 in flight; want 6 and 2", got, owed)
+	}
 }
