@@ -11,43 +11,44 @@ import (
 
 // How the open model sizes its connections. A request holds a connection
 // for its service time (from the actual send to its answer), so by
-// Little's law a rate of λ requests/s keeps λ × W of them busy, W the mean
-// service time. The pool takes W at the service time's 99th percentile
-// instead of its mean, measured during the attack itself (the hold): if
-// every request held its connection as long as the slowest 1 % do, n = λ
-// × p99 connections would be busy, so a target that answers as it did
-// does not make requests wait for the tail of its answers. The count in
-// flight at a rate also varies around its mean by about its square root
-// (a Poisson count; the Go target answers in bursts), so the limit is n +
-// 3√n, at least fewestConnections and at most the cap. Both headrooms are
-// the target's own variability and the rate's, not a factor on a guess.
-// The limit is set at the end of every interval of at least sizeEvery and
-// minSizingSamples answers, for the offered rate then, and raised at once
-// when a request finds every connection busy and the rate needs more (a
-// step or a ramp up). Before the first interval the hold is guessed: the
-// slowest request's duration parameter plus two round trips of the
-// measured handshake (expectedLatency); the first interval replaces it.
+// Little's law a rate of λ requests/s keeps n = λ × W of them busy on
+// average, W the mean service time, measured during the attack itself
+// (the hold). The count in flight varies around n by about its square
+// root (a Poisson count; the Go target answers in bursts), so the limit
+// is n + 3√n, at least fewestConnections and at most the cap: headroom
+// from the rate's own variability, not a factor on a guess. Not λ × p99:
+// the Go target's tail is its stalls, and room for a stall's requests is
+// room for its backlog, which slowed the target (bench.sh ceiling here:
+// 143 to 323 connections from the p99 and the target completed 29,000
+// req/s of 36,500 offered, where 64 completed 48,000). The limit is set
+// at the end of every interval of at least sizeEvery and minSizingSamples
+// answers, for the offered rate then, and raised at once when a request
+// finds every connection busy and the rate needs more (a step or a ramp
+// up). Before the first interval the hold is guessed: the slowest
+// request's duration parameter plus two round trips of the measured
+// handshake (expectedLatency); the first interval replaces it.
 //
 // After that only a calm interval moves the hold: one whose median service
 // time is within queueSlack of the calm median (the lowest of the calm
-// intervals over the last calmWindow). It moves to the interval's p99, but
-// at most doubles, so that one stall does not hand the target hundreds of
-// connections. An interval whose median rose beyond that found the target
-// slower at everything it does, not just in its tail: it queues what it
-// is given, or lost its CPU to something else. Its service time is the
-// queue's, and Little's law on it would call for more connections, which
-// lengthen the queue, which calls for more (it runs away to the cap: a
-// backlog spread over hundreds of connections slowed the one-CPU Go
-// target itself, bench.sh ceiling on an Intel Xeon: 492 connections, 0.59x
-// of wrk's rate completed, p99 7 s; here, after 3 s of a CPU hog beside
-// it, 464 connections held it at 20,000-25,000 req/s where 16 had carried
-// 45,000). So the hold stays as it was: the backlog waits in the generator,
-// its latency still running from its due time, the window is flagged
-// connection-bound, and the target works through it with the connections
-// it needed when calm. A target that serves side by side and only varies
-// (a sleeping endpoint on a busy machine) keeps its median, and its hold
-// follows. The calm median is the lowest over a window, so that a queue
-// that grows a little each interval is not taken for calm.
+// intervals over the last calmWindow). It moves to the interval's mean,
+// but at most doubles, so that one stall does not hand the target
+// hundreds of connections. An interval whose median rose beyond that found
+// the target slower at everything it does, not just in its tail: it
+// queues what it is given, or lost its CPU to something else. Its service
+// time is the queue's, and Little's law on it would call for more
+// connections, which lengthen the queue, which calls for more (it runs
+// away to the cap: a backlog spread over hundreds of connections slowed
+// the one-CPU Go target itself, bench.sh ceiling on an Intel Xeon: 492
+// connections, 0.59x of wrk's rate completed, p99 7 s; here, after 3 s of
+// a CPU hog beside it, 464 connections held it at 20,000-25,000 req/s
+// where 16 had carried 45,000). So the hold stays as it was: the backlog
+// waits in the generator, its latency still running from its due time,
+// the window is flagged connection-bound, and the target works through it
+// with the connections it needed when calm. A target that serves side by
+// side and only varies (a sleeping endpoint on a busy machine) keeps its
+// median, and its hold follows. The calm median is the lowest over a
+// window, so that a queue that grows a little each interval is not taken
+// for calm.
 const (
 	sizeEvery        = 100 * time.Millisecond
 	minSizingSamples = 100
@@ -71,7 +72,7 @@ type sizing struct {
 // attack measures. The pool calls it under its lock.
 type connSizer struct {
 	sizing
-	hold     time.Duration // the p99 service time in use
+	hold     time.Duration // the mean service time in use
 	calm     []calmMedian  // the medians of the calm intervals within calmWindow
 	measured bool          // the guess was replaced
 
@@ -113,19 +114,19 @@ func (s *connSizer) observe(now, service time.Duration) bool {
 
 // settle ends the interval at now and returns the connection limit for
 // what follows at the offered rate. A calm interval moves the hold to its
-// p99, at most doubling it; the first replaces the guess.
+// mean, at most doubling it; the first replaces the guess.
 func (s *connSizer) settle(now time.Duration, rate float64) int {
-	p99 := time.Duration(s.service.ValueAtQuantile(99)) * time.Microsecond
+	mean := time.Duration(s.service.Mean() * float64(time.Microsecond))
 	median := time.Duration(s.service.ValueAtQuantile(50)) * time.Microsecond
 	s.service.Reset()
 	s.from = now
 	switch calm := s.calmMedian(now); {
 	case !s.measured:
-		s.hold, s.measured = p99, true
+		s.hold, s.measured = mean, true
 	case float64(median) > float64(calm)*queueSlack:
 		return s.need(rate) // slowed: the hold stays, and the median is not a calm one
 	default:
-		s.hold = min(p99, 2*s.hold)
+		s.hold = min(mean, 2*s.hold)
 	}
 	s.addCalm(now, median)
 	return s.need(rate)

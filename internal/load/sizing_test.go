@@ -49,8 +49,7 @@ func TestOpenConnections(t *testing.T) {
 
 // interval records an interval's 100 answers into s and settles it at
 // the attack clock `at` for the offered rate: fast of them taking d, the
-// others slow. With fast above 50, d is the median; with 2 or more slow,
-// slow is the p99.
+// others slow. With fast above 50, d is the median.
 func interval(s *connSizer, at time.Duration, fast int, d, slow time.Duration, rate float64) int {
 	for i := range minSizingSamples {
 		took := slow
@@ -104,9 +103,9 @@ func TestConnSizerInterval(t *testing.T) {
 	}
 }
 
-// The hold: the first interval's p99 replaces the guess; after it a calm
-// interval's p99, at most twice the hold before; an interval whose median
-// is over twice the calm one leaves it as it was.
+// The hold: the first interval's mean replaces the guess; after it a
+// calm interval's mean, at most twice the hold before; an interval whose
+// median is over twice the calm one leaves it as it was.
 func TestConnSizerHold(t *testing.T) {
 	const ms = time.Millisecond
 	for _, tc := range []struct {
@@ -114,26 +113,28 @@ func TestConnSizerHold(t *testing.T) {
 		fast      int
 		d, slow   time.Duration
 		intervals int
-		want      time.Duration // after a first interval at a 1 ms median and an 8 ms p99
+		want      time.Duration // after a first interval at 1 ms, its mean
 	}{
-		{"a shorter tail", 90, ms, 4 * ms, 1, 4 * ms},
-		{"p99, not the mean", 98, ms, 4 * ms, 1, 4 * ms},
-		// one stall doubles the hold, not to 100 ms
-		{"a stall", 90, ms, 100 * ms, 1, 16 * ms},
-		// a longer tail that stays is reached, doubling
-		{"a longer tail", 90, ms, 40 * ms, 3, 40 * ms},
+		{"faster", 100, 500 * time.Microsecond, 0, 1, 500 * time.Microsecond},
+		// 90 at 1 ms and 10 at 4 ms: the mean, 1.3 ms, not the p99
+		{"the mean, not the p99", 90, ms, 4 * ms, 1, 1300 * time.Microsecond},
+		// one stall doubles the hold: 90 at 1 ms and 10 at 100 ms have a
+		// mean of 10.9 ms
+		{"a stall", 90, ms, 100 * ms, 1, 2 * ms},
+		// a slower target that stays is reached, doubling
+		{"slower for good", 90, 1500 * time.Microsecond, 25 * ms, 4, 3850 * time.Microsecond},
 		// the median within twice the calm one: the target varies
-		{"a median 1.8 times", 90, 1800 * time.Microsecond, 12 * ms, 1, 12 * ms},
+		{"a median 1.8 times", 100, 1800 * time.Microsecond, 0, 1, 1800 * time.Microsecond},
 		// every answer slower, the median too: queued in the target, or
 		// starved of its CPU; the hold stays
-		{"slowed", 90, 5 * ms, 30 * ms, 3, 8 * ms},
+		{"slowed", 90, 5 * ms, 30 * ms, 3, ms},
 		// some answered at once while most queue (the Go target holding
 		// thousands of connections): slowed all the same
-		{"slowed unfairly", 40, 100 * time.Microsecond, 40 * ms, 3, 8 * ms},
+		{"slowed unfairly", 40, 100 * time.Microsecond, 40 * ms, 3, ms},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
-			interval(s, time.Second, 90, ms, 8*ms, 10000)
+			interval(s, time.Second, 100, ms, ms, 10000)
 			var limit int
 			for i := range tc.intervals {
 				limit = interval(s, time.Duration(2+i)*time.Second, tc.fast, tc.d, tc.slow, 10000)
@@ -148,7 +149,7 @@ func TestConnSizerHold(t *testing.T) {
 	}
 	t.Run("the first interval replaces the guess", func(t *testing.T) {
 		s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
-		if got, want := interval(s, time.Second, 100, 50*ms, 50*ms, 2000), 131; got < want-1 || got > want+1 {
+		if got, want := interval(s, time.Second, 100, 50*ms, 50*ms, 2000), 130; got < want-1 || got > want+1 {
 			t.Errorf("limit %d, want 2,000/s × 50 ms = 100, + 3√100: %d", got, want)
 		}
 		s = newConnSizer(sizing{cap: 4096, prior: 52 * ms})
@@ -162,15 +163,15 @@ func TestConnSizerHold(t *testing.T) {
 		s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
 		at := time.Second
 		for _, median := range []time.Duration{1000, 1500, 1900, 2500} {
-			interval(s, at, 90, median*time.Microsecond, 2*median*time.Microsecond, 10000)
+			interval(s, at, 100, median*time.Microsecond, 0, 10000)
 			at += time.Second
 		}
-		if got, want := s.hold, 3800*time.Microsecond; math.Abs(float64(got-want)) > 0.02*float64(want) {
-			t.Errorf("hold %v, want the 3.8 ms before the last, %v", got, want)
+		if got, want := s.hold, 1900*time.Microsecond; math.Abs(float64(got-want)) > 0.02*float64(want) {
+			t.Errorf("hold %v, want the 1.9 ms before the last, %v", got, want)
 		}
 		// calmWindow on, only the last calm median (1.9 ms) is left
-		interval(s, at+calmWindow, 90, 2500*time.Microsecond, 5*ms, 10000)
-		if got, want := s.hold, 5*ms; math.Abs(float64(got-want)) > 0.02*float64(want) {
+		interval(s, at+calmWindow, 100, 2500*time.Microsecond, 0, 10000)
+		if got, want := s.hold, 2500*time.Microsecond; math.Abs(float64(got-want)) > 0.02*float64(want) {
 			t.Errorf("hold %v once the 1 ms median is older than calmWindow, want %v", got, want)
 		}
 	})
@@ -178,11 +179,11 @@ func TestConnSizerHold(t *testing.T) {
 		// A JVM's first answers take 200 ms, then 0.1 ms: the calm median
 		// falls with them, and a queue at 2 ms medians is not calm.
 		s := newConnSizer(sizing{cap: 4096, prior: 2 * ms})
-		interval(s, time.Second, 100, 200*ms, 200*ms, 1000)
-		interval(s, 2*time.Second, 90, 100*time.Microsecond, ms, 1000)
-		interval(s, 3*time.Second, 90, 2*ms, 50*ms, 1000)
-		if got, want := s.hold, ms; math.Abs(float64(got-want)) > 0.02*float64(want) {
-			t.Errorf("hold %v, want the warm 1 ms, %v", got, want)
+		interval(s, time.Second, 100, 200*ms, 0, 1000)
+		interval(s, 2*time.Second, 100, 100*time.Microsecond, 0, 1000)
+		interval(s, 3*time.Second, 100, 2*ms, 0, 1000)
+		if got, want := s.hold, 100*time.Microsecond; math.Abs(float64(got-want)) > 0.02*float64(want) {
+			t.Errorf("hold %v, want the warm 0.1 ms, %v", got, want)
 		}
 	})
 }
