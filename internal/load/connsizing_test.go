@@ -17,9 +17,9 @@ import (
 // ms (its duration parameter) that answers at once needs the floor at
 // 2,000 req/s, not 2,000/s × 52 ms; a 40 ms request at 400 req/s needs
 // 400/s × its p99, and the target sees no more in flight; a step to
-// 2,000 req/s of it raises the limit at the step, without requests
-// waiting for a connection; a profile that names its connections keeps
-// them.
+// 2,000 req/s of it raises the limit at the step, and no more requests
+// wait for a connection than two measuring intervals' worth; a profile
+// that names its connections keeps them.
 func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 	srv := newServer(t, 0)
 	srv.byPath = map[string]time.Duration{"/api/heavy": 40 * time.Millisecond}
@@ -68,14 +68,26 @@ func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 			}
 			t.Logf("stage 2: connections %d (want %d to %d), service p99 %.1f ms, max %.1f ms, wait p99 %.2f ms, %d waited, server peak in flight %d",
 				g.Connections, low, high, st.ServiceTime.P99, st.ServiceTime.Max, g.ConnectionWaitP99, g.Late, srv.peakInFlight())
-			if g.Connections < low || g.Connections > high {
-				t.Errorf("connections = %d, want %d to %d", g.Connections, low, high)
+			if g.Connections > high {
+				t.Errorf("connections = %d, want %d at most", g.Connections, high)
 			}
-			// A generator starved of its CPU (a loaded machine, -race) is
-			// late to take connections too: only one that kept up says
-			// the limit followed the rate.
-			if hasFlag(last.Flags, bench.FlagConnectionBound, "") && !hasFlag(last.Flags, bench.FlagGeneratorBound, "") {
-				t.Errorf("flags %+v: the target kept up, and the limit should have followed the rate", last.Flags)
+			// A server slowed at everything (its median over twice the
+			// first stage's: -race, a loaded machine) keeps the limit it
+			// had when calm, by design; and a generator starved of its CPU
+			// is late to take connections too. Otherwise the limit
+			// followed the rate, and requests did not wait for it.
+			if slowed := st.ServiceTime.P50 > 2*res.Stages[0].Stats.ServiceTime.P50; slowed || hasFlag(last.Flags, bench.FlagGeneratorBound, "") {
+				t.Logf("the server slowed (%t) or the generator was starved: the limit held", slowed)
+				return
+			}
+			if g.Connections < low {
+				t.Errorf("connections = %d, want %d at least", g.Connections, low)
+			}
+			// It follows a measurement, so it may lag the target by the
+			// interval being measured and the one it settles (100 ms each):
+			// fewer requests than those wait.
+			if late := int64(rate * 0.2); g.Late > late {
+				t.Errorf("%d requests waited for a connection, want at most %d (two intervals' worth): the limit should have followed the rate", g.Late, late)
 			}
 		})
 	}
