@@ -14,7 +14,7 @@ INTEGRATION_TIMEOUT ?= 25m
 OTHER_OS_SKIP := needs Linux|on this OS
 TESTSUMMARY = $(GO) run ./scripts/testsummary -allow-skip '$(OTHER_OS_SKIP)'
 
-.PHONY: all build test test-setup lint unit java-test fixtures integration docker-up test-deps demo bench clean
+.PHONY: all build test test-setup lint unit java-test fixtures integration integration-side integration-measure docker-up test-deps demo bench clean
 
 all: build
 
@@ -30,14 +30,17 @@ test-deps:
 	bash scripts/test-deps.sh
 
 ## test: everything: static checks, the Java targets' JUnit tests, every Go test (the integration build holds
-## the unit tests too, so they run once, there) on the real engine and a real browser, the API's conformance
-##   The first part runs side by side: static checks, JUnit, the fixture service's jar and the conformance job (its stand-in daemon needs
-##   no engine, and its verdict does not depend on the machine's speed) on the CPUs while the engine and the
-##   browser are installed from the network (each part's output is shown whole when it ends); then the
-##   integration tests, alone on the machine: their figures need both CPUs quiet.
+## the unit tests too, so they run once, there) on the real engine and a real browser, the API's conformance.
+##   First the engine, the browser and the fixture service's jar are made ready. Then, side by side: static checks,
+##   JUnit, the conformance job (its stand-in daemon needs no engine, and its verdict does not depend on the machine's
+##   speed) and every Go test that measures nothing (each part's output is shown whole when it ends). Last, alone on
+##   the machine, the tests that measure: their figures need both CPUs quiet. The summary ends with the ten slowest
+##   Go tests of both parts.
 test:
-	$(MAKE) --no-print-directory -j 4 --output-sync=target lint java-test conformance fixtures test-setup
-	$(MAKE) --no-print-directory integration
+	$(MAKE) --no-print-directory -j 2 --output-sync=target fixtures test-setup
+	$(MAKE) --no-print-directory -j 4 --output-sync=target lint java-test conformance integration-side
+	$(MAKE) --no-print-directory integration-measure
+	cat .build/integration-side.json .build/integration-measure.json | $(TESTSUMMARY) -name integration -slowest-only
 
 ## test-setup: what make test installs before its integration tests run: the engine, the programs the tests drive
 test-setup:
@@ -65,9 +68,30 @@ java-test:
 fixtures:
 	cd testdata/springapp && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp package -DskipTests
 
-## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip
+## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip.
+##   In cmd/orchestrator the tests that measure nothing run side by side, each on an attack lock of its own, then
+##   those that measure run one at a time, alone (cmd/orchestrator/harness_integration_test.go); -parallel is high
+##   so that the ones waiting to measure never hold back the others
 integration: docker-up test-deps
-	$(GO) test -count=1 -p 1 -parallel 16 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json ./... | $(TESTSUMMARY) -name integration
+	$(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json ./... | $(TESTSUMMARY) -name integration
+
+# MEASURING names the tests whose verdicts read figures the machine's speed could move (cmd/orchestrator's
+# TestMeasure*, held to that name by the harness), and TIMED_PACKAGES the packages whose unit tests time the load
+# generator or the runner on real clocks: make test runs them last, alone. Every other Go test runs beside the
+# static checks, JUnit and the conformance job.
+MEASURING := ^TestMeasure
+TIMED_PACKAGES := ./internal/load/... ./internal/runner/... ./internal/metrics/... ./targets/go/...
+INTEGRATION = $(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json
+
+## integration-side: every Go test that measures nothing (make test runs it beside lint, JUnit and conformance)
+integration-side: docker-up test-deps
+	@mkdir -p .build
+	$(INTEGRATION) -skip '$(MEASURING)' $$($(GO) list ./... | grep -v -x -F "$$($(GO) list $(TIMED_PACKAGES))") | tee .build/integration-side.json | $(TESTSUMMARY) -name integration-side
+
+## integration-measure: the Go tests that measure, and the timed packages, alone on the machine
+integration-measure: docker-up test-deps
+	@mkdir -p .build
+	{ $(INTEGRATION) -run '$(MEASURING)' ./cmd/orchestrator || true; $(INTEGRATION) $(TIMED_PACKAGES) || true; } | tee .build/integration-measure.json | $(TESTSUMMARY) -name integration-measure
 
 ## conformance: schemathesis (pinned, from PyPI into .build/venv) fuzzes the daemon's API against api/openapi.yaml,
 ## with runs executed by a stand-in (no Docker); about two minutes, 0 server errors and 0 schema violations

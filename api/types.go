@@ -32,3 +32,16 @@ type RunList struct {
 type SeriesList struct {
 	Series []bench.Series `json:"series"`
 }
+
+// FileList is the body of GET /runs/{id}/files: what the run keeps of what
+// recorded inside its targets, each file with the path it is served at
+// under /runs/{id}/.
+type FileList struct {
+	Files []File `json:"files"`
+}
+
+// File is one file of a FileList.
+type File struct {
+	bench.Artifact
+	Path string `json:"path"`
+}

@@ -20,6 +20,7 @@ import (
 // used is the one they build), and the Go target compiles from them as the
 // Go recipe compiles it.
 func TestRunFromAnywhere(t *testing.T) {
+	sideBySide(t)
 	bin := buildOrchestrator(t)
 	dir := t.TempDir()
 	copied := filepath.Join(dir, "orchestrator")
@@ -28,7 +29,7 @@ func TestRunFromAnywhere(t *testing.T) {
 	cmd := exec.Command(copied, "--db", filepath.Join(dir, "history.db"), "run", "-q", "-o", "json",
 		"--targets", "go", "--profile", "smoke", "--scale", "0.3", "--warmup", "2s", "--endpoint", "light")
 	cmd.Dir = dir
-	cmd.Env = envWithout(os.Environ(), "THREADBENCH_REPO", "HOME", "XDG_CACHE_HOME")
+	cmd.Env = envWithout(processEnv(t), "THREADBENCH_REPO", "HOME", "XDG_CACHE_HOME")
 	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CACHE_HOME="+cache,
 		"TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1")
 	cmd.Env = append(cmd.Env, goCaches(t)...) // a new HOME must not mean downloading every module again

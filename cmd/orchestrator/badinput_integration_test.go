@@ -3,16 +3,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	wire "github.com/threadbench/threadbench/api"
 	"net/http"
-	"slices"
+	"os"
 	"strings"
 	"testing"
 
-	"github.com/moby/moby/api/types/container"
-
-	"github.com/threadbench/threadbench/internal/targets"
+	wire "github.com/threadbench/threadbench/api"
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // badSpecs break one field each that used to pass the checks and fail only
@@ -40,18 +39,32 @@ var badSpecs = []struct {
 	{"engine by URL", []string{"--engine", "tcp://198.18.0.2:2375"}, map[string]any{"engine": "tcp://198.18.0.2:2375"}, "engine"},
 }
 
-// managedContainers lists every container threadbench labelled, any run's.
-func managedContainers(t *testing.T) []string {
+// noRunsOf fails the test if the history at db holds a run or any
+// container carries its identity: a refused spec starts nothing. Tests
+// side by side create containers of their own meanwhile, so only this
+// history's count; a refusal that did not even create the history made
+// neither.
+func noRunsOf(t *testing.T, db string) {
 	t.Helper()
-	ids := labelledContainers(t, func(c container.Summary) string { return c.ID }, targets.LabelManaged+"=true")
-	slices.Sort(ids)
-	return ids
+	if _, err := os.Stat(db); err != nil {
+		return
+	}
+	h := openHistoryDB(t, db)
+	history, err := h.HistoryID(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := historyContainers(t, history); len(left) > 0 {
+		t.Errorf("containers were created for a bad spec: %v", left)
+	}
+	if runs, _, err := h.FindRunSummaries(context.Background(), bench.RunFilter{Limit: 10}); err != nil || len(runs) > 0 {
+		t.Errorf("a bad spec left runs in the history: %v, %v", runs, err)
+	}
 }
 
 func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	profile := writeFile(t, "bad-profile.yaml", "model: open\nstagez:\n  - {duration: 5s, rate: 10}\n")
-	before := managedContainers(t)
 
 	t.Run("CLI", func(t *testing.T) {
 		for _, tc := range badSpecs {
@@ -65,15 +78,14 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 				if code != exitBadInput || !strings.Contains(stderr, tc.field) {
 					t.Errorf("exit %d, stderr %q; want %d naming %s", code, stderr, exitBadInput, tc.field)
 				}
-				if got := managedContainers(t); !slices.Equal(got, before) {
-					t.Errorf("containers were created for a bad spec: %v, before %v", got, before)
-				}
+				noRunsOf(t, db)
 			})
 		}
 	})
 
 	t.Run("API", func(t *testing.T) {
-		d := startInProcessDaemon(t, t.TempDir()+"/history.db")
+		db := t.TempDir() + "/history.db"
+		d := startInProcessDaemon(t, db)
 		api := apiClient{t: t, base: d.url}
 		for _, tc := range badSpecs {
 			t.Run(tc.name, func(t *testing.T) {
@@ -87,9 +99,6 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 				_ = json.Unmarshal(body, &p)
 				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != wire.ProblemContentType || p.Field != tc.field {
 					t.Errorf("%d %s %s; want 400 problem+json naming %s", resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.field)
-				}
-				if got := managedContainers(t); !slices.Equal(got, before) {
-					t.Errorf("containers were created for a bad spec: %v, before %v", got, before)
 				}
 			})
 		}
@@ -118,5 +127,6 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 		if len(page.Runs) != 0 {
 			t.Errorf("bad specs left %d runs in the history", len(page.Runs))
 		}
+		noRunsOf(t, db)
 	})
 }

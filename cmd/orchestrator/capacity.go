@@ -1,10 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,19 +61,14 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			if cfg.Server != "" {
 				return bench.FieldErrorf("--server", "capacity runs locally for now: leave out --server")
 			}
-			spec, err := cf.spec(&flags, cmd.Flags(), cfg.Guardrails)
+			spec, err := cf.spec(&flags, cmd.Flags())
 			if err != nil {
 				return err
 			}
 			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), false); err != nil {
 				return err
 			}
-			catalog := g.specCatalog(cfg)
-			catalog.AllowImages = true
-			if err := bench.Prepare(&spec, catalog); err != nil {
-				return err
-			}
-			return runLocal(g, cfg, spec, output, quiet, nil)
+			return flagError(runLocal(g, cfg, spec, output, quiet, nil))
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())
@@ -99,7 +92,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 
 // spec builds the run spec of a search or a sweep from the run flags and
 // the command's own, checking everything before anything starts.
-func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.Guardrails) (bench.RunSpec, error) {
+func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet) (bench.RunSpec, error) {
 	for _, name := range []string{"profile", "scale", "experiment", "part", "case", "repeat"} {
 		if fs.Changed(name) {
 			return bench.RunSpec{}, bench.FieldErrorf("--"+name, "capacity makes its own profile: leave out --%s", name)
@@ -119,32 +112,30 @@ func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, guard bench.G
 	if cf.slo == "" {
 		return spec, bench.FieldErrorf("--slo", "a capacity search needs an objective, e.g. --slo 'p99<=250ms,errors<=0.1%%'")
 	}
-	if err := cf.checkPositive(fs); err != nil {
+	if err := cf.checkZero(fs); err != nil {
 		return spec, err
 	}
+	// Prepare checks the settings (mapped back to the flags by flagError)
+	// and gives the search its profile; the load engine chosen stays.
 	spec.Capacity = &bench.CapacitySpec{Objective: cf.slo, Precision: cf.precision, Confirmations: cf.confirmations,
 		TrialDuration: bench.Duration(cf.trial), ConfirmDuration: bench.Duration(cf.confirm), Settle: bench.Duration(cf.settle),
-		Budget: bench.Duration(cf.budget), StartRate: cf.startRate, MaxRate: cmp.Or(cf.maxRate, guard.MaxRate)}
-	if _, err := capacity.FromSpec(*spec.Capacity, len(spec.Targets)); err != nil {
-		return spec, flagError(err)
-	}
-	// Prepare gives the search its profile; the load engine chosen stays.
+		Budget: bench.Duration(cf.budget), StartRate: cf.startRate, MaxRate: cf.maxRate}
 	spec.Profile = bench.Profile{Engine: spec.Profile.Engine}
 	return spec, nil
 }
 
-// checkPositive refuses a zero or negative setting, which in a spec would
-// mean the default, but on the command line is a mistake.
-func (cf *capacityFlags) checkPositive(fs *pflag.FlagSet) error {
-	switch {
-	case cf.precision <= 0:
-		return bench.FieldErrorf("--precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", cf.precision)
-	case cf.confirmations < 1:
-		return bench.FieldErrorf("--confirmations", "%d: at least one confirmation is needed", cf.confirmations)
-	case cf.trial <= 0 || cf.confirm <= 0:
-		return bench.FieldErrorf("--trial", "trials need a positive length, got --trial %s --confirm %s", cf.trial, cf.confirm)
-	case cf.startRate < 0 || fs.Changed("start-rate") && cf.startRate == 0:
-		return bench.FieldErrorf("--start-rate", "%g: the first trial needs a positive rate", cf.startRate)
+// checkZero refuses a setting given as 0, which in a spec stands for its
+// default but on the command line is a slip: left out, the flag is the
+// default.
+func (cf *capacityFlags) checkZero(fs *pflag.FlagSet) error {
+	for _, f := range []struct {
+		name string
+		zero bool
+	}{{"precision", cf.precision == 0}, {"confirmations", cf.confirmations == 0}, {"trial", cf.trial == 0},
+		{"confirm", cf.confirm == 0}, {"start-rate", cf.startRate == 0}} {
+		if f.zero && fs.Changed(f.name) {
+			return bench.FieldErrorf("--"+f.name, "0 stands for the default in a spec: leave --%s out for it (%s), or give a positive value", f.name, fs.Lookup(f.name).DefValue)
+		}
 	}
 	return nil
 }
@@ -169,7 +160,8 @@ func (cf *capacityFlags) sweepProfile() (bench.Profile, error) {
 // capacityFlagNames are the flags of the capacity spec's fields.
 var capacityFlagNames = map[string]string{
 	"capacity.objective": "--slo", "capacity.budget": "--budget", "capacity.precision": "--precision",
-	"capacity.confirmations": "--confirmations", "capacity.trialDuration": "--trial", "capacity.startRate": "--start-rate",
+	"capacity.confirmations": "--confirmations", "capacity.trialDuration": "--trial", "capacity.confirmDuration": "--confirm",
+	"capacity.settle": "--settle", "capacity.startRate": "--start-rate", "capacity.maxRate": "--max-rate",
 }
 
 // flagError names the flag, rather than the spec field, a bad value came from.
@@ -177,8 +169,7 @@ func flagError(err error) error {
 	var be *bench.Error
 	if errors.As(err, &be) {
 		if name, ok := capacityFlagNames[be.Field]; ok {
-			msg := strings.TrimPrefix(be.Message, "objective: ")
-			return &bench.Error{Code: be.Code, Field: name, Message: msg}
+			return &bench.Error{Code: be.Code, Field: name, Message: be.Message}
 		}
 	}
 	return err

@@ -13,21 +13,29 @@ import (
 
 // A real capacity search on the Go target in a container, submitted to the
 // daemon as a spec (capacity, no profile), on a short budget, CPU-bound
-// work on its one CPU: the answer is confirmed and carried, or the search
-// says the generator was the limit; either way the run is an ordinary one
-// in the history, each trial a stage, its report opens with the capacity
-// table, and the run compared with itself compares the answers.
-func TestCapacityAgainstGo(t *testing.T) {
-	setContainerEnv(t)
+// work on its one CPU (or on what THREADBENCH_TEST_TARGET_CPUS leaves it):
+// the answer is a rate that passed every confirmation the search ran, or
+// the search says why there is none, and never that its budget ran out
+// before it could confirm what passed. Either way the run is an ordinary
+// one in the history, each trial a stage, its report opens with the
+// capacity table, and the run compared with itself compares the answers.
+// Nothing here depends on how fast the machine is: the rates are the
+// search's own, and the budget holds its trials at their measured cost.
+func TestMeasureCapacityAgainstGo(t *testing.T) {
+	alone(t)
 	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
 	a := apiClient{t: t, base: d.url}
-	queued := a.submit(map[string]any{
+	spec := map[string]any{
 		"targets":  []string{"go"},
 		"workload": map[string]any{"requests": []map[string]any{{"endpoint": "cpu", "params": map[string]string{"work": "3000"}}}},
 		"warmup":   map[string]any{"duration": "2s", "rate": 10},
 		"capacity": map[string]any{"objective": "p99<=200ms", "budget": "60s", "trialDuration": "2s", "confirmDuration": "4s",
 			"confirmations": 2, "settle": "500ms", "startRate": 160},
-	})
+	}
+	if cpus := targetCPUs(t); cpus > 0 {
+		spec["limits"] = map[string]any{"cpus": cpus}
+	}
+	queued := a.submit(spec)
 	run := a.waitRun(queued.ID, 3*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
 	if run.Status != bench.RunSucceeded {
 		t.Fatalf("run %s %s: %s", run.ID, run.Status, run.Error)
@@ -46,18 +54,15 @@ func TestCapacityAgainstGo(t *testing.T) {
 			t.Errorf("stage %+v: want an open-model trial with requests", st)
 		}
 	}
-	switch c.Stop {
-	case "generator-bound":
+	switch {
+	case c.Stop == "generator-bound":
 		if !strings.Contains(c.Reason, "load generator is the limit") {
 			t.Errorf("reason %q", c.Reason)
 		}
-	case "precision", "budget":
-		if c.Rate < 160 {
-			t.Errorf("rate %.1f, want at least the start rate", c.Rate)
-		}
+	case c.Rate > 0:
 		checkConfirmed(t, tr, c, 2, 200)
 	default:
-		t.Errorf("stop %s (%s): want precision, budget or generator-bound", c.Stop, c.Reason)
+		t.Errorf("no rate confirmed, stop %s (%s): want a confirmed rate, or the generator named as the limit", c.Stop, c.Reason)
 	}
 	if resp, body := a.do("GET", "/runs/"+run.ID+"/report?format=table", nil); resp.StatusCode != 200 || !strings.Contains(string(body), "Capacity within p99<=200ms") {
 		t.Errorf("GET report: %d, lacks the capacity table:\n%s", resp.StatusCode, body)
@@ -75,13 +80,14 @@ func TestCapacityAgainstGo(t *testing.T) {
 	}
 }
 
-// checkConfirmed checks a confirmed answer against the stored stages: each
-// of the n confirmations met the p99 bound (ms) at the answer and carried
-// what it was offered, and the rate above it failed.
+// checkConfirmed checks a confirmed answer against the stored stages: the
+// search ran the n confirmations asked (fewer only when its budget ended
+// them, each having passed), each met the p99 bound (ms) at the answer and
+// carried what it was offered, and the rate above it failed.
 func checkConfirmed(t *testing.T, tr *bench.TargetResult, c *bench.CapacityResult, n int, p99 float64) {
 	t.Helper()
-	if len(c.Confirmations) != n {
-		t.Fatalf("%d confirmations, want %d", len(c.Confirmations), n)
+	if got := len(c.Confirmations); got != n && (c.Stop != "budget" || got == 0 || got > n) {
+		t.Fatalf("%d confirmations, want %d (or, when the budget ended them, at least one)", got, n)
 	}
 	for _, conf := range c.Confirmations {
 		st := tr.Stages[conf.Stage]
@@ -104,12 +110,13 @@ func checkConfirmed(t *testing.T, tr *bench.TargetResult, c *bench.CapacityResul
 // at that bound and the report's sentence names the pool. A confirmation is 8 s: 1.5 % over the
 // bound queues 15 requests a second, which takes 8 s to push p99 past
 // 300 ms (200 ms of sleep plus 120 ms of queue); 5 s let 1,015 req/s pass.
-func TestCapacityJavaPlatformPoolBound(t *testing.T) {
+func TestMeasureCapacityJavaPlatformPoolBound(t *testing.T) {
+	alone(t)
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
 		"--targets", "java-platform", "--endpoint", "heavy", "--param", "duration=200", "--slo", "p99<=300ms",
 		"--budget", "150s", "--trial", "3s", "--confirm", "8s", "--confirmations", "2",
-		"--warmup", "5s", "--warmup-rate", "200")
+		"--warmup", "5s", "--warmup-rate", "200", "--no-profile")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -142,7 +149,8 @@ func TestCapacityJavaPlatformPoolBound(t *testing.T) {
 // A real sweep of the Go target, 1 to 32 clients on heavy?duration=50: an
 // ordinary closed run whose JSON report carries the USL fit, near-linear
 // scaling (one client ≈ 20 req/s, hardly any contention).
-func TestCapacitySweepAgainstGo(t *testing.T) {
+func TestMeasureCapacitySweepAgainstGo(t *testing.T) {
+	alone(t)
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "capacity", "-q", "-o", "json",
 		"--targets", "go", "--endpoint", "heavy", "--param", "duration=50",

@@ -25,7 +25,13 @@ func TestCapacityBadInput(t *testing.T) {
 		// the budget of three targets shared: 30 s each is below one trial
 		{"BudgetBelowOneTrial", []string{"--targets", "go,java-platform,java-virtual", "--slo", "p99<=300ms", "--budget", "90s"},
 			"--budget: shared by 3 targets, 30s is below one trial of the search (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
-		{"Precision", []string{"--slo", "p99<=300ms", "--precision", "0"}, "--precision: 0 is not a relative width"},
+		// the settings are bench.Prepare's to check, named by their flag
+		{"Precision", []string{"--slo", "p99<=300ms", "--precision", "1.5"}, "--precision: 1.5 is not a relative width"},
+		{"PrecisionZero", []string{"--slo", "p99<=300ms", "--precision", "0"}, "--precision: 0 stands for the default in a spec: leave --precision out for it (0.02)"},
+		{"ConfirmationsNegative", []string{"--slo", "p99<=300ms", "--confirmations", "-2"}, "--confirmations: -2: at least one confirmation is needed"},
+		{"SettleNegative", []string{"--slo", "p99<=300ms", "--settle", "-1s"}, "--settle: must not be negative, got -1s"},
+		{"StartAboveMax", []string{"--slo", "p99<=300ms", "--start-rate", "500", "--max-rate", "100"}, "--start-rate: 500 req/s is not between the minimum 1 and the maximum 100"},
+		{"MaxAboveGuardrail", []string{"--slo", "p99<=300ms", "--max-rate", "1e6"}, "--max-rate: 1e+06 req/s is above the configured maximum rate"},
 		{"SweepTooShort", []string{"--sweep", "1,2,4,8,16"}, "--sweep: 5 distinct concurrencies: a USL fit needs at least 6"},
 		{"SweepRepeats", []string{"--sweep", "1,2,4,4,8,8,16"}, "--sweep: 5 distinct concurrencies"},
 		{"SweepZero", []string{"--sweep", "0,1,2,4,8,16"}, "--sweep: 0 clients"},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/hdr"
 	"github.com/threadbench/threadbench/internal/store"
 )
@@ -581,7 +582,7 @@ func metric(ms []bench.MetricDelta, name string) *bench.MetricDelta {
 }
 
 func TestProfilesList(t *testing.T) {
-	names := bench.BuiltinNames()
+	names := builtin.ProfileNames()
 	if got, want := len(names), 5; got != want {
 		t.Fatalf("%d built-in profiles, want %d: %v", got, want, names)
 	}
@@ -667,11 +668,15 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 	}{
 		{"JarMissing", []string{"--jar", "testdata/nope.jar"}, "jar: no jar file at testdata/nope.jar"},
 		// A service of one's own serves no contract endpoint: its own requests are needed.
-		{"NoOwnRequests", []string{"--jar", jar}, "requests: your service is attacked with your own requests: give --requests FILE"},
-		{"ContractEndpoint", []string{"--jar", jar, "--endpoint", "light"}, "requests: your service is attacked with your own requests"},
+		// (the rule is bench.Prepare's, the daemon's too: the profile's requests are contract endpoints)
+		{"NoOwnRequests", []string{"--jar", jar}, "workload.requests[0].endpoint: orders@platform is a service of your own, which serves no contract endpoint: attack it with requests of your own, given by uri"},
+		{"ContractEndpoint", []string{"--jar", jar, "--endpoint", "light"}, "workload.requests[0].endpoint: orders@platform is a service of your own"},
+		{"ContractEndpointInAFile", []string{"--jar", jar, "-f", config("workload:\n  requests:\n    - uri: /orders\n    - endpoint: heavy\n")}, "workload.requests[1].endpoint: orders@platform is a service of your own"},
 		{"TwoSources", []string{"--jar", jar, "--image", "orders:1"}, "jar: give one of --jar, --image or --dockerfile"},
 		{"DockerfileMissing", []string{"--dockerfile", dir}, "dockerfile: no Dockerfile in directory"},
 		{"HealthAlone", []string{"--health", "/ready"}, "health: --health is for a service of your own"},
+		{"PortEnvAlone", []string{"--port-env", "PORT"}, "port-env: --port-env is for a service of your own"},
+		{"BadPortEnv", []string{"--image", "orders:1", "--port-env", "9-port", "--requests", "testdata/targets/shop.txt"}, `portEnv: must be an environment variable name, got "9-port"`},
 		{"UnknownVariant", []string{"--jar", jar, "--variant", "turbo", "--requests", "testdata/targets/shop.txt"}, `variant: target orders has no variant "turbo" (variants: platform, virtual)`},
 		{"JarToDaemon", []string{"--server", "http://127.0.0.1:9", "--jar", jar}, "jar: a daemon runs only the targets of its configuration"},
 		{"JarWithExperiment", []string{"--jar", jar, "--experiment", "seed-000"}, "jar: an experiment runs the built-in targets"},

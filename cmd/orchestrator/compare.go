@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
 )
@@ -44,7 +45,7 @@ func newCompareCmd(g *globalState) *cobra.Command {
 			if !cmd.Flags().Changed("fail-on-regression") {
 				return nil
 			}
-			if regressions := report.Regressions(cmp, failOnPct); len(regressions) > 0 {
+			if regressions := analysis.Regressions(cmp, failOnPct); len(regressions) > 0 {
 				return &exitError{code: exitRegression, err: fmt.Errorf("%d regression(s) beyond %.1f%%:\n  %s",
 					len(regressions), failOnPct, strings.Join(regressions, "\n  "))}
 			}

@@ -48,6 +48,12 @@ type config struct {
 	// jar), run beside the built-in targets by name and variant
 	// (myapp@virtual). Relative paths are from the config file's directory.
 	Targets []targets.Own `yaml:"targets"`
+	// AttackLock is the file whose lock lets only one run attack at a time
+	// (empty: runner.DefaultLockPath, shared by every threadbench process of
+	// the host's temporary directory). Processes that share a lock take
+	// turns; one with a lock of its own attacks beside them, which is only
+	// fair when its figures are not compared (a test that measures nothing).
+	AttackLock string `yaml:"attackLock"`
 }
 
 // Environment variables the configuration reads.
@@ -61,6 +67,7 @@ const (
 	envToken         = "THREADBENCH_TOKEN"
 	envAllowedHosts  = "THREADBENCH_ALLOWED_HOSTS" // comma-separated
 	envDefaultEngine = "THREADBENCH_DEFAULT_ENGINE"
+	envAttackLock    = "THREADBENCH_ATTACK_LOCK"
 )
 
 // minJavaMajor is the first Java with virtual threads.
@@ -82,7 +89,7 @@ func loadConfig(g *globalState, flags *pflag.FlagSet) (config, error) {
 		}
 	}
 	for env, field := range map[string]*string{envDB: &cfg.DB, envServer: &cfg.Server, envAddr: &cfg.Addr, envRepo: &cfg.Repo,
-		envJavaBaseImage: &cfg.JavaBaseImage, envToken: &cfg.Token, envDefaultEngine: &cfg.DefaultEngine} {
+		envJavaBaseImage: &cfg.JavaBaseImage, envToken: &cfg.Token, envDefaultEngine: &cfg.DefaultEngine, envAttackLock: &cfg.AttackLock} {
 		if v := g.getenv(env); v != "" {
 			*field = v
 		}

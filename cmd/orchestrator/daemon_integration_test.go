@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/api"
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
 )
 
@@ -23,7 +23,7 @@ import (
 // events, listed, compared, then the CLI through the daemon, the daemon's
 // own endpoints, and a shutdown that leaves no container behind.
 func TestDaemonEndToEnd(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	begin := time.Now()
 	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
 	a := apiClient{t: t, base: d.url}
@@ -199,7 +199,7 @@ func checkCompareCLI(t *testing.T, url, base, head string, viaAPI bench.Comparis
 	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
 		t.Fatalf("compare -o json printed no comparison (exit %d): %v\n%s\n%s", code, err, stdout, stderr)
 	}
-	regressions := report.Regressions(printed, tolerance)
+	regressions := analysis.Regressions(printed, tolerance)
 	want := exitOK
 	if len(regressions) > 0 {
 		want = exitRegression
@@ -207,7 +207,7 @@ func checkCompareCLI(t *testing.T, url, base, head string, viaAPI bench.Comparis
 	if code != want {
 		t.Errorf("compare --fail-on-regression %g: exit %d, want %d for %d regression(s) %v\nstderr:\n%s", tolerance, code, want, len(regressions), regressions, stderr)
 	}
-	if got := report.Regressions(viaAPI, tolerance); len(got) != len(regressions) {
+	if got := analysis.Regressions(viaAPI, tolerance); len(got) != len(regressions) {
 		t.Errorf("the CLI's comparison has %d regression(s), GET /compare's %d", len(regressions), len(got))
 	}
 	t.Logf("compare --fail-on-regression %g: exit %d, %d regression(s)", tolerance, code, len(regressions))
@@ -272,7 +272,7 @@ func checkOwnEndpoints(t *testing.T, a apiClient, succeeded int) {
 // run, records it canceled, removes its container and ends its event stream
 // with the final document; a queued run stays queued for the next start.
 func TestDaemonGracefulShutdownCancelsRunning(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	db := t.TempDir() + "/history.db"
 	d := startInProcessDaemon(t, db)
 	a := apiClient{t: t, base: d.url}

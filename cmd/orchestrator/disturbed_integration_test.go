@@ -16,7 +16,7 @@ import (
 // which 100 clients hammer the daemon is marked disturbed, with the figure;
 // the same run left alone is not.
 func TestRunMarkedDisturbedByAPILoad(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
 	a := apiClient{t: t, base: d.url}
 	spec := openSpec("quiet", "4s", 50, true)

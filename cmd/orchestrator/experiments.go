@@ -1,11 +1,10 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -16,37 +15,15 @@ func newExperimentsCmd(g *globalState) *cobra.Command {
 		Use:   "list",
 		Short: "List the built-in experiments, the seed each reproduces and what its scale stretches",
 		Long: "List the built-in experiments. Run one with: orchestrator run --experiment NAME [--scale F] [--part P]\n" +
-			"(an experiment with parts runs each part as a run of its own unless --part picks one).",
+			"(an experiment with parts runs each part as a run of its own, in order, unless --part picks one).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return report.WriteExperiments(g.stdout, bench.Experiments(), output)
+			return report.WriteExperiments(g.stdout, builtin.Experiments(), output)
 		},
 	}
 	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindExperiments))
 	cmd.AddCommand(list)
 	return cmd
-}
-
-// experimentParts returns the specs to run: one per part when the spec
-// names an experiment of several parts without picking one, else the spec.
-func experimentParts(spec bench.RunSpec) ([]bench.RunSpec, error) {
-	ref := spec.Experiment
-	if ref == nil || ref.Part != "" {
-		return []bench.RunSpec{spec}, nil
-	}
-	e, err := bench.LookupExperiment(ref.Name)
-	if err != nil || len(e.Parts) < 2 {
-		return []bench.RunSpec{spec}, nil // Prepare says what is wrong with the name
-	}
-	if len(ref.Cases) > 0 {
-		return nil, bench.FieldErrorf("part", "--case picks cases of one part of %s: give --part too (parts: %s)", e.Name, strings.Join(e.Parts, ", "))
-	}
-	specs := make([]bench.RunSpec, len(e.Parts))
-	for i, part := range e.Parts {
-		specs[i] = spec
-		specs[i].Experiment = &bench.ExperimentRef{Name: ref.Name, Scale: ref.Scale, Part: part}
-	}
-	return specs, nil
 }
 
 // writeExperiment prints an experiment run's seed table after its run

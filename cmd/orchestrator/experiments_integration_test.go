@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -25,7 +27,7 @@ import (
 // experiment reference, so that the test may change it), at scale.
 func experimentSpec(t *testing.T, name, part string, scale float64) bench.RunSpec {
 	t.Helper()
-	e, err := bench.LookupExperiment(name)
+	e, err := builtin.LookupExperiment(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +98,17 @@ func runSpec(t *testing.T, spec bench.RunSpec) *bench.Run {
 // Issue 13, seed 001 made small: 200 calls of 600 ms, limit 20, read
 // timeout 1 s, a callee with 40 workers. Unbounded, virtual threads and
 // goroutines alike get one wave of 40 through in time (20 %); the pool and
-// the semaphore get every call through.
-func TestExperimentFanoutSmall(t *testing.T) {
+// the semaphore, Java's virtual threads behind one and goroutines, get
+// every call through. Java's thread pool is left out (one JVM start less:
+// the pool's fan-out is the Go case's here, and Java's is FanoutModeTest's
+// and CallControllerTest's in JUnit).
+func TestMeasureExperimentFanoutSmall(t *testing.T) {
+	alone(t)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Name = "seed-001 small"
-	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 40} // starts in a moment; Tomcat's is the full experiment's
-	spec.Cases = spec.Cases[1:]                                              // a Go callee needs no warming up
+	spec.NoProfile = true                                                                                    // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
+	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 40}                                 // starts in a moment; Tomcat's is the full experiment's
+	spec.Cases = slices.DeleteFunc(spec.Cases[1:], func(c bench.Case) bool { return c.Name == "java-pool" }) // a Go callee needs no warming up
 	idle := bench.Duration(time.Second)
 	spec.Profile.Stages[0].Duration = idle
 	spec.Profile.Stages[1].Duration = bench.Duration(7500 * time.Millisecond) // 10 waves of 600 ms, and room
@@ -134,9 +141,11 @@ func TestExperimentFanoutSmall(t *testing.T) {
 // Tomcat's 200 threads never send the callee more than it serves, nor does
 // a bulkhead of 100; unbounded virtual threads send it 400 calls at once
 // and half of them time out.
-func TestExperimentDownstreamStaged(t *testing.T) {
+func TestMeasureExperimentDownstreamStaged(t *testing.T) {
+	alone(t)
 	spec := experimentSpec(t, "seed-001-service", "", 1)
 	spec.Name = "seed-001-service short"
+	spec.NoProfile = true       // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
 	spec.Cases = spec.Cases[:3] // java-platform, java-virtual-bulkhead, java-virtual
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
 	spec.Profile.Stages = []bench.Stage{
@@ -179,7 +188,8 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 // server, which runs on platform threads of its own. Five of the eight
 // cases (--case), one JVM start each: every claim above on at least one
 // JDK, synchronized on both; the three left out repeat a claim.
-func TestExperimentSeed003(t *testing.T) {
+func TestMeasureExperimentSeed003(t *testing.T) {
+	alone(t)
 	db := t.TempDir() + "/history.db"
 	began := time.Now()
 	cases := "platform-1-thread@21,virtual-1-carrier@21,synchronized@21,synchronized@25,native@25"
@@ -222,6 +232,7 @@ func TestExperimentSeed003(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left behind: %v", left)
 	}
+	checkSeed003Why(t, db, run)
 	code, stdout, stderr = runCLI(t, nil, "--db", db, "runs", "show", run.ID)
 	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") || !strings.Contains(stdout, "not in this run") {
 		t.Errorf("runs show: exit %d, no seed table:\n%s\n%s", code, stdout, stderr)
@@ -242,6 +253,7 @@ func pinnedEvents(tr bench.TargetResult) float64 {
 // A callee that never starts fails the run before any target starts, and
 // leaves no container.
 func TestExperimentCalleeFails(t *testing.T) {
+	sideBySide(t)
 	broken := targets.GoEntry()
 	broken.Name, broken.Description = "broken-callee", "the Go server given a DOWNSTREAM_URL that is no URL: it exits at start"
 	broken.Env = map[string]string{"DOWNSTREAM_URL": "not a url"}
@@ -274,15 +286,15 @@ func TestExperimentCalleeFails(t *testing.T) {
 // Cancelling an experiment mid-way (a case attacking, the callee up)
 // stops and removes every container of the run.
 func TestExperimentCancelled(t *testing.T) {
+	sideBySide(t)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
 	file := specFile(t, spec)
 	db := t.TempDir() + "/history.db"
-	setContainerEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr syncBuffer
-	g := newGlobalState(ctx, strings.NewReader(""), &bytes.Buffer{}, &stderr, func(string) string { return "" })
+	g := newGlobalState(ctx, strings.NewReader(""), &bytes.Buffer{}, &stderr, testEnv(t, nil))
 	exit := make(chan int, 1)
 	go func() { exit <- execute(g, []string{"--db", db, "run", "-f", file}) }()
 	deadline := time.After(2 * time.Minute)

@@ -41,13 +41,6 @@ const (
 	shortRunTimeout = 90 * time.Second
 )
 
-// setContainerEnv sets what testcontainers needs on this machine (no
-// reaper image to pull, targets on loopback).
-func setContainerEnv(t *testing.T) {
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	t.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
-}
-
 // daemonLog collects a daemon's stderr, safe for concurrent writes, and
 // hands over the daemon's URL once the listening line is complete.
 type daemonLog struct {
@@ -110,7 +103,7 @@ func startInProcessDaemon(t *testing.T, db string, extra ...string) *inProcessDa
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &inProcessDaemon{log: newDaemonLog(), cancel: cancel, exit: make(chan int, 1)}
-	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.log, func(string) string { return "" })
+	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.log, testEnv(t, nil))
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, extra...)
 	go func() { d.exit <- execute(g, args) }()
 	t.Cleanup(func() { d.stop() })
@@ -148,23 +141,13 @@ type processDaemon struct {
 	waitErr error
 }
 
-// buildOrchestrator builds the command into a temporary directory.
-func buildOrchestrator(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "orchestrator")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // startProcessDaemon starts bin serve on a free loopback port with the
 // history in db; the process is killed when the test ends if still alive.
 func startProcessDaemon(t *testing.T, bin, db string) *processDaemon {
 	t.Helper()
 	d := &processDaemon{log: newDaemonLog(), exited: make(chan struct{})}
 	d.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db)
+	d.cmd.Env = processEnv(t)
 	d.cmd.Stderr = d.log
 	d.cmd.WaitDelay = 5 * time.Second // a child holding stderr must not hang Wait
 	if err := d.cmd.Start(); err != nil {
@@ -434,7 +417,7 @@ func openHistoryDB(t *testing.T, path string) *store.DB {
 func execCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := newGlobalState(context.Background(), strings.NewReader(""), &out, &errOut, func(string) string { return "" })
+	g := newGlobalState(context.Background(), strings.NewReader(""), &out, &errOut, testEnv(t, nil))
 	code = execute(g, args)
 	return code, out.String(), errOut.String()
 }

@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/client"
-	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/store"
 )
 
@@ -66,5 +66,5 @@ func compareRuns(ctx context.Context, h history, base, head string, threshold fl
 	if err != nil {
 		return bench.Comparison{}, err
 	}
-	return report.Compare(baseRun, headRun, report.CompareOptions{NoiseThreshold: threshold}), nil
+	return analysis.Compare(baseRun, headRun, analysis.CompareOptions{NoiseThreshold: threshold}), nil
 }

@@ -18,7 +18,7 @@ import (
 // the run interrupted, removes the container, leaves earlier runs as they
 // were, and runs what was queued. SIGTERM then stops it cleanly.
 func TestDaemonKilledDuringRun(t *testing.T) {
-	setContainerEnv(t)
+	sideBySide(t)
 	begin := time.Now()
 	bin := buildOrchestrator(t)
 	db := t.TempDir() + "/h.db"

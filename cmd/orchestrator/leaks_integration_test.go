@@ -20,11 +20,10 @@ import (
 // cancelled in a burst, the cancels landing anywhere from the image lookup
 // to the attack (container creation included), leave no container behind.
 func TestDaemonLeavesNoContainers(t *testing.T) {
-	setContainerEnv(t)
-	// Its own host attack lock (it lives in $TMPDIR): a long run of another
+	// Side by side, on an attack lock of its own: a long run of another
 	// process on this machine would otherwise hold every run of the burst
 	// back until it is cancelled, and the start-up cleanup with them.
-	t.Setenv("TMPDIR", t.TempDir())
+	sideBySide(t)
 	begin := time.Now()
 	db := t.TempDir() + "/history.db"
 	history, err := openHistoryDB(t, db).HistoryID(context.Background())

@@ -4,8 +4,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,41 +13,23 @@ import (
 	"github.com/threadbench/threadbench/internal/store"
 )
 
-// underLoadProfile holds 300 clients on the targets for 8 s: more than
-// Tomcat's 200 pool threads, so the platform target runs its pool full while
-// the virtual and Go targets take every request at once.
-const underLoadProfile = `name: metrics-under-load
-model: closed
-stages:
-  - {name: c300, duration: 8s, concurrency: 300}
-`
-
 // threadSeries are the stored series the thread figures come from.
 var threadSeries = []string{
 	"jvm_threads_live_threads", "jvm_threads_peak_threads", "jvm_threads_virtual_live_threads", "go_threads", "go_goroutines",
 	metrics.InflightRequests, metrics.ContainerCPURatio, metrics.ContainerMemoryWorkingSet,
 }
 
-// TestMetricsUnderLoad runs 300 clients of heavy?duration=200 against the
-// three targets and checks, from the stored series and the run document,
-// that the thread counts show each thread model: Tomcat's pool fills with
-// platform threads, the virtual target holds a virtual thread per request on
-// a few platform threads, Go a goroutine per connection; and that every
-// target has its container's CPU and memory and its resource summaries.
-func TestMetricsUnderLoad(t *testing.T) {
-	dir := t.TempDir()
-	profile := filepath.Join(dir, "under-load.yaml")
-	if err := os.WriteFile(profile, []byte(underLoadProfile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(dir, "history.db")
-	code, stdout, stderr := runCLI(t, nil, "run", "-q", "-o", "json", "--db", db,
-		"--targets", "go,java-platform,java-virtual", "--profile", profile,
-		"--endpoint", "heavy", "--param", "duration=200", "--warmup", "5s")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
-	}
-	run, h := storedRun(t, db, stdout)
+// TestMeasureMetricsUnderLoad reads the shared three-target run (poolRun: 400
+// clients of heavy?duration=500 in one stage) and checks, from the
+// stored series and the run document, that the thread counts show each
+// thread model: Tomcat's pool fills with platform threads, the virtual
+// target holds a virtual thread per request on a few platform threads, Go
+// a goroutine per connection; and that every target has its container's
+// CPU and memory and its resource summaries.
+func TestMeasureMetricsUnderLoad(t *testing.T) {
+	alone(t)
+	run, db := poolRun(t)
+	h := openHistoryDB(t, db)
 	for _, name := range []string{"go", "java-platform", "java-virtual"} {
 		t.Run(name, func(t *testing.T) {
 			u := loadUnder(t, h, run, name)
@@ -59,8 +39,8 @@ func TestMetricsUnderLoad(t *testing.T) {
 	}
 }
 
-// underLoad is what one target's run left: its result, the measured
-// stage's resources and its series, with peaks over the measured stage.
+// underLoad is what one target's run left: its result, the 400-client
+// stage's resources and its series, with peaks over that stage.
 type underLoad struct {
 	target    string
 	result    *bench.TargetResult
@@ -76,11 +56,12 @@ func loadUnder(t *testing.T, h *store.DB, run *bench.Run, target string) underLo
 	if tr == nil || tr.Status != bench.TargetSucceeded {
 		t.Fatalf("target %s: %+v", target, tr)
 	}
-	if len(tr.Stages) != 1 {
-		t.Fatalf("%d measured stages, want 1", len(tr.Stages))
+	c400 := slices.IndexFunc(tr.Stages, func(st bench.StageResult) bool { return st.Concurrency == 400 }) // above Tomcat's pool
+	if c400 < 0 {
+		t.Fatalf("no stage of 400 clients in %d measured", len(tr.Stages))
 	}
-	u := underLoad{target: target, result: tr, stage: tr.Stages[0]}
-	i := slices.IndexFunc(tr.Resources, func(r bench.StageResources) bool { return !r.Warmup && r.Stage == 0 })
+	u := underLoad{target: target, result: tr, stage: tr.Stages[c400]}
+	i := slices.IndexFunc(tr.Resources, func(r bench.StageResources) bool { return !r.Warmup && r.Stage == c400 })
 	if i < 0 {
 		t.Fatalf("no resources for the measured stage: %+v", tr.Resources)
 	}

@@ -20,10 +20,13 @@ type ownFlags struct {
 	jar, image, dockerfile string
 	name                   string
 	health, metrics        string
+	portEnv, bindEnv       string
 	healthTimeout          time.Duration
 	env, jvmFlags          []string
 	variants               []string
 	jdk                    int
+	jvm                    bool   // an image or Dockerfile runs a JVM: record it with JFR
+	pprof                  string // where a Go service serves its CPU profile
 }
 
 func (o *ownFlags) register(fs *pflag.FlagSet) {
@@ -33,11 +36,15 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.name, "target-name", "", "with --jar/--image/--dockerfile: the target's name (default: from the file or image)")
 	fs.StringVar(&o.health, "health", "", "with --jar/--image/--dockerfile: the readiness path (default /actuator/health, else the first request)")
 	fs.DurationVar(&o.healthTimeout, "health-timeout", 0, "with --jar/--image/--dockerfile: how long the service may take to get ready (default 60s)")
+	fs.StringVar(&o.portEnv, "port-env", "", "with --jar/--image/--dockerfile: the environment variable that tells the service its port (default SERVER_PORT, Spring Boot's)")
+	fs.StringVar(&o.bindEnv, "bind-env", "", "with --jar/--image/--dockerfile: the environment variable that tells the service its address (default SERVER_ADDRESS, Spring Boot's)")
 	fs.StringVar(&o.metrics, "metrics", "", "with --jar/--image/--dockerfile: its Prometheus path (default /actuator/prometheus when it answers; none for no scraping)")
 	fs.StringSliceVar(&o.env, "target-env", nil, "with --jar/--image/--dockerfile: environment of the service, NAME=VALUE (repeatable)")
 	fs.StringSliceVar(&o.jvmFlags, "jvm-flag", nil, "with --jar/--image/--dockerfile: a JVM flag of the service (repeatable)")
 	fs.StringSliceVar(&o.variants, "variant", nil, "with --jar/--image/--dockerfile: the variants to run (default: all; a jar's are platform and virtual)")
 	fs.IntVar(&o.jdk, "jdk", 0, "the Java major the Java targets run on, 21 or 25 (a jar's default: what its classes need)")
+	fs.BoolVar(&o.jvm, "jvm", false, "with --image/--dockerfile: the service runs on a JVM, to record with JFR as a jar is (JAVA_TOOL_OPTIONS)")
+	fs.StringVar(&o.pprof, "pprof", "", "with --image/--dockerfile: where the (Go) service serves net/http/pprof's CPU profile, e.g. /debug/pprof/profile, to profile each stage")
 }
 
 // given reports whether the flags define a target.
@@ -52,7 +59,7 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 		spec.Java.JDK = o.jdk
 	}
 	if !o.given() {
-		for _, name := range []string{"target-name", "health", "health-timeout", "metrics", "target-env", "jvm-flag", "variant"} {
+		for _, name := range []string{"target-name", "health", "health-timeout", "port-env", "bind-env", "metrics", "target-env", "jvm-flag", "variant", "jvm", "pprof"} {
 			if fs.Changed(name) {
 				return bench.FieldErrorf(name, "--%s is for a service of your own: give --jar, --image or --dockerfile", name)
 			}
@@ -72,9 +79,6 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 	if err := def.Validate("", targets.DefaultCatalog().Names()); err != nil {
 		return err
 	}
-	if !ownRequests(spec.Workload) {
-		return bench.FieldErrorf("requests", "your service is attacked with your own requests: give --requests FILE (a vegeta targets file) or a spec whose requests have a uri")
-	}
 	entry := def.Entry()
 	g.catalog = g.catalog.With(entry)
 	refs, err := o.refs(entry)
@@ -85,13 +89,6 @@ func (o *ownFlags) apply(g *globalState, fs *pflag.FlagSet, spec *bench.RunSpec,
 		spec.Targets = refs
 	}
 	return nil
-}
-
-// ownRequests reports whether a workload is made of requests of one's own
-// (given by uri): a service of one's own serves no contract endpoint.
-func ownRequests(w bench.Workload) bool {
-	reqs := w.AllRequests()
-	return len(reqs) > 0 && !slices.ContainsFunc(reqs, func(r bench.Request) bool { return r.URI == "" })
 }
 
 // sourceField names the flag that gave the service.
@@ -116,7 +113,8 @@ func (o *ownFlags) definition() (targets.Own, error) {
 		return targets.Own{}, bench.FieldErrorf(o.sourceField(), "give one of --jar, --image or --dockerfile")
 	}
 	def := targets.Own{Name: o.name, Jar: o.jar, Image: o.image, Dockerfile: o.dockerfile, Health: o.health,
-		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags,
+		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags, PortEnv: o.portEnv, BindEnv: o.bindEnv,
+		JVM: o.jvm, Pprof: o.pprof,
 		// The question is one property away for any Spring Boot service.
 		Variants: targets.SpringVariants()}
 	if o.image == "" {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -141,6 +142,8 @@ func noContainersOf(t *testing.T, runID string) {
 // under the request list of a vegeta targets file (read by the CLI, sent
 // in the spec) at two stages of closed load.
 func TestOwnServiceFromConfig(t *testing.T) {
+	sideBySide(t)
+	startsJVMs(t)
 	ordersJar(t) // the Dockerfile copies it
 	dir, _ := filepath.Abs(ordersDir)
 	config := writeFile(t, "config.yaml", `targets:
@@ -188,6 +191,8 @@ func TestOwnServiceFromConfig(t *testing.T) {
 // ready by Actuator, its figures read from Actuator's Prometheus endpoint,
 // and the report pairs its virtual threads with its platform threads.
 func TestOwnServiceJarOneCommand(t *testing.T) {
+	sideBySide(t)
+	startsJVMs(t)
 	jar := ordersJar(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--requests", ordersRequests,
@@ -214,17 +219,24 @@ func TestOwnServiceJarOneCommand(t *testing.T) {
 // never answers (the error comes after the timeout, quotes the log's
 // tail, and the container is gone), and a request the service answers
 // with 404 in the pre-check (named with its status; nothing attacked).
+// Neither needs a JVM: the service is an image already on the engine
+// (--image), the Go target's, told its port and address by its own
+// variables; so this is also the --image path end to end.
 func TestOwnServiceBadInput(t *testing.T) {
-	jar := ordersJar(t)
+	sideBySide(t)
+	image := goImage(t)
+	own := []string{"--image", image, "--target-name", "gosvc", "--port-env", "PORT", "--bind-env", "BIND_ADDR", "--variant", "platform"}
 	t.Run("NeverHealthy", func(t *testing.T) {
-		t.Parallel()
+		sideBySide(t)
 		db := filepath.Join(t.TempDir(), "history.db")
+		list := writeFile(t, "requests.http", "GET http://app/api/light\n")
 		begin := time.Now()
-		code, _, stderr := execCLI(t, "--db", db, "run", "-q", "--jar", jar, "--variant", "platform", "--health", "/not-here",
-			"--health-timeout", "6s", "--requests", ordersRequests, "--profile", "smoke")
+		code, _, stderr := execCLI(t, append([]string{"--db", db, "run", "-q", "--health", "/not-here", "--health-timeout", "6s",
+			"--requests", list, "--profile", "smoke"}, own...)...)
 		took := time.Since(begin)
-		if code != exitFailure || !strings.Contains(stderr, "was not healthy within 6s") || !strings.Contains(stderr, "its log ends:") {
-			t.Fatalf("exit %d after %s; want %d, the timeout and the log's tail:\n%s", code, took, exitFailure, stderr)
+		if code != exitFailure || !strings.Contains(stderr, "was not healthy within 6s") || !strings.Contains(stderr, "its log ends:") ||
+			!strings.Contains(stderr, "listening") {
+			t.Fatalf("exit %d after %s; want %d, the timeout and the log's tail (the Go server's \"listening\" line):\n%s", code, took, exitFailure, stderr)
 		}
 		if took < 6*time.Second {
 			t.Errorf("gave up after %s, before the 6s timeout", took)
@@ -232,17 +244,32 @@ func TestOwnServiceBadInput(t *testing.T) {
 		noContainersOf(t, runIDOf(t, stderr))
 	})
 	t.Run("RequestNotFound", func(t *testing.T) {
-		t.Parallel()
-		list := writeFile(t, "requests.http", "GET http://app/api/products\n\nGET http://app/api/nothing-here\n")
+		sideBySide(t)
+		list := writeFile(t, "requests.http", "GET http://app/api/light\n\nGET http://app/api/nothing-here\n")
 		db := filepath.Join(t.TempDir(), "history.db")
-		code, _, stderr := execCLI(t, "--db", db, "run", "-q", "--jar", jar, "--variant", "virtual",
-			"--requests", list, "--profile", "smoke")
+		code, _, stderr := execCLI(t, append([]string{"--db", db, "run", "-q", "--requests", list, "--profile", "smoke"}, own...)...)
 		want := `request "GET /api/nothing-here" (GET /api/nothing-here) answered 404 Not Found in the pre-check; expected 2xx or 3xx`
 		if code != exitFailure || !strings.Contains(stderr, want) {
 			t.Fatalf("exit %d; want %d and %q:\n%s", code, exitFailure, want, stderr)
 		}
 		noContainersOf(t, runIDOf(t, stderr))
 	})
+}
+
+// goImage is the built-in Go target's image, as a service of one's own
+// would name an image already on the engine.
+func goImage(t *testing.T) string {
+	t.Helper()
+	rt, err := targets.NewRuntime(targets.RuntimeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	img, err := rt.BuildTarget(context.Background(), bench.TargetGo, targets.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img.Ref
 }
 
 // runIDOf reads the run's ID from the line a local run starts with.

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -15,7 +15,7 @@ func newProfilesCmd(g *globalState) *cobra.Command {
 		Short: "List the built-in profiles with their stages",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return report.WriteProfiles(g.stdout, bench.Builtins(), output)
+			return report.WriteProfiles(g.stdout, builtin.Profiles(), output)
 		},
 	}
 	list.Flags().StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindProfiles))

@@ -13,11 +13,14 @@ import (
 	"github.com/threadbench/threadbench/internal/client"
 )
 
-// runRemote submits the spec to a daemon and follows the run until it ends.
-// A daemon whose queue is full is asked again, attempts times in all, after
-// the wait its Retry-After gives; still full, that is exit status 4.
-// Ctrl-C asks whether to cancel the run on the daemon (without a terminal
-// to ask on, it cancels); answering no detaches and leaves the run going.
+// runRemote submits the spec to a daemon and follows the run until it ends:
+// the one run, or each part's in turn of an experiment of several parts,
+// which the daemon queues together. A daemon whose queue is full is asked
+// again, attempts times in all, after the wait its Retry-After gives;
+// still full, that is exit status 4. Ctrl-C asks whether to cancel the run
+// on the daemon (without a terminal to ask on, it cancels; the daemon
+// cancels the parts after it); answering no detaches and leaves the runs
+// going.
 func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, attempts int) error {
 	if attempts < 1 {
 		return bench.FieldErrorf("submit-attempts", "must be at least 1, got %d", attempts)
@@ -25,7 +28,7 @@ func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, qu
 	c := cfg.newClient(client.WithSubmitRetry(attempts, func(b client.BusyWait) {
 		fmt.Fprintf(g.stderr, "%s: %s; asking again in %s (attempt %d of %d)\n", cfg.Server, b.Reason, b.Wait, b.Attempt, b.Of)
 	}))
-	run, err := c.Submit(g.ctx, spec)
+	first, err := c.Submit(g.ctx, spec)
 	if bench.RetryAfter(err) > 0 {
 		return &exitError{code: exitBusy, err: bench.Errorf(bench.EUNAVAILABLE,
 			"nothing was submitted: %s; try again later, or raise the daemon's guardrails.maxQueue", bench.ErrorMessage(err))}
@@ -33,8 +36,27 @@ func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, qu
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stderr, "run %s queued on %s\n", run.ID, cfg.Server)
+	parts := runParts(first)
+	for _, id := range parts {
+		fmt.Fprintf(g.stderr, "run %s queued on %s\n", id, cfg.Server)
+	}
+	for i := range parts {
+		final, err := followRemoteRun(g, cfg, c, parts[i:], quiet)
+		if err != nil || final == nil {
+			return err // the stream failed, or the user detached
+		}
+		if err := finishRun(g, final, output, cfg.Server); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+// followRemoteRun follows the first of runs (the others are the parts
+// queued after it) until it ends, and returns it; nil when the user
+// detached on Ctrl-C, leaving them all going.
+func followRemoteRun(g *globalState, cfg config, c *client.Client, runs []string, quiet bool) (*bench.Run, error) {
+	id := runs[0]
 	follow, stopFollowing := context.WithCancel(context.Background())
 	defer stopFollowing()
 	detached := make(chan struct{})
@@ -44,27 +66,32 @@ func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, qu
 		case <-follow.Done():
 			return
 		}
-		if !confirmCancel(g, run.ID) {
+		if !confirmCancel(g, id) {
 			close(detached)
 			stopFollowing()
 			return
 		}
-		if _, err := c.Cancel(context.Background(), run.ID); err != nil {
-			fmt.Fprintf(g.stderr, "cancel run %s: %s\n", run.ID, errorText(err))
+		if _, err := c.Cancel(context.Background(), id); err != nil {
+			fmt.Fprintf(g.stderr, "cancel run %s: %s\n", id, errorText(err))
 		}
 	}()
 
-	final, err := followRemote(follow, c, run.ID, g, quiet)
+	final, err := followRemote(follow, c, id, g, quiet)
 	select {
 	case <-detached:
-		fmt.Fprintf(g.stderr, "detached; run %s goes on. Follow it with: orchestrator runs show %s --server %s\n", run.ID, run.ID, cfg.Server)
-		return nil
+		fmt.Fprintf(g.stderr, "detached; %s on. Follow it with: orchestrator runs show %s --server %s\n", runsGoOn(runs), id, cfg.Server)
+		return nil, nil
 	default:
 	}
-	if err != nil {
-		return err
+	return final, err
+}
+
+// runsGoOn says that runs go on: "run r1 goes", "runs r1 and r2 go".
+func runsGoOn(ids []string) string {
+	if len(ids) == 1 {
+		return "run " + ids[0] + " goes"
 	}
-	return finishRun(g, final, output, cfg.Server)
+	return "runs " + strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1] + " go"
 }
 
 // followRemote relays a run's events to the progress view and returns the

@@ -28,6 +28,7 @@ const lightClosed = "name: light-closed\nmodel: closed\nstages:\n  - {name: c32,
 // report shows them. The same run on the local engine gives the generator's
 // rate against a local target, for comparison.
 func TestRunOnRemoteEngine(t *testing.T) {
+	sideBySide(t)
 	eng := enginetest.Start(t)
 	config := writeFile(t, "config.yaml", fmt.Sprintf("engines:\n  - name: lab\n    host: %s\n    tls: {ca: %s, cert: %s, key: %s}\n    address: %s\n",
 		eng.Host, eng.TLS.CA, eng.TLS.Cert, eng.TLS.Key, eng.Address))

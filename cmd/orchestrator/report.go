@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/client"
 	"github.com/threadbench/threadbench/internal/report"
@@ -105,13 +106,12 @@ func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer,
 	if err != nil {
 		return err
 	}
-	src := report.Source{Run: run, Targets: g.catalog.Infos()}
-	if series, ok := h.(bench.SeriesStore); ok && format.NeedsSeries {
-		if src.Series, err = report.LoadSeries(ctx, series, run, src.Targets); err != nil {
-			return err
-		}
+	series, _ := h.(bench.SeriesStore)
+	src, err := report.LoadSource(ctx, series, run, g.catalog.Infos(), format.NeedsSeries)
+	if err != nil {
+		return err
 	}
-	return report.WriteReport(w, src, format.Name, report.ReportOptions{MinEffect: threshold})
+	return report.WriteReport(w, src, format.Name, analysis.ReportOptions{MinEffect: threshold})
 }
 
 // writeOut writes body to the file path, or to stdout when path is empty.

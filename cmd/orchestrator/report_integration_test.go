@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,35 +26,68 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/store"
 )
 
 // chromium is Debian's headless browser.
 const chromium = "/usr/bin/chromium"
 
-// reportProfile is short: 100 then 400 clients on heavy?duration=500, so
-// that Tomcat's 200 threads bind java-platform at 200 / 0.5 s = 400 req/s.
-const reportProfile = `name: pool-400
+// poolProfile holds 400 then 100 clients on heavy?duration=500: at 400,
+// Tomcat's 200 threads bind java-platform at 200 / 0.5 s = 400 req/s while
+// virtual threads and goroutines hold every request at once (800 req/s).
+// The run warms each target up as a user's run does by default: until
+// steady, at the first stage's load, in the same attack as the stages.
+const poolProfile = `name: pool-400
 model: closed
 stages:
-  - {name: c100, duration: 6s, concurrency: 100}
-  - {name: c400, duration: 8s, concurrency: 400}
+  - {name: c400, duration: 12s, concurrency: 400}
+  - {name: c100, duration: 5s, concurrency: 100}
 `
 
-func TestReportHTMLInChromium(t *testing.T) {
+// thePoolRun is the suite's one run of the three built-in targets under
+// closed load past Tomcat's pool, after the default warm-up: the HTML
+// report, the thread metrics, the warm start and the warm-up until steady
+// read it.
+var thePoolRun sharedRun
+
+// poolRun returns the shared three-target run and its history.
+func poolRun(t *testing.T) (*bench.Run, string) {
+	t.Helper()
+	return thePoolRun.get(t, func(t *testing.T, dir string) (*bench.Run, error) {
+		db := filepath.Join(dir, "history.db")
+		profile := filepath.Join(dir, "pool-400.yaml")
+		if err := os.WriteFile(profile, []byte(poolProfile), 0o644); err != nil {
+			return nil, err
+		}
+		code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--targets", "go,java-platform,java-virtual", "--profile", profile,
+			"--endpoint", "heavy", "--param", "duration=500", "--name", "pool-400", "-q", "-o", "json")
+		if code != exitOK {
+			return nil, fmt.Errorf("run: exit %d\n%s", code, stderr)
+		}
+		var printed bench.Run
+		if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
+			return nil, fmt.Errorf("stdout is not a run document: %v\n%s", err, stdout)
+		}
+		h := store.NewDB(db)
+		if err := h.Open(); err != nil {
+			return nil, err
+		}
+		defer h.Close()
+		run, err := h.FindRunByID(context.Background(), printed.ID)
+		if err == nil && run.Status != bench.RunSucceeded {
+			err = fmt.Errorf("run %s: %s", run.Status, run.Error)
+		}
+		return run, err
+	})
+}
+
+func TestMeasureReportHTMLInChromium(t *testing.T) {
+	alone(t)
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("no %s: %v", chromium, err)
 	}
 	dir := t.TempDir()
-	db := filepath.Join(dir, "history.db")
-	profile := writeFile(t, "pool-400.yaml", reportProfile)
-	begin := time.Now()
-	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--profile", profile, "--endpoint", "heavy", "--param", "duration=500",
-		"--warmup", "3s", "--name", "report-html", "-q", "-o", "json")
-	if code != exitOK {
-		t.Fatalf("run: exit %d\n%s", code, stderr)
-	}
-	run, _ := storedRun(t, db, stdout)
-	t.Logf("three-target run %s took %s", run.ID, time.Since(begin).Round(time.Second))
+	run, db := poolRun(t)
 
 	sizes := map[string]int{}
 	for _, format := range report.ReportFormats {
@@ -96,22 +130,29 @@ func checkPoolBound(t *testing.T, path string) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	last := rep.Scopes[len(rep.Scopes)-1]
-	for _, bd := range last.Bounds {
+	i := slices.IndexFunc(rep.Scopes, func(sc bench.ReportScope) bool { return strings.Contains(sc.Name, "c400") })
+	if i < 0 {
+		t.Fatalf("no scope of the c400 stage in %d scopes", len(rep.Scopes))
+	}
+	c400 := rep.Scopes[i]
+	for _, bd := range c400.Bounds {
 		if bd.Label == bench.TargetJavaPlatform && bd.Kind == bench.BoundPool {
 			if bd.Allowed != 400 || !bd.Binds || bd.Measured > bd.Allowed+bd.Slack {
-				t.Errorf("java-platform's pool bound in %s = %+v, want 400 req/s binding, the measured figure under it", last.Name, bd)
+				t.Errorf("java-platform's pool bound in %s = %+v, want 400 req/s binding, the measured figure under it", c400.Name, bd)
 			}
-			t.Logf("java-platform in %s: %s allowed (%s), %.1f measured", last.Name, fmt.Sprint(bd.Allowed), bd.Basis, bd.Measured)
+			t.Logf("java-platform in %s: %s allowed (%s), %.1f measured", c400.Name, fmt.Sprint(bd.Allowed), bd.Basis, bd.Measured)
 			return
 		}
 	}
-	t.Errorf("no pool bound for java-platform in %s: %+v", last.Name, last.Bounds)
+	t.Errorf("no pool bound for java-platform in %s: %+v", c400.Name, c400.Bounds)
 }
 
-// openedPage is what Chromium made of the report.
+// openedPage is what Chromium made of the report: its screenshot, the
+// flame graphs it drew and, where it has one, a screenshot of its why.
 type openedPage struct {
 	screenshot []byte
+	flames     int
+	why        []byte
 }
 
 // openInChromium loads the page from its file in a fresh headless Chromium
@@ -167,7 +208,7 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 		t.Fatalf("load %s: %v", url, err)
 	}
 	counts, err := chromedp.Run(tabCtx, chromedp.Evaluate[[][2]any](
-		`Array.from(document.querySelectorAll('svg.chart')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length])`))
+		`Array.from(document.querySelectorAll('svg.chart:not(.flame)')).map(s => [s.dataset.chart, s.querySelectorAll('g.series').length])`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,6 +216,8 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page := openedPage{screenshot: shot}
+	page.flames, page.why = whyInChromium(t, tabCtx)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
@@ -194,5 +237,5 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 		}
 	}
 	t.Logf("%d charts, each with %d series; %d requests, all for the file", len(counts), targets, len(requests))
-	return openedPage{screenshot: shot}
+	return page
 }

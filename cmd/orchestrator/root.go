@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/targets"
 )
@@ -38,7 +39,8 @@ func newGlobalState(ctx context.Context, stdin io.Reader, stdout, stderr io.Writ
 }
 
 // specCatalog is what this command checks specs against: its targets, the
-// configuration's guardrails and engines, and this host's CPUs and memory.
+// configuration's guardrails and engines, this host's CPUs and memory, and
+// the built-in profiles and experiments a spec may name.
 func (g *globalState) specCatalog(cfg config) bench.Catalog {
 	cpus, memory := runner.HostResources()
 	infos := g.catalog.Infos()
@@ -47,7 +49,7 @@ func (g *globalState) specCatalog(cfg config) bench.Catalog {
 		infos[i].Unavailable = unbuildable[infos[i].Name]
 	}
 	return bench.Catalog{Targets: infos, Guardrails: cfg.Guardrails, HostCPUs: cpus, HostMemoryBytes: memory,
-		Engines: cfg.catalogEngines(), DefaultEngine: cfg.DefaultEngine}
+		Engines: cfg.catalogEngines(), DefaultEngine: cfg.DefaultEngine, Builtins: builtin.Set}
 }
 
 func newRootCmd(g *globalState) *cobra.Command {

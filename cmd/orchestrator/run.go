@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -61,41 +60,17 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), cfg.Server != ""); err != nil {
 				return err
 			}
-			// An experiment of several parts is a run per part, in order.
-			specs, err := experimentParts(spec)
-			if err != nil {
-				return err
-			}
 			if cfg.Server != "" {
 				if results.Path != "" {
 					return bench.FieldErrorf("results", "results files are written by a local run, not over --server")
 				}
-				for _, spec := range specs {
-					if err := runRemote(g, cfg, spec, output, quiet, submitAttempts); err != nil {
-						return err
-					}
-				}
-				return nil
+				return runRemote(g, cfg, spec, output, quiet, submitAttempts)
 			}
-			// Everything is checked before anything starts. A local run's user
-			// may name the images to build on; a daemon's callers may not.
-			catalog := g.specCatalog(cfg)
-			catalog.AllowImages = true
-			for i := range specs {
-				if err := bench.Prepare(&specs[i], catalog); err != nil {
-					return err
-				}
+			var responses bench.ResponseLog
+			if results.Path != "" {
+				responses = results
 			}
-			for _, spec := range specs {
-				var responses bench.ResponseLog
-				if results.Path != "" {
-					responses = results.ForPart(spec)
-				}
-				if err := runLocal(g, cfg, spec, output, quiet, responses); err != nil {
-					return err
-				}
-			}
-			return nil
+			return runLocal(g, cfg, spec, output, quiet, responses)
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())
@@ -109,44 +84,6 @@ func newRunCmd(g *globalState) *cobra.Command {
 	return cmd
 }
 
-// runLocal executes the run in this process and stores it in the local history.
-// responses, when not nil, logs every measured request of each target.
-func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) error {
-	db := store.NewDB(cfg.DB)
-	if err := db.Open(); err != nil {
-		return bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
-	}
-	defer db.Close()
-	deps, err := newRunDeps(g, cfg, db, quiet)
-	if err != nil {
-		return err
-	}
-	defer deps.Close()
-	deps.config.Responses = responses
-
-	ctx := g.ctx
-	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
-	if err := db.CreateRun(context.WithoutCancel(ctx), run); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stderr, "run %s: %d target(s), profile %s, history %s\n", run.ID, len(spec.Targets), profileLabel(spec.Profile), cfg.DB)
-	r := runner.New(deps.config)
-	events, unsubscribe := r.Hub().Subscribe(run.ID)
-	defer unsubscribe()
-	progress := make(chan struct{})
-	go func() {
-		defer close(progress)
-		showProgress(g.stderr, events, quiet)
-	}()
-	err = r.Execute(ctx, run)
-	<-progress
-	listResultsFiles(g, run, responses)
-	if err != nil {
-		return err
-	}
-	return finishRun(g, run, output, cfg.DB)
-}
-
 // listResultsFiles tells where each target's results file went.
 func listResultsFiles(g *globalState, run *bench.Run, responses bench.ResponseLog) {
 	files, ok := responses.(vegeta.ResultsFiles)
@@ -154,7 +91,7 @@ func listResultsFiles(g *globalState, run *bench.Run, responses bench.ResponseLo
 		return
 	}
 	for _, tr := range run.Targets {
-		if path := files.FileFor(tr.Key()); fileExists(path) {
+		if path := files.ForPart(run.Spec).FileFor(tr.Key()); fileExists(path) {
 			fmt.Fprintf(g.stderr, "results of %s: %s\n", tr.Key(), path)
 		}
 	}
@@ -177,6 +114,19 @@ func (d *runDeps) apiRequests() int64 {
 		return api.Served()
 	}
 	return 0
+}
+
+// openRunDeps makes the parts that execute runs, the daemon's and a CLI
+// run's alike: the Docker runtime, the load engine and the sampler. The
+// conformance build and tests put a stand-in in their place (standin.go).
+var openRunDeps = newRunDeps
+
+// newRunQueue is the queue every run executes through, the daemon's and a
+// CLI run's alike: specs prepared against catalog (bench.PrepareRuns), at
+// most maxQueue runs waiting (0: no bound).
+func newRunQueue(deps *runDeps, db *store.DB, catalog bench.Catalog, maxQueue int) *runner.Queue {
+	prepare := func(spec bench.RunSpec) ([]bench.RunSpec, error) { return bench.PrepareRuns(spec, catalog) }
+	return runner.NewQueue(deps.config, db, prepare, maxQueue)
 }
 
 func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps, error) {
@@ -206,7 +156,9 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Recorder: metrics.NewSampler(engines.Local().Client()),
 		BuildLog: buildLog,
 		Logger:   logger,
+		LockPath: cfg.AttackLock,
 	}
+	d.config.Artifacts = db // what recorded inside the targets
 	return d, nil
 }
 

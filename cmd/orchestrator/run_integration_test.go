@@ -23,10 +23,8 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, s
 // runCLIWith runs the orchestrator in-process with a catalog of its own.
 func runCLIWith(t *testing.T, catalog *targets.Catalog, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	t.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
 	var stdout, stderr bytes.Buffer
-	g := newGlobalState(context.Background(), nil, &stdout, &stderr, func(k string) string { return env[k] })
+	g := newGlobalState(context.Background(), nil, &stdout, &stderr, testEnv(t, env))
 	g.catalog = catalog
 	code := execute(g, args)
 	return code, stdout.String(), stderr.String()
@@ -59,7 +57,8 @@ func storedRun(t *testing.T, db, stdout string) (*bench.Run, *store.DB) {
 // The smoke profile against the Go target in a container: 100% success, the
 // request count the profile asks for, and heavy?duration=100 answering in
 // 100-110 ms at the median.
-func TestRunSmokeAgainstGo(t *testing.T) {
+func TestMeasureRunSmokeAgainstGo(t *testing.T) {
+	alone(t)
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json",
 		"--targets", "go", "--profile", "smoke", "--endpoint", "heavy", "--param", "duration=100", "--warmup", "2s")
@@ -91,6 +90,7 @@ func TestRunSmokeAgainstGo(t *testing.T) {
 // built-in does, spec checks, build, start, contract check and attack,
 // without a line of code anywhere else.
 func TestRunExtraCatalogEntry(t *testing.T) {
+	sideBySide(t)
 	extra := targets.GoEntry()
 	extra.Name, extra.Description = "go-gogc-off", "the Go server with its garbage collector off"
 	extra.Env = map[string]string{"GOGC": "off"}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/requests"
 )
 
@@ -51,9 +52,9 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVarP(&f.file, "spec", "f", "", "a run spec file (YAML or JSON); flags given as well override its fields")
 	fs.StringVar(&f.name, "name", "", "a name for the run, to find it later")
 	fs.StringSliceVarP(&f.targets, "targets", "t", targetNames, "targets to run, in this order (NAME or NAME@VARIANT, e.g. java-virtual@21)")
-	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(bench.BuiltinNames(), ", ")+") or a profile file (YAML/JSON)")
+	fs.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile ("+strings.Join(builtin.ProfileNames(), ", ")+") or a profile file (YAML/JSON)")
 	fs.Float64Var(&f.scale, "scale", 0, "multiply a built-in profile's stage durations, or stretch an experiment (default: the profile's or experiment's own)")
-	fs.StringVar(&f.experiment, "experiment", "", "run a built-in experiment ("+strings.Join(bench.ExperimentNames(), ", ")+"): it sets the targets, cases, profile and workload")
+	fs.StringVar(&f.experiment, "experiment", "", "run a built-in experiment ("+strings.Join(builtin.ExperimentNames(), ", ")+"): it sets the targets, cases, profile and workload")
 	fs.IntVar(&f.repeat, "repeat", 0, fmt.Sprintf("rounds of the targets, interleaved (go, java-platform, java-virtual, go, ...); each figure is then the median of the rounds with its interval (1 to %d; default 1)", bench.MaxRepeat))
 	fs.StringVar(&f.part, "part", "", "with --experiment: run only this part of it (default: every part, a run each)")
 	fs.StringSliceVar(&f.cases, "case", nil, "with --experiment: run only these of its cases (or targets), e.g. --case synchronized@21,synchronized@25 (default: all)")
@@ -76,6 +77,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
 	fs.StringVar(&f.loadEngine, "load-engine", "", "the load engine that sends the requests: "+strings.Join(bench.LoadEngines, " (default), ")+" (vegeta's attacker; latency stamped at the actual send)")
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
+	fs.Bool("no-profile", false, "record nothing inside the targets (no JFR recording of a JVM, no CPU profile of a Go target): the report then has no why from inside them")
 }
 
 // fileTargets reports whether the spec file names the targets (set by spec).
@@ -125,6 +127,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("warmup", func() { spec.Warmup.Duration = bench.Duration(f.warmup) })
 	set("warmup-rate", func() { spec.Warmup.Rate = f.warmupRate })
 	set("no-warmup", func() { spec.Warmup.Disabled, _ = fs.GetBool("no-warmup") })
+	set("no-profile", func() { spec.NoProfile, _ = fs.GetBool("no-profile") })
 	set("warmup-until-steady", func() { spec.Warmup.UntilSteady, _ = fs.GetBool("warmup-until-steady") })
 	set("warmup-max", func() { spec.Warmup.MaxDuration = bench.Duration(f.warmupMax) })
 	set("warmup-fraction", func() { spec.Warmup.Fraction = f.warmupFraction })
@@ -168,7 +171,7 @@ func profileArg(arg string) (bench.Profile, error) {
 		if _, err := os.Stat(arg); err == nil {
 			return bench.ReadProfileFile(arg)
 		}
-		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(bench.BuiltinNames(), ", "))
+		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(builtin.ProfileNames(), ", "))
 	}
 	return bench.Profile{Name: arg}, nil
 }

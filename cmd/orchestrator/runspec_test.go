@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -188,7 +189,7 @@ func TestSpecFlags(t *testing.T) {
 // The warm-up a run's flags end in, once prepared: until steady unless a
 // duration or a rate makes it fixed; a share of the load only until steady.
 func TestWarmupFlagsPrepared(t *testing.T) {
-	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}}
+	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}, Builtins: builtin.Set}
 	for _, tt := range []struct {
 		args []string
 		want bench.Warmup

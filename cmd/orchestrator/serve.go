@@ -13,9 +13,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/httpapi"
-	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/telemetry"
@@ -176,20 +177,13 @@ type daemon struct {
 	api   *httpapi.Server
 }
 
-// serveRunDeps makes the parts that execute the daemon's runs: the Docker
-// runtime and the load engine. The conformance build replaces it with a
-// stand-in (standin_conformance.go).
-var serveRunDeps = func(g *globalState, cfg config, db *store.DB) (*runDeps, error) {
-	return newRunDeps(g, cfg, db, true)
-}
-
 func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger) (*daemon, error) {
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {
 		return nil, bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
 	}
 	d := &daemon{db: db}
-	deps, err := serveRunDeps(g, cfg, db)
+	deps, err := openRunDeps(g, cfg, db, true)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -201,19 +195,18 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 			logger.Warn("target cannot be built here; runs naming it are refused", "target", t.Name, "why", t.Unavailable)
 		}
 	}
-	prepare := func(spec *bench.RunSpec) error { return bench.Prepare(spec, catalog) }
 	// The daemon's own metrics read the queue, which does not exist yet
 	// when they are made: they ask it through d at scrape time.
 	reg := prometheus.NewRegistry()
 	metrics := telemetry.New(reg, func() int { return d.queue.QueueLength() }, func() bool { return d.queue.Current() != "" })
 	deps.config.Observe, deps.config.Logger = metrics.Observe, logger
-	d.queue = runner.NewQueue(deps.config, db, prepare, cfg.Guardrails.MaxQueue)
+	d.queue = newRunQueue(deps, db, catalog, cfg.Guardrails.MaxQueue)
 
 	compare := func(base, head *bench.Run, threshold float64) bench.Comparison {
-		return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
+		return analysis.Compare(base, head, analysis.CompareOptions{NoiseThreshold: threshold})
 	}
-	pages, err := web.New(web.Config{Store: db, Compare: compare, Targets: catalog.Targets, Profiles: bench.Builtins(),
-		Experiments: bench.Experiments(), Endpoints: bench.Endpoints(), Logger: logger})
+	pages, err := web.New(web.Config{Store: db, Compare: compare, Targets: catalog.Targets, Profiles: builtin.Profiles(),
+		Experiments: builtin.Experiments(), Endpoints: bench.Endpoints(), Logger: logger})
 	if err == nil {
 		d.api, err = httpapi.NewServer(httpapi.Config{
 			Runs:          d.queue,
@@ -222,7 +215,7 @@ func openDaemon(g *globalState, cfg config, hosts []string, logger *slog.Logger)
 			Engines:       engineNames(catalog),
 			HostCPUs:      float64(catalog.HostCPUs),
 			HostMemoryMiB: catalog.HostMemoryBytes >> 20,
-			Profiles:      bench.Builtins(),
+			Profiles:      builtin.Profiles(),
 			Compare:       compare,
 			Gatherer:      reg,
 			Logger:        logger,

@@ -51,8 +51,8 @@ func (b *lockedBuffer) String() string {
 // taking stagePause, and returns once it listens.
 func startStandInServe(t *testing.T, stagePause time.Duration, env map[string]string, args ...string) *standInServe {
 	t.Helper()
-	saved := serveRunDeps
-	serveRunDeps = func(g *globalState, cfg config, db *store.DB) (*runDeps, error) {
+	saved := openRunDeps
+	openRunDeps = func(g *globalState, cfg config, db *store.DB, _ bool) (*runDeps, error) {
 		return newStandInDeps(g, cfg, db, stagePause), nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -63,7 +63,7 @@ func startStandInServe(t *testing.T, stagePause time.Duration, env map[string]st
 	t.Cleanup(func() {
 		cancel()
 		<-d.exit
-		serveRunDeps = saved
+		openRunDeps = saved
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {

@@ -14,7 +14,7 @@ import (
 // no container started and no request sent, so that an API fuzzer can
 // submit hundreds of runs in a couple of minutes.
 func init() {
-	serveRunDeps = func(g *globalState, cfg config, db *store.DB) (*runDeps, error) {
+	openRunDeps = func(g *globalState, cfg config, db *store.DB, _ bool) (*runDeps, error) {
 		fmt.Fprintln(g.stderr, "conformance build: runs execute on a stand-in; no target is started and no figure is measured")
 		return newStandInDeps(g, cfg, db, standin.DefaultStagePause), nil
 	}

@@ -4,63 +4,44 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/report"
 )
 
-// cpuHeavyProfile holds 50 clients for 6 s: with short CPU-bound
-// requests the target's one CPU is full, most of it in the request path
-// (HTTP, routing, JSON), which the JVM runs interpreted until the JIT has
-// compiled it.
-const cpuHeavyProfile = `name: cpu-heavy
-model: closed
-stages:
-  - {name: c50, duration: 6s, concurrency: 50}
-`
-
-// TestWarmupUntilSteady warms the Go and the virtual-thread Java targets
-// up until steady under CPU-heavy requests: the JVM, still compiling at
-// first, needs longer than Go, and the measured stage after each warm-up
-// is steady.
-func TestWarmupUntilSteady(t *testing.T) {
-	dir := t.TempDir()
-	profile := filepath.Join(dir, "cpu-heavy.yaml")
-	if err := os.WriteFile(profile, []byte(cpuHeavyProfile), 0o644); err != nil {
-		t.Fatal(err)
+// TestMeasureWarmupUntilSteady reads the shared three-target run (poolRun),
+// each target warmed up until steady, the default: the JVMs, still
+// compiling at first, need longer than Go (the warm-up ends only once the
+// JIT has gone quiet), the JIT time is recorded, and every measured stage
+// after the warm-up is steady (its transient, if any, cut).
+func TestMeasureWarmupUntilSteady(t *testing.T) {
+	alone(t)
+	run, _ := poolRun(t)
+	goWarm := warmupOf(t, run, bench.TargetGo)
+	for _, name := range []string{bench.TargetJavaPlatform, bench.TargetJavaVirtual} {
+		javaWarm := warmupOf(t, run, name)
+		t.Logf("warm-up go %.1f s, %s %.1f s (JIT %s; steady %v, maximum %s)", goWarm.Seconds, name, javaWarm.Seconds, jitText(javaWarm),
+			javaWarm.Steady, javaWarm.MaxDuration)
+		if javaWarm.Seconds <= goWarm.Seconds {
+			t.Errorf("%s warmed up in %.1f s, go in %.1f s: want the JVM to need longer", name, javaWarm.Seconds, goWarm.Seconds)
+		}
+		if javaWarm.JITMs == nil || *javaWarm.JITMs <= 0 {
+			t.Errorf("%s's warm-up has no JIT time: %+v", name, javaWarm)
+		}
 	}
-	db := filepath.Join(dir, "history.db")
-	code, stdout, stderr := runCLI(t, nil, "run", "-q", "-o", "json", "--db", db,
-		"--targets", "go,java-virtual", "--profile", profile, "--endpoint", "cpu", "--param", "work=50",
-		"--warmup-until-steady", "--warmup-max", "90s")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	if !goWarm.Steady {
+		t.Errorf("go's warm-up %+v: want it steady within its maximum", goWarm)
 	}
-	run, _ := storedRun(t, db, stdout)
-	goWarm, javaWarm := warmupOf(t, run, "go"), warmupOf(t, run, "java-virtual")
-	t.Logf("busy machine: warm-up go %.1f s, java-virtual %.1f s (JIT %s)", goWarm.Seconds, javaWarm.Seconds, jitText(javaWarm))
-	if !goWarm.Steady || !javaWarm.Steady {
-		t.Errorf("warm-ups go %+v, java-virtual %+v: want both steady within 90 s", goWarm, javaWarm)
-	}
-	if javaWarm.Seconds <= goWarm.Seconds {
-		t.Errorf("java-virtual warmed up in %.1f s, go in %.1f s: want the JVM to need longer", javaWarm.Seconds, goWarm.Seconds)
-	}
-	if javaWarm.JITMs == nil || *javaWarm.JITMs <= 0 {
-		t.Errorf("java-virtual's warm-up has no JIT time: %+v", javaWarm)
-	}
-	for _, name := range []string{"go", "java-virtual"} {
-		t.Logf("%s per second: %s", name, perSecond(run.Target(name)))
-	}
-	rep := report.Analyze(run, report.ReportOptions{})
-	for _, res := range rep.Scopes[1].Results {
-		for _, sp := range res.Steady {
-			t.Logf("%s measured stage: %d of %d s cut, steady %v, trend %+.2f %%/s", res.Label, sp.Cut, sp.Seconds, sp.Steady, sp.Trend)
-			if !sp.Steady {
-				t.Errorf("%s: the measured stage after its warm-up is not steady: %+v", res.Label, sp)
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	for _, sc := range rep.Scopes[1:] {
+		for _, res := range sc.Results {
+			for _, sp := range res.Steady {
+				t.Logf("%s %s: %d of %d s cut, steady %v, trend %+.2f %%/s", res.Label, sc.Name, sp.Cut, sp.Seconds, sp.Steady, sp.Trend)
+				if !sp.Steady {
+					t.Errorf("%s: the measured stage %s after its warm-up is not steady: %+v", res.Label, sc.Name, sp)
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -141,6 +142,10 @@ func (c CapacitySpec) MinBudget() Duration {
 // none, req/s.
 const DefaultCapacityStartRate = 50.0
 
+// MinCapacityRate is the lowest rate a search tries, req/s: below it, it
+// gives up (nothing passes), so no search starts or stops lower.
+const MinCapacityRate = 1.0
+
 // CapacityProfileName names the profile a capacity search stands on.
 const CapacityProfileName = "capacity"
 
@@ -171,39 +176,84 @@ func resolveCapacity(spec *RunSpec, g Guardrails) error {
 	return nil
 }
 
-// checkCapacity checks a capacity spec before the run is queued: its
-// objective, signs, and a budget that leaves each target one search.
+// checkCapacity checks a capacity spec before the run is queued: the
+// guardrails, then its settings (Check, with the budget shared by the
+// run's targets and rounds).
 func checkCapacity(spec *RunSpec, cat Catalog) error {
 	c := spec.Capacity
 	if c == nil {
 		return nil
 	}
-	if _, err := ParseObjective(c.Objective); err != nil {
-		return FieldErrorf("capacity.objective", "%s", strings.TrimPrefix(ErrorMessage(err), "objective: "))
-	}
 	switch {
-	case c.Precision < 0 || c.Precision >= 1:
-		return FieldErrorf("capacity.precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", c.Precision)
-	case c.Confirmations < 0:
-		return FieldErrorf("capacity.confirmations", "must not be negative, got %d", c.Confirmations)
-	case c.TrialDuration < 0 || c.ConfirmDuration < 0 || c.Settle < 0 || c.Budget < 0:
-		return FieldErrorf("capacity", "durations must not be negative")
-	case c.StartRate < 0 || c.MaxRate < 0:
-		return FieldErrorf("capacity", "rates must not be negative")
-	case c.MaxRate > 0 && orDefault(c.StartRate, DefaultCapacityStartRate) > c.MaxRate:
-		return FieldErrorf("capacity.startRate", "%g req/s is above the search's highest rate %g", orDefault(c.StartRate, DefaultCapacityStartRate), c.MaxRate)
 	case c.MaxRate > cat.Guardrails.MaxRate:
 		return FieldErrorf("capacity.maxRate", "%g req/s is above the configured maximum rate %g", c.MaxRate, cat.Guardrails.MaxRate)
 	case max(c.TrialDuration, c.ConfirmDuration, c.Settle) > cat.Guardrails.MaxDuration:
 		return FieldErrorf("capacity", "a trial or pause is longer than the configured maximum stage %s", cat.Guardrails.MaxDuration)
 	}
-	targets := len(spec.RunCases()) * spec.Rounds()
-	if c.Budget != 0 && c.Budget/Duration(max(targets, 1)) < c.MinBudget() {
-		return FieldErrorf("capacity.budget", "%s shared by %d target(s) is below one search each (a %s trial and %d confirmations of %s, with %s pauses: %s)",
-			c.Budget, targets, orDefault(c.TrialDuration, DefaultCapacityTrial), orDefault(c.Confirmations, DefaultCapacityConfirmations),
-			orDefault(c.ConfirmDuration, DefaultCapacityConfirm), orDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
+	return prefixField(c.Check(len(spec.RunCases())*spec.Rounds()), "capacity.")
+}
+
+// Check checks a search's settings, zero fields standing for their
+// defaults, with the budget shared by targets searches: the one place they
+// are checked, for a run's spec (Prepare) as for a search's configuration
+// (internal/capacity). The error names the field within the capacity
+// object ("precision").
+func (c CapacitySpec) Check(targets int) error {
+	if _, err := ParseObjective(c.Objective); err != nil {
+		return FieldErrorf("objective", "%s", strings.TrimPrefix(ErrorMessage(err), "objective: "))
+	}
+	switch {
+	case !(c.Precision >= 0 && c.Precision < 1):
+		return FieldErrorf("precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", c.Precision)
+	case c.Confirmations < 0:
+		return FieldErrorf("confirmations", "%d: at least one confirmation is needed (0 for the default, %d)", c.Confirmations, DefaultCapacityConfirmations)
+	}
+	for _, d := range []struct {
+		field string
+		value Duration
+	}{{"trialDuration", c.TrialDuration}, {"confirmDuration", c.ConfirmDuration}, {"settle", c.Settle}, {"budget", c.Budget}} {
+		if d.value < 0 {
+			return FieldErrorf(d.field, "must not be negative, got %s", d.value)
+		}
+	}
+	if err := c.checkRates(); err != nil {
+		return err
+	}
+	return c.checkBudget(targets)
+}
+
+// checkRates checks the first and the highest rate against each other and
+// the lowest a search tries; a highest rate of 0 is the configured one.
+func (c CapacitySpec) checkRates() error {
+	start := orDefault(c.StartRate, DefaultCapacityStartRate)
+	switch {
+	case c.MaxRate != 0 && !(c.MaxRate >= MinCapacityRate):
+		return FieldErrorf("maxRate", "%g req/s is below the lowest rate a search tries, %g (0 for the configured maximum)", c.MaxRate, MinCapacityRate)
+	case c.MaxRate == 0 && !(start >= MinCapacityRate):
+		return FieldErrorf("startRate", "%g req/s is below the lowest rate a search tries, %g", start, MinCapacityRate)
+	case c.MaxRate != 0 && !(start >= MinCapacityRate && start <= c.MaxRate):
+		return FieldErrorf("startRate", "%g req/s is not between the minimum %g and the maximum %g", start, MinCapacityRate, c.MaxRate)
 	}
 	return nil
+}
+
+// checkBudget checks that the budget, shared by targets searches, leaves
+// each one search: a short trial and the confirmations.
+func (c CapacitySpec) checkBudget(targets int) error {
+	targets = max(targets, 1)
+	each, which := c.Budget/Duration(targets), ""
+	switch {
+	case c.Budget == 0:
+		each, which = DefaultCapacityBudget, "the default budget of "
+	case targets > 1:
+		which = fmt.Sprintf("shared by %d targets, ", targets)
+	}
+	if each >= c.MinBudget() {
+		return nil
+	}
+	return FieldErrorf("budget", "%s%s is below one trial of the search (a %s trial and %d confirmations of %s, with %s pauses: %s)",
+		which, each, orDefault(c.TrialDuration, DefaultCapacityTrial), orDefault(c.Confirmations, DefaultCapacityConfirmations),
+		orDefault(c.ConfirmDuration, DefaultCapacityConfirm), orDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
 }
 
 // PoolThreads returns the size of the thread pool that serves a target's

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -461,4 +462,14 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// ReadProfileFile reads a profile from a YAML or JSON file with the strict
+// decoder. Errors are EINVALID *Errors naming the field and the file.
+func ReadProfileFile(path string) (Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, FieldErrorf("profile", "read profile file: %v", err)
+	}
+	return DecodeProfile(b, path)
 }

@@ -6,6 +6,10 @@
 // model_closed.go), found by name with LookupModel: code that needs to know
 // how a profile offers load asks its model, not its name.
 //
+// The built-in profiles and experiments are data, in package builtin; a
+// spec that names one is resolved through the Builtins port of the Catalog
+// Prepare checks it against.
+//
 // Every other internal package imports bench and speaks its words; bench
 // imports nothing of the project's. cmd/orchestrator wires the concrete
 // packages (targets, load, store, runner, httpapi, report) together.

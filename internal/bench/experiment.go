@@ -121,8 +121,8 @@ type Experiment struct {
 	Ratios []TargetPair `json:"-"`
 	// Notes say where the reproduction differs from the seed.
 	Notes []string `json:"notes,omitempty"`
-	// expand builds the spec of a part at a scale, both resolved.
-	expand func(scale float64, part string) RunSpec
+	// Expand builds the spec of a part at a scale, both resolved.
+	Expand func(scale float64, part string) RunSpec `json:"-"`
 }
 
 // Spec returns the run spec of one part ("" for the first) at a scale (0
@@ -137,7 +137,7 @@ func (e Experiment) specOf(ref ExperimentRef) (RunSpec, error) {
 	if err := e.resolveRef(&ref); err != nil {
 		return RunSpec{}, err
 	}
-	spec := e.expand(ref.Scale, ref.Part)
+	spec := e.Expand(ref.Scale, ref.Part)
 	if err := keepCases(&spec, ref.Cases); err != nil {
 		return RunSpec{}, FieldErrorf("experiment.cases", "experiment %s: %s", e.Name, ErrorMessage(err))
 	}
@@ -206,40 +206,16 @@ func (e Experiment) resolveRef(ref *ExperimentRef) error {
 	return nil
 }
 
-// Experiments returns the built-in experiments, in seed order.
-func Experiments() []Experiment { return experiments() }
-
-// ExperimentNames returns the built-in experiments' names, in seed order.
-func ExperimentNames() []string {
-	exps := experiments()
-	names := make([]string, len(exps))
-	for i, e := range exps {
-		names[i] = e.Name
-	}
-	return names
-}
-
-// LookupExperiment returns the named built-in experiment, or an ENOTFOUND
-// *Error listing the names.
-func LookupExperiment(name string) (Experiment, error) {
-	for _, e := range experiments() {
-		if e.Name == name {
-			return e, nil
-		}
-	}
-	return Experiment{}, Errorf(ENOTFOUND, "no built-in experiment %q (built-in experiments: %s)", name, strings.Join(ExperimentNames(), ", "))
-}
-
 // resolveExperiment replaces a spec that names an experiment with the
 // experiment's spec. The spec may add a name, rounds, limits and the Java
 // options the experiment leaves alone (heap, collector, base image); any
 // field the experiment sets itself is refused, naming it.
-func resolveExperiment(spec *RunSpec) error {
+func resolveExperiment(spec *RunSpec, builtins Builtins) error {
 	ref := spec.Experiment
 	if ref == nil {
 		return nil
 	}
-	e, err := LookupExperiment(ref.Name)
+	e, err := builtins.LookupExperiment(ref.Name)
 	if err != nil {
 		return FieldErrorf("experiment.name", "%s", ErrorMessage(err))
 	}
@@ -304,4 +280,45 @@ func (r ExperimentRef) String() string {
 		s += fmt.Sprintf(" at scale %g", r.Scale)
 	}
 	return s
+}
+
+// PrepareRuns prepares the runs a spec asks for: one per part, in the
+// experiment's order, when it names an experiment of several parts and
+// picks none (each part is a run: a run has one downstream), else the spec
+// alone. Every part is prepared before any is returned, so that one bad
+// part refuses them all, with Prepare's error naming the field.
+func PrepareRuns(spec RunSpec, c Catalog) ([]RunSpec, error) {
+	specs := experimentParts(spec, c.Builtins)
+	for i := range specs {
+		if err := Prepare(&specs[i], c); err != nil {
+			return nil, err
+		}
+	}
+	return specs, nil
+}
+
+// experimentParts returns one spec per part of the experiment spec names
+// when it picks none, else spec alone. A name that is no experiment is
+// left to Prepare, which says so.
+func experimentParts(spec RunSpec, builtins Builtins) []RunSpec {
+	ref := spec.Experiment
+	if ref == nil || ref.Part != "" || builtins == nil {
+		return []RunSpec{spec}
+	}
+	e, err := builtins.LookupExperiment(ref.Name)
+	if err != nil || len(e.Parts) < 2 {
+		return []RunSpec{spec}
+	}
+	specs := make([]RunSpec, len(e.Parts))
+	for i, part := range e.Parts {
+		partRef := *ref
+		partRef.Part, partRef.Cases = part, slices.Clone(ref.Cases)
+		specs[i] = spec
+		specs[i].Experiment = &partRef
+		if spec.Capacity != nil { // Prepare writes into it
+			capacity := *spec.Capacity
+			specs[i].Capacity = &capacity
+		}
+	}
+	return specs
 }

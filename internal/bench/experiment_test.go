@@ -2,7 +2,7 @@ package bench_test
 
 import (
 	"encoding/json"
-	"math"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,59 +10,19 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 )
 
-// attackTime is what a prepared spec attacks its targets for, warm-ups
-// included: the run's length less the targets' start-ups.
-func attackTime(spec bench.RunSpec) time.Duration {
-	per := spec.Profile.Duration().D()
-	if !spec.Warmup.Disabled {
-		per += spec.Warmup.Duration.D()
-	}
-	return per * time.Duration(len(spec.RunCases())*spec.Rounds())
-}
-
-// Every built-in experiment, every part, prepares at its default scale,
-// each of the seed's rows names one of its cases, and its attacks leave
-// room within 5 minutes for the targets' start-ups (about 20 s for a Java
-// target on one busy CPU).
-func TestExperimentsPrepare(t *testing.T) {
-	for _, e := range bench.Experiments() {
-		parts := e.Parts
-		if len(parts) == 0 {
-			parts = []string{""}
-		}
-		for _, part := range parts {
-			t.Run(e.Name+" "+part, func(t *testing.T) {
-				spec := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: e.Name, Part: part}}
-				if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
-					t.Fatal(err)
-				}
-				if got := spec.Experiment; got.Scale != e.Scale || (part != "" && got.Part != part) {
-					t.Errorf("resolved %+v, want scale %g part %q", got, e.Scale, part)
-				}
-				var cases []string
-				for _, c := range spec.RunCases() {
-					cases = append(cases, c.Target)
-					if c.Name != "" {
-						cases[len(cases)-1] = c.Name
-					}
-				}
-				for _, row := range e.RowsOf(spec.Experiment.Part) {
-					if !slices.Contains(cases, row.Case) {
-						t.Errorf("row %q names case %q; the spec has %v", row.Label, row.Case, cases)
-					}
-				}
-				javaStarts := 0
-				for _, c := range spec.RunCases() {
-					if !strings.HasPrefix(c.Target, bench.TargetGo) {
-						javaStarts++
-					}
-				}
-				if took := attackTime(spec) + time.Duration(javaStarts)*12*time.Second; took > 5*time.Minute {
-					t.Errorf("attacks of %s and %d Java start-ups: %s, above 5 minutes", attackTime(spec), javaStarts, took)
-				}
-			})
+// A stored run's spec reads back with its experiment, by encoding/json.
+func TestExperimentRefJSON(t *testing.T) {
+	for doc, want := range map[string]bench.ExperimentRef{
+		`"seed-002"`: {Name: "seed-002"},
+		`{"name": "seed-001", "scale": 0.5, "part": "callee-400"}`: {Name: "seed-001", Scale: 0.5, Part: "callee-400"},
+		`{"name": "seed-003", "cases": ["native@21"]}`:             {Name: "seed-003", Cases: []string{"native@21"}},
+	} {
+		var got bench.ExperimentRef
+		if err := json.Unmarshal([]byte(doc), &got); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %+v, %v; want %+v", doc, got, err, want)
 		}
 	}
 }
@@ -168,54 +128,58 @@ func TestExperimentErrors(t *testing.T) {
 	}
 }
 
-// A stored run's spec reads back with its experiment, by encoding/json.
-func TestExperimentRefJSON(t *testing.T) {
-	for doc, want := range map[string]bench.ExperimentRef{
-		`"seed-002"`: {Name: "seed-002"},
-		`{"name": "seed-001", "scale": 0.5, "part": "callee-400"}`: {Name: "seed-001", Scale: 0.5, Part: "callee-400"},
-		`{"name": "seed-003", "cases": ["native@21"]}`:             {Name: "seed-003", Cases: []string{"native@21"}},
-	} {
-		var got bench.ExperimentRef
-		if err := json.Unmarshal([]byte(doc), &got); err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: %+v, %v; want %+v", doc, got, err, want)
-		}
+// attackTime is what a prepared spec attacks its targets for, warm-ups
+// included: the run's length less the targets' start-ups.
+func attackTime(spec bench.RunSpec) time.Duration {
+	per := spec.Profile.Duration().D()
+	if !spec.Warmup.Disabled {
+		per += spec.Warmup.Duration.D()
 	}
+	return per * time.Duration(len(spec.RunCases())*spec.Rounds())
 }
 
-// Seed 001's arithmetic: 200 workers serve one wave of 200 before a 5 s
-// timeout, so 200 of 1,000 unbounded calls succeed; a pool of 100 gets
-// them all in 10 waves of 3 s.
-func TestFanoutModel(t *testing.T) {
-	s, tmo := 3*time.Second, 5*time.Second
-	for _, tt := range []struct {
-		name    string
-		model   bench.FanoutModel
-		success float64
-		took    time.Duration
-	}{
-		{"seed: unbounded, 200 workers", bench.FanoutModel{Calls: 1000, Mode: bench.ModeVirtual, Workers: 200, Service: s, Timeout: tmo}, 0.2, tmo},
-		{"seed: unbounded, 400 workers", bench.FanoutModel{Calls: 1000, Mode: bench.ModeGoroutines, Workers: 400, Service: s, Timeout: tmo}, 0.4, tmo},
-		{"seed: pool(100)", bench.FanoutModel{Calls: 1000, Limit: 100, Mode: bench.ModePool, Workers: 200, Service: s, Timeout: tmo}, 1, 30 * time.Second},
-		{"seed: semaphore(100)", bench.FanoutModel{Calls: 1000, Limit: 100, Mode: bench.ModeSemaphore, Workers: 200, Service: s, Timeout: tmo}, 1, 30 * time.Second},
-		{"issue's test: 200 calls, 40 workers, 1.6 s", bench.FanoutModel{Calls: 200, Mode: bench.ModeUnbounded, Workers: 40, Service: time.Second, Timeout: 1600 * time.Millisecond}, 0.2, 1600 * time.Millisecond},
-		{"a timeout of two waves lets two waves through", bench.FanoutModel{Calls: 1000, Mode: bench.ModeVirtual, Workers: 200, Service: s, Timeout: 7 * time.Second}, 0.4, 7 * time.Second},
-		{"fewer calls than workers", bench.FanoutModel{Calls: 100, Mode: bench.ModeVirtual, Workers: 200, Service: s, Timeout: tmo}, 1, s},
-		{"a pool wider than the callee", bench.FanoutModel{Calls: 1000, Limit: 500, Mode: bench.ModePool, Workers: 200, Service: s, Timeout: tmo}, 0.4, 2 * tmo},
-	} {
-		success, took := tt.model.Expect()
-		if math.Abs(success-tt.success) > 1e-9 || took != tt.took {
-			t.Errorf("%s: %.3f in %s, want %.3f in %s", tt.name, success, took, tt.success, tt.took)
+// Every built-in experiment, every part, prepares at its default scale,
+// each of the seed's rows names one of its cases, and its attacks leave
+// room within 5 minutes for the targets' start-ups (about 20 s for a Java
+// target on one busy CPU).
+func TestExperimentsPrepare(t *testing.T) {
+	for _, e := range builtin.Experiments() {
+		parts := e.Parts
+		if len(parts) == 0 {
+			parts = []string{""}
 		}
-	}
-}
-
-func TestLookupExperiment(t *testing.T) {
-	if _, err := bench.LookupExperiment("seed-002"); err != nil {
-		t.Fatal(err)
-	}
-	_, err := bench.LookupExperiment("nope")
-	if bench.ErrorCode(err) != bench.ENOTFOUND || !strings.Contains(err.Error(), "seed-004") {
-		t.Errorf("unknown experiment: %v, want not found listing the names", err)
+		for _, part := range parts {
+			t.Run(e.Name+" "+part, func(t *testing.T) {
+				spec := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: e.Name, Part: part}}
+				if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+					t.Fatal(err)
+				}
+				if got := spec.Experiment; got.Scale != e.Scale || (part != "" && got.Part != part) {
+					t.Errorf("resolved %+v, want scale %g part %q", got, e.Scale, part)
+				}
+				var cases []string
+				for _, c := range spec.RunCases() {
+					cases = append(cases, c.Target)
+					if c.Name != "" {
+						cases[len(cases)-1] = c.Name
+					}
+				}
+				for _, row := range e.RowsOf(spec.Experiment.Part) {
+					if !slices.Contains(cases, row.Case) {
+						t.Errorf("row %q names case %q; the spec has %v", row.Label, row.Case, cases)
+					}
+				}
+				javaStarts := 0
+				for _, c := range spec.RunCases() {
+					if !strings.HasPrefix(c.Target, bench.TargetGo) {
+						javaStarts++
+					}
+				}
+				if took := attackTime(spec) + time.Duration(javaStarts)*12*time.Second; took > 5*time.Minute {
+					t.Errorf("attacks of %s and %d Java start-ups: %s, above 5 minutes", attackTime(spec), javaStarts, took)
+				}
+			})
+		}
 	}
 }
 
@@ -234,5 +198,48 @@ func TestSeed003WarmupAtEveryScale(t *testing.T) {
 		if n := w.Rate * w.Duration.D().Seconds(); n < 2.99 || n > 3.01 {
 			t.Errorf("scale %g: warm-up sends %.2f requests, want 3", scale, n)
 		}
+	}
+}
+
+// An experiment of several parts that picks none is a run per part, in
+// order, each prepared; one that picks a part, or has none, is one run.
+func TestPrepareRuns(t *testing.T) {
+	for _, tt := range []struct {
+		ref  bench.ExperimentRef
+		want []string // each run's part
+	}{
+		{bench.ExperimentRef{Name: "seed-001", Scale: 0.25}, []string{"callee-200", "callee-400"}},
+		{bench.ExperimentRef{Name: "seed-001", Scale: 0.25, Part: "callee-400"}, []string{"callee-400"}},
+		{bench.ExperimentRef{Name: "seed-003", Scale: 0.25}, []string{""}},
+		// cases pick the same cases of every part
+		{bench.ExperimentRef{Name: "seed-001", Scale: 0.25, Cases: []string{"go-pool"}}, []string{"callee-200", "callee-400"}},
+	} {
+		ref := tt.ref
+		specs, err := bench.PrepareRuns(bench.RunSpec{Name: "mine", Experiment: &ref}, testCatalog(bench.DefaultGuardrails))
+		if err != nil {
+			t.Fatalf("%+v: %v", tt.ref, err)
+		}
+		var parts []string
+		for _, s := range specs {
+			parts = append(parts, s.Experiment.Part)
+			if s.Experiment.Scale != 0.25 || s.Name != "mine" || len(s.Targets) == 0 {
+				t.Errorf("%+v: part %q prepared as %q at scale %g with targets %v", tt.ref, s.Experiment.Part, s.Name, s.Experiment.Scale, s.Targets)
+			}
+			if len(tt.ref.Cases) > 0 && (len(s.Cases) != 1 || s.Cases[0].Name != "go-pool") {
+				t.Errorf("%+v: part %q has cases %v, want go-pool alone", tt.ref, s.Experiment.Part, s.Cases)
+			}
+		}
+		if !slices.Equal(parts, tt.want) {
+			t.Errorf("%+v: parts %v, want %v", tt.ref, parts, tt.want)
+		}
+		if ref.Part != tt.ref.Part {
+			t.Errorf("%+v: the caller's spec was changed to part %q", tt.ref, ref.Part)
+		}
+	}
+	// One part refused refuses them all, naming the field.
+	_, err := bench.PrepareRuns(bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-001", Cases: []string{"nope"}}}, testCatalog(bench.DefaultGuardrails))
+	var be *bench.Error
+	if !errors.As(err, &be) || be.Field != "experiment.cases" {
+		t.Errorf("an unknown case: %v, want an error naming experiment.cases", err)
 	}
 }

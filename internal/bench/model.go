@@ -114,8 +114,13 @@ func quotedOr(names []Model) string {
 	for i, n := range names {
 		quoted[i] = fmt.Sprintf("%q", n)
 	}
-	if len(quoted) < 2 {
-		return strings.Join(quoted, "")
+	return wordsOr(quoted)
+}
+
+// wordsOr writes words as "a, b or c".
+func wordsOr(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	return strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1]
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

@@ -1,11 +1,13 @@
 package bench_test
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 )
 
 func TestParseObjective(t *testing.T) {
@@ -112,20 +114,56 @@ func TestPrepareChecksCapacity(t *testing.T) {
 		{"objective", bench.CapacitySpec{Objective: "p99<=fast"}, `capacity.objective: "p99<=fast": p99 needs a positive duration`},
 		{"no objective", bench.CapacitySpec{}, "capacity.objective: empty"},
 		{"precision", bench.CapacitySpec{Objective: "p99<=1s", Precision: 1.5}, "capacity.precision: 1.5 is not a relative width"},
-		{"negative budget", bench.CapacitySpec{Objective: "p99<=1s", Budget: -1}, "capacity: durations must not be negative"},
+		{"negative confirmations", bench.CapacitySpec{Objective: "p99<=1s", Confirmations: -1}, "capacity.confirmations: -1: at least one confirmation is needed (0 for the default, 3)"},
+		{"negative budget", bench.CapacitySpec{Objective: "p99<=1s", Budget: -1}, "capacity.budget: must not be negative, got -1ns"},
+		{"negative settle", bench.CapacitySpec{Objective: "p99<=1s", Settle: -1}, "capacity.settle: must not be negative"},
 		// 30 s is below a 3 s trial and three 10 s confirmations with 1 s pauses
 		{"budget below one search", bench.CapacitySpec{Objective: "p99<=1s", Budget: bench.Duration(30e9)},
-			"capacity.budget: 30s shared by 1 target(s) is below one search each (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
-		{"start above the highest rate", bench.CapacitySpec{Objective: "p99<=1s", StartRate: 500, MaxRate: 100}, "capacity.startRate: 500 req/s is above the search's highest rate 100"},
+			"capacity.budget: 30s is below one trial of the search (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
+		// the default budget, 100 s a target, is below three 40 s confirmations
+		{"default budget below one search", bench.CapacitySpec{Objective: "p99<=1s", ConfirmDuration: bench.Duration(40e9)},
+			"capacity.budget: the default budget of 1m40s is below one trial of the search (a 3s trial and 3 confirmations of 40s, with 1s pauses: 2m6s)"},
+		{"start above the highest rate", bench.CapacitySpec{Objective: "p99<=1s", StartRate: 500, MaxRate: 100}, "capacity.startRate: 500 req/s is not between the minimum 1 and the maximum 100"},
+		// below the lowest rate a search tries it would give up at once (found only by the search before)
+		{"start below the lowest rate", bench.CapacitySpec{Objective: "p99<=1s", StartRate: 0.5}, "capacity.startRate: 0.5 req/s is not between the minimum 1 and the maximum 20000"},
+		{"highest rate below the lowest", bench.CapacitySpec{Objective: "p99<=1s", StartRate: 0.5, MaxRate: 0.5}, "capacity.maxRate: 0.5 req/s is below the lowest rate a search tries, 1"},
 		{"highest rate above the guardrail", bench.CapacitySpec{Objective: "p99<=1s", MaxRate: 1e6}, "capacity.maxRate: 1e+06 req/s is above the configured maximum rate 20000"},
 		{"trial above the guardrail", bench.CapacitySpec{Objective: "p99<=1s", ConfirmDuration: bench.Duration(2 * 3600e9)}, "capacity: a trial or pause is longer than the configured maximum stage 1h0m0s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := bench.RunSpec{Targets: []string{"go"}, Capacity: &tt.c,
 				Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
-			err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}})
+			err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}, Builtins: builtin.Set})
 			if err == nil || bench.ErrorCode(err) != bench.EINVALID || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want …%s…", err, tt.want)
+			}
+		})
+	}
+}
+
+// Check is the one place a search's settings are checked, for a spec and
+// for a search's configuration alike: fields within the capacity object,
+// the budget shared by the targets, no NaN passing for a number.
+func TestCapacityCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		c       bench.CapacitySpec
+		targets int
+		want    string // "" when valid
+	}{
+		{"defaults", bench.CapacitySpec{Objective: "p99<=1s"}, 3, ""},
+		{"budget shared", bench.CapacitySpec{Objective: "p99<=1s", Budget: bench.Duration(90e9)}, 3,
+			"budget: shared by 3 targets, 30s is below one trial of the search (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
+		{"budget enough for each", bench.CapacitySpec{Objective: "p99<=1s", Budget: bench.Duration(108e9)}, 3, ""},
+		{"precision NaN", bench.CapacitySpec{Objective: "p99<=1s", Precision: math.NaN()}, 1, "precision: NaN is not a relative width"},
+		{"start NaN", bench.CapacitySpec{Objective: "p99<=1s", StartRate: math.NaN(), MaxRate: 100}, 1, "startRate: NaN req/s is not between"},
+		{"start without a highest rate", bench.CapacitySpec{Objective: "p99<=1s", StartRate: 0.2}, 1, "startRate: 0.2 req/s is below the lowest rate a search tries, 1"},
+		{"negative trial", bench.CapacitySpec{Objective: "p99<=1s", TrialDuration: -1}, 1, "trialDuration: must not be negative"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.c.Check(tt.targets)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)) {
+				t.Errorf("Check = %v, want %q", err, tt.want)
 			}
 		})
 	}
@@ -139,7 +177,7 @@ func TestPrepareAcceptsCapacity(t *testing.T) {
 	spec := bench.RunSpec{Targets: []string{"go", "java-platform", "java-virtual"}, Profile: bench.Profile{Engine: "vegeta"},
 		Capacity: &bench.CapacitySpec{Objective: "p99<=300ms", Budget: bench.Duration(5 * 60e9), StartRate: 400},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}}
-	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}}
+	catalog := bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"}}, Builtins: builtin.Set}
 	if err := bench.Prepare(&spec, catalog); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -54,4 +55,46 @@ func checkOwnRequest(r Request, field string) error {
 		}
 	}
 	return nil
+}
+
+// checkOwnServices holds a service of one's own to requests of one's own:
+// it serves no contract endpoint, so a request by endpoint would only fail
+// once its container had started. The field named is the first request
+// by endpoint (or the workload, when it has no request).
+func checkOwnServices(spec *RunSpec, c Catalog) error {
+	for i, cs := range spec.RunCases() {
+		info, err := LookupTarget(c.Targets, cs.Target)
+		if err != nil || !info.Own {
+			continue // an unknown target is checkTargets' or checkCases'
+		}
+		prefix := ""
+		if cs.Workload != nil {
+			prefix = fmt.Sprintf("cases[%d].", i)
+		}
+		if field := contractRequest(spec.ForCase(cs).Workload); field != "" {
+			return FieldErrorf(prefix+field, "%s is a service of your own, which serves no contract endpoint: "+
+				"attack it with requests of your own, given by uri (as a vegeta targets file writes them)", cs.Target)
+		}
+	}
+	return nil
+}
+
+// contractRequest returns the path of a workload's first request given by
+// endpoint rather than by uri, "workload.requests" for a workload with no
+// request, and "" when every request is given by uri.
+func contractRequest(w Workload) string {
+	for i, r := range w.Requests {
+		if r.URI == "" {
+			return fmt.Sprintf("workload.requests[%d].endpoint", i)
+		}
+	}
+	for i, st := range w.Iteration {
+		if st.Request != nil && st.Request.URI == "" {
+			return fmt.Sprintf("workload.iteration[%d].request.endpoint", i)
+		}
+	}
+	if len(w.AllRequests()) == 0 {
+		return "workload.requests"
+	}
+	return ""
 }

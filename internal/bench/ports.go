@@ -47,6 +47,9 @@ type StartRequest struct {
 	// serves no contract) is checked by sending each once, and the first
 	// stands for its readiness where it has no health path.
 	Requests []Request
+	// Record starts what records inside the target: a JVM's flight
+	// recording (a Go target's CPU profiles need nothing at start).
+	Record bool
 }
 
 // EngineInfo describes a container engine and the host it runs on.
@@ -96,6 +99,14 @@ type Plan struct {
 	Workload Workload
 	Profile  Profile
 	Warmup   Warmup
+	// Settled, with Warmup.UntilSteady, is asked after each full second of
+	// the warm-up (Second counts from the attack's start, Stage is -1)
+	// whether the target has settled. The first true ends the warm-up then:
+	// the profile starts at once with the same clients and connections,
+	// nothing cancelled and no request abandoned. Without it, or while it
+	// says false, the warm-up runs to Warmup.MaxDuration. It is called from
+	// the attack's own goroutine and must not block for long.
+	Settled func(Bucket) bool
 }
 
 // Observer receives an attack's progress. Every field is optional; the
@@ -123,11 +134,12 @@ type Response struct {
 	BytesOut  int64 // the request body
 }
 
-// ResponseLog keeps the measured requests of a run, per target (a results
-// file each).
+// ResponseLog keeps the measured requests of runs, per run and target (a
+// results file each).
 type ResponseLog interface {
-	// Open starts the log of one target, named as in the run's results.
-	Open(target string) (ResponseWriter, error)
+	// Open starts the log of one target of a run of spec, the target named
+	// as in the run's results.
+	Open(spec RunSpec, target string) (ResponseWriter, error)
 }
 
 // ResponseWriter is one target's log of responses.
@@ -164,6 +176,10 @@ type Recorder interface {
 type Recording interface {
 	// SetT0 sets the attack clock's zero: the first measured request.
 	SetT0(t0 time.Time)
+	// Latest is the latest sample of a curated series (summed over its
+	// labels) and when it was taken; false before one was. A warm-up reads
+	// a JVM's compilation time through it while it runs.
+	Latest(name string) (at time.Time, value float64, ok bool)
 	// Stop ends sampling and summarises it per stage, given the stages as
 	// measured (the warm-up first when not nil).
 	Stop(ctx context.Context, warmup *StageResult, stages []StageResult) RecordingResult
@@ -177,4 +193,33 @@ type RecordingResult struct {
 	ScrapeFailures int    // scrapes that failed
 	StatsFailures  int    // container stats reads that failed
 	LastError      string // the last failure, for a warning
+}
+
+// Builtins are the profiles and experiments a spec may name rather than
+// write out: Prepare resolves such a name through them. Package builtin
+// holds threadbench's own.
+type Builtins interface {
+	// LookupProfile returns the named profile with its stage durations
+	// multiplied by scale (0: the profile's default scale): an ENOTFOUND
+	// *Error listing the names for an unknown profile, EINVALID for a
+	// negative or non-finite scale.
+	LookupProfile(name string, scale float64) (Profile, error)
+	// ProfileNames returns the profiles' names, in the order they are listed.
+	ProfileNames() []string
+	// LookupExperiment returns the named experiment, or an ENOTFOUND *Error
+	// listing the names.
+	LookupExperiment(name string) (Experiment, error)
+}
+
+// noBuiltins is a catalog's Builtins when it gives none: every name is unknown.
+type noBuiltins struct{}
+
+func (noBuiltins) LookupProfile(name string, _ float64) (Profile, error) {
+	return Profile{}, Errorf(ENOTFOUND, "no built-in profile %q (there are none)", name)
+}
+
+func (noBuiltins) ProfileNames() []string { return nil }
+
+func (noBuiltins) LookupExperiment(name string) (Experiment, error) {
+	return Experiment{}, Errorf(ENOTFOUND, "no built-in experiment %q (there are none)", name)
 }

@@ -30,6 +30,9 @@ type Catalog struct {
 	// would pull and run whatever they named; the daemon's operator sets
 	// images in its configuration.
 	AllowImages bool
+	// Builtins are the profiles and experiments a spec may name instead of
+	// writing them out (package builtin's); nil: none.
+	Builtins Builtins
 }
 
 // Bounds of spec fields that no configuration changes.
@@ -47,15 +50,11 @@ const (
 	maxDurationNanos = Duration(math.MaxInt64) // the largest duration there is
 )
 
-// GCNames maps the collector names a spec may give (any case, "GC" suffix
-// optional) to HotSpot's -XX:+Use<Name>GC.
-var GCNames = map[string]string{
-	"g1":         "G1",
-	"parallel":   "Parallel",
-	"serial":     "Serial",
-	"z":          "Z",
-	"shenandoah": "Shenandoah",
-}
+// GarbageCollectors are the collectors a spec may name, as HotSpot names
+// them (-XX:+Use<Name>GC), in the order they are offered: the one list
+// (api/openapi.yaml's java.gc pattern is checked against it). A spec may
+// write one in any case, with or without "GC".
+var GarbageCollectors = []string{"G1", "Parallel", "Serial", "Z", "Shenandoah"}
 
 // Prepare makes spec ready to run, or says what is wrong with it, before
 // anything is built or started: the one place a spec is checked. It
@@ -67,13 +66,16 @@ var GCNames = map[string]string{
 // is the JSON path of the offending input.
 func Prepare(spec *RunSpec, c Catalog) error {
 	c.Guardrails = c.Guardrails.withDefaults()
-	if err := resolveExperiment(spec); err != nil {
+	if c.Builtins == nil {
+		c.Builtins = noBuiltins{}
+	}
+	if err := resolveExperiment(spec, c.Builtins); err != nil {
 		return err
 	}
 	if err := resolveCapacity(spec, c.Guardrails); err != nil {
 		return err
 	}
-	if err := resolveProfile(spec); err != nil {
+	if err := resolveProfile(spec, c.Builtins); err != nil {
 		return err
 	}
 	// A workload left out takes the profile's; an empty list given is not
@@ -93,7 +95,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -152,12 +154,12 @@ func checkProfileWorkload(p Profile) error {
 }
 
 // resolveProfile replaces a profile given by name only with the built-in.
-func resolveProfile(spec *RunSpec) error {
+func resolveProfile(spec *RunSpec, builtins Builtins) error {
 	p := spec.Profile
 	if len(p.Stages) > 0 || p.Name == "" {
 		return nil
 	}
-	b, err := LookupProfile(p.Name, p.Scale)
+	b, err := builtins.LookupProfile(p.Name, p.Scale)
 	if err != nil {
 		if ErrorCode(err) == ENOTFOUND {
 			return FieldErrorf("profile.name", "%s", ErrorMessage(err))
@@ -267,7 +269,7 @@ func checkProfile(spec *RunSpec, c Catalog) error {
 		return err
 	}
 	if len(p.Stages) == 0 {
-		return FieldErrorf("profile.stages", "a profile needs at least one stage (or name a built-in: %s)", strings.Join(BuiltinNames(), ", "))
+		return FieldErrorf("profile.stages", "a profile needs at least one stage (or name a built-in: %s)", strings.Join(c.Builtins.ProfileNames(), ", "))
 	}
 	for i, st := range p.Stages {
 		field := fmt.Sprintf("profile.stages[%d]", i)
@@ -547,7 +549,7 @@ func checkJava(spec *RunSpec, c Catalog) error {
 	}
 	if j.GC != "" {
 		if _, ok := LookupGC(j.GC); !ok {
-			return FieldErrorf("java.gc", "unknown garbage collector %q (use G1, Parallel, Serial, Z or Shenandoah)", j.GC)
+			return FieldErrorf("java.gc", "unknown garbage collector %q (use %s)", j.GC, wordsOr(GarbageCollectors))
 		}
 	}
 	return checkJDK(j.JDK, c)
@@ -572,6 +574,10 @@ func checkJDK(jdk int, c Catalog) error {
 
 // LookupGC returns HotSpot's name of a collector a spec names.
 func LookupGC(name string) (string, bool) {
-	gc, ok := GCNames[strings.TrimSuffix(strings.ToLower(name), "gc")]
-	return gc, ok
+	name = strings.TrimSuffix(strings.ToLower(name), "gc")
+	i := slices.IndexFunc(GarbageCollectors, func(gc string) bool { return strings.ToLower(gc) == name })
+	if i < 0 {
+		return "", false
+	}
+	return GarbageCollectors[i], true
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 )
 
 // testCatalog is the three targets of the built-in catalog, Java on JDK 25 or 21.
@@ -15,7 +16,7 @@ func testCatalog(g bench.Guardrails) bench.Catalog {
 		{Name: bench.TargetGo, Kind: "go"},
 		{Name: bench.TargetJavaPlatform, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
 		{Name: bench.TargetJavaVirtual, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
-	}}
+	}, Builtins: builtin.Set}
 }
 
 // validSpec is a spec that passes; each test row breaks one thing.
@@ -497,5 +498,54 @@ func TestApplyDefaults_WarmupUntilSteady(t *testing.T) {
 	}
 	if got, want := w.Planned(), bench.DefaultWarmupMaxDuration; got != want {
 		t.Errorf("Planned = %s, want %s", got, want)
+	}
+}
+
+// A service of one's own serves no contract endpoint: every request a spec
+// (or a case) sends it must be its own, by uri; the first by endpoint is
+// named. The built-in targets take either.
+func TestPrepareOwnService(t *testing.T) {
+	catalog := testCatalog(bench.DefaultGuardrails)
+	catalog.Targets = append(catalog.Targets, bench.TargetInfo{Name: "orders", Kind: "java", Variant: bench.VariantOwn, Variants: []string{"platform", "virtual"}, Own: true})
+	own := func(reqs ...bench.Request) bench.RunSpec {
+		s := validSpec()
+		s.Targets = []string{"go", "orders@virtual"}
+		s.Workload = bench.Workload{Requests: reqs}
+		return s
+	}
+	byURI, byEndpoint := bench.Request{URI: "/orders"}, bench.Request{Endpoint: "light"}
+	for _, tt := range []struct {
+		name  string
+		spec  bench.RunSpec
+		field string // "" when valid
+	}{
+		{"own requests", own(byURI, bench.Request{URI: "/orders?page=2", Method: "POST"}), ""},
+		{"an endpoint", own(byURI, byEndpoint), "workload.requests[1].endpoint"},
+		{"no request at all", own(), "workload.requests"},
+		{"an endpoint in an iteration", func() bench.RunSpec {
+			s := closedSpec(bench.Stage{Duration: sec(10), Concurrency: 2})
+			s.Targets = []string{"orders@platform"}
+			s.Workload = bench.Workload{Iteration: []bench.Step{{Request: &byURI}, {Request: &byEndpoint}}}
+			return s
+		}(), "workload.iteration[1].request.endpoint"},
+		{"an endpoint in a case of its own", func() bench.RunSpec {
+			s := own(byURI)
+			s.Targets = nil
+			s.Cases = []bench.Case{{Name: "go", Target: "go"}, {Name: "mine", Target: "orders", Workload: &bench.Workload{Requests: []bench.Request{byEndpoint}}}}
+			return s
+		}(), "cases[1].workload.requests[0].endpoint"},
+		{"a built-in target, either", func() bench.RunSpec { s := own(byURI, byEndpoint); s.Targets = []string{"go"}; return s }(), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := tt.spec
+			err := bench.Prepare(&spec, catalog)
+			var e *bench.Error
+			switch {
+			case tt.field == "" && err != nil:
+				t.Errorf("Prepare = %v, want it valid", err)
+			case tt.field != "" && (!asError(err, &e) || e.Field != tt.field || !strings.Contains(e.Message, "is a service of your own, which serves no contract endpoint")):
+				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
+			}
+		})
 	}
 }

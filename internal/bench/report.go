@@ -35,6 +35,9 @@ type Report struct {
 	// closed-model sweep per target.
 	Capacity    *CapacityTable   `json:"capacity,omitempty"`
 	Scalability []ScalabilityFit `json:"scalability,omitempty"`
+	// Why is what happened inside the targets and what it says of each
+	// stage; nil when the run measured nothing.
+	Why *WhyReport `json:"why,omitempty"`
 }
 
 // ReportSubject is what a report compares: one result label of the run (a
@@ -79,13 +82,16 @@ type SubjectResult struct {
 
 // SteadyPart is the steady part of one round of a hold stage: its first
 // Cut of Seconds full seconds were a transient (a warm-up, the move from
-// the previous load) and were left out of its figures. A stage that is not
+// the previous load), and so were its last CutEnd (answers lost to the
+// attack's end, the next load), and they were left out of its figures. A
+// stage that is not
 // Steady still trends after the cut: Figure moves by Trend percent of its
 // mean per second, and no ranking or pair verdict is drawn from it.
 type SteadyPart struct {
 	Round   int     `json:"round"` // 0-based, as TargetResult.Round
 	Seconds int     `json:"seconds"`
 	Cut     int     `json:"cut"`
+	CutEnd  int     `json:"cutEnd,omitempty"`
 	Steady  bool    `json:"steady"`
 	Figure  string  `json:"figure,omitempty"` // "throughput" or "p50", when not steady
 	Trend   float64 `json:"trend,omitempty"`  // percent per second, when not steady

@@ -49,11 +49,15 @@ const (
 // Run is one benchmark run: its spec, where it is, the environment it ran
 // in, and one result per target.
 type Run struct {
-	ID          string            `json:"id"`
-	Name        string            `json:"name,omitempty"`
-	Status      RunStatus         `json:"status"`
-	Error       string            `json:"error,omitempty"`
-	Spec        RunSpec           `json:"spec"`
+	ID     string    `json:"id"`
+	Name   string    `json:"name,omitempty"`
+	Status RunStatus `json:"status"`
+	Error  string    `json:"error,omitempty"`
+	Spec   RunSpec   `json:"spec"`
+	// Parts are the runs one submission of an experiment of several parts
+	// queued together, one per part in the experiment's order, this one
+	// among them: the same list in each. Empty for a run of its own.
+	Parts       []string          `json:"parts,omitempty"`
 	Environment Environment       `json:"environment"`
 	Downstream  *DownstreamResult `json:"downstream,omitempty"`
 	Targets     []TargetResult    `json:"targets"`
@@ -161,9 +165,12 @@ type TargetResult struct {
 	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
 	Series              []string         `json:"series,omitempty"`
 	// Capacity is what a capacity search found, in a run that asked for one.
-	Capacity   *CapacityResult `json:"capacity,omitempty"`
-	StartedAt  *time.Time      `json:"startedAt,omitempty"`
-	FinishedAt *time.Time      `json:"finishedAt,omitempty"`
+	Capacity *CapacityResult `json:"capacity,omitempty"`
+	// Inside is what recorded inside the target and why each stage ran
+	// as it did; nil for runs from before threadbench recorded.
+	Inside     *Inside    `json:"inside,omitempty"`
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 }
 
 // ImageInfo describes the image a target ran from and the runtime inside it.
@@ -328,10 +335,15 @@ func (t TargetResult) Label() string {
 }
 
 // WarmupSteady is how one target's warm-up until steady ended: after
-// Seconds, either Steady (throughput and p50 stopped trending over the
-// window) or at its maximum still moving by Trend percent per second
-// (Figure says which figure). JITMs is the JVM's compilation time during
-// the warm-up and JITMsMeasured during the measured profile, from
+// Seconds, either Steady (over the last Window seconds throughput and p50
+// passed the test a stage's seconds are put to, and a JVM's compiler was
+// quiet) or at its maximum, saying which test failed on the last window:
+// Figure still moving by Trend percent per second, a Transient still to
+// cut at one of its ends, or the JIT busy (JITBusy; JITMsWindow is what it
+// compiled over the last JITWindow of wall time, the window or longer
+// after a compilation longer than it, nil when its time could not be read
+// over all of it). JITMs is the JVM's compilation time during the warm-up
+// and JITMsMeasured during the measured profile, from
 // Micrometer's jvm_compilation_time_ms_total, when the target exposes it:
 // a JIT still compiling in the measured part is a sign it was not warm.
 // It adds up the compiler threads' time, so it may exceed the wall-clock
@@ -342,6 +354,11 @@ type WarmupSteady struct {
 	MaxDuration   Duration `json:"maxDuration"`
 	Figure        string   `json:"figure,omitempty"`
 	Trend         float64  `json:"trend,omitempty"`
+	Window        Duration `json:"window,omitempty"`
+	Transient     bool     `json:"transient,omitempty"`
+	JITBusy       bool     `json:"jitBusy,omitempty"`
+	JITMsWindow   *float64 `json:"jitMsWindow,omitempty"`
+	JITWindow     Duration `json:"jitWindow,omitempty"`
 	JITMs         *float64 `json:"jitMs,omitempty"`
 	JITMsMeasured *float64 `json:"jitMsMeasured,omitempty"`
 }

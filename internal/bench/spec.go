@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 )
@@ -183,9 +185,11 @@ func (w Workload) AllRequests() []Request {
 // apart and excluded from every summary: the JVM's JIT needs it, and the Go
 // target gets the same so the comparison stays fair. By default it is a
 // fixed Duration at a low open-model Rate. UntilSteady instead sends the
-// load of the first measured stage until throughput and p50 stop trending
-// over the last Window seconds, for at most MaxDuration: each target warms
-// up for as long as it needs.
+// load of the first measured stage (SteadyStage) until throughput and p50
+// stop trending over the last Window seconds and a JVM's compiler has gone
+// quiet, for at most MaxDuration: each target warms up for as long as it
+// needs, and the profile then starts at once in the same attack, with the
+// same clients and connections.
 type Warmup struct {
 	Disabled    bool     `json:"disabled,omitempty" yaml:"disabled,omitempty"`
 	Duration    Duration `json:"duration,omitempty" yaml:"duration,omitempty"`
@@ -196,6 +200,27 @@ type Warmup struct {
 	// Fraction scales the first stage's load a warm-up until steady runs
 	// at (its rate, or its clients rounded, at least one); 0 means 1.
 	Fraction float64 `json:"fraction,omitempty" yaml:"fraction,omitempty"`
+}
+
+// WarmupName is the name a warm-up's stage carries in results.
+const WarmupName = "warm-up"
+
+// SteadyStage is the load a warm-up until steady sends: the profile's first
+// stage (its end load when it is a ramp), scaled by Fraction (0 for all of
+// it: a rate never below MinRate, clients rounded and at least one), held
+// for MaxDuration.
+func (w Warmup) SteadyStage(p Profile) Stage {
+	first := p.Stages[0]
+	first.Name, first.Ramp, first.Duration = WarmupName, false, w.MaxDuration
+	if w.Fraction > 0 && w.Fraction < 1 {
+		if first.Rate > 0 {
+			first.Rate = max(first.Rate*w.Fraction, MinRate)
+		}
+		if first.Concurrency > 0 {
+			first.Concurrency = max(int(math.Round(float64(first.Concurrency)*w.Fraction)), 1)
+		}
+	}
+	return first
 }
 
 // Defaults and limits of a warm-up until steady.
@@ -246,6 +271,9 @@ type Case struct {
 	Workload *Workload    `json:"workload,omitempty" yaml:"workload,omitempty"`
 	// Engine places the case on a configured engine other than the run's.
 	Engine string `json:"engine,omitempty" yaml:"engine,omitempty"`
+	// NoProfile, when set, replaces the spec's for the case: a case of the
+	// same target with it set measures what recording costs.
+	NoProfile *bool `json:"noProfile,omitempty" yaml:"noProfile,omitempty"`
 }
 
 // RunSpec is everything a run needs: which targets (or cases), in which
@@ -272,6 +300,9 @@ type RunSpec struct {
 	// Capacity, when set, makes the run a capacity search: the profile's
 	// stages give way to the trials the search asks for.
 	Capacity *CapacitySpec `json:"capacity,omitempty" yaml:"capacity,omitempty"`
+	// NoProfile turns off what records inside the targets: a JVM's flight
+	// recording, a Go service's CPU profiles. A case may set it for itself.
+	NoProfile bool `json:"noProfile,omitempty" yaml:"noProfile,omitempty"`
 }
 
 // Defaults applied by RunSpec.ApplyDefaults.
@@ -375,8 +406,8 @@ func (s RunSpec) RunCases() []Case {
 func (s RunSpec) Rounds() int { return max(s.Repeat, 1) }
 
 // ForCase returns the spec a case runs under: the case's Java options
-// replace the spec's field by field, its workload and its engine replace
-// the spec's.
+// replace the spec's field by field, its workload, its engine and its
+// NoProfile replace the spec's.
 func (s RunSpec) ForCase(c Case) RunSpec {
 	out := s
 	if c.Java != nil {
@@ -386,6 +417,9 @@ func (s RunSpec) ForCase(c Case) RunSpec {
 		out.Workload = *c.Workload
 	}
 	out.Engine = s.EngineOf(c)
+	if c.NoProfile != nil {
+		out.NoProfile = *c.NoProfile
+	}
 	return out
 }
 
@@ -410,4 +444,47 @@ func (j JavaOptions) With(o JavaOptions) JavaOptions {
 		j.JDK = o.JDK
 	}
 	return j
+}
+
+// Clone returns a copy of w that shares no slice or map with it (nil for
+// nil), so that a built-in's workload handed out can be changed.
+func (w *Workload) Clone() *Workload {
+	if w == nil {
+		return nil
+	}
+	c := *w
+	c.Requests = cloneRequests(w.Requests)
+	c.Iteration = cloneSteps(w.Iteration)
+	return &c
+}
+
+func cloneSteps(steps []Step) []Step {
+	if steps == nil {
+		return nil
+	}
+	out := make([]Step, len(steps))
+	for i, st := range steps {
+		if st.Request != nil {
+			r := cloneRequests([]Request{*st.Request})[0]
+			st.Request = &r
+		}
+		if st.Sleep != nil {
+			sl := *st.Sleep
+			st.Sleep = &sl
+		}
+		out[i] = st
+	}
+	return out
+}
+
+func cloneRequests(reqs []Request) []Request {
+	out := make([]Request, len(reqs))
+	for i, r := range reqs {
+		out[i] = r
+		if r.Params != nil {
+			out[i].Params = make(map[string]string, len(r.Params))
+			maps.Copy(out[i].Params, r.Params)
+		}
+	}
+	return out
 }

@@ -137,6 +137,10 @@ type TargetInfo struct {
 	// Unavailable says why this host cannot build the target ("" when it
 	// can); a spec naming it is refused before anything starts.
 	Unavailable string `json:"unavailable,omitempty"`
+	// Own marks a service of one's own (a jar, image or Dockerfile, from
+	// the command line or a configuration's targets): it serves no
+	// contract endpoint, so it is attacked with requests of its own.
+	Own bool `json:"own,omitempty"`
 }
 
 // VariantOwn names the variant dimension of a service of one's own: named

@@ -16,8 +16,8 @@ const (
 	DefaultConfirmDuration = time.Duration(bench.DefaultCapacityConfirm)
 	DefaultSettle          = time.Duration(bench.DefaultCapacitySettle)
 	DefaultBudget          = time.Duration(bench.DefaultCapacityBudget)
-	DefaultStartRate       = 50.0
-	DefaultMinRate         = 1.0
+	DefaultStartRate       = bench.DefaultCapacityStartRate
+	DefaultMinRate         = bench.MinCapacityRate
 	DefaultMaxRate         = 100_000.0
 )
 
@@ -33,7 +33,9 @@ type Config struct {
 	TrialDuration   time.Duration // of a bracketing or bisecting trial
 	ConfirmDuration time.Duration // of a confirmation
 	Settle          time.Duration // the pause between trials
-	// Budget is the time the search may take, trials and pauses included.
+	// Budget is the time the search may take, trials, pauses and what
+	// trials take beyond their nominal length included; the first trial's
+	// warm-up is not charged to it (see Outcome.Warmup).
 	Budget time.Duration
 	// StartRate is the first rate tried: a guess, or a known bound such as
 	// Little's (threads ÷ service time).
@@ -78,33 +80,26 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// MinBudget is the least time a search with c's trials needs: one short
-// trial and the confirmations, with their pauses.
+// MinBudget is the least time a search with c's trials needs at their
+// nominal lengths: one short trial and the confirmations, with their
+// pauses. What trials really take is only known once they run: a search
+// whose budget turns out too small for them says so, with the figures.
 func (c Config) MinBudget() time.Duration {
-	c = c.withDefaults()
-	return c.TrialDuration + time.Duration(c.Confirmations)*(c.ConfirmDuration+c.Settle)
+	return c.withDefaults().spec().MinBudget().D()
 }
 
 // Validate checks a configuration (defaults applied) before anything
-// starts; the error names the field at fault.
+// starts, by the rules of a run's capacity spec (bench.CapacitySpec.Check,
+// the one place they are written); the error names the field.
 func (c Config) Validate() error {
-	c = c.withDefaults()
-	switch {
-	case len(c.Objective.Terms) == 0:
-		return bench.FieldErrorf("objective", "empty: a search needs an objective such as p99<=250ms")
-	case c.Precision <= 0 || c.Precision >= 1:
-		return bench.FieldErrorf("precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", c.Precision)
-	case c.Confirmations < 1:
-		return bench.FieldErrorf("confirmations", "%d: at least one confirmation is needed", c.Confirmations)
-	case c.TrialDuration < 0 || c.ConfirmDuration < 0 || c.Settle < 0:
-		return bench.FieldErrorf("trialDuration", "trial durations and the settle period cannot be negative")
-	case c.MinRate <= 0 || c.StartRate < c.MinRate || c.MaxRate < c.StartRate:
-		return bench.FieldErrorf("startRate", "%g req/s is not between the minimum %g and the maximum %g", c.StartRate, c.MinRate, c.MaxRate)
-	case c.Budget < c.MinBudget():
-		return bench.FieldErrorf("budget", "%s is below one trial of the search (a %s trial and %d confirmations of %s, with %s pauses: %s)",
-			c.Budget, c.TrialDuration, c.Confirmations, c.ConfirmDuration, c.Settle, c.MinBudget())
-	}
-	return nil
+	return c.withDefaults().spec().Check(1)
+}
+
+// spec is the configuration as a run's capacity spec says it.
+func (c Config) spec() bench.CapacitySpec {
+	return bench.CapacitySpec{Objective: c.Objective.String(), Precision: c.Precision, Confirmations: c.Confirmations,
+		TrialDuration: bench.Duration(c.TrialDuration), ConfirmDuration: bench.Duration(c.ConfirmDuration),
+		Settle: bench.Duration(c.Settle), Budget: bench.Duration(c.Budget), StartRate: c.StartRate, MaxRate: c.MaxRate}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

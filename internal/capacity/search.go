@@ -5,12 +5,22 @@
 // at full trial length, several times, so that the answer is a rate that
 // passed every confirmation. Trials run through a TrialFunc, so the search
 // knows nothing of targets or load generators.
+//
+// Like MLRsearch, the search plans its budget so that confirming fits: a
+// short trial runs only when the budget left holds it and the
+// confirmations after it at what trials really cost here (each trial's
+// wall time against its nominal length, measured by this search), with one
+// confirmation more where the budget allows, so that a first confirmation
+// that fails leaves a whole round for the rate below it. After a failed
+// confirmation the search trusts full-length trials only.
 package capacity
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -42,6 +52,10 @@ type Outcome struct {
 	// SendLag is the generator's 99th percentile lag from a request's
 	// scheduled time to its sending, ms.
 	SendLag float64
+	// Warmup is how long the trial warmed the target up before it (the
+	// first trial's warm-up): not the search's time, it is neither charged
+	// to the budget nor taken for the trial's overhead.
+	Warmup time.Duration
 }
 
 // TrialFunc runs one trial.
@@ -111,12 +125,12 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &search{cfg: cfg, run: run, start: cfg.Now()}
+	s := &search{cfg: cfg, run: run, start: cfg.Now(), cost: cost{cfg: cfg}}
 	res, err := s.find(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res.Steps, res.Spent = s.steps, cfg.Now().Sub(s.start)
+	res.Steps, res.Spent = s.steps, s.spent()
 	return res, nil
 }
 
@@ -124,78 +138,199 @@ type search struct {
 	cfg   Config
 	run   TrialFunc
 	start time.Time
+	// warm is the warm-up the trials ran (the first one's), which the
+	// budget does not pay for.
+	warm  time.Duration
+	cost  cost
 	steps []Step
-	// budgetShort is set once a short trial would eat the time the
-	// confirmations need: narrowing ends and the bracket is confirmed.
-	budgetShort bool
+	// failed are the rates whose confirmations failed, in order.
+	failed []float64
+	// bracketCut is set when the budget ended the bracket before any rate
+	// failed: the answer is then a lower bound.
+	bracketCut bool
+	// distrustServed is set when a trial aimed by towards passed: the
+	// upper edge's served figure read low, and the aim is the middle until
+	// another rate fails.
+	distrustServed bool
 }
 
-// find brackets, bisects and confirms until a lower edge holds.
+// find brackets and bisects with short trials while the budget keeps
+// back what confirming needs, then confirms.
 func (s *search) find(ctx context.Context) (*Result, error) {
 	lo, hi, err := s.bracket(ctx)
-	for err == nil {
-		if lo, hi, err = s.bisect(ctx, lo, hi); err != nil {
-			break
-		}
-		var confirms []Step
-		confirms, err = s.confirm(ctx, lo)
-		if res := s.partial(confirms, err, lo, hi); res != nil {
-			return res, nil
-		}
-		if err != nil {
-			break
-		}
-		if last := confirms[len(confirms)-1]; !last.Pass {
-			// the short trials were lucky: the failed confirmation is the
-			// new upper edge, and the search goes on below it
-			hi = &last
-			lo, err = s.passBelow(ctx, hi.Rate)
-			continue
-		}
-		return s.answer(lo.Rate, confirms, hi), nil
+	if err == nil {
+		lo, hi, err = s.bisect(ctx, lo, hi)
 	}
+	if err != nil {
+		return s.unanswered(err, lo, hi)
+	}
+	return s.conclude(ctx, lo, hi)
+}
+
+// conclude confirms the lower edge at full length and answers. A
+// confirmation that fails shows that short trials pass more than the
+// target carries at length there: it becomes the upper edge, and the
+// search goes on at full length only, from below what the target served in
+// it (see below), until a rate passes every confirmation. From a confirmed
+// rate, rounds between it and the failure above narrow the bracket while
+// it is wider than asked and the budget holds a whole round.
+func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
+	var best []Step // the confirmations of the highest rate that passed them all
+	for rate := lo.Rate; ; {
+		confirms, err := s.confirm(ctx, rate)
+		if err != nil {
+			return s.cut(err, best, confirms, lo, hi)
+		}
+		if last := confirms[len(confirms)-1]; last.Pass {
+			best = confirms
+		} else {
+			hi = &last
+			s.failed = append(s.failed, rate)
+		}
+		s.distrustServed = confirms[len(confirms)-1].Pass
+		next, err := s.nextRound(best, hi)
+		if err != nil {
+			return s.unanswered(err, lo, hi)
+		}
+		if next == 0 {
+			return s.answer(best, hi), nil
+		}
+		rate = next
+	}
+}
+
+// nextRound is the rate of the next round of confirmations, 0 when the
+// search is done: under a failed round with none confirmed yet, the rate
+// below it; above a confirmed one, towards the failure above. (Rounds fail in a
+// row only before a rate is confirmed: once one is, every rate tried is
+// above it.)
+func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
+	if len(best) == 0 {
+		rate := s.below(hi, len(s.failed))
+		if rate < s.cfg.MinRate {
+			return 0, &stopped{StopNoPass, fmt.Sprintf("every rate down to %.2f req/s failed the objective", s.cfg.MinRate)}
+		}
+		return rate, nil
+	}
+	if hi == nil || !s.wide(best[0].Rate, hi.Rate) || s.left() < s.cost.round(s.cfg.Confirmations) {
+		return 0, nil
+	}
+	return s.towards(best[0].Rate, hi), nil
+}
+
+// towards is the next rate to try in the bracket from lo to hi: its
+// middle, or lower where hi served less. Offered more than it carries, a
+// target serves what it carries, so the edge lies near what hi served
+// (MLRsearch's use of the measured forwarding rate): java-platform offered
+// twice its pool's bound serves about the bound, and the next trial goes
+// there rather than to one and a half times it. Never nearer lo than the
+// precision, so that every trial narrows the bracket by as much; and once
+// a trial so aimed has passed, the figure read low (a target starved for
+// a moment by other work serves less than it carries) and the middle is
+// the aim until another rate fails.
+func (s *search) towards(lo float64, hi *Step) float64 {
+	mid := (lo + hi.Rate) / 2
+	if s.distrustServed {
+		return mid
+	}
+	return min(mid, max(hi.Throughput, lo*(1+s.cfg.Precision)))
+}
+
+// below is the rate to confirm under the k-th failed round in a row: the
+// failed rate less a step that starts at the precision and doubles with
+// each failed round, as MLRsearch widens its step when a lower bound
+// proves invalid, and no more than the target served in the failed round
+// (offered more than it carries, a target serves what it carries, and
+// what it served within the trial's window reads a little low, by the
+// latency over the trial's length: a rate that should hold at length, not
+// a short trial's luckier figure). Never below half the failed rate.
+func (s *search) below(failed *Step, k int) float64 {
+	step := min(s.cfg.Precision*math.Pow(2, float64(k-1)), 0.5)
+	return max(min(failed.Rate*(1-step), failed.Throughput), failed.Rate/2)
+}
+
+// percent writes a bracket's width wider than asked, in percent, with
+// the decimals that tell it from the precision asked ("2.02", not "2.0").
+func (s *search) percent(width float64) string {
+	for decimals := 1; decimals < 4; decimals++ {
+		if w := fmt.Sprintf("%.*f", decimals, width*100); w != fmt.Sprintf("%.*f", decimals, s.cfg.Precision*100) {
+			return w
+		}
+	}
+	return fmt.Sprintf("%.4f", width*100)
+}
+
+// wide reports whether the bracket [lo, hi] is wider than asked.
+func (s *search) wide(lo, hi float64) bool {
+	return (hi-lo)/hi > s.cfg.Precision*(1+1e-9)
+}
+
+// cut answers a search that stopped while confirming: the confirmed rate
+// stands, if one was; else a rate whose confirmations all passed before
+// the budget ended them (see partial); else none.
+func (s *search) cut(err error, best, confirms []Step, lo, hi *Step) (*Result, error) {
 	var st *stopped
 	if !errors.As(err, &st) {
 		return nil, err
 	}
-	res := s.answer(0, nil, hi)
-	res.Stop, res.Reason = st.stop, st.reason
+	if len(best) > 0 {
+		res := s.answer(best, hi)
+		if st.stop != StopBudget {
+			res.Stop, res.Reason = st.stop, st.reason
+		}
+		return res, nil
+	}
+	if res := s.partial(confirms, st, hi); res != nil {
+		return res, nil
+	}
+	return s.unanswered(err, lo, hi)
+}
+
+// partial answers a search whose budget ended the confirmations at a
+// rate after some ran and every one of them passed: that rate is the
+// answer (the rate that passed every confirmation run), and the reason
+// says how many of those asked for ran. Nil otherwise.
+func (s *search) partial(confirms []Step, st *stopped, hi *Step) *Result {
+	if len(confirms) == 0 || st.stop != StopBudget || !confirms[len(confirms)-1].Pass {
+		return nil
+	}
+	res := s.answer(confirms, hi)
+	res.Stop = StopBudget
+	res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, each of which passed",
+		s.cfg.Budget, len(confirms), s.cfg.Confirmations, confirms[0].Rate)
+	return res
+}
+
+// unanswered is the result of a search stopped before any rate was
+// confirmed, err saying why; lo is the highest short pass, if any.
+func (s *search) unanswered(err error, lo, hi *Step) (*Result, error) {
+	var st *stopped
+	if !errors.As(err, &st) {
+		return nil, err
+	}
+	res := &Result{Failed: hi, Stop: st.stop, Reason: st.reason}
 	if lo != nil && st.stop != StopNoPass {
 		res.Reason += fmt.Sprintf(" (%.0f req/s passed a short trial, unconfirmed)", lo.Rate)
 	}
 	return res, nil
 }
 
-// partial answers a search whose budget ended the confirmations at lo
-// after some ran and every one of them passed: lo is the answer (the rate
-// that passed every confirmation run), and the reason says how many of
-// those asked for ran. Nil otherwise.
-func (s *search) partial(confirms []Step, err error, lo, hi *Step) *Result {
-	var st *stopped
-	if len(confirms) == 0 || !errors.As(err, &st) || st.stop != StopBudget || !confirms[len(confirms)-1].Pass {
-		return nil
-	}
-	res := s.answer(lo.Rate, confirms, hi)
-	res.Stop = StopBudget
-	res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, each of which passed",
-		s.cfg.Budget, len(confirms), s.cfg.Confirmations, lo.Rate)
-	return res
-}
-
-// answer builds the result of a search whose lower edge rate held (0 when
-// none did), hi being the lowest failure above it.
-func (s *search) answer(rate float64, confirms []Step, hi *Step) *Result {
-	res := &Result{Rate: rate, Confirmations: confirms, Failed: hi}
-	if hi != nil && rate > 0 {
+// answer builds the result of a search whose highest confirmed rate is
+// best's, hi being the lowest failure above it.
+func (s *search) answer(best []Step, hi *Step) *Result {
+	rate := best[0].Rate
+	res := &Result{Rate: rate, Confirmations: best, Failed: hi}
+	if hi != nil {
 		res.Width = (hi.Rate - rate) / hi.Rate
 	}
 	switch {
-	case rate == 0:
+	case hi == nil && s.bracketCut:
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bracket before a rate failed: the target carries at least %.0f req/s", s.cfg.Budget, rate)
 	case hi == nil:
 		res.Stop, res.Reason = StopMaxRate, fmt.Sprintf("%.0f req/s, the highest rate allowed, passed: the target carries more", rate)
-	case s.budgetShort:
-		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bisection at a bracket %.1f%% wide (asked %.1f%%)",
-			s.cfg.Budget, res.Width*100, s.cfg.Precision*100)
+	case s.wide(rate, hi.Rate):
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bisection at a bracket %s%% wide (asked %.1f%%)",
+			s.cfg.Budget, s.percent(res.Width), s.cfg.Precision*100)
 	default:
 		res.Stop, res.Reason = StopPrecision, fmt.Sprintf("the bracket is %.1f%% wide (asked %.1f%%)", res.Width*100, s.cfg.Precision*100)
 	}
@@ -204,17 +339,22 @@ func (s *search) answer(rate float64, confirms []Step, hi *Step) *Result {
 
 // bracket doubles up from the start rate until a short trial fails, or
 // halves down until one passes. lo is the highest pass, hi the lowest
-// failure; either may be nil (nothing failed below the maximum rate).
+// failure; hi is nil when nothing failed below the maximum rate, or the
+// budget ended the doubling first.
 func (s *search) bracket(ctx context.Context) (lo, hi *Step, err error) {
 	rate := s.cfg.StartRate
 	for {
 		step, err := s.short(ctx, PhaseBracket, rate)
-		if err != nil {
+		switch {
+		case err != nil:
 			return lo, nil, err
-		}
-		if !step.Pass {
-			lo, err := s.passBelow(ctx, rate)
-			return lo, step, err
+		case step == nil:
+			s.bracketCut = true
+			return lo, nil, nil
+		case !step.Pass && lo == nil:
+			return s.passBelow(ctx, step)
+		case !step.Pass:
+			return lo, step, nil
 		}
 		if lo = step; rate >= s.cfg.MaxRate {
 			return lo, nil, nil
@@ -223,70 +363,57 @@ func (s *search) bracket(ctx context.Context) (lo, hi *Step, err error) {
 	}
 }
 
-// passBelow halves down from a failing rate until a short trial passes,
-// unless an earlier short trial below it passed already.
-func (s *search) passBelow(ctx context.Context, failed float64) (*Step, error) {
-	if best := s.bestPassBelow(failed); best != nil {
-		return best, nil
-	}
-	for rate := failed / 2; ; rate /= 2 {
+// passBelow halves down from a failed short trial until one passes; hi
+// is the lowest failure on the way.
+func (s *search) passBelow(ctx context.Context, failed *Step) (lo, hi *Step, err error) {
+	hi = failed
+	for rate := failed.Rate / 2; ; rate /= 2 {
 		if rate < s.cfg.MinRate {
-			return nil, &stopped{StopNoPass, fmt.Sprintf("every rate down to %.2f req/s failed the objective", s.cfg.MinRate)}
+			return nil, hi, &stopped{StopNoPass, fmt.Sprintf("every rate down to %.2f req/s failed the objective", s.cfg.MinRate)}
 		}
 		step, err := s.short(ctx, PhaseBracket, rate)
-		if err != nil || step.Pass {
-			return step, err
+		switch {
+		case err != nil:
+			return nil, hi, err
+		case step == nil:
+			return nil, hi, s.tooSmall()
+		case step.Pass:
+			return step, hi, nil
 		}
+		hi = step
 	}
 }
 
-// bestPassBelow is the highest rate below failed whose short trial passed.
-func (s *search) bestPassBelow(failed float64) *Step {
-	var best *Step
-	for i := range s.steps {
-		st := &s.steps[i]
-		if st.Pass && st.Phase != PhaseConfirm && st.Rate < failed && (best == nil || st.Rate > best.Rate) {
-			best = st
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	b := *best
-	return &b
-}
-
-// bisect halves [lo, hi] with short trials until it is within the
-// precision, or the budget left is the confirmations'.
+// bisect narrows [lo, hi] with short trials (see towards) until it is
+// within the precision, or the budget holds no more short trials beside
+// what confirming needs.
 func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error) {
-	for hi != nil && (hi.Rate-lo.Rate)/hi.Rate > s.cfg.Precision && !s.budgetShort {
-		step, err := s.short(ctx, PhaseBisect, (lo.Rate+hi.Rate)/2)
-		if err != nil {
+	for hi != nil && s.wide(lo.Rate, hi.Rate) {
+		step, err := s.short(ctx, PhaseBisect, s.towards(lo.Rate, hi))
+		if err != nil || step == nil {
 			return lo, hi, err
-		}
-		if step == nil { // no time left for short trials
-			break
 		}
 		if step.Pass {
 			lo = step
 		} else {
 			hi = step
 		}
+		s.distrustServed = step.Pass
 	}
 	return lo, hi, nil
 }
 
-// confirm runs the full-length trials at lo, stopping at the first that
+// confirm runs the full-length trials at rate, stopping at the first that
 // fails; it returns those it ran, also when the budget ends them early.
-func (s *search) confirm(ctx context.Context, lo *Step) ([]Step, error) {
+func (s *search) confirm(ctx context.Context, rate float64) ([]Step, error) {
 	var confirms []Step
 	for range s.cfg.Confirmations {
-		if s.left() < s.cfg.ConfirmDuration {
-			return confirms, &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out before the confirmations", s.cfg.Budget)}
+		if s.left() < s.cost.confirmation() {
+			return confirms, s.outOfTime()
 		}
-		step, err := s.trial(ctx, Trial{Phase: PhaseConfirm, Rate: lo.Rate, Duration: s.cfg.ConfirmDuration})
+		step, err := s.trial(ctx, Trial{Phase: PhaseConfirm, Rate: rate, Duration: s.cfg.ConfirmDuration})
 		if err != nil {
-			return nil, err
+			return confirms, err
 		}
 		if confirms = append(confirms, *step); !step.Pass {
 			break
@@ -295,33 +422,47 @@ func (s *search) confirm(ctx context.Context, lo *Step) ([]Step, error) {
 	return confirms, nil
 }
 
-// short runs a short trial, or returns nil when it would eat the time the
-// confirmations need after a bracket was found. Without a bracket (no
-// failure seen) the search cannot go on and stops on the budget.
+// outOfTime says why the budget holds no further confirmation, with the
+// figures: the rounds that failed and what a confirmation costs here.
+func (s *search) outOfTime() *stopped {
+	if len(s.failed) == 0 {
+		return s.tooSmall()
+	}
+	rates := make([]string, len(s.failed))
+	for i, r := range s.failed {
+		rates[i] = fmt.Sprintf("%.0f", r)
+	}
+	return &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out before a rate passed its confirmations: they failed at %s req/s, and %s left holds no further one (%s)",
+		s.cfg.Budget, strings.Join(rates, ", "), max(s.left(), 0).Round(100*time.Millisecond), s.costs())}
+}
+
+// short runs a short trial, or returns nil when it would eat the time kept
+// back for confirming (see reserve). The first trial always runs: Validate
+// made room for it.
 func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, error) {
-	reserve := time.Duration(s.cfg.Confirmations) * (s.cfg.ConfirmDuration + s.cfg.Settle)
-	if s.left() < s.cfg.TrialDuration+s.cfg.Settle+reserve {
-		if phase == PhaseBisect {
-			s.budgetShort = true
-			return nil, nil
-		}
-		return nil, &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out while bracketing, at %.0f req/s", s.cfg.Budget, rate)}
+	if len(s.steps) > 0 && s.left() < s.cost.shortTrial()+s.reserve(phase) {
+		return nil, nil
 	}
 	return s.trial(ctx, Trial{Phase: phase, Rate: rate, Duration: s.cfg.TrialDuration})
 }
 
-// trial runs one trial after the settle period, judges it and keeps it.
+// trial runs one trial after the settle period, judges it, learns what it
+// cost beyond its nominal length and keeps it.
 func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
+	began, nominal := s.cfg.Now(), t.Duration
 	if len(s.steps) > 0 {
 		if err := s.cfg.Wait(ctx, s.cfg.Settle); err != nil {
 			return nil, err
 		}
+		nominal += s.cfg.Settle
 	}
 	out, err := s.run(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("trial at %.0f req/s: %w", t.Rate, err)
 	}
+	s.warm += out.Warmup
 	step := judge(t, out, s.cfg.Objective)
+	s.cost.observe(t, step.Pass, s.cfg.Now().Sub(began)-nominal-out.Warmup)
 	step.N = len(s.steps)
 	s.steps = append(s.steps, step)
 	if step.GeneratorBound != "" {
@@ -363,9 +504,4 @@ func lagExplains(violations []bench.Violation, lag float64) bool {
 		}
 	}
 	return true
-}
-
-// left is the time budget not yet spent.
-func (s *search) left() time.Duration {
-	return s.cfg.Budget - s.cfg.Now().Sub(s.start)
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // FromSpec reads a run's capacity spec into a search's configuration, its
-// budget shared evenly by the run's targets. A bad field is an EINVALID
-// error naming it under "capacity.", before anything starts.
+// budget shared evenly by the run's targets (the share checked before
+// anything starts; a run gives each target its share as its search starts,
+// see Config.Shared). A bad field is an EINVALID error naming it under
+// "capacity.", before anything starts.
 func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
 	targets = max(targets, 1)
 	o, err := bench.ParseObjective(spec.Objective)
@@ -20,7 +22,7 @@ func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
 	cfg := Config{
 		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations,
 		TrialDuration: spec.TrialDuration.D(), ConfirmDuration: spec.ConfirmDuration.D(), Settle: spec.Settle.D(),
-		StartRate: spec.StartRate, MaxRate: spec.MaxRate, Budget: spec.Budget.D() / time.Duration(targets),
+		StartRate: spec.StartRate, MaxRate: spec.MaxRate, Budget: RunBudget(spec, targets) / time.Duration(targets),
 	}
 	if err := cfg.Validate(); err != nil {
 		shared := ""
@@ -30,6 +32,15 @@ func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
 		return Config{}, underCapacity(err, shared)
 	}
 	return cfg, nil
+}
+
+// RunBudget is the time a run's searches may take together: the spec's
+// budget, or the default for each target.
+func RunBudget(spec bench.CapacitySpec, targets int) time.Duration {
+	if spec.Budget > 0 {
+		return spec.Budget.D()
+	}
+	return DefaultBudget * time.Duration(max(targets, 1))
 }
 
 // underCapacity names a configuration error's field as the spec's, under

@@ -3,9 +3,11 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/httpapi"
 )
 
@@ -40,7 +42,7 @@ func (f *fakeRuns) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, 
 // testCatalog is the built-in targets, as the daemon's queue checks specs.
 var testCatalog = bench.Catalog{Targets: []bench.TargetInfo{
 	{Name: bench.TargetGo, Kind: "go"}, {Name: bench.TargetJavaPlatform, Kind: "java"}, {Name: bench.TargetJavaVirtual, Kind: "java"},
-}}
+}, Builtins: builtin.Set}
 
 func (f *fakeRuns) Cancel(ctx context.Context, id string) (*bench.Run, error) {
 	if f.CancelFn == nil {
@@ -74,6 +76,9 @@ type fakeStore struct {
 	FindSeriesFn       func(ctx context.Context, runID, target string, names []string) ([]bench.Series, error)
 	SaveExpositionFn   func(ctx context.Context, runID, target string, e bench.Exposition) error
 	FindExpositionsFn  func(ctx context.Context, runID, target string) ([]bench.Exposition, error)
+	SaveArtifactFn     func(ctx context.Context, runID string, a bench.Artifact, r io.Reader) error
+	ArtifactsFn        func(ctx context.Context, runID string) ([]bench.Artifact, error)
+	WriteArtifactFn    func(ctx context.Context, runID string, a bench.Artifact, w io.Writer) error
 }
 
 var _ httpapi.Store = (*fakeStore)(nil)
@@ -139,4 +144,25 @@ func (f *fakeStore) FindExpositions(ctx context.Context, runID, target string) (
 		return nil, errNotFaked
 	}
 	return f.FindExpositionsFn(ctx, runID, target)
+}
+
+func (f *fakeStore) SaveArtifact(ctx context.Context, runID string, a bench.Artifact, r io.Reader) error {
+	if f.SaveArtifactFn == nil {
+		return errNotFaked
+	}
+	return f.SaveArtifactFn(ctx, runID, a, r)
+}
+
+func (f *fakeStore) Artifacts(ctx context.Context, runID string) ([]bench.Artifact, error) {
+	if f.ArtifactsFn == nil {
+		return nil, errNotFaked
+	}
+	return f.ArtifactsFn(ctx, runID)
+}
+
+func (f *fakeStore) WriteArtifact(ctx context.Context, runID string, a bench.Artifact, w io.Writer) error {
+	if f.WriteArtifactFn == nil {
+		return errNotFaked
+	}
+	return f.WriteArtifactFn(ctx, runID, a, w)
 }

@@ -242,6 +242,7 @@ func sampleRun(id string, status bench.RunStatus) *bench.Run {
 				Memory:          map[string]bench.Gauge{bench.MemoryWorkingSet: {Peak: 1e7, Mean: 9e6}},
 				CPUSecondsPer1k: 0.3}},
 			Series:    []string{"go_goroutines"},
+			Inside:    sampleInside(),
 			StartedAt: &started, FinishedAt: &finished,
 		}},
 		CreatedAt: created, StartedAt: &started, FinishedAt: &finished,
@@ -252,3 +253,19 @@ func notFound(id string) error { return bench.Errorf(bench.ENOTFOUND, "run %s no
 
 // ctxT shortens the fakes' function literals.
 type ctxT = context.Context
+
+// sampleInside is what recorded inside the sample run's target, every
+// field set.
+func sampleInside() *bench.Inside {
+	zero := 0
+	return &bench.Inside{Source: bench.ProfilePprof, JDK: 0,
+		Why: []bench.Diagnosis{{Target: "go", Stage: 0, Source: bench.ProfilePprof,
+			Causes: []bench.Cause{{Kind: bench.VerdictCPUBound, Sentence: "go used 97 % of its 1-CPU limit", Share: 0.97,
+				Evidence: []bench.Figure{{Name: "CPU used", Value: 0.97, Unit: "share", Limit: 1}},
+				Stacks:   []bench.StackCount{{Frames: []string{"main.work"}, Count: 3, Seconds: 0.5, Share: 1}}}},
+			TopFrames: []bench.FrameCount{{Frame: "sha256.block", Self: 80, Cumulative: 80}}, Samples: 100,
+			OwnFrames: []bench.FrameCount{{Frame: "main.work", Self: 90, Cumulative: 95}}}},
+		Files: []bench.Artifact{{Target: "go", Stage: &zero, Kind: bench.ArtifactPprof, Bytes: 5}},
+		Cost:  &bench.InsideCost{Bytes: 5, Events: 100, Depths: map[string]int{"x": 1}, Skipped: map[string]int64{"y": 2}},
+		Notes: []string{"a note"}}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -42,15 +43,13 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	src := report.Source{Run: run, Targets: s.cfg.Targets}
-	if format.NeedsSeries {
-		if src.Series, err = report.LoadSeries(r.Context(), s.cfg.Store, run, s.cfg.Targets); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
+	src, err := report.LoadSource(r.Context(), s.cfg.Store, run, s.cfg.Targets, format.NeedsSeries)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, src, format.Name, report.ReportOptions{MinEffect: threshold}); err != nil {
+	if err := report.WriteReport(&buf, src, format.Name, analysis.ReportOptions{MinEffect: threshold}); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

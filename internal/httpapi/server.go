@@ -46,6 +46,7 @@ type Runs interface {
 type Store interface {
 	bench.RunStore
 	bench.SeriesStore
+	bench.ArtifactStore
 }
 
 // Defaults of Config.
@@ -245,6 +246,9 @@ func (s *Server) operations(r chi.Router) {
 	r.Post("/runs/{id}/cancel", s.cancelRun)
 	r.Get("/runs/{id}/events", s.followRun)
 	r.Get("/runs/{id}/targets/{target}/series", s.getSeries)
+	r.Get("/runs/{id}/files", s.listFiles)
+	r.Get("/runs/{id}/targets/{target}/recording.jfr", s.getRecording)
+	r.Get("/runs/{id}/targets/{target}/stages/{stage}/{file}", s.getStageFile)
 	r.Get("/runs/{id}/report", s.getReport)
 
 	r.Get("/compare", s.compareRuns)

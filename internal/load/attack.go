@@ -62,7 +62,9 @@ var _ bench.Attacker = (*Engine)(nil)
 const tickEvery = 50 * time.Millisecond
 
 // Run attacks baseURL with the plan: the warm-up, then every stage, without
-// gaps between them. The open model's requests leave on the schedule from a
+// gaps between them. A warm-up until steady ends when plan.Settled says so
+// (or at its maximum) and the profile starts then, sent by the same clients
+// or workers. The open model's requests leave on the schedule from a
 // bounded set of connections, each measured from the time it should have
 // left; the closed model's clients each send their next request when the
 // previous one answers. Run returns when the profile is over and every
@@ -80,7 +82,7 @@ func (e *Engine) Run(ctx context.Context, baseURL string, plan bench.Plan, obs b
 	defer a.wire.closeAll()
 	a.start()
 	a.wait(ctx)
-	return a.rec.result(a.began.Add(a.sched.warm)), ctx.Err()
+	return a.rec.result(), ctx.Err()
 }
 
 // attack is one Run in progress.
@@ -88,7 +90,7 @@ type attack struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	plan    bench.Plan
-	sched   *schedule
+	sched   *timetable
 	reqs    *requestSet
 	rec     *recorder
 	obs     bench.Observer
@@ -105,7 +107,7 @@ type attack struct {
 }
 
 func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*attack, error) {
-	sched := newSchedule(plan.Profile, plan.Warmup)
+	sched := newTimetable(plan.Profile, plan.Warmup)
 	a := &attack{plan: plan, sched: sched, reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
 		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile)}
 	if a.timeout <= 0 {
@@ -124,7 +126,7 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	if sched.openEnd > 0 {
 		// Before the clock, as the workers are made.
 		sz = e.openSizing(plan, restLatency(a.wire.probe(client.Addr)))
-		a.workers = firstConnections(sz, sched)
+		a.workers = firstConnections(sz, sched.load())
 		client.MaxConns += sz.cap
 		a.wire.prime(client.Addr, a.workers)
 	}
@@ -251,6 +253,9 @@ func checkPlan(p bench.Plan) error {
 			return bench.FieldErrorf(fmt.Sprintf("profile.stages[%d].duration", i), "must be positive, got %s", st.Duration)
 		}
 	}
+	if w := p.Warmup; w.UntilSteady && !w.Disabled && w.MaxDuration <= 0 {
+		return bench.FieldErrorf("warmup.maxDuration", "a warm-up until steady needs a positive maximum, got %s", w.MaxDuration)
+	}
 	return nil
 }
 
@@ -293,7 +298,7 @@ func (a *attack) wait(ctx context.Context) {
 		case <-done:
 			// The last request may come back before the schedule ends; the
 			// windows still run to the end, and are sampled there.
-			finished := a.sleepUntil(a.sched.end)
+			finished := a.sleepUntil(a.sched.load().end)
 			a.rec.stop(a.since(), !finished)
 			a.fire(a.rec.tick(a.since(), true))
 			return

@@ -138,7 +138,7 @@ func (p *openPool) release() {
 func (p *openPool) grow() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	need := p.sizer.need(p.a.sched.rate(p.a.since()))
+	need := p.sizer.need(p.a.sched.load().rate(p.a.since()))
 	if int64(need) <= p.limit.Load() {
 		return false
 	}
@@ -243,7 +243,7 @@ func (p *openPool) back(w *worker, last served) (claim, bool) {
 	}
 	now := p.a.since()
 	if last.sent && p.sizer.observe(now, last.service) {
-		p.setLimitLocked(p.sizer.settle(now, p.a.sched.rate(now)))
+		p.setLimitLocked(p.sizer.settle(now, p.a.sched.load().rate(now)))
 	}
 	if p.vacant {
 		// Everything due since the last claim left waited for this worker.

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,10 +17,11 @@ import (
 // completions by the window the response arrived in. Nothing it keeps
 // grows with the number of requests, only with the number of seconds.
 // Workers call record under its lock; a ticker closes seconds, samples the
-// generator and tells the observer.
+// generator and tells the observer. It reads the timetable's schedule under
+// its lock, where a cut (settle.go) cannot change it.
 type recorder struct {
 	mu    sync.Mutex
-	sched *schedule
+	sched *timetable
 	plan  bench.Plan
 	obs   bench.Observer
 	reqs  *requestSet
@@ -34,10 +36,13 @@ type recorder struct {
 	expected []int64        // open model: requests the schedule puts in each bucket
 	next     int            // the next bucket to report
 	done     []bench.Bucket
+	warmSecs *warmSeconds // a warm-up until steady's, judged by plan.Settled; nil otherwise
 
+	began    time.Time // the attack clock's zero
 	t0       time.Time
 	samples  []sample // at the attack's start, t0 and each bucket's end
 	events   []event
+	fired    int // events fired
 	canceled bool
 	stopped  time.Duration // when counting stopped (the end, or a cancel)
 	seq      uint64        // measured responses told to the observer
@@ -92,9 +97,10 @@ type event struct {
 	fire func()
 }
 
-func newRecorder(plan bench.Plan, sched *schedule, reqs *requestSet, obs bench.Observer, cfg recorderConfig, began time.Time) *recorder {
-	r := &recorder{sched: sched, plan: plan, obs: obs, reqs: reqs, cfg: cfg, t0: began.Add(sched.warm)}
-	if sched.warm > 0 {
+func newRecorder(plan bench.Plan, sched *timetable, reqs *requestSet, obs bench.Observer, cfg recorderConfig, began time.Time) *recorder {
+	sc := sched.load()
+	r := &recorder{sched: sched, plan: plan, obs: obs, reqs: reqs, cfg: cfg, began: began, t0: began.Add(sc.warm)}
+	if sc.warm > 0 {
 		r.warm = r.newWindow()
 	}
 	for range plan.Profile.Stages {
@@ -104,15 +110,27 @@ func newRecorder(plan bench.Plan, sched *schedule, reqs *requestSet, obs bench.O
 	n := r.buckets()
 	r.seconds = make([]*second, n)
 	r.sent = make([]atomic.Int64, n)
-	if cfg.open {
-		r.expected = make([]int64, n)
-		for b := range n {
-			start, end := r.bucketSpan(b)
-			r.expected[b] = int64(sched.firstDue(sched.warm+end) - sched.firstDue(sched.warm+start))
-		}
+	r.expected = r.expectedCounts()
+	if sched.online() && plan.Settled != nil {
+		r.warmSecs = newWarmSeconds(int(sc.warm / cfg.bucket))
 	}
 	r.events = r.plannedEvents()
 	return r
+}
+
+// expectedCounts are the open model's requests the schedule puts in each
+// bucket of the profile; nil in the closed model.
+func (r *recorder) expectedCounts() []int64 {
+	if !r.cfg.open {
+		return nil
+	}
+	sc := r.sched.load()
+	expected := make([]int64, len(r.seconds))
+	for b := range expected {
+		start, end := r.bucketSpan(b)
+		expected[b] = int64(sc.firstDue(sc.warm+end) - sc.firstDue(sc.warm+start))
+	}
+	return expected
 }
 
 func (r *recorder) newWindow() *window {
@@ -155,14 +173,19 @@ func (w *window) add(o outcome) {
 
 // buckets is how many buckets the profile spans.
 func (r *recorder) buckets() int {
-	profile := r.sched.end - r.sched.warm
-	return int((profile + r.cfg.bucket - 1) / r.cfg.bucket)
+	return int((r.profile() + r.cfg.bucket - 1) / r.cfg.bucket)
+}
+
+// profile is the profile's length: a cut does not change it.
+func (r *recorder) profile() time.Duration {
+	sc := r.sched.load()
+	return sc.end - sc.warm
 }
 
 // bucketSpan returns a bucket's start and end, from t0.
 func (r *recorder) bucketSpan(b int) (time.Duration, time.Duration) {
 	start := time.Duration(b) * r.cfg.bucket
-	return start, min(start+r.cfg.bucket, r.sched.end-r.sched.warm)
+	return start, min(start+r.cfg.bucket, r.profile())
 }
 
 // bucketOf returns the bucket of an offset from t0, clamped to the profile.
@@ -171,17 +194,21 @@ func (r *recorder) bucketOf(off time.Duration) int {
 }
 
 // sending counts a closed-model request about to leave at t (attack clock),
-// so that its bucket is not reported before it comes back. It takes no lock.
+// so that its bucket is not reported before it comes back. It takes no
+// lock: it reads the schedule the client just sent by.
 func (r *recorder) sending(t time.Duration) {
-	if off := t - r.sched.warm; off >= 0 && len(r.sent) > 0 {
+	switch off := t - r.sched.load().warm; {
+	case off >= 0 && len(r.sent) > 0:
 		r.sent[r.bucketOf(off)].Add(1)
+	case off < 0 && r.warmSecs != nil:
+		r.warmSecs.sending(t, r.cfg.bucket)
 	}
 }
 
 // record files one outcome, and tells the observer of a measured one.
 func (r *recorder) record(o outcome) {
-	seq, ok := r.file(o)
-	if !ok || r.obs.Response == nil || o.intended < r.sched.warm {
+	seq, measured, ok := r.file(o)
+	if !ok || !measured || r.obs.Response == nil {
 		return
 	}
 	r.obs.Response(r.response(o, seq))
@@ -189,27 +216,27 @@ func (r *recorder) record(o outcome) {
 
 // file files one outcome under the lock and numbers a measured one (from
 // 0); false once the count stopped.
-func (r *recorder) file(o outcome) (uint64, bool) {
+func (r *recorder) file(o outcome) (seq uint64, measured, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.canceled {
-		return 0, false
+		return 0, false, false
 	}
 	r.fileSent(o)
 	if o.success() {
 		r.fileCompleted(o.kind, o.done)
 	}
-	seq := r.seq
-	if o.intended >= r.sched.warm {
+	seq, measured = r.seq, o.intended >= r.sched.load().warm
+	if measured {
 		r.seq++
 	}
-	return seq, true
+	return seq, measured, true
 }
 
 // response is a measured outcome in the terms of a results file: its
 // latency from where the engine stamps it.
 func (r *recorder) response(o outcome, seq uint64) bench.Response {
-	began := r.t0.Add(-r.sched.warm)
+	began := r.began
 	from := o.intended
 	if o.atSend {
 		from = o.sent
@@ -223,10 +250,13 @@ func (r *recorder) response(o outcome, seq uint64) bench.Response {
 
 // fileSent files an outcome by when it was scheduled to leave.
 func (r *recorder) fileSent(o outcome) {
-	off := o.intended - r.sched.warm
+	off := o.intended - r.sched.load().warm
 	if off < 0 {
 		if r.warm != nil {
 			r.warm.add(o)
+		}
+		if r.warmSecs != nil {
+			r.warmSecs.add(o, r)
 		}
 		return
 	}
@@ -246,8 +276,8 @@ func (r *recorder) fileSent(o outcome) {
 func (r *recorder) iterated(done time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	off := done - r.sched.warm
-	if r.canceled || off < 0 || off >= r.sched.end-r.sched.warm {
+	off := done - r.sched.load().warm
+	if r.canceled || off < 0 || off >= r.profile() {
 		return
 	}
 	r.stages[r.stageAt(off)].iterations++
@@ -263,15 +293,17 @@ func (r *recorder) iterated(done time.Duration) {
 
 // fileCompleted counts a successful response in the windows it arrived in.
 func (r *recorder) fileCompleted(kind int, done time.Duration) {
-	off := done - r.sched.warm
-	profile := r.sched.end - r.sched.warm
+	off := done - r.sched.load().warm
 	switch {
 	case off < 0:
 		if r.warm != nil {
 			r.warm.complete(kind)
 		}
+		if r.warmSecs != nil {
+			r.warmSecs.complete(done, r)
+		}
 		return
-	case off >= profile:
+	case off >= r.profile():
 		return // after the end: its latency counts, its completion is in no window
 	}
 	r.stages[r.stageAt(off)].complete(kind)
@@ -303,29 +335,32 @@ func (r *recorder) live(b int) *second {
 // stageAt returns the profile stage running at off from t0; a request a
 // hair after the end counts in the last stage.
 func (r *recorder) stageAt(off time.Duration) int {
-	if seg := r.sched.at(r.sched.warm + off); seg != nil && seg.stage >= 0 {
+	sc := r.sched.load()
+	if seg := sc.at(sc.warm + off); seg != nil && seg.stage >= 0 {
 		return seg.stage
 	}
 	return len(r.stages) - 1
 }
 
 // plannedEvents lists the Observer calls in time order: the warm-up's
-// start, t0, then each stage's start.
+// start, t0, then each stage's start. A cut plans them again, the same
+// calls at their new times.
 func (r *recorder) plannedEvents() []event {
 	var evs []event
+	warm, t0 := r.sched.load().warm, r.t0
 	if r.warm != nil && r.obs.Stage != nil {
 		w := r.warmupResult()
 		evs = append(evs, event{0, func() { r.obs.Stage(w) }})
 	}
 	if r.obs.Start != nil {
-		evs = append(evs, event{r.sched.warm, func() { r.obs.Start(r.t0) }})
+		evs = append(evs, event{warm, func() { r.obs.Start(t0) }})
 	}
 	for i := range r.plan.Profile.Stages {
 		if r.obs.Stage == nil {
 			break
 		}
 		s := r.stageResult(i)
-		evs = append(evs, event{r.sched.warm + s.StartOffset.D(), func() { r.obs.Stage(s) }})
+		evs = append(evs, event{warm + s.StartOffset.D(), func() { r.obs.Stage(s) }})
 	}
 	return evs
 }
@@ -349,8 +384,10 @@ func (r *recorder) tick(now time.Duration, final bool) []func() {
 	for !r.canceled && len(r.events) > 0 && now >= r.events[0].at {
 		calls = append(calls, r.events[0].fire)
 		r.events = r.events[1:]
+		r.fired++
 	}
 	r.takeSamples(now)
+	calls = append(calls, r.judgeWarmup(now)...)
 	for r.next < r.reportable() && r.complete(r.next, now, final) {
 		if b := r.report(r.next); r.obs.Second != nil {
 			calls = append(calls, func() { r.obs.Second(b) })
@@ -363,7 +400,7 @@ func (r *recorder) tick(now time.Duration, final bool) []func() {
 // takeSamples samples at the start, at t0 and at each bucket end passed,
 // once each, up to the measured end.
 func (r *recorder) takeSamples(now time.Duration) {
-	limit := r.sched.warm + r.measured()
+	limit := r.sched.load().warm + r.measured()
 	for len(r.samples) < len(r.seconds)+2 {
 		at := r.nextSampleAt()
 		if at > now || (len(r.samples) > 1 && at > limit) {
@@ -385,10 +422,10 @@ func (r *recorder) nextSampleAt() time.Duration {
 	case 0:
 		return 0
 	case 1:
-		return r.sched.warm
+		return r.sched.load().warm
 	default:
 		_, end := r.bucketSpan(n - 2)
-		return r.sched.warm + end
+		return r.sched.load().warm + end
 	}
 }
 
@@ -400,7 +437,7 @@ func (r *recorder) complete(b int, now time.Duration, final bool) bool {
 		return true
 	}
 	_, end := r.bucketSpan(b)
-	if now < r.sched.warm+end || r.canceled {
+	if now < r.sched.load().warm+end || r.canceled {
 		return false
 	}
 	var recorded int64
@@ -431,8 +468,8 @@ func (r *recorder) report(b int) bench.Bucket {
 	g := r.generatorOver(&s.window, b, b+1)
 	st.BytesIn, st.BytesOut = r.bytesOver(b, b+1)
 	bucket := bench.Bucket{Second: b, Stage: r.stageAt(start), Stats: st, Generator: &g}
-	if r.cfg.open {
-		bucket.Scheduled = r.sched.hitsBy(r.sched.warm+start+max(elapsed, 0)) - r.sched.hitsBy(r.sched.warm+start)
+	if sc := r.sched.load(); r.cfg.open {
+		bucket.Scheduled = sc.hitsBy(sc.warm+start+max(elapsed, 0)) - sc.hitsBy(sc.warm+start)
 	}
 	r.done = append(r.done, bucket)
 	return bucket
@@ -440,11 +477,10 @@ func (r *recorder) report(b int) bench.Bucket {
 
 // measured is how much of the profile ran: all of it, or up to the cancel.
 func (r *recorder) measured() time.Duration {
-	profile := r.sched.end - r.sched.warm
 	if r.stopped == 0 {
-		return profile
+		return r.profile()
 	}
-	return min(max(r.stopped-r.sched.warm, 0), profile)
+	return min(max(r.stopped-r.sched.load().warm, 0), r.profile())
 }
 
 // deltas returns the counters' growth between the samples closing buckets
@@ -514,24 +550,33 @@ func (r *recorder) stop(at time.Duration, canceled bool) {
 	r.canceled = r.canceled || canceled
 }
 
+// warmupResult is the warm-up as laid out, without Stats: open at its rate
+// when fixed, the profile's model at the first stage's load (or a share of
+// it) until steady.
 func (r *recorder) warmupResult() bench.StageResult {
-	return bench.StageResult{
-		Index: warmupStage, Name: "warm-up", Model: bench.ModelOpen, Warmup: true,
-		StartOffset: bench.Duration(-r.sched.warm), Duration: bench.Duration(r.sched.warm),
-		Rate: r.plan.Warmup.Rate,
+	sc := r.sched.load()
+	seg := sc.segs[0]
+	res := bench.StageResult{
+		Index: warmupStage, Name: bench.WarmupName, Model: bench.ModelOpen, Warmup: true,
+		StartOffset: bench.Duration(-sc.warm), Duration: bench.Duration(sc.warm), Rate: seg.to,
 	}
+	if r.plan.Warmup.UntilSteady {
+		res.Model = r.plan.Profile.Model
+	}
+	if seg.closed {
+		res.Rate, res.Concurrency = 0, int(seg.to)
+	}
+	return res
 }
 
 // stageResult returns stage i as planned, without Stats.
 func (r *recorder) stageResult(i int) bench.StageResult {
 	st := r.plan.Profile.Stages[i]
-	seg := r.sched.segs[i]
-	if r.sched.warm > 0 {
-		seg = r.sched.segs[i+1]
-	}
+	sc := r.sched.load()
+	seg := sc.segs[slices.IndexFunc(sc.segs, func(seg segment) bool { return seg.stage == i })]
 	res := bench.StageResult{
 		Index: i, Name: st.Name, Model: r.plan.Profile.Model,
-		StartOffset: bench.Duration(seg.start - r.sched.warm), Duration: st.Duration,
+		StartOffset: bench.Duration(seg.start - sc.warm), Duration: st.Duration,
 	}
 	if bench.ModelOf(res.Model).Clients() {
 		res.Concurrency = st.Concurrency
@@ -543,13 +588,13 @@ func (r *recorder) stageResult(i int) bench.StageResult {
 
 // result builds the attack's result from what was recorded; call it once
 // every worker has returned and the last tick was final.
-func (r *recorder) result(t0 time.Time) *bench.AttackResult {
+func (r *recorder) result() *bench.AttackResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &bench.AttackResult{T0: t0, Seconds: r.done}
+	res := &bench.AttackResult{T0: r.t0, Seconds: r.done}
 	if r.warm != nil {
 		w := r.warmupResult()
-		elapsed := min(r.stopAt(), r.sched.warm)
+		elapsed := min(r.stopAt(), r.sched.load().warm)
 		w.Stats = r.warm.agg.withHistograms(r.warm.agg.stats(elapsed, r.warm.completed, 0, 0))
 		if d, ok := r.warmBytes(); ok {
 			w.Stats.BytesIn, w.Stats.BytesOut = d.in, d.out
@@ -574,7 +619,7 @@ func (r *recorder) result(t0 time.Time) *bench.AttackResult {
 
 func (r *recorder) stopAt() time.Duration {
 	if r.stopped == 0 {
-		return r.sched.end
+		return r.sched.load().end
 	}
 	return r.stopped
 }

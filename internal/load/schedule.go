@@ -3,6 +3,7 @@ package load
 import (
 	"math"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -89,14 +90,20 @@ func (s segment) nextChange(t time.Duration) time.Duration {
 	return min(next, s.end())
 }
 
-// schedule is an attack laid out in time: an optional warm-up (always open)
-// followed by the profile's stages.
+// schedule is an attack laid out in time: an optional warm-up followed by
+// the profile's stages. A fixed warm-up is open, at its rate; a warm-up
+// until steady sends the first stage's load (bench.Warmup.SteadyStage),
+// closed clients or an open rate as the profile is, laid out at its
+// maximum until it is cut. A schedule never changes once published.
 type schedule struct {
 	segs    []segment
 	warm    time.Duration // length of the warm-up; t0 = start + warm
 	end     time.Duration // from the attack's start
-	openEnd time.Duration // end of the open part: end (open) or warm (closed)
+	openEnd time.Duration // end of the open part: of the last open segment
 	hits    float64       // open requests due over the whole schedule
+	// replaced is closed when a cut replaces the schedule (a warm-up until
+	// steady ended); nil for a schedule nothing replaces.
+	replaced chan struct{}
 }
 
 // newSchedule lays out warm-up and stages. Ramps start from the previous
@@ -104,14 +111,20 @@ type schedule struct {
 // is not part of the profile).
 func newSchedule(profile bench.Profile, warmup bench.Warmup) *schedule {
 	s := &schedule{}
-	if !warmup.Disabled && warmup.Duration > 0 {
-		s.add(segment{stage: warmupStage, dur: warmup.Duration.D(), from: warmup.Rate, to: warmup.Rate})
-		s.warm = warmup.Duration.D()
-	}
 	model := bench.ModelOf(profile.Model)
 	// A model of clients keeps them in flight: its stages are not paced
 	// (a ramp of clients steps once a second).
 	closed := model.Clients()
+	switch {
+	case warmup.Disabled:
+	case warmup.UntilSteady:
+		level := model.Level(warmup.SteadyStage(profile))
+		s.add(segment{stage: warmupStage, dur: warmup.MaxDuration.D(), closed: closed, from: level, to: level})
+		s.replaced = make(chan struct{})
+	case warmup.Duration > 0:
+		s.add(segment{stage: warmupStage, dur: warmup.Duration.D(), from: warmup.Rate, to: warmup.Rate})
+	}
+	s.warm = s.end
 	prev := 0.0
 	for i, st := range profile.Stages {
 		value := model.Level(st)
@@ -122,10 +135,7 @@ func newSchedule(profile bench.Profile, warmup bench.Warmup) *schedule {
 		s.add(segment{stage: i, dur: st.Duration.D(), closed: closed, steps: closed && st.Ramp && from != value, from: from, to: value})
 		prev = value
 	}
-	s.openEnd = s.end
-	if closed {
-		s.openEnd = s.warm
-	}
+	s.setOpenEnd()
 	return s
 }
 
@@ -135,6 +145,103 @@ func (s *schedule) add(seg segment) {
 	s.end += seg.dur
 	s.hits += seg.hits()
 }
+
+func (s *schedule) setOpenEnd() {
+	for _, seg := range s.segs {
+		if !seg.closed {
+			s.openEnd = seg.end()
+		}
+	}
+}
+
+// cutWarmup returns the schedule with its warm-up ended at `at` and every
+// later segment moved earlier by what was left of it. Before at the two
+// schedules agree: the requests due by then, and their numbers, are the same.
+func (s *schedule) cutWarmup(at time.Duration) *schedule {
+	cut := &schedule{}
+	for _, seg := range s.segs {
+		if seg.stage == warmupStage {
+			seg.dur = min(seg.dur, at)
+			cut.warm = seg.dur
+		}
+		cut.add(seg)
+	}
+	cut.setOpenEnd()
+	return cut
+}
+
+// cutPoint is where a cut asked for at falls: at itself for closed
+// clients; for an open warm-up, just after the next request it has due, so
+// that this request, which a worker may already hold (claimed with its due
+// time), is the warm-up's last in the schedule after the cut too. (Claims
+// armed further ahead, within armHorizon, keep due times that differ from
+// the new schedule's by less than that.)
+func (s *schedule) cutPoint(at time.Duration) time.Duration {
+	if s.segs[0].closed {
+		return at
+	}
+	if due, ok := s.due(s.firstDue(at)); ok {
+		return due + time.Nanosecond
+	}
+	return at
+}
+
+// timetable holds an attack's schedule for the workers and the recorder,
+// which read it concurrently. It changes at most once: when a warm-up
+// until steady settles, cut publishes the schedule with the warm-up ended
+// then, and a reader that needs one consistent view loads it once.
+type timetable struct {
+	cur atomic.Pointer[schedule]
+	// warm is the length of a fixed warm-up, known before the clock
+	// starts; 0 for a warm-up until steady, whose end only the schedule
+	// gives, once cut.
+	warm time.Duration
+	// openEnd bounds the open part: no open request is due at or after
+	// it. It does not move when a cut makes the open part end earlier:
+	// due, which reads the schedule, then has no request left to give.
+	openEnd time.Duration
+}
+
+// newTimetable lays out warm-up and stages.
+func newTimetable(profile bench.Profile, warmup bench.Warmup) *timetable {
+	s := newSchedule(profile, warmup)
+	tt := &timetable{openEnd: s.openEnd}
+	if s.replaced == nil {
+		tt.warm = s.warm
+	}
+	tt.cur.Store(s)
+	return tt
+}
+
+// load returns the schedule in force.
+func (tt *timetable) load() *schedule { return tt.cur.Load() }
+
+// online reports whether the warm-up ends when it settles (until steady)
+// and has not been cut yet.
+func (tt *timetable) online() bool { return tt.load().replaced != nil }
+
+// cut ends a warm-up until steady at `at` (attack clock), or at the next
+// request an open warm-up has due (cutPoint), publishes the schedule that
+// follows and wakes the readers waiting on the old one; nil when there is
+// nothing to cut (a fixed warm-up, one cut already, or the warm-up's
+// maximum reached). Its caller serialises cuts.
+func (tt *timetable) cut(at time.Duration) *schedule {
+	old := tt.load()
+	if old.replaced == nil {
+		return nil
+	}
+	if at = old.cutPoint(at); at <= 0 || at >= old.warm {
+		return nil
+	}
+	cut := old.cutWarmup(at)
+	tt.cur.Store(cut)
+	close(old.replaced)
+	return cut
+}
+
+// due returns when the open request numbered k (from 0) is due, by the
+// schedule in force (see schedule.due).
+func (tt *timetable) due(k uint64) (time.Duration, bool) { return tt.load().due(k) }
 
 // at returns the segment running at t, or nil outside the schedule.
 func (s *schedule) at(t time.Duration) *segment {

@@ -37,7 +37,7 @@ func (e *Engine) NewSession(ctx context.Context, baseURL string, plan bench.Plan
 	if err := checkPlan(plan); err != nil {
 		return nil, err
 	}
-	sched := newSchedule(plan.Profile, plan.Warmup)
+	sched := newTimetable(plan.Profile, plan.Warmup)
 	a := &attack{plan: plan, sched: sched, reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
 		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile), wire: newWire()}
 	if a.timeout <= 0 {
@@ -70,7 +70,7 @@ func (s *Session) Run(send func(ctx context.Context)) (*bench.AttackResult, erro
 	defer a.wire.closeAll()
 	a.wg.Go(func() { send(a.ctx) })
 	a.wait(ctx)
-	return a.rec.result(a.began.Add(a.sched.warm)), ctx.Err()
+	return a.rec.result(), ctx.Err()
 }
 
 // Since reads the attack clock: the time since the session began.
@@ -78,20 +78,25 @@ func (s *Session) Since() time.Duration { return s.a.since() }
 
 // Due returns when the open model's request numbered k (from 0) should
 // leave, on the attack clock; false when the open part of the schedule
-// (the whole profile, or the warm-up of a closed one) has no request k.
+// (the whole profile, or the fixed warm-up of a closed one) has no request
+// k. It reads the schedule in force: once a warm-up until steady is cut,
+// the requests after the cut are due in the first stage.
 func (s *Session) Due(k uint64) (time.Duration, bool) {
-	due, ok := s.a.sched.due(k)
-	if !ok || due >= s.a.sched.openEnd {
+	sc := s.a.sched.load()
+	due, ok := sc.due(k)
+	if !ok || due >= sc.openEnd {
 		return 0, false
 	}
 	return due, true
 }
 
 // Rate returns the scheduled open rate at t on the attack clock.
-func (s *Session) Rate(t time.Duration) float64 { return s.a.sched.rate(t) }
+func (s *Session) Rate(t time.Duration) float64 { return s.a.sched.load().rate(t) }
 
-// OpenEnd is when the open part of the schedule ends: the profile's end in
-// the open model, the warm-up's in the closed one.
+// OpenEnd is when the open part of the schedule ends at the latest: the
+// profile's end in the open model, a fixed warm-up's in the closed one, 0
+// when nothing is open. A warm-up until steady cut short moves the true
+// end earlier, which Due knows.
 func (s *Session) OpenEnd() time.Duration { return s.a.sched.openEnd }
 
 // Connections is how many connections the open model sends from: the
@@ -110,15 +115,33 @@ type Closed struct {
 
 // ClosedStages returns the closed profile's stages on the attack clock,
 // each holding its concurrency (a ramp reads as its final value; the
-// caller refuses ramps it cannot send).
+// caller refuses ramps it cannot send); a warm-up until steady of a closed
+// profile comes first. They are the schedule in force: a warm-up until
+// steady cut short moves its end and every later stage earlier, so a
+// caller reads them again after each (or asks ClosedEnd).
 func (s *Session) ClosedStages() []Closed {
 	var out []Closed
-	for _, seg := range s.a.sched.segs {
+	for _, seg := range s.a.sched.load().segs {
 		if seg.closed {
 			out = append(out, Closed{Start: seg.start, End: seg.end(), Concurrency: int(seg.to)})
 		}
 	}
 	return out
+}
+
+// ClosedEnd is when closed stage i (of ClosedStages) ends by the schedule
+// in force; it allocates nothing, for a pacer asking at every request.
+func (s *Session) ClosedEnd(i int) time.Duration {
+	n := 0
+	for _, seg := range s.a.sched.load().segs {
+		if seg.closed {
+			if n == i {
+				return seg.end()
+			}
+			n++
+		}
+	}
+	return 0
 }
 
 // Request is one of the workload's requests as another engine sends it.

@@ -41,22 +41,26 @@ func (a *attack) newWorker() *worker {
 
 // closedClient is client i of the closed model: while the concurrency is
 // above i it sends its next request as soon as the previous one answers;
-// otherwise it waits for the concurrency to change.
+// otherwise it waits for the concurrency to change. A warm-up until steady
+// is sent by the same clients as the stages after it: when it is cut, a
+// client that was sending goes on sending, now in the first stage, and one
+// that was waiting wakes to the new schedule.
 func (w *worker) closedClient(i int, sends *claimCounter) {
 	a := w.a
 	for {
 		now := a.since()
-		if now >= a.sched.end || a.ctx.Err() != nil {
+		sc := a.sched.load()
+		if now >= sc.end || a.ctx.Err() != nil {
 			return
 		}
-		seg := a.sched.at(now)
+		seg := sc.at(now)
 		switch {
 		case seg == nil || !seg.closed:
-			if !w.sleepUntil(a.sched.openEnd) {
+			if !w.waitUntil(sc.openEnd, sc) {
 				return
 			}
 		case i >= seg.concurrencyAt(now):
-			if !w.sleepUntil(seg.nextChange(now)) {
+			if !w.waitUntil(seg.nextChange(now), sc) {
 				return
 			}
 		case a.reqs.steps != nil:
@@ -80,7 +84,7 @@ func (w *worker) iterate() bool {
 	a := w.a
 	for _, st := range a.reqs.steps {
 		now := a.since()
-		if now >= a.sched.end {
+		if now >= a.sched.load().end {
 			return false
 		}
 		if st.request < 0 {
@@ -88,7 +92,7 @@ func (w *worker) iterate() bool {
 			// it holds no request, and waiting would only stretch the
 			// attack past its end (the iteration does not count).
 			until := now + w.thinkTime(st)
-			if until >= a.sched.end || !w.sleepUntil(until) {
+			if until >= a.sched.load().end || !w.sleepUntil(until) {
 				return false
 			}
 			continue
@@ -110,7 +114,15 @@ func (w *worker) thinkTime(st step) time.Duration {
 
 // sleepUntil waits until the attack clock reads t, or reports false when
 // the attack is cancelled first.
-func (w *worker) sleepUntil(t time.Duration) bool {
+func (w *worker) sleepUntil(t time.Duration) bool { return w.wakeUntil(t, nil) }
+
+// waitUntil is sleepUntil that also wakes when a cut replaces schedule sc:
+// the time waited for was read from it.
+func (w *worker) waitUntil(t time.Duration, sc *schedule) bool { return w.wakeUntil(t, sc.replaced) }
+
+// wakeUntil waits until the attack clock reads t or wake is closed (nil:
+// never), or reports false when the attack is cancelled first.
+func (w *worker) wakeUntil(t time.Duration, wake <-chan struct{}) bool {
 	d := t - w.a.since()
 	if d <= 0 {
 		return w.a.ctx.Err() == nil
@@ -118,6 +130,9 @@ func (w *worker) sleepUntil(t time.Duration) bool {
 	w.timer.Reset(d)
 	select {
 	case <-w.timer.C:
+		return true
+	case <-wake:
+		w.timer.Stop()
 		return true
 	case <-w.a.ctx.Done():
 		w.timer.Stop()

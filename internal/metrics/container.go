@@ -24,6 +24,7 @@ const (
 	ContainerCPUSeconds          = "container_cpu_usage_seconds_total"
 	ContainerCPURatio            = "container_cpu_usage_ratio"
 	ContainerThrottledPeriods    = "container_cpu_throttled_periods_total"
+	ContainerPeriods             = "container_cpu_periods_total" // CFS periods the quota was enforced in
 	ContainerThrottledSeconds    = "container_cpu_throttled_seconds_total"
 	ContainerMemoryUsage         = "container_memory_usage_bytes"
 	ContainerMemoryWorkingSet    = "container_memory_working_set_bytes"
@@ -115,6 +116,7 @@ func containerSamples(st container.StatsResponse, cpuLimit float64) []Sample {
 	samples := []Sample{
 		{Name: ContainerCPUSeconds, Value: float64(cpu.CPUUsage.TotalUsage) / 1e9},
 		{Name: ContainerThrottledPeriods, Value: float64(cpu.ThrottlingData.ThrottledPeriods)},
+		{Name: ContainerPeriods, Value: float64(cpu.ThrottlingData.Periods)},
 		{Name: ContainerThrottledSeconds, Value: float64(cpu.ThrottlingData.ThrottledTime) / 1e9},
 		{Name: ContainerMemoryUsage, Value: float64(mem.Usage)},
 		{Name: ContainerMemoryWorkingSet, Value: float64(WorkingSet(mem))},

@@ -79,6 +79,7 @@ func TestRecording_ContainerSeries(t *testing.T) {
 	want := map[string]float64{
 		metrics.ContainerCPUSeconds:       0.937306055,
 		metrics.ContainerThrottledPeriods: 13,
+		metrics.ContainerPeriods:          23,
 		metrics.ContainerThrottledSeconds: 0.695873955,
 		metrics.ContainerMemoryUsage:      52817920,
 		metrics.ContainerMemoryWorkingSet: 52817920 - 32768,

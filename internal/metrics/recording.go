@@ -41,6 +41,15 @@ func (r *Recording) SetT0(t0 time.Time) {
 	r.t0 = t0
 }
 
+// Latest is the latest sample of a curated series, summed over its labels,
+// and when it was taken (the earliest of its label sets' latest, should
+// they differ); false before any was taken.
+func (r *Recording) Latest(name string) (at time.Time, value float64, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timeline.latest(name)
+}
+
 // Stop ends sampling, abandoning a scrape in flight (waiting at most until
 // ctx ends), and summarises the series over the stages as measured (the
 // warm-up, when not nil, first): curated series on the attack's clock sorted

@@ -198,3 +198,28 @@ func closedPortURL(t *testing.T) string {
 	ln.Close()
 	return "http://" + addr + "/metrics"
 }
+
+// TestRecording_Latest reads a JVM's compilation time while the recording
+// runs: nothing before the first scrape, then the latest scrape's value,
+// summed over the series' labels, taken no later than it was read.
+func TestRecording_Latest(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := served.Add(1)
+		fmt.Fprintf(w, "jvm_compilation_time_ms_total{compiler=\"c1\"} %d\njvm_compilation_time_ms_total{compiler=\"c2\"} %d\n", 10*n, 100*n)
+	}))
+	defer srv.Close()
+	rec := metrics.NewSampler(nil, metrics.WithInterval(20*time.Millisecond)).Start(t.Context(), metrics.Target{Name: "java", MetricsURL: srv.URL})
+	defer rec.Stop(t.Context(), nil, nil)
+	if _, _, ok := rec.Latest("go_goroutines"); ok {
+		t.Errorf("Latest of a series never exposed: ok")
+	}
+	waitFor(t, func() bool { return served.Load() > 3 })
+	at, v, ok := rec.Latest("jvm_compilation_time_ms_total")
+	read := time.Now()
+	n := float64(served.Load())
+	// The value of one scrape, c1's and c2's summed: 110 per scrape served.
+	if !ok || v < 110*(n-1) || v > 110*n || int(v)%110 != 0 || at.After(read) {
+		t.Errorf("Latest = %v at %v (ok %v) after %v scrapes, want one scrape's 110 × n, taken by %v", v, at, ok, n, read)
+	}
+}

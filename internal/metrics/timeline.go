@@ -40,6 +40,23 @@ func (tl *timeline) add(at time.Time, samples []Sample) {
 	}
 }
 
+// latest is the latest sample of the series of a name, summed over their
+// labels, taken at the earliest of their latest instants.
+func (tl *timeline) latest(name string) (at time.Time, value float64, ok bool) {
+	for _, tr := range tl.tracks {
+		if tr.name != name || len(tr.at) == 0 {
+			continue
+		}
+		last := len(tr.at) - 1
+		if !ok || tr.at[last].Before(at) {
+			at = tr.at[last]
+		}
+		value += tr.values[last]
+		ok = true
+	}
+	return at, value, ok
+}
+
 // series returns every series, sorted by name and labels, with T in seconds
 // since t0.
 func (tl *timeline) series(t0 time.Time) []bench.Series {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
 )
@@ -26,7 +27,7 @@ var (
 )
 
 // ChartSeries returns the names of the series the HTML report of a result
-// may chart, given the catalog entry of its target: what LoadSeries reads.
+// may chart, given the catalog entry of its target: what LoadSource reads.
 func ChartSeries(info bench.TargetInfo) []string {
 	names := []string{seriesInflight, seriesWorkingSet, seriesCPURatio}
 	names = append(names, gcCountSeries...)
@@ -41,16 +42,36 @@ func ChartSeries(info bench.TargetInfo) []string {
 	return names
 }
 
-// LoadSeries reads from store the series the HTML report of r charts: for
+// LoadSource assembles the source of a run's report, the one place every
+// report is read from (the CLI's, the API's, the web page's): the run, the
+// catalog's targets and, when the format draws charts (withSeries) and
+// there is a store, the series they draw, and the samples of its flame
+// graphs where the store keeps the files recorded inside the targets.
+func LoadSource(ctx context.Context, store bench.SeriesStore, run *bench.Run, targets []bench.TargetInfo, withSeries bool) (Source, error) {
+	src := Source{Run: run, Targets: targets}
+	if !withSeries || store == nil {
+		return src, nil
+	}
+	var err error
+	if src.Series, err = loadSeries(ctx, store, run, targets); err != nil {
+		return src, err
+	}
+	if files, ok := store.(bench.ArtifactStore); ok {
+		src.Flames, err = LoadFlames(ctx, files, run)
+	}
+	return src, err
+}
+
+// loadSeries reads from store the series the HTML report of r charts: for
 // the first round of each label, by TargetResult.Key.
-func LoadSeries(ctx context.Context, store bench.SeriesStore, r *bench.Run, targets []bench.TargetInfo) (map[string][]bench.Series, error) {
+func loadSeries(ctx context.Context, store bench.SeriesStore, r *bench.Run, targets []bench.TargetInfo) (map[string][]bench.Series, error) {
 	out := map[string][]bench.Series{}
-	for _, s := range subjectsOf(r) {
-		if len(s.rounds) == 0 {
+	for _, s := range analysis.FirstRounds(r) {
+		if s.Result == nil {
 			continue
 		}
-		key := s.rounds[0].Key()
-		info, _ := bench.LookupTarget(targets, s.info.Target)
+		key := s.Result.Key()
+		info, _ := bench.LookupTarget(targets, s.Subject.Target)
 		series, err := store.FindSeries(ctx, r.ID, key, ChartSeries(info))
 		if err != nil {
 			return nil, fmt.Errorf("series of %s: %w", key, err)
@@ -81,18 +102,15 @@ type chartSet struct {
 
 func newChartSet(rep bench.Report, src Source) chartSet {
 	cs := chartSet{rep: rep}
-	for _, s := range subjectsOf(src.Run) {
-		var first *bench.TargetResult
-		if len(s.rounds) > 0 {
-			first = s.rounds[0]
-		}
-		info, _ := bench.LookupTarget(src.Targets, s.info.Target)
+	for _, s := range analysis.FirstRounds(src.Run) {
+		first := s.Result
+		info, _ := bench.LookupTarget(src.Targets, s.Subject.Target)
 		var series []bench.Series
 		if first != nil {
 			series = src.Series[first.Key()]
 		}
 		cs.results, cs.series, cs.infos = append(cs.results, first), append(cs.series, series), append(cs.infos, info)
-		cs.subjects = append(cs.subjects, s.info.Label)
+		cs.subjects = append(cs.subjects, s.Subject.Label)
 	}
 	cs.markers, cs.bands = stageMarks(src.Run, cs.results)
 	cs.bands = append(cs.bands, cs.transientBands()...)
@@ -122,19 +140,23 @@ func (cs chartSet) transientBands() []chart.Band {
 // partBands are the bands of one subject's steady part in stage index.
 func partBands(t *bench.TargetResult, index int, res bench.SubjectResult, color int) []chart.Band {
 	i := slices.IndexFunc(res.Steady, func(sp bench.SteadyPart) bool { return sp.Round == t.Round })
-	seconds := secondsOf(t, index)
+	seconds := analysis.SecondsOf(t, index)
 	if i < 0 || len(seconds) == 0 {
 		return nil
 	}
 	sp := res.Steady[i]
 	from, kept := float64(seconds[0].Second), float64(seconds[0].Second+sp.Cut)
+	end := float64(seconds[len(seconds)-1].Second + 1)
+	keptEnd := end - float64(sp.CutEnd)
 	var bands []chart.Band
 	if sp.Cut > 0 {
 		bands = append(bands, chart.Band{From: from, To: kept, Label: res.Label + ": transient (cut)", Tinted: true, Series: color})
 	}
+	if sp.CutEnd > 0 {
+		bands = append(bands, chart.Band{From: keptEnd, To: end, Label: res.Label + ": transient at the end (cut)", Tinted: true, Series: color})
+	}
 	if !sp.Steady {
-		end := float64(seconds[len(seconds)-1].Second + 1)
-		bands = append(bands, chart.Band{From: kept, To: end, Label: res.Label + ": not steady", Tinted: true, Series: color})
+		bands = append(bands, chart.Band{From: kept, To: keptEnd, Label: res.Label + ": not steady", Tinted: true, Series: color})
 	}
 	return bands
 }
@@ -147,8 +169,8 @@ func stageMarks(r *bench.Run, results []*bench.TargetResult) ([]chart.Marker, []
 		if t == nil {
 			continue
 		}
-		for _, s := range measuredStages(t) {
-			markers = append(markers, chart.Marker{X: s.StartOffset.D().Seconds(), Label: stageLabel(s.Index, s.Name)})
+		for _, s := range analysis.MeasuredStages(t) {
+			markers = append(markers, chart.Marker{X: s.StartOffset.D().Seconds(), Label: analysis.StageLabel(s.Index, s.Name)})
 		}
 		if w := t.Warmup; w != nil && w.Duration > 0 {
 			from := w.StartOffset.D().Seconds()
@@ -169,37 +191,37 @@ func stageMarks(r *bench.Run, results []*bench.TargetResult) ([]chart.Marker, []
 // lineCharts are the time-series charts, in the order the page shows them.
 func (cs chartSet) lineCharts() []chart.LineChart {
 	charts := []chart.LineChart{
-		cs.bucketChart("throughput", "Throughput (completed requests per second)", unitReqPerSec, pointMean,
+		cs.bucketChart("throughput", "Throughput (completed requests per second)", analysis.UnitReqPerSec, pointMean,
 			func(b bench.Bucket) (float64, bool) { return b.Stats.Throughput, true }),
-		cs.bucketChart("latency-p50", "p50 latency per second", unitMs, pointMax,
+		cs.bucketChart("latency-p50", "p50 latency per second", analysis.UnitMs, pointMax,
 			func(b bench.Bucket) (float64, bool) { return b.Stats.Latency.P50, b.Stats.Successes > 0 }),
-		cs.bucketChart("latency-p99", "p99 latency per second", unitMs, pointMax,
+		cs.bucketChart("latency-p99", "p99 latency per second", analysis.UnitMs, pointMax,
 			func(b bench.Bucket) (float64, bool) { return b.Stats.Latency.P99, b.Stats.Successes > 0 }),
 		cs.seriesChart("inflight", "Requests in flight (by the targets' own gauge)", "requests", pointMax,
 			func(i int) []chart.Point { return cs.sumOf(i, bench.SeriesRef{Name: seriesInflight}, 1) }),
 	}
 	for _, kind := range cs.kinds(func(info bench.TargetInfo) []bench.FigureSource { return info.Threads }, bench.ThreadKinds) {
-		charts = append(charts, cs.seriesChart("threads-"+kind, titleCase(bench.ThreadLabel(kind)), unitThreads, pointMax,
+		charts = append(charts, cs.seriesChart("threads-"+kind, analysis.TitleCase(bench.ThreadLabel(kind)), analysis.UnitThreads, pointMax,
 			func(i int) []chart.Point { return cs.figure(i, cs.infos[i].Threads, kind, 1) }))
 	}
 	charts = append(charts,
-		cs.seriesChart("working-set", "Working set (container)", unitMiB, pointMax,
+		cs.seriesChart("working-set", "Working set (container)", analysis.UnitMiB, pointMax,
 			func(i int) []chart.Point {
-				return cs.sumOf(i, bench.SeriesRef{Name: seriesWorkingSet}, 1.0/bytesPerMiB)
+				return cs.sumOf(i, bench.SeriesRef{Name: seriesWorkingSet}, 1.0/analysis.BytesPerMiB)
 			}))
 	for _, kind := range cs.kinds(func(info bench.TargetInfo) []bench.FigureSource { return info.Memory }, bench.MemoryKinds) {
 		if kind == bench.MemoryWorkingSet {
 			continue
 		}
-		charts = append(charts, cs.seriesChart("memory-"+kind, titleCase(memoryLabel(kind)), unitMiB, pointMax,
-			func(i int) []chart.Point { return cs.figure(i, cs.infos[i].Memory, kind, 1.0/bytesPerMiB) }))
+		charts = append(charts, cs.seriesChart("memory-"+kind, analysis.TitleCase(analysis.MemoryLabel(kind)), analysis.UnitMiB, pointMax,
+			func(i int) []chart.Point { return cs.figure(i, cs.infos[i].Memory, kind, 1.0/analysis.BytesPerMiB) }))
 	}
 	return append(charts,
-		cs.seriesChart("cpu", "CPU use, share of the limit", unitPercent, pointMean,
+		cs.seriesChart("cpu", "CPU use, share of the limit", analysis.UnitPercent, pointMean,
 			func(i int) []chart.Point { return cs.sumOf(i, bench.SeriesRef{Name: seriesCPURatio}, 100) }),
 		cs.seriesChart("gc-pauses", "GC pauses per second", "pauses/s", pointMean,
 			func(i int) []chart.Point { return rate(cs.firstOf(i, gcCountSeries, 1)) }),
-		cs.seriesChart("gc-time", "GC pause time per second", unitMs, pointMean,
+		cs.seriesChart("gc-time", "GC pause time per second", analysis.UnitMs, pointMean,
 			func(i int) []chart.Point { return rate(cs.firstOf(i, gcTimeSeries, 1000)) }),
 	)
 }
@@ -244,7 +266,7 @@ func (cs chartSet) kinds(sources func(bench.TargetInfo) []bench.FigureSource, or
 			}
 		}
 	}
-	return orderedKinds(found, order)
+	return analysis.OrderedKinds(found, order)
 }
 
 // figure reads a resource figure of subject i from the first of its
@@ -364,9 +386,9 @@ func (cs chartSet) barCharts(sc bench.ReportScope, id string) []chart.BarChart {
 		return out
 	}
 	return []chart.BarChart{
-		{ID: id + "-throughput", Title: "Throughput, " + sc.Name, Unit: unitReqPerSec,
+		{ID: id + "-throughput", Title: "Throughput, " + sc.Name, Unit: analysis.UnitReqPerSec,
 			Bars: bars(func(f bench.Figures) bench.Estimate { return f.Throughput })},
-		{ID: id + "-p99", Title: "p99 latency, " + sc.Name, Unit: unitMs,
+		{ID: id + "-p99", Title: "p99 latency, " + sc.Name, Unit: analysis.UnitMs,
 			Bars: bars(func(f bench.Figures) bench.Estimate { return f.Latency.P99 })},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -49,15 +50,15 @@ func loadGeneratorLine(env bench.Environment) string {
 	if env.CPUSplitApplied {
 		cpus = "CPUs " + env.LoadCPUSet + " while a target shared the host"
 	}
-	return fmt.Sprintf("%s, %s x %s, kernel %s; %s", orDash(env.Host), orDash(env.CPUModel), orDash(countString(env.CPUs)),
-		orDash(env.Kernel), cpus)
+	return fmt.Sprintf("%s, %s x %s, kernel %s; %s", analysis.OrDash(env.Host), analysis.OrDash(env.CPUModel), analysis.OrDash(analysis.CountString(env.CPUs)),
+		analysis.OrDash(env.Kernel), cpus)
 }
 
 // engineLine describes an engine's host and the CPUs its targets had.
 func engineLine(ee bench.EngineEnvironment) string {
 	where := "this host"
 	if ee.Remote {
-		where = "remote, reached at " + orDash(ee.Address)
+		where = "remote, reached at " + analysis.OrDash(ee.Address)
 	}
 	cpus := "any of its CPUs"
 	switch {
@@ -66,8 +67,8 @@ func engineLine(ee bench.EngineEnvironment) string {
 	case ee.TargetCPUSet != "":
 		cpus = "CPU " + ee.TargetCPUSet
 	}
-	return fmt.Sprintf("%s (%s), %s x %s, kernel %s, docker %s, cgroup %s; %s", orDash(ee.Host), where, orDash(ee.CPUModel),
-		orDash(countString(ee.CPUs)), orDash(ee.Kernel), orDash(ee.DockerVersion), orDash(ee.CgroupVersion), cpus)
+	return fmt.Sprintf("%s (%s), %s x %s, kernel %s, docker %s, cgroup %s; %s", analysis.OrDash(ee.Host), where, analysis.OrDash(ee.CPUModel),
+		analysis.OrDash(analysis.CountString(ee.CPUs)), analysis.OrDash(ee.Kernel), analysis.OrDash(ee.DockerVersion), analysis.OrDash(ee.CgroupVersion), cpus)
 }
 
 // mixedEnginesNote marks a run whose targets ran on different engines.

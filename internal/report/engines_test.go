@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
 )
@@ -12,7 +14,7 @@ import (
 // remoteEnvironment is the fixture's host as the load generator's, with
 // the targets on a remote engine "lab" (and, mixed, some on local).
 func remoteEnvironment(mixed bool) bench.Environment {
-	env := environment()
+	env := analysistest.Environment()
 	env.LoadCPUSet, env.TargetCPUSet, env.CPUSplitApplied = "", "", false
 	lab := bench.EngineEnvironment{Name: "lab", Remote: true, Address: "198.18.0.2", Machine: bench.Machine{Host: "lab-1", Kernel: "6.1.0-18-amd64",
 		CPUModel: "Intel Xeon Gold 6338", CPUs: 32, DockerVersion: "24.0.7", CgroupVersion: "2"}, TargetCPUSet: "30-31"}
@@ -57,7 +59,7 @@ func TestWriteReport_Engines(t *testing.T) {
 				src.Run.Targets[0].Engine = bench.EngineLocal
 			}
 			var buf bytes.Buffer
-			if err := report.WriteReport(&buf, src, report.FormatTable, report.ReportOptions{}); err != nil {
+			if err := report.WriteReport(&buf, src, report.FormatTable, analysis.ReportOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			text := squeeze(buf.String())

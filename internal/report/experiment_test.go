@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -13,7 +14,7 @@ import (
 // succeeded with the figures fill gives it (by case, or target).
 func experimentRun(t *testing.T, name, part string, fill func(key string, tr *bench.TargetResult)) *bench.Run {
 	t.Helper()
-	e, err := bench.LookupExperiment(name)
+	e, err := builtin.LookupExperiment(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestExperimentLocust(t *testing.T) {
 
 func TestExperimentList(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.WriteExperiments(&buf, bench.Experiments(), report.FormatTable); err != nil {
+	if err := report.WriteExperiments(&buf, builtin.Experiments(), report.FormatTable); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "experiments.table.golden", buf.Bytes())

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -60,7 +61,7 @@ type renderers struct {
 	profiles      func(io.Writer, []bench.Profile) error
 	experiments   func(io.Writer, []bench.Experiment) error
 	experimentRun func(io.Writer, *bench.Run) error
-	report        func(io.Writer, Source, ReportOptions) error
+	report        func(io.Writer, Source, analysis.ReportOptions) error
 }
 
 // formats are every format, in the order help texts and errors list them.

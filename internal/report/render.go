@@ -75,11 +75,3 @@ func shortTime(t time.Time) string {
 	}
 	return t.UTC().Format("2006-01-02T15:04Z")
 }
-
-// orDash returns s, or "-" when it is empty, so that table cells never vanish.
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/capacity"
 	"github.com/threadbench/threadbench/internal/chart"
@@ -36,7 +37,7 @@ func capacityBlock(t *bench.CapacityTable) block {
 		if r.FailedRate > 0 {
 			failed = capacity.Rate(r.FailedRate)
 		}
-		b.Rows = append(b.Rows, []string{r.Target, capacity.Rate(r.Rate), served, failed, orDash(r.FailedWhy),
+		b.Rows = append(b.Rows, []string{r.Target, capacity.Rate(r.Rate), served, failed, analysis.OrDash(r.FailedWhy),
 			fmt.Sprintf("%.2f", r.Ratio), r.Stop})
 		b.Color = append(b.Color, -1)
 	}

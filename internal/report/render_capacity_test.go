@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
 )
@@ -13,7 +15,7 @@ import (
 // A capacity run's report opens with its answer, in every text format and
 // in the JSON report.
 func TestReportShowsCapacity(t *testing.T) {
-	run := baseRun(t)
+	run := analysistest.BaseRun(t)
 	for i := range run.Targets {
 		run.Targets[i].Capacity = &bench.CapacityResult{Objective: "p99<=300ms", Rate: 490 * float64(i+1), Stop: "precision",
 			Confirmations: []bench.CapacityTrial{{Throughput: 489 * float64(i+1)}},
@@ -22,7 +24,7 @@ func TestReportShowsCapacity(t *testing.T) {
 	for _, format := range []string{report.FormatTable, report.FormatMarkdown, report.FormatHTML, report.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := report.WriteReport(&buf, report.Source{Run: run}, format, report.ReportOptions{}); err != nil {
+			if err := report.WriteReport(&buf, report.Source{Run: run}, format, analysis.ReportOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			out := buf.String()
@@ -54,7 +56,7 @@ func TestReportShowsScalability(t *testing.T) {
 	}
 	run.Targets = []bench.TargetResult{tr}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatTable, report.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatTable, analysis.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Scalability (Universal Scalability Law)", "java-platform: contention σ 0.0500, coherency κ 0.000200",
@@ -65,7 +67,7 @@ func TestReportShowsScalability(t *testing.T) {
 	}
 	// the HTML report draws the points beside the curve
 	buf.Reset()
-	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatHTML, report.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatHTML, analysis.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`data-chart="usl-0"`, "java-platform measured", "java-platform USL fit", "clients"} {

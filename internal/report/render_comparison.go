@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/stats"
 )
@@ -92,11 +93,11 @@ func writeOnlyIn(buf *bytes.Buffer, c bench.Comparison, list func([]string) stri
 }
 
 func refCells(r bench.RunRef) []string {
-	return []string{r.ID, orDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
+	return []string{r.ID, analysis.OrDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
 }
 
 func markdownRefCells(r bench.RunRef) []string {
-	return []string{"`" + r.ID + "`", orDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
+	return []string{"`" + r.ID + "`", analysis.OrDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
 }
 
 // targetRows lays out one target's comparison: the whole attack, then each
@@ -104,7 +105,7 @@ func markdownRefCells(r bench.RunRef) []string {
 func targetRows(t bench.TargetComparison, markdown bool) [][]string {
 	rows := deltaRows("whole attack", t.Metrics, markdown)
 	for _, s := range t.Stages {
-		rows = append(rows, deltaRows(stageLabel(s.Index, s.Name), s.Metrics, markdown)...)
+		rows = append(rows, deltaRows(analysis.StageLabel(s.Index, s.Name), s.Metrics, markdown)...)
 	}
 	return append(rows, deltaRows("resources", t.Resources, markdown)...)
 }
@@ -133,17 +134,17 @@ func deltaRows(scope string, deltas []bench.MetricDelta, markdown bool) [][]stri
 			verdict = "**" + verdict + "**"
 		}
 		switch {
-		case d.Test != nil && d.Test.NA > 0 && d.Test.NB > 0 && !tested(*d.Test):
+		case d.Test != nil && d.Test.NA > 0 && d.Test.NB > 0 && !analysis.Tested(*d.Test):
 			verdict = fmt.Sprintf("not tested (n = %d+%d)", d.Test.NA, d.Test.NB)
-		case d.Test != nil && !tested(*d.Test):
+		case d.Test != nil && !analysis.Tested(*d.Test):
 			verdict = "not tested"
 		case d.Test != nil && d.Verdict == bench.VerdictNoDifference && d.Test.Significant:
 			// Significant, but a smaller change than the minimum effect.
-			verdict += " (" + testString(*d.Test) + "; under the minimum effect)"
+			verdict += " (" + analysis.TestString(*d.Test) + "; under the minimum effect)"
 		case d.Test != nil:
-			verdict += " (" + testString(*d.Test) + ")"
+			verdict += " (" + analysis.TestString(*d.Test) + ")"
 		}
-		rows[i] = []string{"", figureLabel(d), value(d.Base, d.Unit), value(d.Head, d.Unit), change(d), verdict}
+		rows[i] = []string{"", figureLabel(d), analysis.Value(d.Base, d.Unit), analysis.Value(d.Head, d.Unit), analysis.Change(d), verdict}
 		if i == 0 {
 			rows[i][0] = scope
 		}

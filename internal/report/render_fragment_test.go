@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -24,10 +26,10 @@ func noStyleNoScript(t *testing.T, fragment string) {
 func TestWriteReportFragment(t *testing.T) {
 	src := threeTargetSource(t)
 	var page, fragment bytes.Buffer
-	if err := report.WriteReport(&page, src, report.FormatHTML, report.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&page, src, report.FormatHTML, analysis.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteReportFragment(&fragment, src, report.ReportOptions{}); err != nil {
+	if err := report.WriteReportFragment(&fragment, src, analysis.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(page.String(), fragment.String()) {
@@ -43,7 +45,7 @@ func TestWriteReportFragment(t *testing.T) {
 }
 
 func TestWriteComparisonFragment_Golden(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	var buf bytes.Buffer
 	if err := report.WriteComparisonFragment(&buf, c); err != nil {
 		t.Fatal(err)
@@ -58,7 +60,7 @@ func TestWriteComparisonFragment_Golden(t *testing.T) {
 }
 
 func TestWriteComparisonFragment_WriterError(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	if err := report.WriteComparisonFragment(failingWriter{}, c); err == nil {
 		t.Error("no error from a failing writer")
 	}

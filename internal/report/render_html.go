@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
 )
@@ -39,11 +40,11 @@ func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
 // WriteReportFragment writes the HTML report's content without its
 // document: no <html>, <head>, <style> or title, no style attribute; the
 // classes are those of the self-contained page (section, table, td.num,
-// .swatch, .charts, ul.lines, .findings, .scroll, .muted) for the
+// .swatch, .charts, .flames, ul.lines, .findings, .scroll, .muted) for the
 // embedding page to style. The daemon's web page shows a run with it.
-func WriteReportFragment(w io.Writer, src Source, opts ReportOptions) error {
+func WriteReportFragment(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(Analyze(src.Run, opts), src)); err != nil {
+	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(analysis.Analyze(src.Run, opts), src)); err != nil {
 		return fmt.Errorf("render html report: %w", err)
 	}
 	return flush(w, &buf)
@@ -52,9 +53,9 @@ func WriteReportFragment(w io.Writer, src Source, opts ReportOptions) error {
 // newHTMLPage lays out the report and draws its charts.
 func newHTMLPage(rep bench.Report, src Source) htmlPage {
 	sections := layoutReport(rep)
-	page := htmlPage{Title: "threadbench report: run " + rep.Run.ID + suffix(" ", quoteName(rep.Run.Name)),
+	page := htmlPage{Title: "threadbench report: run " + rep.Run.ID + analysis.Suffix(" ", quoteName(rep.Run.Name)),
 		Header: sections[0], Findings: sections[1], NoSeries: len(src.Series) == 0}
-	for _, s := range sections[2:] {
+	for _, s := range withFlames(sections[2:], rep, src.Flames) {
 		if s.ID == "notes" {
 			n := s
 			page.Notes = &n
@@ -148,6 +149,9 @@ ul.lines li { margin: 2px 0; }
 svg.chart { max-width: 100%; height: auto; }
 .scroll { overflow-x: auto; }
 .muted { Color: var(--muted); }
+.flames { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 12px 20px; }
+.flames figure { margin: 0; }
+.flames figcaption { font-size: 12px; Color: var(--muted); }
 </style>
 </head>
 <body>
@@ -186,4 +190,6 @@ Bars show each figure with its {{if .Bars}}interval{{end}} where there is one.{{
 {{range $r, $row := .Rows}}<tr>{{range $i, $c := $row}}<td{{if right $b $i}} class="num"{{end}}>{{if and (eq $i 0) (ge (rowColor $b $r) 0)}}<svg class="swatch" viewBox="0 0 10 10" width="10" height="10" aria-hidden="true"><rect width="10" height="10" rx="2" fill="{{color (rowColor $b $r)}}"/></svg>{{end}}{{$c}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}{{if .Lines}}<ul class="lines">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{if .Figures}}<div class="flames">{{range .Figures}}<figure>{{.SVG}}<figcaption>{{.Caption}}{{if .Download}} · <a href="{{.Download}}" download="{{.File}}">folded stacks</a>{{end}}</figcaption></figure>
+{{end}}</div>
 {{end}}{{end}}`

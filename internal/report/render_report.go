@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -16,6 +17,9 @@ type Source struct {
 	Run     *bench.Run
 	Series  map[string][]bench.Series
 	Targets []bench.TargetInfo
+	// Flames are the samples of the flame graphs the HTML report draws
+	// (LoadSource reads them); without them it draws none.
+	Flames []Flame
 }
 
 // WriteReport writes the report of src.Run as "table" (aligned text),
@@ -23,7 +27,7 @@ type Source struct {
 // stage × request and one per result × second; see WriteReportCSV) or
 // "html" (one self-contained page with charts). Any other format is an
 // EINVALID error.
-func WriteReport(w io.Writer, src Source, format string, opts ReportOptions) error {
+func WriteReport(w io.Writer, src Source, format string, opts analysis.ReportOptions) error {
 	f, err := lookup(KindReport, format)
 	if err != nil {
 		return err
@@ -31,29 +35,29 @@ func WriteReport(w io.Writer, src Source, format string, opts ReportOptions) err
 	return f.report(w, src, opts)
 }
 
-func reportTable(w io.Writer, src Source, opts ReportOptions) error {
+func reportTable(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
-	writeSectionsText(&buf, layoutReport(Analyze(src.Run, opts)))
+	writeSectionsText(&buf, layoutReport(analysis.Analyze(src.Run, opts)))
 	return flush(w, &buf)
 }
 
-func reportMarkdown(w io.Writer, src Source, opts ReportOptions) error {
+func reportMarkdown(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
-	writeSectionsMarkdown(&buf, layoutReport(Analyze(src.Run, opts)))
+	writeSectionsMarkdown(&buf, layoutReport(analysis.Analyze(src.Run, opts)))
 	return flush(w, &buf)
 }
 
-func reportJSON(w io.Writer, src Source, opts ReportOptions) error {
-	return writeJSON(w, Analyze(src.Run, opts))
+func reportJSON(w io.Writer, src Source, opts analysis.ReportOptions) error {
+	return writeJSON(w, analysis.Analyze(src.Run, opts))
 }
 
-func reportCSV(w io.Writer, src Source, _ ReportOptions) error {
+func reportCSV(w io.Writer, src Source, _ analysis.ReportOptions) error {
 	return WriteReportCSV(w, src.Run)
 }
 
-func reportHTML(w io.Writer, src Source, opts ReportOptions) error {
+func reportHTML(w io.Writer, src Source, opts analysis.ReportOptions) error {
 	var buf bytes.Buffer
-	if err := writeHTML(&buf, Analyze(src.Run, opts), src); err != nil {
+	if err := writeHTML(&buf, analysis.Analyze(src.Run, opts), src); err != nil {
 		return err
 	}
 	return flush(w, &buf)
@@ -156,5 +160,5 @@ func writeReportSummary(buf *bytes.Buffer, r *bench.Run) {
 	if len(r.Targets) == 0 {
 		return
 	}
-	writeSectionsText(buf, layoutSummary(Analyze(r, ReportOptions{})))
+	writeSectionsText(buf, layoutSummary(analysis.Analyze(r, analysis.ReportOptions{})))
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -48,19 +49,19 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	tw := newTable(buf)
 	row := func(key, value string) { fmt.Fprintf(tw, "%s\t%s\n", key, value) }
 	row("run", r.ID)
-	row("name", orDash(r.Name))
+	row("name", analysis.OrDash(r.Name))
 	row("status", string(r.Status))
 	if r.Error != "" {
 		row("error", r.Error)
 	}
 	row("created", runTimes(r))
 	p := r.Spec.Profile
-	row("profile", fmt.Sprintf("%s (%s model): %s", orDash(p.Name), p.LoadModel().Name(), describeStages(p)))
-	row("workload", describeWorkload(effectiveWorkload(r.Spec)))
-	row("warm-up", describeWarmup(r.Spec.Warmup)+warmupNote(r.Spec.Warmup))
-	row("limits", describeLimits(r.Spec.Limits)+" per target")
-	if hasJava(r.Spec) {
-		row("java", describeJava(r.Spec.Java))
+	row("profile", fmt.Sprintf("%s (%s model): %s", analysis.OrDash(p.Name), p.LoadModel().Name(), analysis.DescribeStages(p)))
+	row("workload", analysis.DescribeWorkload(analysis.EffectiveWorkload(r.Spec)))
+	row("warm-up", analysis.DescribeWarmup(r.Spec.Warmup)+warmupNote(r.Spec.Warmup))
+	row("limits", analysis.DescribeLimits(r.Spec.Limits)+" per target")
+	if analysis.HasJava(r.Spec) {
+		row("java", analysis.DescribeJava(r.Spec.Java))
 	}
 	writeEnvironment(row, r.Environment)
 	tw.Flush()
@@ -71,10 +72,10 @@ func writeEnvironment(row func(key, value string), env bench.Environment) {
 		row("environment", "not recorded")
 		return
 	}
-	row("host", fmt.Sprintf("%s, %s, kernel %s", orDash(env.Host), orDash(env.OS), orDash(env.Kernel)))
-	row("cpu", fmt.Sprintf("%s x %s, memory %s", orDash(env.CPUModel), orDash(countString(env.CPUs)), gib(env.MemoryBytes)))
-	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", orDash(env.DockerVersion), orDash(env.CgroupVersion), orDash(env.OrchestratorGo)))
-	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", orDash(env.LoadCPUSet), orDash(env.TargetCPUSet), splitString(env.CPUSplitApplied)))
+	row("host", fmt.Sprintf("%s, %s, kernel %s", analysis.OrDash(env.Host), analysis.OrDash(env.OS), analysis.OrDash(env.Kernel)))
+	row("cpu", fmt.Sprintf("%s x %s, memory %s", analysis.OrDash(env.CPUModel), analysis.OrDash(analysis.CountString(env.CPUs)), gib(env.MemoryBytes)))
+	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", analysis.OrDash(env.DockerVersion), analysis.OrDash(env.CgroupVersion), analysis.OrDash(env.OrchestratorGo)))
+	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", analysis.OrDash(env.LoadCPUSet), analysis.OrDash(env.TargetCPUSet), analysis.SplitString(env.CPUSplitApplied)))
 	if apart(env) {
 		for _, ee := range env.Engines {
 			row("targets on "+ee.Name, engineLine(ee))
@@ -125,16 +126,16 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 	}
 	row("image", imageLine(t.Image))
 	if t.StartupMs != 0 {
-		row("startup", fmt.Sprintf("%s ms", num(t.StartupMs)))
+		row("startup", fmt.Sprintf("%s ms", analysis.Num(t.StartupMs)))
 	}
 	if t.WarmupSteady != nil {
-		row("warm-up", describeWarmupSteady(*t.WarmupSteady))
+		row("warm-up", analysis.DescribeWarmupSteady(*t.WarmupSteady))
 	}
 	if t.CPUSet != "" {
 		row("cpuset", t.CPUSet)
 	}
 	if len(t.Settings) > 0 {
-		row("settings", joinSorted(t.Settings, ""))
+		row("settings", analysis.JoinSorted(t.Settings, ""))
 	}
 	tw.Flush()
 	if t.Warmup != nil || len(t.Stages) > 0 || t.Total != nil {
@@ -148,7 +149,7 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 }
 
 func imageLine(img bench.ImageInfo) string {
-	s := orDash(img.Ref)
+	s := analysis.OrDash(img.Ref)
 	if img.Runtime != "" {
 		s += " (" + img.Runtime + ")"
 	}
@@ -166,8 +167,8 @@ func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) 
 	if t.Warmup != nil {
 		rows = append(rows, stageRow("warm-up*", stageModel(p, *t.Warmup), t.Warmup.Stats))
 	}
-	for _, s := range measuredStages(t) {
-		rows = append(rows, stageRow(stageLabel(s.Index, s.Name), stageModel(p, s), s.Stats))
+	for _, s := range analysis.MeasuredStages(t) {
+		rows = append(rows, stageRow(analysis.StageLabel(s.Index, s.Name), stageModel(p, s), s.Stats))
 	}
 	if t.Total != nil {
 		rows = append(rows, stageRow("total", "-", *t.Total))
@@ -186,9 +187,9 @@ func writeStageTable(buf *bytes.Buffer, p bench.Profile, t *bench.TargetResult) 
 // writeFlags lists the stages whose figures may not be the target's alone
 // (generator-bound, disturbed), with the figures that say so.
 func writeFlags(buf *bytes.Buffer, t *bench.TargetResult) {
-	for _, s := range measuredStages(t) {
+	for _, s := range analysis.MeasuredStages(t) {
 		for _, f := range s.Flags {
-			fmt.Fprintf(buf, "  ! %s %s: %s\n", stageLabel(s.Index, s.Name), f.Kind, f.Reason)
+			fmt.Fprintf(buf, "  ! %s %s: %s\n", analysis.StageLabel(s.Index, s.Name), f.Kind, f.Reason)
 		}
 	}
 }
@@ -197,7 +198,7 @@ func writeFlags(buf *bytes.Buffer, t *bench.TargetResult) {
 // clients so that nobody mistakes a client count for an arrival rate.
 func stageModel(p bench.Profile, s bench.StageResult) string {
 	model := s.LoadModel()
-	level := valueWithUnit(s.Level(), model.Unit())
+	level := analysis.ValueWithUnit(s.Level(), model.Unit())
 	if model.Clients() {
 		return fmt.Sprintf("%s (%s)", model.Name(), level)
 	}
@@ -212,8 +213,8 @@ func stageRow(label, model string, s bench.Stats) []string {
 		label, model,
 		fmt.Sprint(s.Requests),
 		fmt.Sprintf("%.2f%%", s.SuccessRatio()*100),
-		num(s.OfferedRate), num(s.Throughput),
-		num(s.Latency.P50), num(s.Latency.P90), num(s.Latency.P99), num(s.Latency.Max),
+		analysis.Num(s.OfferedRate), analysis.Num(s.Throughput),
+		analysis.Num(s.Latency.P50), analysis.Num(s.Latency.P90), analysis.Num(s.Latency.P99), analysis.Num(s.Latency.Max),
 		fmt.Sprint(s.Requests - s.Successes),
 	}
 }
@@ -244,19 +245,19 @@ func writeResourceTable(buf *bytes.Buffer, t *bench.TargetResult) {
 		names[s.Index] = s.Name
 	}
 	var labels []string
-	var sums []resourceSummary
+	var sums []analysis.ResourceSummary
 	for _, r := range t.Resources {
-		label := stageLabel(r.Stage, names[r.Stage])
+		label := analysis.StageLabel(r.Stage, names[r.Stage])
 		if r.Warmup {
 			label = "warm-up*"
 		}
-		labels, sums = append(labels, label), append(sums, stageSummary(r))
+		labels, sums = append(labels, label), append(sums, analysis.StageSummary(r))
 	}
-	if s, ok := summarizeResources(t); ok {
+	if s, ok := analysis.SummarizeResources(t); ok {
 		labels, sums = append(labels, "measured"), append(sums, s)
 	}
-	threads := kindsOf(tableThreadKinds, bench.ThreadKinds, threadsOf, sums...)
-	memory := kindsOf(tableMemoryKinds, bench.MemoryKinds, memoryOf, sums...)
+	threads := analysis.KindsOf(analysis.TableThreadKinds, bench.ThreadKinds, analysis.ThreadsOf, sums...)
+	memory := analysis.KindsOf(analysis.TableMemoryKinds, bench.MemoryKinds, analysis.MemoryOf, sums...)
 	tw := newTable(buf)
 	rows := [][]string{resourceHeader(threads, memory)}
 	for i, s := range sums {
@@ -275,7 +276,7 @@ func resourceHeader(threads, memory []string) []string {
 		header = append(header, strings.ToUpper("peak "+bench.ThreadLabel(kind)))
 	}
 	for _, kind := range memory {
-		label := memoryLabel(kind)
+		label := analysis.MemoryLabel(kind)
 		if kind == bench.MemoryThreadStacks {
 			label = "stacks" // the column's old name, kept
 		}
@@ -286,31 +287,31 @@ func resourceHeader(threads, memory []string) []string {
 
 // resourceRow shows figures a target did not report (a Go target has no
 // JVM threads) as "-" rather than as a misleading zero.
-func resourceRow(label string, s resourceSummary, threads, memory []string) []string {
+func resourceRow(label string, s analysis.ResourceSummary, threads, memory []string) []string {
 	cell := func(v float64, unit string) string {
 		if v == 0 {
 			return "-"
 		}
-		return value(v, unit)
+		return analysis.Value(v, unit)
 	}
 	row := []string{label}
 	for _, kind := range threads {
-		row = append(row, cell(s.threads[kind], threadUnit(kind)))
+		row = append(row, cell(s.Threads[kind], analysis.ThreadUnit(kind)))
 	}
 	for _, kind := range memory {
-		row = append(row, cell(s.memoryMiB[kind], unitMiB))
+		row = append(row, cell(s.MemoryMiB[kind], analysis.UnitMiB))
 	}
-	return append(row, cell(s.cpuPer1k, unitSeconds), gcCell(s))
+	return append(row, cell(s.CPUPer1k, analysis.UnitSeconds), gcCell(s))
 }
 
-func gcCell(s resourceSummary) string {
+func gcCell(s analysis.ResourceSummary) string {
 	switch {
-	case s.gcPauses == 0:
+	case s.GCPauses == 0:
 		return "-"
-	case s.gcPauseSeconds == 0:
-		return value(s.gcPauses, unitPauses)
+	case s.GCPauseSeconds == 0:
+		return analysis.Value(s.GCPauses, analysis.UnitPauses)
 	}
-	return fmt.Sprintf("%s (%s s)", value(s.gcPauses, unitPauses), value(s.gcPauseSeconds, unitSeconds))
+	return fmt.Sprintf("%s (%s s)", analysis.Value(s.GCPauses, analysis.UnitPauses), analysis.Value(s.GCPauseSeconds, analysis.UnitSeconds))
 }
 
 func writeScrapeFailures(buf *bytes.Buffer, resources []bench.StageResources) {
@@ -353,8 +354,8 @@ func runListRow(r bench.RunSummary) []string {
 			targets = append(targets, t.Target)
 		}
 	}
-	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), orDash(r.Name),
-		orDash(strings.Join(targets, ",")), orDash(r.Profile), orDash(headline(r))}
+	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), analysis.OrDash(r.Name),
+		analysis.OrDash(strings.Join(targets, ",")), analysis.OrDash(r.Profile), analysis.OrDash(headline(r))}
 }
 
 // headline is each result's throughput and p99 over the whole attack and
@@ -365,7 +366,7 @@ func headline(r bench.RunSummary) string {
 		if t.Throughput == 0 && t.P99 == 0 {
 			parts[i] = fmt.Sprintf("%s %s", t.Key, t.Status)
 		} else {
-			parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Key, num(t.Throughput), num(t.P99))
+			parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Key, analysis.Num(t.Throughput), analysis.Num(t.P99))
 		}
 		if len(t.Flags) > 0 {
 			parts[i] += " [" + strings.Join(t.Flags, ", ") + "]"
@@ -379,7 +380,7 @@ func headline(r bench.RunSummary) string {
 // failed requests.
 func WriteSecondLine(w io.Writer, target string, b bench.Bucket, stageName string) error {
 	_, err := fmt.Fprintf(w, "%5ds  %-13s  %-12s  %9s req/s  p99 %9s ms  errors %d\n",
-		b.Second, target, orDash(stageName), num(b.Stats.Throughput), num(b.Stats.Latency.P99),
+		b.Second, target, analysis.OrDash(stageName), analysis.Num(b.Stats.Throughput), analysis.Num(b.Stats.Latency.P99),
 		b.Stats.Requests-b.Stats.Successes)
 	if err != nil {
 		return fmt.Errorf("write progress: %w", err)

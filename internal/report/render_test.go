@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
 )
@@ -36,7 +38,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestWriteComparison_Golden(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	for _, format := range []string{"table", "markdown"} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -49,7 +51,7 @@ func TestWriteComparison_Golden(t *testing.T) {
 }
 
 func TestWriteComparison_JSON(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	var buf bytes.Buffer
 	if err := report.WriteComparison(&buf, c, "json"); err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func TestWriteRun_Golden(t *testing.T) {
 		name string
 		run  *bench.Run
 	}{
-		{"run.table.golden", baseRun(t)},
+		{"run.table.golden", analysistest.BaseRun(t)},
 		{"run_closed.table.golden", closedRun(t)},
 	}
 	for _, tt := range tests {
@@ -88,7 +90,7 @@ func TestWriteRun_Golden(t *testing.T) {
 // closedRun is a closed-model run whose Java target failed part-way.
 func closedRun(t *testing.T) *bench.Run {
 	t.Helper()
-	spec := openSpec()
+	spec := analysistest.OpenSpec()
 	spec.Targets = []string{bench.TargetJavaVirtual}
 	spec.Profile = bench.Profile{Name: "clients", Model: bench.ModelClosed, Stages: []bench.Stage{
 		{Duration: bench.Duration(15 * time.Second), Concurrency: 50},
@@ -98,16 +100,16 @@ func closedRun(t *testing.T) *bench.Run {
 	tr := bench.TargetResult{Target: bench.TargetJavaVirtual, Status: bench.TargetFailed,
 		Error: "target stopped answering during stage 2", Image: bench.ImageInfo{Ref: "threadbench/java:dev"}}
 	tr.Stages = []bench.StageResult{
-		{Index: 0, Model: bench.ModelClosed, Concurrency: 50, Stats: statsOf(t, spread{requests: 6000, seconds: 15, low: 100, high: 140})},
-		{Index: 1, Model: bench.ModelClosed, Concurrency: 400, Stats: statsOf(t, spread{requests: 9000, failures: 900, seconds: 15, low: 120, high: 900})},
+		{Index: 0, Model: bench.ModelClosed, Concurrency: 50, Stats: analysistest.StatsOf(t, analysistest.Spread{Requests: 6000, Seconds: 15, Low: 100, High: 140})},
+		{Index: 1, Model: bench.ModelClosed, Concurrency: 400, Stats: analysistest.StatsOf(t, analysistest.Spread{Requests: 9000, Failures: 900, Seconds: 15, Low: 120, High: 900})},
 	}
-	tr.Total = totalOf(t, tr.Stages)
+	tr.Total = analysistest.TotalOf(t, tr.Stages)
 	return &bench.Run{ID: "run-closed", Status: bench.RunFailed, Error: "1 of 1 targets failed", Spec: spec,
-		CreatedAt: created, Targets: []bench.TargetResult{tr}}
+		CreatedAt: analysistest.Created, Targets: []bench.TargetResult{tr}}
 }
 
 func TestWriteRun_JSON(t *testing.T) {
-	r := baseRun(t)
+	r := analysistest.BaseRun(t)
 	var buf bytes.Buffer
 	if err := report.WriteRun(&buf, r, "json"); err != nil {
 		t.Fatal(err)
@@ -123,7 +125,7 @@ func TestWriteRun_JSON(t *testing.T) {
 
 func TestWriteRunList_Golden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.WriteRunList(&buf, []bench.RunSummary{headRun(t).Summary(), baseRun(t).Summary(), closedRun(t).Summary()}, "table"); err != nil {
+	if err := report.WriteRunList(&buf, []bench.RunSummary{analysistest.HeadRun(t).Summary(), analysistest.BaseRun(t).Summary(), closedRun(t).Summary()}, "table"); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "runlist.table.golden", buf.Bytes())
@@ -140,14 +142,14 @@ func TestWriteSecondLine(t *testing.T) {
 }
 
 func TestWrite_UnknownFormat(t *testing.T) {
-	c := report.Compare(baseRun(t), headRun(t), report.CompareOptions{})
+	c := analysis.Compare(analysistest.BaseRun(t), analysistest.HeadRun(t), analysis.CompareOptions{})
 	tests := []struct {
 		name  string
 		write func(*bytes.Buffer) error
 		valid string
 	}{
 		{"comparison", func(w *bytes.Buffer) error { return report.WriteComparison(w, c, "xml") }, "table, markdown, json"},
-		{"run", func(w *bytes.Buffer) error { return report.WriteRun(w, baseRun(t), "markdown") }, "table, json"},
+		{"run", func(w *bytes.Buffer) error { return report.WriteRun(w, analysistest.BaseRun(t), "markdown") }, "table, json"},
 		{"run list", func(w *bytes.Buffer) error { return report.WriteRunList(w, nil, "yaml") }, "table, json"},
 	}
 	for _, tt := range tests {
@@ -168,7 +170,7 @@ func TestWrite_UnknownFormat(t *testing.T) {
 }
 
 func TestWrite_WriterError(t *testing.T) {
-	err := report.WriteRun(failingWriter{}, baseRun(t), "table")
+	err := report.WriteRun(failingWriter{}, analysistest.BaseRun(t), "table")
 	if !errors.Is(err, errBrokenPipe) {
 		t.Errorf("err = %v, want the writer's error wrapped", err)
 	}
@@ -184,7 +186,7 @@ func TestWriteReport_Golden(t *testing.T) {
 	for _, format := range report.ReportFormats {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := report.WriteReport(&buf, threeTargetSource(t), format, report.ReportOptions{}); err != nil {
+			if err := report.WriteReport(&buf, threeTargetSource(t), format, analysis.ReportOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "report."+format+".golden", buf.Bytes())
@@ -219,7 +221,7 @@ func TestWriteReport_HTMLStaysSmall(t *testing.T) {
 		src.Series[key] = series
 	}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, src, "html", report.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, src, "html", analysis.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/hdr"
 	"github.com/threadbench/threadbench/internal/report"
@@ -104,9 +105,9 @@ func threeTargetSpec() bench.RunSpec {
 // threeTargetRun is the fixture run.
 func threeTargetRun(t *testing.T) *bench.Run {
 	t.Helper()
-	started, finished := created.Add(10*time.Second), created.Add(2*time.Minute)
+	started, finished := analysistest.Created.Add(10*time.Second), analysistest.Created.Add(2*time.Minute)
 	r := &bench.Run{ID: "run-three", Name: "three targets", Status: bench.RunSucceeded, Spec: threeTargetSpec(),
-		Environment: environment(), CreatedAt: created, StartedAt: &started, FinishedAt: &finished}
+		Environment: analysistest.Environment(), CreatedAt: analysistest.Created, StartedAt: &started, FinishedAt: &finished}
 	for _, shape := range fixtureShapes {
 		r.Targets = append(r.Targets, fixtureTarget(t, shape))
 	}
@@ -127,13 +128,13 @@ func fixtureTarget(t *testing.T, shape targetShape) bench.TargetResult {
 		tr.Stages = append(tr.Stages, stage)
 		named = append(named, stage.Requests)
 		tr.Seconds = append(tr.Seconds, bucketsFrom(i, i*fixtureStageSeconds, stage.Stats)...)
-		res := resources(i, shape.threads[i], mibToBytes(shape.memoryMiB[i]))
+		res := analysistest.Resources(i, shape.threads[i], mibToBytes(shape.memoryMiB[i]))
 		res.CPUSecondsPer1k, res.GCPauses, res.GCPauseSeconds = shape.cpuPer1k[i], shape.gcPauses[i], shape.gcPauses[i]*0.004
 		tr.Resources = append(tr.Resources, res)
 	}
-	tr.Total = totalOf(t, tr.Stages)
+	tr.Total = analysistest.TotalOf(t, tr.Stages)
 	for j := range named[0] {
-		tr.Requests = append(tr.Requests, bench.NamedStats{Name: named[0][j].Name, Stats: *totalOf(t, []bench.StageResult{
+		tr.Requests = append(tr.Requests, bench.NamedStats{Name: named[0][j].Name, Stats: *analysistest.TotalOf(t, []bench.StageResult{
 			{Stats: named[0][j].Stats}, {Stats: named[1][j].Stats}})})
 	}
 	return tr
@@ -164,7 +165,7 @@ func fixtureStage(t *testing.T, i int, st stageShape, generatorShare float64) be
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Stats.Latency, s.Stats.Histogram = hdr.Summarize(h), encode(t, h)
+	s.Stats.Latency, s.Stats.Histogram = hdr.Summarize(h), analysistest.Encode(t, h)
 	s.Generator = &bench.Generator{CPUs: 1, CPUShare: generatorShare, CPUSharePeak: generatorShare, Connections: fixtureClients[i]}
 	s.Flags = s.Generator.Flags(fixtureStageSeconds)
 	return s
@@ -173,7 +174,7 @@ func fixtureStage(t *testing.T, i int, st stageShape, generatorShare float64) be
 // requestStats is n requests of one shape over seconds, all succeeding.
 func requestStats(t *testing.T, rq requestShape, n int64, seconds float64) bench.Stats {
 	t.Helper()
-	st := statsOf(t, spread{requests: n, seconds: seconds, low: rq.low, high: rq.high})
+	st := analysistest.StatsOf(t, analysistest.Spread{Requests: n, Seconds: seconds, Low: rq.low, High: rq.high})
 	st.Completed = st.Successes
 	return st
 }
@@ -184,7 +185,7 @@ func requestStats(t *testing.T, rq requestShape, n int64, seconds float64) bench
 func bucketsFrom(stage, from int, st bench.Stats) []bench.Bucket {
 	buckets := make([]bench.Bucket, fixtureStageSeconds)
 	for i := range buckets {
-		w := wobble(from + i)
+		w := analysistest.Wobble(from + i)
 		n := st.Requests / fixtureStageSeconds
 		l := st.Latency
 		buckets[i] = bench.Bucket{Second: from + i, Stage: stage, Stats: bench.Stats{
@@ -248,7 +249,7 @@ func fixtureSeries() map[string][]bench.Series {
 				if sec < 0 {
 					v *= 0.5
 				}
-				points = append(points, bench.Point{T: float64(sec), V: math.Round(v*wobble(sec+5)*1000) / 1000})
+				points = append(points, bench.Point{T: float64(sec), V: math.Round(v*analysistest.Wobble(sec+5)*1000) / 1000})
 			}
 			return points
 		}
@@ -259,7 +260,7 @@ func fixtureSeries() map[string][]bench.Series {
 			s := bench.Series{Name: name}
 			total := 0.0
 			for sec := -5; sec <= 2*fixtureStageSeconds; sec++ {
-				total += perSecond(min(max(sec, 0)/fixtureStageSeconds, 1)) * wobble(sec)
+				total += perSecond(min(max(sec, 0)/fixtureStageSeconds, 1)) * analysistest.Wobble(sec)
 				s.Points = append(s.Points, bench.Point{T: float64(sec), V: math.Round(total*1000) / 1000})
 			}
 			return s

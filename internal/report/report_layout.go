@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -29,11 +30,14 @@ type block struct {
 	Right  map[int]bool // columns of numbers
 	Color  []int        // per row: the subject's colour index, -1 for none (HTML swatches)
 	Lines  []string
+	// Figures are pictures only HTML draws (flame graphs).
+	Figures []figure
 }
 
 // layoutReport lays out the whole report.
 func layoutReport(rep bench.Report) []section {
 	sections := append([]section{headerSection(rep), findingsSection(rep)}, capacitySections(rep)...)
+	sections = append(sections, whySections(rep)...)
 	colors := subjectColors(rep)
 	for i, sc := range rep.Scopes {
 		sections = append(sections, scopeSection(sc, colors, fmt.Sprintf("scope-%d", i), rep.MinEffect))
@@ -72,7 +76,7 @@ func subjectColors(rep bench.Report) map[string]int {
 
 func headerSection(rep bench.Report) section {
 	kv := [][2]string{
-		{"run", rep.Run.ID + suffix(" ", quoteName(rep.Run.Name))},
+		{"run", rep.Run.ID + analysis.Suffix(" ", quoteName(rep.Run.Name))},
 		{"status", string(rep.Run.Status)},
 		{"created", shortTime(rep.Run.CreatedAt)},
 		{"profile", rep.Profile},
@@ -98,9 +102,9 @@ func targetsBlock(subjects []bench.ReportSubject) block {
 		targets.Right = map[int]bool{4: true}
 	}
 	for i, s := range subjects {
-		row := []string{s.Label, s.Target, orDash(s.Runtime), fmt.Sprint(s.Rounds), string(s.Status) + suffix(": ", s.Error)}
+		row := []string{s.Label, s.Target, analysis.OrDash(s.Runtime), fmt.Sprint(s.Rounds), string(s.Status) + analysis.Suffix(": ", s.Error)}
 		if engines {
-			row = slices.Insert(row, 2, orDash(s.Engine))
+			row = slices.Insert(row, 2, analysis.OrDash(s.Engine))
 		}
 		targets.Rows = append(targets.Rows, row)
 		targets.Color = append(targets.Color, i)
@@ -120,8 +124,8 @@ func environmentLine(env bench.Environment) string {
 		return "not recorded"
 	}
 	return fmt.Sprintf("%s, %s x %s, kernel %s, docker %s, cgroup %s; load on CPUs %s, targets on %s",
-		orDash(env.Host), orDash(env.CPUModel), orDash(countString(env.CPUs)), orDash(env.Kernel),
-		orDash(env.DockerVersion), orDash(env.CgroupVersion), orDash(env.LoadCPUSet), orDash(env.TargetCPUSet))
+		analysis.OrDash(env.Host), analysis.OrDash(env.CPUModel), analysis.OrDash(analysis.CountString(env.CPUs)), analysis.OrDash(env.Kernel),
+		analysis.OrDash(env.DockerVersion), analysis.OrDash(env.CgroupVersion), analysis.OrDash(env.LoadCPUSet), analysis.OrDash(env.TargetCPUSet))
 }
 
 func findingsSection(rep bench.Report) section {
@@ -164,7 +168,7 @@ func scopeSection(sc bench.ReportScope, colors map[string]int, id string, minEff
 // come from: the transient cut, or that it never settled.
 func steadyBlock(sc bench.ReportScope) block {
 	b := block{Title: "steady part (figures from the seconds kept)"}
-	if !anyCut(sc) {
+	if !analysis.AnyCut(sc) {
 		if len(sc.Results) > 0 && len(sc.Results[0].Steady) > 0 {
 			b.Lines = []string{"every target steady from its first second: nothing cut"}
 		}
@@ -182,33 +186,21 @@ func steadyBlock(sc bench.ReportScope) block {
 	return b
 }
 
-// anyCut reports whether a subject of the scope had a transient cut or no
-// steady part.
-func anyCut(sc bench.ReportScope) bool {
-	for _, r := range sc.Results {
-		for _, sp := range r.Steady {
-			if sp.Cut > 0 || !sp.Steady {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // steadyWords says what one round kept: "all 10 s", "first 3 s cut, 7 s
-// kept", "not steady: throughput +1.6 %/s over the 5 s kept".
+// kept", "first 1 s and last 1 s cut, 13 s kept", "not steady: throughput
+// +1.6 %/s over the 5 s kept".
 func steadyWords(sp bench.SteadyPart, rounds bool) string {
 	var s string
 	switch {
 	case !sp.Steady:
-		s = "not steady: " + trendWords(sp, false)
-		if sp.Cut > 0 {
-			s += fmt.Sprintf(" (first %d s cut)", sp.Cut)
+		s = "not steady: " + analysis.TrendWords(sp, false)
+		if cut := cutWords(sp); cut != "" {
+			s += " (" + cut + ")"
 		}
-	case sp.Cut == 0:
+	case sp.Cut == 0 && sp.CutEnd == 0:
 		s = fmt.Sprintf("all %d s", sp.Seconds)
 	default:
-		s = fmt.Sprintf("first %d s cut, %d s kept", sp.Cut, sp.Seconds-sp.Cut)
+		s = fmt.Sprintf("%s, %d s kept", cutWords(sp), sp.Seconds-sp.Cut-sp.CutEnd)
 	}
 	if rounds {
 		s = fmt.Sprintf("round %d %s", sp.Round+1, s)
@@ -216,15 +208,29 @@ func steadyWords(sp bench.SteadyPart, rounds bool) string {
 	return s
 }
 
+// cutWords says which ends of a round were cut: "first 3 s cut", "last
+// 1 s cut", "first 1 s and last 2 s cut"; empty when neither was.
+func cutWords(sp bench.SteadyPart) string {
+	switch {
+	case sp.Cut > 0 && sp.CutEnd > 0:
+		return fmt.Sprintf("first %d s and last %d s cut", sp.Cut, sp.CutEnd)
+	case sp.Cut > 0:
+		return fmt.Sprintf("first %d s cut", sp.Cut)
+	case sp.CutEnd > 0:
+		return fmt.Sprintf("last %d s cut", sp.CutEnd)
+	}
+	return ""
+}
+
 func throughputBlock(sc bench.ReportScope, colors map[string]int) block {
 	b := block{Title: "throughput and errors",
 		Header: []string{"TARGET", "REQUESTS", "COMPLETED", "ERRORS", "ERROR RATE %", "THROUGHPUT req/s", "RELATIVE", "IN MiB", "OUT MiB"},
 		Right:  rightFrom(1)}
-	relative := relativeOf(sc, metricThroughput)
+	relative := relativeOf(sc, analysis.MetricThroughput)
 	for _, r := range sc.Results {
 		f := r.Figures
 		b.Rows = append(b.Rows, []string{r.Label, fmt.Sprint(f.Requests), completedCell(f), fmt.Sprint(f.Errors),
-			estimateText(f.ErrorRate, unitPercent), estimateText(f.Throughput, unitReqPerSec), relative[r.Label],
+			estimateText(f.ErrorRate, analysis.UnitPercent), estimateText(f.Throughput, analysis.UnitReqPerSec), relative[r.Label],
 			mib(f.BytesIn), mib(f.BytesOut)})
 		b.Color = append(b.Color, colors[r.Label])
 	}
@@ -245,7 +251,7 @@ var latencyHeader = []string{"TARGET", "MIN", "MEAN", "P50", "P90", "P95", "P99"
 func latencyCells(l bench.LatencyEstimates) []string {
 	cells := []string{}
 	for _, e := range []bench.Estimate{l.Min, l.Mean, l.P50, l.P90, l.P95, l.P99, l.P999, l.Max} {
-		cells = append(cells, estimateText(e, unitMs))
+		cells = append(cells, estimateText(e, analysis.UnitMs))
 	}
 	return cells
 }
@@ -264,9 +270,9 @@ func requestBlock(sc bench.ReportScope, colors map[string]int) block {
 				}
 				f := rf.Figures
 				b.Rows = append(b.Rows, []string{name, r.Label, fmt.Sprint(f.Requests), fmt.Sprint(f.Errors),
-					estimateText(f.Throughput, unitReqPerSec), estimateText(f.Latency.Mean, unitMs),
-					estimateText(f.Latency.P50, unitMs), estimateText(f.Latency.P90, unitMs),
-					estimateText(f.Latency.P99, unitMs), estimateText(f.Latency.Max, unitMs)})
+					estimateText(f.Throughput, analysis.UnitReqPerSec), estimateText(f.Latency.Mean, analysis.UnitMs),
+					estimateText(f.Latency.P50, analysis.UnitMs), estimateText(f.Latency.P90, analysis.UnitMs),
+					estimateText(f.Latency.P99, analysis.UnitMs), estimateText(f.Latency.Max, analysis.UnitMs)})
 				b.Color = append(b.Color, colors[r.Label])
 			}
 		}
@@ -303,13 +309,13 @@ func resourceBlock(sc bench.ReportScope, colors map[string]int) block {
 			memory[k] = true
 		}
 	}
-	threadKinds, memoryKinds := orderedKinds(threads, bench.ThreadKinds), orderedKinds(memory, bench.MemoryKinds)
+	threadKinds, memoryKinds := analysis.OrderedKinds(threads, bench.ThreadKinds), analysis.OrderedKinds(memory, bench.MemoryKinds)
 	b := block{Title: "resources (peaks)", Header: []string{"TARGET"}, Right: rightFrom(1)}
 	for _, k := range threadKinds {
 		b.Header = append(b.Header, strings.ToUpper(bench.ThreadLabel(k)))
 	}
 	for _, k := range memoryKinds {
-		b.Header = append(b.Header, strings.ToUpper(memoryLabel(k))+" MiB")
+		b.Header = append(b.Header, strings.ToUpper(analysis.MemoryLabel(k))+" MiB")
 	}
 	b.Header = append(b.Header, "CPU s / 1k req", "GC PAUSES", "GC TIME s")
 	for _, r := range sc.Results {
@@ -318,13 +324,13 @@ func resourceBlock(sc bench.ReportScope, colors map[string]int) block {
 		}
 		row := []string{r.Label}
 		for _, k := range threadKinds {
-			row = append(row, mapCell(r.Resources.Threads, k, unitThreads))
+			row = append(row, mapCell(r.Resources.Threads, k, analysis.UnitThreads))
 		}
 		for _, k := range memoryKinds {
-			row = append(row, mapCell(r.Resources.MemoryMiB, k, unitMiB))
+			row = append(row, mapCell(r.Resources.MemoryMiB, k, analysis.UnitMiB))
 		}
-		row = append(row, optionalCell(r.Resources.CPUSecondsPer1k, unitSeconds), optionalCell(r.Resources.GCPauses, unitPauses),
-			optionalCell(r.Resources.GCPauseSeconds, unitSeconds))
+		row = append(row, optionalCell(r.Resources.CPUSecondsPer1k, analysis.UnitSeconds), optionalCell(r.Resources.GCPauses, analysis.UnitPauses),
+			optionalCell(r.Resources.GCPauseSeconds, analysis.UnitSeconds))
 		b.Rows = append(b.Rows, row)
 		b.Color = append(b.Color, colors[r.Label])
 	}
@@ -360,14 +366,14 @@ func rankBlock(sc bench.ReportScope, minEffect float64) block {
 func rankChain(r bench.Rank, minEffect float64) string {
 	var b strings.Builder
 	for i, e := range r.Entries {
-		b.WriteString(rankSeparator(i, e))
-		b.WriteString(e.Label + " " + valueWithUnit(e.Value, r.Unit))
+		b.WriteString(analysis.RankSeparator(i, e))
+		b.WriteString(e.Label + " " + analysis.ValueWithUnit(e.Value, r.Unit))
 		var notes []string
 		if i > 0 && e.Relative != 0 {
 			notes = append(notes, relativeText(e.Relative, r.HigherIsBetter))
 		}
 		if e.VsAbove != nil {
-			notes = append(notes, testString(*e.VsAbove)+sameWhy(e, r.Entries[i-1], minEffect))
+			notes = append(notes, analysis.TestString(*e.VsAbove)+analysis.SameWhy(e, r.Entries[i-1], minEffect))
 		}
 		if len(notes) > 0 {
 			b.WriteString(" (" + strings.Join(notes, "; ") + ")")
@@ -389,7 +395,7 @@ func relativeText(rel float64, higherIsBetter bool) string {
 // figure, as text.
 func relativeOf(sc bench.ReportScope, name string) map[string]string {
 	out := map[string]string{}
-	if r, ok := rankOf(sc, name); ok {
+	if r, ok := analysis.RankOf(sc, name); ok {
 		for _, e := range r.Entries {
 			out[e.Label] = relativeText(e.Relative, r.HigherIsBetter)
 		}
@@ -410,8 +416,8 @@ func pairBlock(sc bench.ReportScope, minEffect float64) block {
 			if i == 0 {
 				pair = p.A + " vs " + p.B
 			}
-			b.Rows = append(b.Rows, []string{pair, figureName(pf.Figure) + " (" + pf.Unit + ")", value(pf.A, pf.Unit), value(pf.B, pf.Unit),
-				positiveZero(fmt.Sprintf("%+.1f%%", pf.Change)), verdictText(pf, minEffect)})
+			b.Rows = append(b.Rows, []string{pair, figureName(pf.Figure) + " (" + pf.Unit + ")", analysis.Value(pf.A, pf.Unit), analysis.Value(pf.B, pf.Unit),
+				analysis.PositiveZero(fmt.Sprintf("%+.1f%%", pf.Change)), verdictText(pf, minEffect)})
 			b.Color = append(b.Color, -1)
 		}
 	}
@@ -423,9 +429,9 @@ func pairBlock(sc bench.ReportScope, minEffect float64) block {
 // significant test is no verdict: under the minimum effect, or pointing
 // the other way from the figures.
 func verdictText(pf bench.PairFigure, minEffect float64) string {
-	test := testString(pf.Test) + cvWords(pf)
+	test := analysis.TestString(pf.Test) + analysis.CVWords(pf)
 	switch {
-	case !tested(pf.Test):
+	case !analysis.Tested(pf.Test):
 		return "not tested (" + untestedWhy + ")"
 	case pf.Verdict != bench.VerdictNoDifference || !pf.Test.Significant:
 		return pf.Verdict + " (" + test + ")"
@@ -447,7 +453,7 @@ func boundBlock(sc bench.ReportScope, colors map[string]int) block {
 		if bd.Binds {
 			binds = "binds"
 		}
-		b.Rows = append(b.Rows, []string{bd.Label, boundName(bd.Kind), num(bd.Allowed), num(bd.Measured), binds, bd.Basis})
+		b.Rows = append(b.Rows, []string{bd.Label, boundName(bd.Kind), analysis.Num(bd.Allowed), analysis.Num(bd.Measured), binds, bd.Basis})
 		b.Color = append(b.Color, colors[bd.Label])
 	}
 	return b
@@ -487,14 +493,14 @@ func figureName(name string) string {
 // within-run interval (the figure ± the half-width), "501.5 (480.2..520.3)"
 // for an interval over rounds.
 func estimateText(e bench.Estimate, unit string) string {
-	v := value(e.Value, unit)
+	v := analysis.Value(e.Value, unit)
 	if e.CI == nil {
 		return v
 	}
 	if e.CI.Method == bench.IntervalWithinRun {
-		return v + " ±" + value(e.CI.Hi-e.Value, unit)
+		return v + " ±" + analysis.Value(e.CI.Hi-e.Value, unit)
 	}
-	return fmt.Sprintf("%s (%s..%s)", v, value(e.CI.Lo, unit), value(e.CI.Hi, unit))
+	return fmt.Sprintf("%s (%s..%s)", v, analysis.Value(e.CI.Lo, unit), analysis.Value(e.CI.Hi, unit))
 }
 
 // completedCell is the completed requests, or "-" for a run stored before
@@ -506,7 +512,9 @@ func completedCell(f bench.Figures) string {
 	return fmt.Sprint(f.Completed)
 }
 
-func mib(bytes int64) string { return value(float64(bytes)/bytesPerMiB, unitMiB) }
+func mib(bytes int64) string {
+	return analysis.Value(float64(bytes)/analysis.BytesPerMiB, analysis.UnitMiB)
+}
 
 // rightFrom marks every column from first on as numbers.
 func rightFrom(first int) map[int]bool {
@@ -515,17 +523,4 @@ func rightFrom(first int) map[int]bool {
 		right[i] = true
 	}
 	return right
-}
-
-// sameWhy says why an entry is ranked the same as the one above although
-// its test is significant: the difference is under the minimum effect, or
-// the values the test rests on order them the other way.
-func sameWhy(e, above bench.RankEntry, minEffect float64) string {
-	if !e.Same || !e.VsAbove.Significant {
-		return ""
-	}
-	if math.Abs(relativeChange(above.Value, e.Value)) < minEffect {
-		return fmt.Sprintf(", under the %g%% minimum effect", minEffect)
-	}
-	return ", pointing the other way"
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/requests"
 )
 
@@ -110,7 +111,7 @@ func TestRequestsPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := bench.RunSpec{Targets: []string{"go"}, Profile: bench.Profile{Name: "smoke"}, Workload: bench.Workload{Requests: reqs}}
-	if err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}}); err != nil {
+	if err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}, Builtins: builtin.Set}); err != nil {
 		t.Fatal(err)
 	}
 }

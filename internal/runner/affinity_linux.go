@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,30 +15,72 @@ import (
 const canPin = true
 
 // pinProcess restricts every thread of this process to the CPUs in cpuset
-// (a list such as "0" or "0-2,4") and returns a function that restores the
-// previous affinity. Go threads created later inherit the affinity of the
-// thread that creates them, so pinning every current thread pins the process.
+// (a list such as "0" or "0-2,4") and returns a function that releases the
+// pin. Go threads created later inherit the affinity of the thread that
+// creates them, so pinning every current thread pins the process.
 // The load generator runs pinned during attacks so that it never shares a CPU
 // with the target, with GOMAXPROCS set to the CPUs it has: more Ps than
 // CPUs only make goroutines take turns on one (measured: 45k req/s with one
 // P on one CPU against 40k with two).
-func pinProcess(cpuset string) (restore func(), err error) {
+//
+// Attacks of one process that overlap (a daemon runs one at a time; a test
+// suite runs several side by side, each with an attack lock of its own)
+// share the pin: the first pins, the last to release restores the affinity
+// and GOMAXPROCS from before the first. Restoring when each ended would
+// leave the process pinned by whichever saved the other's pin as its
+// "before".
+func pinProcess(cpuset string) (release func(), err error) {
 	want, err := parseCPUSet(cpuset)
 	if err != nil {
 		return nil, err
 	}
-	var before unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &before); err != nil {
+	pin.mu.Lock()
+	defer pin.mu.Unlock()
+	if pin.holders > 0 {
+		if want != pin.set {
+			return nil, fmt.Errorf("the load generator is pinned to CPUs %s by another attack of this process: it cannot be pinned to %s at once", pin.cpuset, cpuset)
+		}
+		pin.holders++
+		return pin.releaser(), nil
+	}
+	if err := unix.SchedGetaffinity(0, &pin.before); err != nil {
 		return nil, fmt.Errorf("read CPU affinity: %w", err)
 	}
 	if err := setAllThreads(&want); err != nil {
 		return nil, err
 	}
-	procs := runtime.GOMAXPROCS(want.Count())
+	pin.set, pin.cpuset, pin.holders = want, cpuset, 1
+	pin.procs = runtime.GOMAXPROCS(want.Count())
+	return pin.releaser(), nil
+}
+
+// pin is the process's pin while attacks hold it.
+var pin processPin
+
+// processPin is a pin of the whole process, counted by its holders.
+type processPin struct {
+	mu      sync.Mutex
+	holders int
+	set     unix.CPUSet
+	cpuset  string
+	before  unix.CPUSet // the affinity before the first holder
+	procs   int         // GOMAXPROCS before the first holder
+}
+
+// releaser returns one holder's release: it counts once however often it
+// is called, and the last holder's restores the process.
+func (p *processPin) releaser() func() {
+	var once sync.Once
 	return func() {
-		runtime.GOMAXPROCS(procs)
-		_ = setAllThreads(&before)
-	}, nil
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.holders--; p.holders == 0 {
+				runtime.GOMAXPROCS(p.procs)
+				_ = setAllThreads(&p.before)
+			}
+		})
+	}
 }
 
 func setAllThreads(set *unix.CPUSet) error {

@@ -20,6 +20,7 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 	if err != nil {
 		return err
 	}
+	cfg = shareBudget(cfg, run, tr)
 	if run.Environment.CPUSplitApplied && onLocalEngine(spec.Engine) {
 		restore, err := pinProcess(run.Environment.LoadCPUSet)
 		if err != nil {
@@ -43,6 +44,24 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 		tr.Total = &total
 	}
 	return r.checkAlive(ctx, t)
+}
+
+// shareBudget gives the search of tr its share of the run's budget as it
+// starts (capacity.Config.Shared): what the searches of the targets before
+// it left, evenly among the targets from it on. They are charged what
+// their searches spent, their builds, starts and warm-ups not.
+func shareBudget(cfg capacity.Config, run *bench.Run, tr *bench.TargetResult) capacity.Config {
+	var spent time.Duration
+	for i := range run.Targets {
+		before := &run.Targets[i]
+		if before == tr {
+			return cfg.Shared(capacity.RunBudget(*run.Spec.Capacity, len(run.Targets)), spent, len(run.Targets)-i)
+		}
+		if before.Capacity != nil {
+			spent += before.Capacity.Spent.D()
+		}
+	}
+	return cfg
 }
 
 // startRate is where a search given no start rate begins: at the target's
@@ -83,8 +102,9 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	if len(res.Stages) != 1 {
 		return capacity.Outcome{}, fmt.Errorf("the attack measured %d stages, want 1", len(res.Stages))
 	}
+	var warmup time.Duration
 	if res.Warmup != nil {
-		tr.tr.Warmup = res.Warmup
+		tr.tr.Warmup, warmup = res.Warmup, res.Warmup.Duration.D()
 	}
 	st := res.Stages[0]
 	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset)
@@ -93,7 +113,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	if err := tr.r.save(tr.run); err != nil {
 		return capacity.Outcome{}, err
 	}
-	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator)}
+	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup}
 	if st.Generator != nil {
 		out.SendLag = st.Generator.OwnLagP99()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 // queries that make restarts safe.
 type QueueStore interface {
 	bench.RunStore
+	// CreateRuns stores the runs of one submission, all or none; when there
+	// are several, each one's Parts lists them all, in order.
+	CreateRuns(ctx context.Context, runs []*bench.Run) error
 	// InterruptRunning marks runs a previous process left running as
 	// interrupted and returns their IDs.
 	InterruptRunning(ctx context.Context, reason string) ([]string, error)
@@ -21,9 +25,11 @@ type QueueStore interface {
 	QueuedRuns(ctx context.Context) ([]*bench.Run, error)
 }
 
-// Preparer validates a spec and fills its defaults (bench.Prepare bound to
-// the catalog and guardrails), returning an EINVALID error naming the field.
-type Preparer func(spec *bench.RunSpec) error
+// Preparer validates a spec and fills its defaults, returning the specs of
+// the runs it asks for (bench.PrepareRuns bound to the catalog and
+// guardrails: one per part of an experiment of several parts), or an
+// EINVALID error naming the field.
+type Preparer func(spec bench.RunSpec) ([]bench.RunSpec, error)
 
 // interruptedReason is recorded on runs a dead process left running.
 const interruptedReason = "the orchestrator stopped while this run was running (crash or kill); its containers were removed"
@@ -78,11 +84,26 @@ func (q *Queue) Open(ctx context.Context) error {
 	for _, run := range queued {
 		q.pending = append(q.pending, run.ID)
 	}
+	q.start()
+	return nil
+}
+
+// Start starts executing the runs submitted to this queue, and only those:
+// unlike Open it neither recovers what a previous process left running nor
+// takes up the runs it left queued, which are a daemon's to run. A CLI
+// run, which may share its history with a daemon, goes through it.
+func (q *Queue) Start() {
+	q.recovering.Lock()
+	q.recovered = true // nothing to recover: no run of another process is this queue's
+	q.recovering.Unlock()
+	q.start()
+}
+
+func (q *Queue) start() {
 	loopCtx, cancel := context.WithCancel(context.Background())
 	q.cancel, q.done = cancel, make(chan struct{})
 	go q.loop(loopCtx)
 	q.signal()
-	return nil
 }
 
 // recover marks runs a dead process left running as interrupted and removes
@@ -151,37 +172,61 @@ func (q *Queue) Close(ctx context.Context) error {
 	}
 }
 
-// Submit validates a spec, stores it as a queued run and puts it in line.
+// Submit validates a spec, stores the runs it asks for as queued and puts
+// them in line, all or none: one run, or one per part of an experiment of
+// several parts, each listing them all (Parts). It returns the first.
 func (q *Queue) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error) {
-	if err := q.prepare(&spec); err != nil {
-		return nil, err
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.maxQueue > 0 && len(q.pending) >= q.maxQueue {
-		wait := q.retryAfter(time.Now())
-		return nil, &bench.Error{Code: bench.EUNAVAILABLE, RetryAfter: wait,
-			Message: fmt.Sprintf("the run queue is full (%d runs waiting); try again in %s", len(q.pending), wait)}
-	}
-	run := &bench.Run{Name: spec.Name, Status: bench.RunQueued, Spec: spec}
-	if err := q.store.CreateRun(ctx, run); err != nil {
-		return nil, err
-	}
-	q.pending = append(q.pending, run.ID)
-	q.signal()
-	return run, nil
-}
-
-// Cancel cancels a queued or running run. A running run is stopped within a
-// second and its container removed; the returned document may still say
-// running until the runner has recorded the cancellation.
-func (q *Queue) Cancel(ctx context.Context, id string) (*bench.Run, error) {
-	run, err := q.store.FindRunByID(ctx, id)
+	specs, err := q.prepare(spec)
 	if err != nil {
 		return nil, err
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if err := q.checkRoom(len(specs)); err != nil {
+		return nil, err
+	}
+	runs := make([]*bench.Run, len(specs))
+	for i, s := range specs {
+		runs[i] = &bench.Run{Name: s.Name, Status: bench.RunQueued, Spec: s}
+	}
+	if err := q.store.CreateRuns(ctx, runs); err != nil {
+		return nil, err
+	}
+	for _, run := range runs {
+		q.pending = append(q.pending, run.ID)
+	}
+	q.signal()
+	return runs[0], nil
+}
+
+// checkRoom refuses runs the queue has no room for: EUNAVAILABLE with a
+// Retry-After while it is full, EINVALID for more parts than it ever holds.
+// Called with q.mu held.
+func (q *Queue) checkRoom(runs int) error {
+	switch {
+	case q.maxQueue <= 0 || len(q.pending)+runs <= q.maxQueue:
+		return nil
+	case runs > q.maxQueue:
+		return bench.FieldErrorf("experiment.part", "the experiment's %d parts are more runs than the queue holds (%d): submit one part at a time", runs, q.maxQueue)
+	}
+	wait := q.retryAfter(time.Now())
+	return &bench.Error{Code: bench.EUNAVAILABLE, RetryAfter: wait,
+		Message: fmt.Sprintf("the run queue is full (%d runs waiting); try again in %s", len(q.pending), wait)}
+}
+
+// Cancel cancels a queued or running run. A running run is stopped within a
+// second and its container removed; the returned document may still say
+// running until the runner has recorded the cancellation. The parts queued
+// after a part cancelled are cancelled with it (cancelLaterParts).
+func (q *Queue) Cancel(ctx context.Context, id string) (*bench.Run, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	// Read under the lock, so that a run cancelled meanwhile (a later part
+	// of one that failed) is seen as it is.
+	run, err := q.store.FindRunByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	if run.Status.Finished() {
 		return nil, bench.Errorf(bench.ECONFLICT, "run %s already %s", id, run.Status)
 	}
@@ -189,15 +234,53 @@ func (q *Queue) Cancel(ctx context.Context, id string) (*bench.Run, error) {
 		q.cancelRun()
 		return run, nil
 	}
-	q.removePending(id)
-	now := time.Now().UTC()
-	run.Status, run.Error, run.FinishedAt = bench.RunCanceled, "canceled before it started", &now
-	if err := q.store.UpdateRun(ctx, run); err != nil {
+	if err := q.cancelQueuedLocked(ctx, run, "canceled before it started"); err != nil {
 		return nil, err
 	}
-	q.runner.publishRun(run)
-	q.runner.hub.Finish(id)
+	q.cancelLaterLocked(ctx, run)
 	return run, nil
+}
+
+// cancelLaterParts cancels the parts still queued after a part that did not
+// succeed: an experiment's parts make one table, in order, and a run of the
+// CLI has always stopped at the first part that failed.
+func (q *Queue) cancelLaterParts(ctx context.Context, run *bench.Run) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.cancelLaterLocked(ctx, run)
+}
+
+// cancelLaterLocked cancels the parts queued after run, which ended (or
+// never started) without succeeding. Called with q.mu held.
+func (q *Queue) cancelLaterLocked(ctx context.Context, run *bench.Run) {
+	i := slices.Index(run.Parts, run.ID)
+	if i < 0 || run.Spec.Experiment == nil {
+		return // a run of its own
+	}
+	reason := fmt.Sprintf("canceled before it started: the experiment's part %s (run %s) %s", run.Spec.Experiment.Part, run.ID, run.Status)
+	for _, id := range run.Parts[i+1:] {
+		later, err := q.store.FindRunByID(ctx, id)
+		if err == nil && later.Status == bench.RunQueued && q.current != id {
+			err = q.cancelQueuedLocked(ctx, later, reason)
+		}
+		if err != nil && bench.ErrorCode(err) != bench.ENOTFOUND {
+			q.runner.log.Error("cancel a later part", "run", id, "err", err)
+		}
+	}
+}
+
+// cancelQueuedLocked takes a queued run out of line and records it
+// canceled. Called with q.mu held.
+func (q *Queue) cancelQueuedLocked(ctx context.Context, run *bench.Run, reason string) error {
+	q.removePending(run.ID)
+	now := time.Now().UTC()
+	run.Status, run.Error, run.FinishedAt = bench.RunCanceled, reason, &now
+	if err := q.store.UpdateRun(ctx, run); err != nil {
+		return err
+	}
+	q.runner.publishRun(run)
+	q.runner.hub.Finish(run.ID)
+	return nil
 }
 
 // Subscribe returns the run's progress events; the channel is closed when
@@ -293,6 +376,9 @@ func (q *Queue) execute(ctx context.Context, id string) {
 	q.mu.Unlock()
 	if err := q.runner.Execute(ctx, run); err != nil {
 		q.runner.log.Error("run could not be recorded", "run", id, "err", err)
+	}
+	if run.Status != bench.RunSucceeded && (ctx.Err() == nil || errors.Is(context.Cause(ctx), errCancelRequested)) {
+		q.cancelLaterParts(context.WithoutCancel(ctx), run)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 func newQueue(t *testing.T, st runner.QueueStore, rt *fakeRuntime, lockPath string) *runner.Queue {
 	t.Helper()
 	cfg := runner.Config{Targets: rt, Attacker: load.NewEngine(), LockPath: lockPath, CPUs: 1}
-	prepare := func(spec *bench.RunSpec) error { return bench.Prepare(spec, catalog) }
+	prepare := func(spec bench.RunSpec) ([]bench.RunSpec, error) { return bench.PrepareRuns(spec, catalog) }
 	return runner.NewQueue(cfg, st, prepare, 2)
 }
 

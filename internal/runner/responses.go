@@ -10,7 +10,7 @@ func (r *Runner) logResponses(run *bench.Run, tr *bench.TargetResult, obs *bench
 	if r.cfg.Responses == nil {
 		return func() {}, nil
 	}
-	w, err := r.cfg.Responses.Open(tr.Key())
+	w, err := r.cfg.Responses.Open(run.Spec, tr.Key())
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ type fakeLog struct {
 
 var _ bench.ResponseLog = (*fakeLog)(nil)
 
-func (l *fakeLog) Open(target string) (bench.ResponseWriter, error) {
+func (l *fakeLog) Open(_ bench.RunSpec, target string) (bench.ResponseWriter, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.written == nil {

@@ -28,6 +28,11 @@ type Config struct {
 	// Responses, when set, logs every measured request of each target
 	// (a results file each).
 	Responses bench.ResponseLog
+
+	// Artifacts, when set, keeps what recorded inside the targets (JFR
+	// recordings, CPU profiles, folded stacks).
+	Artifacts bench.ArtifactStore
+
 	// NoCheck skips the quick contract check before each attack.
 	NoCheck  bool
 	Hub      *Hub   // optional; one is made when nil
@@ -45,9 +50,10 @@ type Config struct {
 
 // Runner executes runs.
 type Runner struct {
-	cfg Config
-	hub *Hub
-	log *slog.Logger
+	cfg      Config
+	hub      *Hub
+	log      *slog.Logger
+	sessions sessions // what records inside the targets being run
 }
 
 // New returns a Runner.

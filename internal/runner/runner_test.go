@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/runner"
 )
@@ -16,7 +17,7 @@ import (
 // catalog is the built-in targets' names, as the fake runtime starts them.
 var catalog = bench.Catalog{Targets: []bench.TargetInfo{
 	{Name: "go", Kind: "go"}, {Name: "java-platform", Kind: "java"}, {Name: "java-virtual", Kind: "java"},
-}}
+}, Builtins: builtin.Set}
 
 // shortSpec is a small open-model run: 1 s warm-up, then 2 s at 50 req/s.
 func shortSpec(t *testing.T, targets ...string) bench.RunSpec {

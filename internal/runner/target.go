@@ -49,7 +49,7 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 
 	r.phase(run, tr, bench.PhaseStarting)
 	req := bench.StartRequest{RunID: run.ID, Engine: spec.Engine, Limits: spec.Limits, Java: spec.Java,
-		CPUSet: targetCPUSet(run.Environment, spec.Engine), Requests: spec.Workload.AllRequests()}
+		CPUSet: targetCPUSet(run.Environment, spec.Engine), Requests: spec.Workload.AllRequests(), Record: !spec.NoProfile}
 	if ds != nil {
 		req.Downstream = ds.BaseURL()
 	}
@@ -57,7 +57,8 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
-	defer r.stop(run, tr, t)
+	r.openInside(spec, tr, t)
+	defer r.collectAndStop(ctx, run, tr, t)
 	tr.CPUSet, tr.StartupMs, tr.Settings = req.CPUSet, millis(t.Startup()), t.Settings()
 
 	if !r.cfg.NoCheck {
@@ -99,7 +100,7 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 	if err != nil {
 		return err
 	}
-	res, err := r.warmAndAttack(ctx, spec, tr, t.BaseURL(), obs)
+	res, err := r.warmAndAttack(ctx, spec, tr, t.BaseURL(), obs, rec)
 	closeLog()
 	if rec != nil {
 		rr := rec.Stop(context.Background(), tr.Warmup, tr.Stages)
@@ -119,20 +120,16 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 	return r.checkAlive(ctx, t)
 }
 
-// warmAndAttack runs the warm-up until steady, when the spec asks for
-// one, then the profile (after the fixed warm-up, when not), and records
-// both in tr.
-func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *bench.TargetResult, baseURL string, obs bench.Observer) (*bench.AttackResult, error) {
+// warmAndAttack runs the warm-up and the profile as one attack, and
+// records both in tr. A warm-up until steady ends when its watcher says the
+// target settled (rec gives it a JVM's compilation time as it runs), and
+// the profile then starts at once with the same clients.
+func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *bench.TargetResult, baseURL string, obs bench.Observer, rec bench.Recording) (*bench.AttackResult, error) {
 	plan := bench.Plan{Workload: spec.Workload, Profile: spec.Profile, Warmup: spec.Warmup}
-	var warm *bench.StageResult
-	var warmT0 time.Time
+	var warm *warmup
 	if spec.Warmup.UntilSteady && !spec.Warmup.Disabled {
-		var err error
-		warm, warmT0, tr.WarmupSteady, err = r.warmUntilSteady(ctx, baseURL, spec, obs)
-		if err != nil {
-			return nil, fmt.Errorf("warm-up: %w", err)
-		}
-		plan.Warmup = bench.Warmup{Disabled: true}
+		warm = newWarmup(spec, rec)
+		plan.Settled = warm.settled
 	}
 	res, err := r.cfg.Attacker.Run(ctx, baseURL, plan, obs)
 	if res == nil {
@@ -140,14 +137,13 @@ func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *benc
 	}
 	tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
 	if warm != nil {
-		warm.StartOffset = bench.Duration(warmT0.Sub(res.T0))
-		tr.Warmup = warm
+		tr.WarmupSteady = warm.outcome(res.Warmup)
 	}
 	return res, err
 }
 
 func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Recording) bench.Observer {
-	return bench.Observer{
+	return r.watchInside(tr, bench.Observer{
 		Start: func(t0 time.Time) {
 			if rec != nil {
 				rec.SetT0(t0)
@@ -164,7 +160,7 @@ func (r *Runner) observer(run *bench.Run, tr *bench.TargetResult, rec bench.Reco
 		Second: func(b bench.Bucket) {
 			r.publish(bench.Event{Type: bench.EventSecond, RunID: run.ID, Target: tr.Key(), Second: &b})
 		},
-	}
+	})
 }
 
 // keepRecording files what the metrics recorder kept: resource summaries in
@@ -230,6 +226,11 @@ func (r *Runner) checkAlive(ctx context.Context, t bench.Target) error {
 
 func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t bench.Target) {
 	r.phase(run, tr, bench.PhaseStopping)
+	r.halt(run, tr, t)
+}
+
+// halt stops the target once its stopping phase has been told.
+func (r *Runner) halt(run *bench.Run, tr *bench.TargetResult, t bench.Target) {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := t.Stop(ctx); err != nil {

@@ -1,87 +1,63 @@
 package runner
 
 import (
-	"context"
-	"errors"
-	"math"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/steady"
 )
 
-// warmUntilSteady sends the load of the first measured stage until its
-// throughput and p50 stop trending over the warm-up's window, or until its
-// maximum. It returns the warm-up as a stage kept apart (its StartOffset
-// from its own clock's zero, t0, until the measured attack's is known) and
-// how it ended.
-func (r *Runner) warmUntilSteady(ctx context.Context, baseURL string, spec bench.RunSpec, obs bench.Observer) (warm *bench.StageResult, t0 time.Time, outcome *bench.WarmupSteady, err error) {
-	w := spec.Warmup
-	plan := bench.Plan{Workload: spec.Workload, Profile: warmupProfile(spec.Profile, w.MaxDuration, w.Fraction), Warmup: bench.Warmup{Disabled: true}}
-	watch := steady.NewWatcher(int(w.Window.D() / time.Second))
-	warmCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	warmObs := bench.Observer{
-		Start: obs.Start,
-		Stage: func(s bench.StageResult) {
-			s.Warmup, s.Index, s.Name = true, warmupIndex, warmupName
-			if obs.Stage != nil {
-				obs.Stage(s)
-			}
-		},
-		Second: func(b bench.Bucket) {
-			if watch.Add(b) {
-				stop()
-			}
-		},
-	}
-	started := time.Now()
-	res, err := r.cfg.Attacker.Run(warmCtx, baseURL, plan, warmObs)
-	if ctx.Err() != nil || err != nil && !errors.Is(err, context.Canceled) {
-		return nil, t0, nil, err
-	}
-	if res != nil {
-		t0 = res.T0
-	}
-	outcome = &bench.WarmupSteady{Seconds: time.Since(started).Seconds(), Steady: warmCtx.Err() != nil, MaxDuration: w.MaxDuration}
-	if !outcome.Steady {
-		outcome.Figure, outcome.Trend = watch.Last().Figure, watch.Last().Trend
-	}
-	return warmupStage(res), t0, outcome, nil
+// warmup is a warm-up until steady, run inside the attack it warms up: the
+// load engine sends the first stage's load and asks settled after each of
+// its full seconds; the answer comes from a steady.Watcher given the second
+// and the JVM's compilation time, read live from the metrics recording.
+// When it says yes the profile starts at once, with the same clients.
+type warmup struct {
+	spec  bench.Warmup
+	watch *steady.Watcher
+	rec   bench.Recording // nil without a metrics recorder
+	done  bool            // it settled
 }
 
-// The index and name a warm-up stage carries, as the load engine's own.
-const (
-	warmupIndex = -1
-	warmupName  = "warm-up"
-)
-
-// warmupProfile is the first stage's load (its end load when it is a
-// ramp), scaled by fraction (0 for all of it), held for at most longest.
-func warmupProfile(p bench.Profile, longest bench.Duration, fraction float64) bench.Profile {
-	first := p.Stages[0]
-	first.Name, first.Ramp, first.Duration = warmupName, false, longest
-	if fraction > 0 && fraction < 1 {
-		if first.Rate > 0 {
-			first.Rate = math.Max(first.Rate*fraction, bench.MinRate)
-		}
-		if first.Concurrency > 0 {
-			first.Concurrency = max(int(math.Round(float64(first.Concurrency)*fraction)), 1)
-		}
-	}
-	p.Stages = []bench.Stage{first}
-	return p
+func newWarmup(spec bench.RunSpec, rec bench.Recording) *warmup {
+	window := int(spec.Warmup.Window.D() / time.Second)
+	return &warmup{spec: spec.Warmup, watch: steady.NewWatcher(window, spec.Limits.CPUs), rec: rec}
 }
 
-// warmupStage is the warm-up attack's one stage, marked as a warm-up.
-func warmupStage(res *bench.AttackResult) *bench.StageResult {
-	if res == nil || len(res.Stages) == 0 {
-		return nil
+// settled is the plan's Settled: whether the window ending with warm-up
+// second b passes the stage's own test and, for a JVM, its compiler was
+// quiet over it.
+func (w *warmup) settled(b bench.Bucket) bool {
+	if w.rec != nil {
+		if at, ms, ok := w.rec.Latest(jitSeries); ok {
+			w.watch.Compiled(at, ms)
+		}
 	}
-	s := res.Stages[0]
-	s.Warmup, s.Index, s.Name = true, warmupIndex, warmupName
-	s.Duration = s.Stats.Elapsed
-	return &s
+	w.done = w.done || w.watch.Add(b)
+	return w.done
+}
+
+// outcome is how the warm-up ended, given the warm-up stage the attack
+// measured: when it settled, or that it ran to its maximum and which test
+// its last window failed.
+func (w *warmup) outcome(stage *bench.StageResult) *bench.WarmupSteady {
+	ws := &bench.WarmupSteady{Steady: w.done, MaxDuration: w.spec.MaxDuration, Window: w.spec.Window}
+	if stage != nil {
+		ws.Seconds = stage.Stats.Elapsed.D().Seconds()
+	}
+	v := w.watch.Last()
+	if v.JITRead {
+		ms := v.JITMs
+		ws.JITMsWindow, ws.JITWindow = &ms, bench.Duration(v.JITSpan.Round(time.Second))
+	}
+	if w.done {
+		return ws
+	}
+	if !v.Steady {
+		ws.Figure, ws.Trend = v.Figure, v.Trend
+	}
+	ws.Transient, ws.JITBusy = v.Transient(), v.JITBusy
+	return ws
 }
 
 // jitSeries is Micrometer's accumulated JIT compilation time, in ms.

@@ -43,9 +43,11 @@ func OfSeconds(seconds []bench.Bucket) Part {
 	return p
 }
 
-// Kept returns the seconds the part keeps.
+// Kept returns the seconds the part keeps: those between the transients
+// cut at the start and at the end.
 func (p Part) Kept(seconds []bench.Bucket) []bench.Bucket {
-	return seconds[min(p.Start, len(seconds)):]
+	end := max(len(seconds)-p.EndCut, 0)
+	return seconds[min(p.Start, end):end]
 }
 
 // Stats sums seconds into the figures of the window they make: counts and

@@ -11,10 +11,13 @@
 //     batching seconds again would cut only at multiples of 5 s, too coarse
 //     for stages of 10 to 60 s (a JIT warm-up ends anywhere). So the batch
 //     is one second (MSER-1).
-//   - A single deviant second (a GC pause, a scheduler hiccup) is not a
-//     transient: the series is first smoothed by a running median of three
-//     (Tukey's end-point rule at the edges), which removes single-second
-//     spikes and keeps ramps and knees where they are.
+//   - A single deviant second (a GC pause, a scheduler hiccup) inside the
+//     series is not a transient: the series is first smoothed by a running
+//     median of three, which removes single-second spikes and keeps ramps
+//     and knees where they are. Its two ends are left as measured: a first
+//     second far below the rest is where a transient lives (a cold start),
+//     not an outlier, and Tukey's end-point rule, which smoothed it away,
+//     kept a first second of 7 req/s in a stage of 398 (issue 34).
 //   - MSER picks the cut d minimising SS(d)/(n-d)², the squared standard
 //     error of the mean of what is kept, over d ≤ n/2. MSER tends to
 //     overshoot a knee when quiet seconds follow it, so the cut then walks
@@ -22,6 +25,14 @@
 //     deviations). A cut is kept only when the cut seconds differ from the
 //     rest by more than noise (a z test at 3 standard errors) and by more
 //     than MinShift of the mean, so that flat noise loses nothing.
+//   - A stage can end in a transient too, a short one: the open model's
+//     last second loses the answers that arrive after the end, and the
+//     last requests of a stage meet the next stage's load. The last
+//     seconds are cut while each lies outside the noise of the seconds
+//     before it (3 standard deviations, or MinShift of their mean), and
+//     only when what remains does not trend, so that the end of a drift is
+//     never cut away to make it look steady. Both cuts together leave at
+//     least half the seconds, as MSER's own bound does.
 //   - MSER cannot say that nothing is steady (on a slow drift it cuts half
 //     and stops): the kept part is then tested for a trend, a least-squares
 //     slope significant at 3 standard errors whose change over the kept
@@ -74,6 +85,9 @@ type Result struct {
 	// Start is the index of the first steady second: the seconds before it
 	// are the transient that was cut. 0 when nothing was cut.
 	Start int
+	// EndCut is how many seconds at the end were a transient and were cut;
+	// 0 when nothing was.
+	EndCut int
 	// Seconds is the length of the series.
 	Seconds int
 	// Steady is false when the kept seconds still trend: the series has no
@@ -90,7 +104,11 @@ type Result struct {
 // Cut is how many seconds were cut from the start.
 func (r Result) Cut() int { return r.Start }
 
-// Detect finds the transient at the start of a per-second series.
+// End is the index after the last steady second.
+func (r Result) End() int { return r.Seconds - r.EndCut }
+
+// Detect finds the transients at the start and at the end of a per-second
+// series, and whether what is left between them still trends.
 func Detect(series []float64, opts Options) Result {
 	opts = opts.withDefaults()
 	r := Result{Seconds: len(series), Steady: true}
@@ -99,28 +117,69 @@ func Detect(series []float64, opts Options) Result {
 	}
 	r.Judged = true
 	smooth := Median3(series)
-	if d := mserCut(smooth); d > 0 {
-		d = walkBack(series, smooth, d, opts.MinShift)
-		if d > 0 && isShift(series, smooth, d, opts.MinShift) {
-			r.Start = d
-		}
-	}
+	most := len(series) / 2 // MSER's bound, for both cuts together
+	r.Start = startCut(series, smooth, opts.MinShift, most)
 	kept := series[r.Start:]
-	slope, se := Slope(kept)
-	r.Trend = Relative(slope, kept)
-	drift := math.Abs(slope) * float64(len(kept)-1)
-	if se >= 0 && math.Abs(slope) > zLimit*se && drift > opts.MaxDrift*math.Abs(mean(kept)) {
-		r.Steady = false
+	r.Trend, r.Steady = trendOf(kept, opts)
+	endCut := endCut(kept, smooth[r.Start:], opts.MinShift, most-r.Start)
+	if endCut == 0 {
+		return r
+	}
+	// The end is cut only when what remains does not trend: the seconds
+	// after a drift's end are not a transient of their own.
+	if trend, steady := trendOf(kept[:len(kept)-endCut], opts); steady {
+		r.EndCut, r.Trend, r.Steady = endCut, trend, true
 	}
 	return r
 }
 
+// startCut is the transient at the start of a series: MSER's cut over at
+// most the first most seconds, walked back over seconds already at the
+// level kept, and kept only when it is a shift beyond noise; 0 for none.
+func startCut(raw, smooth []float64, minShift float64, most int) int {
+	d := mserCut(smooth, most)
+	if d == 0 {
+		return 0
+	}
+	d = walkBack(raw, smooth, d, minShift)
+	if d > 0 && isShift(raw, smooth, d, minShift) {
+		return d
+	}
+	return 0
+}
+
+// trendOf is the relative slope of kept seconds, and false when it is a
+// trend: significant at zLimit standard errors and moving them by more
+// than MaxDrift of their mean.
+func trendOf(kept []float64, opts Options) (trend float64, steady bool) {
+	slope, se := Slope(kept)
+	drift := math.Abs(slope) * float64(len(kept)-1)
+	moving := se >= 0 && math.Abs(slope) > zLimit*se && drift > opts.MaxDrift*math.Abs(mean(kept))
+	return Relative(slope, kept), !moving
+}
+
+// endCut is the transient at the end of a series: how many of its last
+// seconds (smoothed inside, as measured at the very end) each lie outside
+// the level and noise of the seconds before them, at most most of them.
+func endCut(raw, smooth []float64, minShift float64, most int) int {
+	n := 0
+	for ; n < most; n++ {
+		last := len(raw) - n - 1
+		level, tolerance := levelOf(raw[:last], minShift)
+		if math.Abs(smooth[last]-level) <= tolerance {
+			break
+		}
+	}
+	return n
+}
+
 // Combine joins the results of two figures of the same seconds (throughput
-// and p50): the later cut, steady only when both are, the trend of the one
-// that is not steady (or of a).
+// and p50): the later cut at either end, steady only when both are, the
+// trend of the one that is not steady (or of a).
 func Combine(a, b Result) Result {
 	out := a
 	out.Start = max(a.Start, b.Start)
+	out.EndCut = max(a.EndCut, b.EndCut)
 	out.Steady = a.Steady && b.Steady
 	out.Judged = a.Judged || b.Judged
 	if a.Steady && !b.Steady {
@@ -129,11 +188,11 @@ func Combine(a, b Result) Result {
 	return out
 }
 
-// mserCut returns the d in [0, n/2] minimising the MSER statistic
+// mserCut returns the d in [0, most] minimising the MSER statistic
 // SS(d)/(n-d)², SS(d) the sum of squared deviations of x[d:] from its mean.
-func mserCut(x []float64) int {
+func mserCut(x []float64, most int) int {
 	best, bestStat := 0, math.Inf(1)
-	for d := 0; d <= len(x)/2; d++ {
+	for d := 0; d <= min(most, len(x)-1); d++ {
 		kept := x[d:]
 		stat := sumSquares(kept) / float64(len(kept)*len(kept))
 		if stat < bestStat {
@@ -167,7 +226,7 @@ func levelOf(kept []float64, minShift float64) (level, tolerance float64) {
 // isShift reports whether the smoothed seconds before d differ from the
 // raw ones after it by more than zLimit standard errors and by more than
 // minShift of their mean. The smoothed values are used for the cut so that
-// a single deviant first second is no transient.
+// a single deviant second inside it does not make a transient.
 func isShift(raw, smooth []float64, d int, minShift float64) bool {
 	cut, kept := smooth[:d], raw[d:]
 	diff := math.Abs(mean(cut) - mean(kept))
@@ -182,22 +241,14 @@ func stdDev(x []float64) float64 {
 	return math.Sqrt(sumSquares(x) / float64(max(1, len(x)-1)))
 }
 
-// Median3 is x smoothed by a running median of three, with Tukey's
-// end-point rule: an end is the median of itself, its neighbour and the
-// straight line through the next two smoothed points.
+// Median3 is x smoothed by a running median of three. Its two ends, which
+// have one neighbour each, are left as they are: a deviation there is the
+// start or the end of a transient, for the cuts to judge, not an outlier
+// to smooth away.
 func Median3(x []float64) []float64 {
-	n := len(x)
-	if n < 3 {
-		return slices.Clone(x)
-	}
-	y := make([]float64, n)
-	for i := 1; i < n-1; i++ {
+	y := slices.Clone(x)
+	for i := 1; i < len(x)-1; i++ {
 		y[i] = median3(x[i-1], x[i], x[i+1])
-	}
-	y[0] = median3(x[0], y[1], 3*y[1]-2*y[2])
-	y[n-1] = median3(x[n-1], y[n-2], 3*y[n-2]-2*y[n-3])
-	if n == 3 { // no second neighbour: y[2] stands in for itself
-		y[0], y[2] = median3(x[0], y[1], x[2]), median3(x[2], y[1], x[0])
 	}
 	return y
 }

@@ -55,6 +55,9 @@ type DB struct {
 
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// RunArtifactBytes bounds the files a run keeps (SaveArtifact);
+	// bench.MaxRunArtifactBytes when 0.
+	RunArtifactBytes int64
 }
 
 // NewDB returns a DB for the file at path (MemoryPath for a private

@@ -12,14 +12,61 @@ import (
 )
 
 // runColumns are the runs columns scanRun reads, in its order.
-const runColumns = `id, name, status, error, created_at, started_at, finished_at, spec, environment`
+const runColumns = `id, name, status, error, created_at, started_at, finished_at, spec, environment, parts`
 
 // CreateRun stores a new run. It sets run.ID when empty (a short ID that
 // sorts by creation time), run.CreatedAt when zero, and run.Status to
 // queued when empty, and changes run only when the write succeeded.
 // ECONFLICT if a run with the same ID exists.
 func (db *DB) CreateRun(ctx context.Context, run *bench.Run) error {
-	r := *run
+	r := db.newRun(*run)
+	if err := db.write(ctx, func(tx *sql.Tx) error { return createRun(ctx, tx, &r) }); err != nil {
+		return err
+	}
+	*run = r
+	return nil
+}
+
+// CreateRuns stores the runs one submission asks for, all or none, each as
+// CreateRun would. When there are several (the parts of an experiment, in
+// order), each run's Parts lists all their IDs, and each is created a
+// nanosecond after the one before, so that they sort (and a restarted
+// queue takes them up) in their order. It changes the runs only when the
+// write succeeded.
+func (db *DB) CreateRuns(ctx context.Context, runs []*bench.Run) error {
+	created := make([]bench.Run, len(runs))
+	var ids []string
+	now := db.Now()
+	for i, run := range runs {
+		r := *run
+		if r.CreatedAt.IsZero() {
+			r.CreatedAt = now.Add(time.Duration(i))
+		}
+		created[i] = db.newRun(r)
+		ids = append(ids, created[i].ID)
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		for i := range created {
+			if len(ids) > 1 {
+				created[i].Parts = ids
+			}
+			if err := createRun(ctx, tx, &created[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, run := range runs {
+		*run = created[i]
+	}
+	return nil
+}
+
+// newRun fills in what CreateRun sets on a run it stores.
+func (db *DB) newRun(r bench.Run) bench.Run {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = db.Now()
 	}
@@ -30,11 +77,7 @@ func (db *DB) CreateRun(ctx context.Context, run *bench.Run) error {
 	if r.Status == "" {
 		r.Status = bench.RunQueued
 	}
-	if err := db.write(ctx, func(tx *sql.Tx) error { return createRun(ctx, tx, &r) }); err != nil {
-		return err
-	}
-	*run = r
-	return nil
+	return r
 }
 
 // UpdateRun replaces the stored run with the same ID: name, status, error,
@@ -104,9 +147,13 @@ func createRun(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	parts, err := marshalParts(run.Parts)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		run.ID, run.Name, string(run.Status), run.Error, run.CreatedAt.UnixNano(),
-		nullNanos(run.StartedAt), nullNanos(run.FinishedAt), spec, env); err != nil {
+		nullNanos(run.StartedAt), nullNanos(run.FinishedAt), spec, env, parts); err != nil {
 		return fmt.Errorf("insert run %s: %w", run.ID, err)
 	}
 	if err := insertTargets(ctx, tx, run); err != nil {
@@ -295,9 +342,9 @@ func scanRun(rows *sql.Rows) (*bench.Run, error) {
 		run               bench.Run
 		created           int64
 		started, finished sql.NullInt64
-		spec, env         string
+		spec, env, parts  string
 	)
-	if err := rows.Scan(&run.ID, &run.Name, &run.Status, &run.Error, &created, &started, &finished, &spec, &env); err != nil {
+	if err := rows.Scan(&run.ID, &run.Name, &run.Status, &run.Error, &created, &started, &finished, &spec, &env, &parts); err != nil {
 		return nil, fmt.Errorf("scan run: %w", err)
 	}
 	run.CreatedAt = fromNanos(created)
@@ -308,6 +355,11 @@ func scanRun(rows *sql.Rows) (*bench.Run, error) {
 	}
 	if err := json.Unmarshal([]byte(env), &run.Environment); err != nil {
 		return nil, fmt.Errorf("decode environment of run %s: %w", run.ID, err)
+	}
+	if parts != "" {
+		if err := json.Unmarshal([]byte(parts), &run.Parts); err != nil {
+			return nil, fmt.Errorf("decode parts of run %s: %w", run.ID, err)
+		}
 	}
 	run.Targets = []bench.TargetResult{}
 	return &run, nil
@@ -418,6 +470,15 @@ func marshalRunDocs(run *bench.Run) (spec, env string, err error) {
 		return "", "", fmt.Errorf("encode environment of run %s: %w", run.ID, err)
 	}
 	return string(b), string(e), nil
+}
+
+// marshalParts encodes a run's parts as stored: ” for none.
+func marshalParts(parts []string) (string, error) {
+	if len(parts) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(parts)
+	return string(b), err
 }
 
 func runExists(ctx context.Context, tx *sql.Tx, id string) (bool, error) {

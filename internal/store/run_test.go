@@ -101,6 +101,71 @@ func TestDB_CreateRun(t *testing.T) {
 	})
 }
 
+func TestDB_CreateRuns(t *testing.T) {
+	t.Run("PartsListEachOther", func(t *testing.T) {
+		db := MustOpenDB(t)
+		db.Now = func() time.Time { return t0 } // one instant: the parts still sort in order
+		runs := []*bench.Run{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+		if err := db.CreateRuns(context.Background(), runs); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{runs[0].ID, runs[1].ID, runs[2].ID}
+		for _, run := range runs {
+			got, err := db.FindRunByID(context.Background(), run.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Parts, want) || !slices.Equal(run.Parts, want) {
+				t.Errorf("run %s lists parts %v (stored %v), want %v", run.ID, run.Parts, got.Parts, want)
+			}
+			got.Status = bench.RunSucceeded
+			if err := db.UpdateRun(context.Background(), got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, _ := db.FindRunByID(context.Background(), runs[1].ID); !slices.Equal(got.Parts, want) {
+			t.Errorf("after an update, parts %v, want %v", got.Parts, want)
+		}
+		for _, run := range runs {
+			run.Status = bench.RunQueued
+			if err := db.UpdateRun(context.Background(), run); err != nil {
+				t.Fatal(err)
+			}
+		}
+		queued, err := db.QueuedRuns(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(queued); got != strings.Join(want, " ") {
+			t.Errorf("queue %q, want the parts in order %v", got, want)
+		}
+	})
+	t.Run("OneRunListsNoParts", func(t *testing.T) {
+		db := MustOpenDB(t)
+		run := &bench.Run{Name: "alone"}
+		if err := db.CreateRuns(context.Background(), []*bench.Run{run}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := db.FindRunByID(context.Background(), run.ID); got.Parts != nil || run.Parts != nil {
+			t.Errorf("a run of its own lists parts %v (stored %v)", run.Parts, got.Parts)
+		}
+	})
+	t.Run("AllOrNone", func(t *testing.T) {
+		db := MustOpenDB(t)
+		mustCreate(t, db, &bench.Run{ID: "r2", CreatedAt: t0})
+		runs := []*bench.Run{{ID: "r1"}, {ID: "r2"}}
+		if err := db.CreateRuns(context.Background(), runs); bench.ErrorCode(err) != bench.ECONFLICT {
+			t.Fatalf("second run's ID taken: %v, want a conflict", err)
+		}
+		if _, err := db.FindRunByID(context.Background(), "r1"); bench.ErrorCode(err) != bench.ENOTFOUND {
+			t.Errorf("the first run was stored alone: %v", err)
+		}
+		if runs[0].Parts != nil || !runs[0].CreatedAt.IsZero() {
+			t.Errorf("a failed CreateRuns changed the run: %+v", runs[0])
+		}
+	})
+}
+
 func TestDB_UpdateRun(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		db := MustOpenDB(t)
@@ -391,10 +456,11 @@ func TestDB_DeleteRun(t *testing.T) {
 		if err := db.SaveExposition(ctx, run.ID, "go", bench.Exposition{At: "end", Text: "x 1\n"}); err != nil {
 			t.Fatal(err)
 		}
+		mustSaveArtifact(t, db, run.ID, bench.Artifact{Target: "go", Kind: bench.ArtifactJFR}, []byte("recording"))
 		if err := db.DeleteRun(ctx, run.ID); err != nil {
 			t.Fatal(err)
 		}
-		for _, table := range []string{"runs", "run_targets", "run_seconds", "series", "expositions"} {
+		for _, table := range []string{"runs", "run_targets", "run_seconds", "series", "expositions", "artifacts", "artifact_chunks"} {
 			if got := countRows(t, path, table); got != 0 {
 				t.Errorf("%s has %d rows after delete", table, got)
 			}

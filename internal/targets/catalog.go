@@ -64,6 +64,17 @@ type Entry struct {
 	// the thread model, environment and figures (an Own target's
 	// platform and virtual); nil when a variant changes only the build.
 	Variations map[string]Variation
+	// JVM marks an entry whose recipe does not say it runs a JVM (an
+	// image, a Dockerfile given no JDK) as running one: it is recorded
+	// with JFR as the Java recipes' are (RunsJVM).
+	JVM bool
+	// PprofPath is where the target serves net/http/pprof's CPU profile
+	// ("/debug/pprof/profile"); empty when it does not.
+	PprofPath string
+	// OwnPrefix starts the names of the service's own frames in its stacks
+	// ("io.threadbench.", a Go module path), so that a diagnosis finds its
+	// code below the libraries'; empty when not known.
+	OwnPrefix string
 }
 
 // Listening says how a target of one's own is told where to listen and
@@ -139,6 +150,7 @@ func (e Entry) Info() bench.TargetInfo {
 		DefaultVariant: e.Variant.Default,
 		Threads:        slices.Clone(e.Threads),
 		Memory:         slices.Clone(e.Memory),
+		Own:            e.Own,
 	}
 }
 
@@ -268,6 +280,8 @@ func GoEntry() Entry {
 		HealthPath:  HealthPath,
 		Threads:     goThreads,
 		Memory:      goMemory,
+		PprofPath:   "/debug/pprof/profile",
+		OwnPrefix:   "github.com/threadbench/threadbench/targets/go/",
 	}
 }
 
@@ -292,6 +306,7 @@ func javaEntry(name, model, description string) Entry {
 		Variant:        javaVariant,
 		Threads:        javaThreads,
 		Memory:         javaMemory,
+		OwnPrefix:      "io.threadbench.",
 	}
 }
 

@@ -31,8 +31,8 @@ func TestLookup(t *testing.T) {
 					t.Errorf("%s: %s = %q, want %q", tc.ref, f.what, f.got, f.want)
 				}
 			}
-			if e.Description == "" || e.Repository == "" || len(e.Threads) == 0 {
-				t.Errorf("%s: entry lacks a description, a repository or thread figures: %+v", tc.ref, e)
+			if e.Description == "" || e.Repository == "" || len(e.Threads) == 0 || info.Own {
+				t.Errorf("%s: entry lacks a description, a repository or thread figures, or calls itself a service of one's own: %+v", tc.ref, e)
 			}
 		}
 	})

@@ -6,3 +6,6 @@ var (
 	DialCommand    = dialCommand
 	ContextArchive = contextArchive
 )
+
+// RefusedRecording exposes refusedRecording to the tests.
+var RefusedRecording = refusedRecording

@@ -45,9 +45,16 @@ type Instance struct {
 	// optional metrics path did not answer.
 	readyBy   string
 	noMetrics bool
+	runID     string            // the run it was started for
+	env       map[string]string // the environment it was started with
+	// recording is set when its JVM records (JFR); noProfile says why a
+	// JVM does not.
+	recording bool
+	noProfile string
 
 	mu      sync.Mutex
 	stopped bool
+	halted  bool
 }
 
 var _ bench.Target = (*Instance)(nil)

@@ -52,6 +52,12 @@ type Own struct {
 	// ThreadModel is what the target runs requests on when it has no
 	// variants (platform, virtual, goroutines), for the report's pairs.
 	ThreadModel string `yaml:"threadModel,omitempty"`
+	// JVM marks an image, or a Dockerfile given no jdk, as running a JVM,
+	// so that it is recorded with JFR as a jar is.
+	JVM bool `yaml:"jvm,omitempty"`
+	// Pprof is where a Go service serves net/http/pprof's CPU profile
+	// ("/debug/pprof/profile"), so that each stage is profiled.
+	Pprof string `yaml:"pprof,omitempty"`
 	// Variants are named sets of environment and flags, run as
 	// "name@variant". A jar without any gets Spring Boot's two thread
 	// models, SpringVariants.
@@ -137,6 +143,9 @@ func (o Own) Validate(field string, builtins []string) error {
 	case o.HealthTimeout < 0:
 		return bench.FieldErrorf(sub(field, "healthTimeout"), "must not be negative")
 	}
+	if err := o.validateInside(field); err != nil {
+		return err
+	}
 	for name, path := range map[string]string{"health": o.Health, "metrics": o.Metrics} {
 		if path != "" && path != NoMetrics && (!strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \t\r\n#")) {
 			return bench.FieldErrorf(sub(field, name), "must be a path starting with /, got %q", path)
@@ -194,6 +203,21 @@ func (o Own) validateSource(field string) error {
 	return nil
 }
 
+// validateInside checks what says how the target is recorded.
+func (o Own) validateInside(field string) error {
+	switch {
+	case o.JVM && o.Jar != "":
+		return bench.FieldErrorf(sub(field, "jvm"), "is for an image or a Dockerfile; a jar always runs on a JVM")
+	case o.JVM && o.Pprof != "":
+		return bench.FieldErrorf(sub(field, "pprof"), "is for a Go service; this one is marked jvm")
+	case o.Pprof != "" && (!strings.HasPrefix(o.Pprof, "/") || strings.ContainsAny(o.Pprof, " \t\r\n#?")):
+		return bench.FieldErrorf(sub(field, "pprof"), "must be a path starting with /, got %q", o.Pprof)
+	case o.Pprof != "" && o.Jar != "":
+		return bench.FieldErrorf(sub(field, "pprof"), "is for a Go service; a jar is recorded with JFR")
+	}
+	return nil
+}
+
 // sub is the path of a field's member: "targets[0].jar", or "jar" at
 // the top (the CLI's flags).
 func sub(field, member string) string {
@@ -242,6 +266,9 @@ func (o Own) Entry() Entry {
 		Threads:     actuatorThreads,
 		Memory:      actuatorMemory,
 		Own:         true,
+		JVM:         o.JVM,
+		PprofPath:   o.Pprof,
+		OwnPrefix:   o.ownPrefix(),
 		Listening: Listening{Port: o.Port, PortEnv: o.PortEnv, BindEnv: o.BindEnv,
 			HealthTimeout: time.Duration(o.HealthTimeout)},
 	}
@@ -264,6 +291,18 @@ func (o Own) Entry() Entry {
 		e.Variant, e.Variations = ownVariants(variants)
 	}
 	return e
+}
+
+// ownPrefix is how the service's own frames start: the package of a jar's
+// main class, the main package of a Go service; empty where not known.
+func (o Own) ownPrefix() string {
+	switch {
+	case o.Jar != "":
+		return JarPackage(o.Jar)
+	case o.Pprof != "":
+		return "main."
+	}
+	return ""
 }
 
 // description says where the target comes from.

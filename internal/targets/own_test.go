@@ -3,6 +3,7 @@ package targets_test
 import (
 	"archive/zip"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,6 +97,12 @@ func TestOwnValidate(t *testing.T) {
 		{"BadEnv", targets.Own{Name: "orders", Jar: jar, Env: map[string]string{"A-B": "1"}}, `t.env: bad environment variable name "A-B"`},
 		{"BadModel", targets.Own{Name: "orders", Jar: jar, Variants: map[string]targets.OwnVariant{"fast": {ThreadModel: "green"}}}, "t.variants.fast.threadModel: must be platform, virtual or goroutines"},
 		{"BuildArgsForJar", targets.Own{Name: "orders", Jar: jar, BuildArgs: map[string]string{"A": "b"}}, "t.buildArgs: is for a Dockerfile"},
+		{"ImageOnAJVM", targets.Own{Name: "orders", Image: "x", JVM: true}, ""},
+		{"GoServiceProfiled", targets.Own{Name: "orders", Image: "x", Pprof: "/debug/pprof/profile"}, ""},
+		{"JVMForJar", targets.Own{Name: "orders", Jar: jar, JVM: true}, "t.jvm: is for an image or a Dockerfile"},
+		{"JVMAndPprof", targets.Own{Name: "orders", Image: "x", JVM: true, Pprof: "/debug/pprof/profile"}, "t.pprof: is for a Go service"},
+		{"PprofNotPath", targets.Own{Name: "orders", Image: "x", Pprof: "debug/pprof"}, `t.pprof: must be a path starting with /, got "debug/pprof"`},
+		{"PprofForJar", targets.Own{Name: "orders", Jar: jar, Pprof: "/debug/pprof/profile"}, "t.pprof: is for a Go service"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.own.Validate("t", builtins)
@@ -121,8 +128,8 @@ func TestOwnEntry(t *testing.T) {
 	if got, want := info.Variants, []string{"platform", "virtual"}; !slices.Equal(got, want) {
 		t.Errorf("variants = %v, want %v", got, want)
 	}
-	if info.Kind != "java" || info.DefaultVariant != "platform" || !e.Own {
-		t.Errorf("kind %q, default variant %q, own %t", info.Kind, info.DefaultVariant, e.Own)
+	if info.Kind != "java" || info.DefaultVariant != "platform" || !e.Own || !info.Own {
+		t.Errorf("kind %q, default variant %q, own %t (info: %t)", info.Kind, info.DefaultVariant, e.Own, info.Own)
 	}
 	if e.HealthPath != targets.ActuatorHealth || !e.Listening.HealthFallback || e.MetricsPath != targets.ActuatorPrometheus || !e.Listening.MetricsOptional {
 		t.Errorf("health %q (fallback %t), metrics %q (optional %t)", e.HealthPath, e.Listening.HealthFallback, e.MetricsPath, e.Listening.MetricsOptional)
@@ -183,5 +190,67 @@ variants:
 	}
 	if e.Variations["loom"].Threads == nil || e.Variations["classic"].Threads != nil {
 		t.Errorf("only the virtual variant reads requests in flight as virtual threads")
+	}
+}
+
+// TestRunsJVM: what is recorded with JFR is every Java recipe and what is
+// marked a JVM; what serves pprof is the Go target and a service given its
+// path; the own frames of a jar are its main class's package.
+func TestRunsJVM(t *testing.T) {
+	jar := writeJar(t, 21, "Start-Class: com.example.App")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\n"), 0o644)
+	for _, tt := range []struct {
+		name  string
+		entry targets.Entry
+		jvm   bool
+		pprof string
+		own   string
+	}{
+		{"Go", targets.GoEntry(), false, "/debug/pprof/profile", "github.com/threadbench/threadbench/targets/go/"},
+		{"JavaPlatform", targets.DefaultCatalog().Entries()[1], true, "", "io.threadbench."},
+		{"Jar", targets.Own{Name: "orders", Jar: jar}.Entry(), true, "", "com.example."},
+		{"DockerfileWithJDK", targets.Own{Name: "orders", Dockerfile: dir, JDK: 21}.Entry(), true, "", ""},
+		{"Dockerfile", targets.Own{Name: "orders", Dockerfile: dir}.Entry(), false, "", ""},
+		{"Image", targets.Own{Name: "orders", Image: "x"}.Entry(), false, "", ""},
+		{"ImageMarked", targets.Own{Name: "orders", Image: "x", JVM: true}.Entry(), true, "", ""},
+		{"GoImage", targets.Own{Name: "orders", Image: "x", Pprof: "/debug/pprof/profile"}.Entry(), false, "/debug/pprof/profile", "main."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.entry.RunsJVM(); got != tt.jvm {
+				t.Errorf("RunsJVM() = %v, want %v", got, tt.jvm)
+			}
+			if tt.entry.PprofPath != tt.pprof || tt.entry.OwnPrefix != tt.own {
+				t.Errorf("pprof %q, own %q; want %q, %q", tt.entry.PprofPath, tt.entry.OwnPrefix, tt.pprof, tt.own)
+			}
+		})
+	}
+}
+
+// TestRefusedRecording: a start that failed because of the recording is
+// told by the JVM's words about JFR in the log the failure quotes; any
+// other failure is not retried without it.
+func TestRefusedRecording(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"NotWritable", errors.New("target orders exited before it was healthy (exit code 1, OOM-killed false); its log ends:\n" +
+			"Picked up JAVA_TOOL_OPTIONS: -XX:StartFlightRecording=filename=/tmp/threadbench.jfr\n" +
+			"[0.9s][error][jfr,startup] Could not start recording, not able to write to file /tmp/threadbench.jfr.\n" +
+			"Error occurred during initialization of VM\nFailure when starting JFR on_create_vm_3"),
+			"[0.9s][error][jfr,startup] Could not start recording, not able to write to file /tmp/threadbench.jfr. / Failure when starting JFR on_create_vm_3"},
+		{"OtherFailure", errors.New("target orders exited before it was healthy (exit code 1, OOM-killed false); its log ends:\n" +
+			"Picked up JAVA_TOOL_OPTIONS: -XX:StartFlightRecording=filename=/tmp/threadbench.jfr\n" +
+			"APPLICATION FAILED TO START\nPort 8080 was already in use."), ""},
+		{"NoLog", errors.New("start target orders on engine local: create container: boom"), ""},
+		{"None", nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := targets.RefusedRecording(tt.err); got != tt.want {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
 	}
 }

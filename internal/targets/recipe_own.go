@@ -234,6 +234,26 @@ func JarJavaMajor(path string) (int, error) {
 	return 21, nil
 }
 
+// JarPackage returns the package of a jar's main class (Spring Boot's
+// Start-Class, else Main-Class) with a trailing dot, "com.example.orders.";
+// "" when the jar names none or cannot be read.
+func JarPackage(path string) string {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return ""
+	}
+	defer zr.Close()
+	manifest := readManifest(&zr.Reader)
+	class := manifest["Start-Class"]
+	if class == "" {
+		class = manifest["Main-Class"]
+	}
+	if i := strings.LastIndexByte(class, '.'); i > 0 && !strings.HasPrefix(class, "org.springframework.") {
+		return class[:i+1]
+	}
+	return ""
+}
+
 // readManifest reads META-INF/MANIFEST.MF's main section (continuation
 // lines joined).
 func readManifest(zr *zip.Reader) map[string]string {

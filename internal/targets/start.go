@@ -46,13 +46,16 @@ type StartOptions struct {
 	// Requests are the workload's, for a target of one's own: its
 	// readiness where it has no health path, and its pre-check.
 	Requests []bench.Request
+	// Record starts a JVM's flight recording (RunsJVM entries only); a JVM
+	// that will not start with it is started again without.
+	Record bool
 
 	bind string // BIND_ADDR: the engine's, set by StartTarget
 }
 
 func (o StartOptions) request() bench.StartRequest {
 	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Workers: o.Workers,
-		Requests: o.Requests}
+		Requests: o.Requests, Record: o.Record}
 }
 
 // Start starts a target on the runtime's engine; req.Engine must name it
@@ -62,7 +65,7 @@ func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo,
 		return nil, fmt.Errorf("start target %s: asked for engine %s of the runtime of engine %s", target, req.Engine, r.engine.Name)
 	}
 	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID,
-		Downstream: req.Downstream, Workers: req.Workers, Requests: req.Requests})
+		Downstream: req.Downstream, Workers: req.Workers, Requests: req.Requests, Record: req.Record})
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +102,15 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	if err != nil {
 		return nil, err
 	}
+	if opts.Record && entry.RunsJVM() {
+		return r.launchRecorded(ctx, entry, target, img, opts, port, env, launched)
+	}
+	return r.launch(ctx, entry, target, img, opts, port, env, launched)
+}
+
+// launch creates and starts the target's container with env and returns
+// once it is healthy; a container that is not is removed.
+func (r *Runtime) launch(ctx context.Context, entry Entry, target string, img bench.ImageInfo, opts StartOptions, port int, env, launched map[string]string) (*Instance, error) {
 	instance := newInstanceID()
 	// The create and start calls are not cancelled half-way: a cancelled
 	// create request does not stop the engine from creating the container a
@@ -108,7 +120,7 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	id, err := r.createAndStart(createCtx, containerName(entry.Name, port), r.containerConfig(entry, img, env, opts, instance), hostConfig(opts))
 	cancelCreate()
 	inst := &Instance{entry: entry, name: target, image: img, host: r.engine.Address, port: port, metricsPort: opts.MetricsPort,
-		id: id, runtime: r, downstream: opts.Downstream, instance: instance, requests: opts.Requests}
+		id: id, runtime: r, downstream: opts.Downstream, instance: instance, requests: opts.Requests, runID: opts.RunID, env: env}
 	if err == nil {
 		err = ctx.Err()
 	}

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/web"
 )
@@ -38,11 +39,11 @@ func newEnv(t *testing.T) *env {
 	pages, err := web.New(web.Config{
 		Store: db,
 		Compare: func(base, head *bench.Run, threshold float64) bench.Comparison {
-			return report.Compare(base, head, report.CompareOptions{NoiseThreshold: threshold})
+			return analysis.Compare(base, head, analysis.CompareOptions{NoiseThreshold: threshold})
 		},
 		Targets:     catalog,
-		Profiles:    bench.Builtins(),
-		Experiments: bench.Experiments(),
+		Profiles:    builtin.Profiles(),
+		Experiments: builtin.Experiments(),
 		Endpoints:   bench.Endpoints(),
 		Logger:      slog.New(slog.NewTextHandler(e.logs, nil)),
 	})

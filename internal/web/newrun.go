@@ -32,9 +32,6 @@ type formDefaults struct {
 	HeapPercent                         string
 }
 
-// garbageCollectors are the collectors the Java targets accept.
-var garbageCollectors = []string{"G1", "Parallel", "Serial", "Z", "Shenandoah"}
-
 // newRunPart renders the form. It is sent by app.js as JSON to POST /runs;
 // the API is its only validator, and its field errors are shown next to
 // the control whose data-field names the same JSON path. The models are
@@ -42,7 +39,7 @@ var garbageCollectors = []string{"G1", "Parallel", "Serial", "Z", "Shenandoah"}
 // table starts with a clients column), first.
 func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
 	view := newRunView{Targets: p.cfg.Targets, Profiles: p.cfg.Profiles, Experiments: p.cfg.Experiments,
-		Endpoints: p.cfg.Endpoints, Models: slices.Sorted(slices.Values(bench.ModelNames())), GCs: garbageCollectors,
+		Endpoints: p.cfg.Endpoints, Models: slices.Sorted(slices.Values(bench.ModelNames())), GCs: bench.GarbageCollectors,
 		Defaults: formDefaults{
 			WarmupDuration: bench.DefaultWarmupDuration.String(), WarmupRate: formatNum(bench.DefaultWarmupRate),
 			WarmupMax: bench.DefaultWarmupMaxDuration.String(), WarmupWindow: bench.DefaultWarmupWindow.String(),

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/web"
 )
@@ -156,10 +157,10 @@ func TestNewRunFormSpeaksTheAPI(t *testing.T) {
 func TestNewRunFormOffersTheCatalogs(t *testing.T) {
 	e := newEnv(t)
 	p := e.get(t, "/ui/parts/new")
-	for _, name := range bench.BuiltinNames() {
+	for _, name := range builtin.ProfileNames() {
 		p.mustContain(t, `<option value="`+name+`">`)
 	}
-	for _, x := range bench.Experiments() {
+	for _, x := range builtin.Experiments() {
 		p.mustContain(t, `<option value="`+x.Name+`">`)
 	}
 	for _, ep := range bench.EndpointNames() {
@@ -184,7 +185,7 @@ func TestNewRunFormOffersOwnServiceVariants(t *testing.T) {
 		Variant: "jdk", Variants: []string{"25", "21"}, DefaultVariant: "25"}
 	pages, err := web.New(web.Config{Store: store.NewDB(filepath.Join(t.TempDir(), "h.db")),
 		Compare: func(base, head *bench.Run, _ float64) bench.Comparison { return bench.Comparison{} },
-		Targets: []bench.TargetInfo{java, own}, Profiles: bench.Builtins(), Experiments: bench.Experiments(), Endpoints: bench.Endpoints(),
+		Targets: []bench.TargetInfo{java, own}, Profiles: builtin.Profiles(), Experiments: builtin.Experiments(), Endpoints: bench.Endpoints(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

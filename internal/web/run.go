@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
 	"github.com/threadbench/threadbench/internal/report"
@@ -30,7 +31,10 @@ type runHead struct {
 type reportView struct {
 	runHead
 	Downloads []download
-	Report    template.HTML
+	// Files are what recorded inside the targets, from the API (GET
+	// /runs/{id}/files lists them).
+	Files  []download
+	Report template.HTML
 }
 
 // download is a link to the report in one format, from the API.
@@ -69,13 +73,13 @@ func (p *Pages) runPart(ctx context.Context, id string) ([]byte, int, error) {
 		body, err := p.render("live", newLiveView(run))
 		return body, http.StatusOK, err
 	}
-	view := reportView{runHead: newRunHead(run), Downloads: downloads(run.ID)}
-	src := report.Source{Run: run, Targets: p.cfg.Targets}
-	if src.Series, err = report.LoadSeries(ctx, p.cfg.Store, run, p.cfg.Targets); err != nil {
+	view := reportView{runHead: newRunHead(run), Downloads: downloads(run.ID), Files: recordedFiles(run)}
+	src, err := report.LoadSource(ctx, p.cfg.Store, run, p.cfg.Targets, true)
+	if err != nil {
 		return nil, 0, err
 	}
 	var buf bytes.Buffer
-	if err := report.WriteReportFragment(&buf, src, report.ReportOptions{MinEffect: bench.DefaultNoiseThreshold}); err != nil {
+	if err := report.WriteReportFragment(&buf, src, analysis.ReportOptions{MinEffect: bench.DefaultNoiseThreshold}); err != nil {
 		return nil, 0, err
 	}
 	view.Report = template.HTML(buf.String()) // #nosec: internal/report escapes what it writes
@@ -159,4 +163,31 @@ func downloads(id string) []download {
 		out = append(out, download{f.Download, base + f.Name, "threadbench-" + id + "." + f.Extension})
 	}
 	return out
+}
+
+// recordedFiles are the files recorded inside the run's targets (a JVM's
+// recording, a Go target's CPU profiles, each stage's folded stacks), from
+// the API.
+func recordedFiles(run *bench.Run) []download {
+	var out []download
+	for _, t := range run.Targets {
+		if t.Inside == nil {
+			continue
+		}
+		for _, f := range t.Inside.Files {
+			label := f.FileName()
+			out = append(out, download{Label: label, URL: "/runs/" + url.PathEscape(run.ID) + "/" + filePath(f),
+				File: "threadbench-" + run.ID + "-" + label})
+		}
+	}
+	return out
+}
+
+// filePath is a file's path under its run's, each name escaped.
+func filePath(f bench.Artifact) string {
+	p := "targets/" + url.PathEscape(f.Target) + "/"
+	if f.Stage != nil {
+		p += "stages/" + strconv.Itoa(*f.Stage) + "/"
+	}
+	return p + f.Kind
 }

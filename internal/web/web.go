@@ -17,6 +17,7 @@ import (
 type Store interface {
 	bench.RunStore
 	bench.SeriesStore
+	bench.ArtifactStore
 }
 
 // Config is what the pages need. Store and Compare are required; the

@@ -1,13 +1,17 @@
 // Command testsummary reads `go test -json` on its standard input and
 // prints what a reader of a long test log needs: each package's result,
 // the whole output of every test that failed, every test that was
-// skipped with its reason, and a count of each at the end. It exits 1
+// skipped with its reason, a count of each at the end, and the ten
+// slowest tests with their share of the suite's wall time. It exits 1
 // when a test failed or when a test was skipped for a reason that
 // -allow-skip does not match: a skipped test proves nothing, so a suite
 // that skips one is not green (a skip for another operating system is
 // the exception such a pattern names).
 //
 //	go test -json ./... | go run ./scripts/testsummary -name unit -allow-skip 'needs Linux|on this OS'
+//
+// With -slowest-only it prints only the slowest tests, for streams already
+// summarized one by one (make test's two parts, side by side and alone).
 package main
 
 import (
@@ -20,19 +24,31 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // slowTest is how long a top-level test runs before its pass is printed:
 // a long suite then shows where it is and where its time goes.
 const slowTest = 5 // seconds
 
+// slowest is how many of the slowest top-level tests the summary lists,
+// with their share of the suite's wall time, so that growth is visible.
+const slowest = 10
+
 // event is one line of `go test -json` (cmd/test2json).
 type event struct {
+	Time    time.Time
 	Action  string
 	Package string
 	Test    string
 	Output  string
 	Elapsed float64
+}
+
+// timing is how long one top-level test ran, whatever its result.
+type timing struct {
+	test    string // "package Test"
+	elapsed float64
 }
 
 // skip is one skipped test and why.
@@ -50,11 +66,16 @@ type tally struct {
 	failed  []string
 	skipped []skip
 	pkgFail []string
+	timings []timing
+	// first and last are the times of the first and last events: the
+	// suite's wall time lies between them.
+	first, last time.Time
 }
 
 func main() {
 	name := flag.String("name", "tests", "what the suite is called in the summary")
 	allow := flag.String("allow-skip", "", "a regular expression: skips whose reason matches it do not fail the suite")
+	slowestOnly := flag.Bool("slowest-only", false, "print only the slowest tests (of streams already summarized) and exit 0")
 	flag.Parse()
 	t := &tally{out: os.Stdout, output: map[string]*strings.Builder{}}
 	if *allow != "" {
@@ -65,9 +86,17 @@ func main() {
 		}
 		t.allow = re
 	}
+	if *slowestOnly {
+		t.out = io.Discard
+	}
 	if err := t.read(os.Stdin); err != nil {
 		fmt.Fprintf(os.Stderr, "testsummary: %v\n", err)
 		os.Exit(1)
+	}
+	if *slowestOnly {
+		t.out = os.Stdout
+		t.slowestTests(*name)
+		return
 	}
 	if !t.summary(*name) {
 		os.Exit(1)
@@ -91,6 +120,10 @@ func (t *tally) read(r io.Reader) error {
 }
 
 func (t *tally) handle(ev event) {
+	t.clock(ev.Time)
+	if (ev.Action == "pass" || ev.Action == "fail") && ev.Test != "" && !strings.Contains(ev.Test, "/") {
+		t.timings = append(t.timings, timing{test: ev.Package + " " + ev.Test, elapsed: ev.Elapsed})
+	}
 	if ev.Test == "" {
 		t.packageEvent(ev)
 		return
@@ -118,6 +151,35 @@ func (t *tally) handle(ev event) {
 		s.allowed = t.allow != nil && t.allow.MatchString(s.reason)
 		t.skipped = append(t.skipped, s)
 		fmt.Fprintf(t.out, "--- SKIP: %s (%s): %s\n", ev.Test, ev.Package, s.reason)
+	}
+}
+
+// clock notes an event's time (zero in a stream without times).
+func (t *tally) clock(at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	if t.first.IsZero() || at.Before(t.first) {
+		t.first = at
+	}
+	if at.After(t.last) {
+		t.last = at
+	}
+}
+
+// slowestTests prints the slowest top-level tests, each with its share of
+// the wall time from the first event to the last (tests that run in
+// parallel can add up to more than all of it).
+func (t *tally) slowestTests(name string) {
+	sort.SliceStable(t.timings, func(i, j int) bool { return t.timings[i].elapsed > t.timings[j].elapsed })
+	wall := t.last.Sub(t.first).Seconds()
+	fmt.Fprintf(t.out, "%s: wall time %.0f s; the %d slowest tests:\n", name, wall, min(slowest, len(t.timings)))
+	for _, tm := range t.timings[:min(slowest, len(t.timings))] {
+		share := ""
+		if wall > 0 {
+			share = fmt.Sprintf(" %5.1f%%", 100*tm.elapsed/wall)
+		}
+		fmt.Fprintf(t.out, "%s:   %7.1f s%s  %s\n", name, tm.elapsed, share, tm.test)
 	}
 }
 
@@ -170,6 +232,7 @@ func (t *tally) summary(name string) bool {
 		}
 	}
 	sort.Slice(refused, func(i, j int) bool { return refused[i].test < refused[j].test })
+	t.slowestTests(name)
 	fmt.Fprintf(t.out, "%s: %d passed, %d failed, %d skipped (%d for another OS)\n",
 		name, t.passed, len(t.failed), len(t.skipped), len(t.skipped)-len(refused))
 	for _, s := range refused {

@@ -58,3 +58,33 @@ func TestSummaryGreen(t *testing.T) {
 		t.Errorf("a suite of one passing test is not green:\n%s", out.String())
 	}
 }
+
+// The summary lists the slowest top-level tests, failed ones too, with
+// their share of the wall time between the first and the last event.
+func TestSummarySlowest(t *testing.T) {
+	timed := `{"Time":"2026-11-26T10:00:00Z","Action":"start","Package":"p"}
+{"Time":"2026-11-26T10:00:01Z","Action":"pass","Package":"p","Test":"TestQuick","Elapsed":1}
+{"Time":"2026-11-26T10:00:30Z","Action":"fail","Package":"p","Test":"TestSlow","Elapsed":29}
+{"Time":"2026-11-26T10:00:30Z","Action":"pass","Package":"p","Test":"TestSlow/part","Elapsed":28}
+{"Time":"2026-11-26T10:01:40Z","Action":"pass","Package":"p","Test":"TestSlower","Elapsed":50}
+{"Time":"2026-11-26T10:01:40Z","Action":"fail","Package":"p","Elapsed":100}
+`
+	var out strings.Builder
+	tl := &tally{out: &out, output: map[string]*strings.Builder{}}
+	if err := tl.read(strings.NewReader(timed)); err != nil {
+		t.Fatal(err)
+	}
+	tl.summary("integration")
+	got := out.String()
+	for _, want := range []string{
+		"integration: wall time 100 s; the 3 slowest tests:",
+		"integration:      50.0 s  50.0%  p TestSlower\nintegration:      29.0 s  29.0%  p TestSlow\nintegration:       1.0 s   1.0%  p TestQuick\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "TestSlow/part") {
+		t.Errorf("a subtest is listed among the slowest:\n%s", got)
+	}
+}

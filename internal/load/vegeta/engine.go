@@ -14,7 +14,8 @@
 // vegeta Pacer over it, holds and linear ramps alike); a closed stage is
 // an attack of its own with as many workers as the stage's concurrency
 // and no pacing, each worker sending its next request when the previous
-// one answers. A closed ramp or an iteration cannot be said that way and
+// one answers (stages of one concurrency in a row, a warm-up until steady
+// and the stage it warms up among them, share one attack). A closed ramp or an iteration cannot be said that way and
 // bench.Prepare refuses them for this engine.
 package vegeta
 
@@ -112,20 +113,38 @@ func newSender(s *load.Session) *sender {
 	return sn
 }
 
-// send sends the open part of the schedule, then each closed stage at its
-// time, and returns when all have come back or ctx is cancelled.
+// send sends the open part of the schedule, then the closed stages each at
+// its time, and returns when all have come back or ctx is cancelled.
+// Consecutive closed stages of one concurrency are one vegeta attack, whose
+// workers carry on from one to the next as load's own clients do: so a
+// warm-up until steady at the first stage's whole load and that stage are
+// sent by the same workers, nothing drained or restarted when the warm-up
+// settles. At another concurrency (warmup.fraction) the stage is a new
+// attack: vegeta's workers are fixed for an attack, so the warm-up's finish
+// their requests and the stage's start then, on the same connections.
 func (sn *sender) send(ctx context.Context) {
 	if sn.s.OpenEnd() > 0 {
 		workers := uint64(sn.s.Connections())
 		sn.attack(ctx, schedulePacer{sn.s}, workers, false)
 	}
-	for _, c := range sn.s.ClosedStages() {
-		if !sleepUntil(ctx, sn.s, c.Start) {
+	for i := 0; ; {
+		// Read again each time: a warm-up until steady moves every stage
+		// after it when it settles.
+		stages := sn.s.ClosedStages()
+		if i >= len(stages) {
 			return
 		}
-		if c.Concurrency > 0 {
-			sn.attack(ctx, holdPacer{s: sn.s, end: c.End}, uint64(c.Concurrency), true)
+		last := i
+		for last+1 < len(stages) && stages[last+1].Concurrency == stages[i].Concurrency {
+			last++
 		}
+		if !sleepUntil(ctx, sn.s, stages[i].Start) {
+			return
+		}
+		if stages[i].Concurrency > 0 {
+			sn.attack(ctx, holdPacer{s: sn.s, stage: last}, uint64(stages[i].Concurrency), true)
+		}
+		i = last + 1
 	}
 }
 

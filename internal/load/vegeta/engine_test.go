@@ -242,3 +242,123 @@ func TestTimeoutWordedAlike(t *testing.T) {
 		t.Errorf("timeouts worded apart: own %q, vegeta %q", errs["own"], errs["vegeta"])
 	}
 }
+
+// staggered is a server whose answers take 50 to 150 ms, in turn, so that
+// clients do not move in step; inFlight says how many requests it held,
+// on average, over a stretch of time.
+func staggered(t *testing.T) (url string, peak func() int64, inFlight func(from, to time.Time) float64) {
+	var mu sync.Mutex
+	var n, most, served int64
+	var changes []struct {
+		at time.Time
+		n  int64
+	}
+	change := func(by int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		n += by
+		most = max(most, n)
+		changes = append(changes, struct {
+			at time.Time
+			n  int64
+		}{time.Now(), n})
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		change(1)
+		defer change(-1)
+		mu.Lock()
+		served++
+		delay := time.Duration(50+25*(served%5)) * time.Millisecond
+		mu.Unlock()
+		time.Sleep(delay)
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(srv.Close)
+	peak = func() int64 { mu.Lock(); defer mu.Unlock(); return most }
+	inFlight = func(from, to time.Time) float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		var area float64 // requests × seconds
+		level, at := int64(0), from
+		for _, c := range changes {
+			if c.at.After(from) {
+				if c.at.After(to) {
+					break
+				}
+				area += float64(level) * c.at.Sub(at).Seconds()
+				at = c.at
+			}
+			level = c.n
+		}
+		area += float64(level) * to.Sub(at).Seconds()
+		return area / to.Sub(from).Seconds()
+	}
+	return srv.URL, peak, inFlight
+}
+
+// TestWarmupUntilSteadyCarriesOn: a closed warm-up until steady at the
+// first stage's whole load is one vegeta attack with that stage: when it
+// settles, the same workers carry on, the server never sees the clients
+// drain and start again, and the first measured second is as full as the
+// rest.
+func TestWarmupUntilSteadyCarriesOn(t *testing.T) {
+	url, peak, inFlight := staggered(t)
+	var asked atomic.Int64
+	plan := bench.Plan{
+		Workload: bench.Workload{Requests: []bench.Request{light}, Timeout: sec(5)},
+		Profile: bench.Profile{Model: bench.ModelClosed, Engine: bench.LoadEngineVegeta, Stages: []bench.Stage{
+			{Duration: sec(2), Concurrency: 4},
+		}},
+		Warmup:  bench.Warmup{UntilSteady: true, MaxDuration: sec(20), Window: sec(5)},
+		Settled: func(b bench.Bucket) bool { asked.Add(1); return b.Second == 1 },
+	}
+	began := time.Now()
+	res, err := vegeta.NewEngine(load.NewEngine()).Run(context.Background(), url, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := res.Warmup; w == nil || w.Concurrency != 4 || w.Duration.D() < 2*time.Second || w.Duration.D() > 2500*time.Millisecond {
+		t.Fatalf("warm-up %+v, want 4 clients for about 2 s", res.Warmup)
+	}
+	if asked.Load() != 2 || time.Since(began) > 5*time.Second {
+		t.Errorf("asked about %d warm-up seconds, attack took %v; want 2, and the stage at once", asked.Load(), time.Since(began))
+	}
+	// Draining the warm-up's requests (up to 150 ms) and starting again
+	// would leave about 2 in flight on average over the next 200 ms.
+	got := inFlight(res.T0, res.T0.Add(200*time.Millisecond))
+	t.Logf("%.2f requests in flight on average over the 200 ms after the cut", got)
+	if got < 3.5 {
+		t.Errorf("%.2f requests in flight on average just after the cut, want the 4 clients going on", got)
+	}
+	if peak() > 4 || len(res.Seconds) != 2 || res.Seconds[0].Stats.Throughput < 36 {
+		t.Errorf("peak %d in flight, seconds %+v; want at most 4, two seconds, the first at about 40 req/s", peak(), res.Seconds)
+	}
+}
+
+// TestWarmupUntilSteadyOpen: the open schedule paces the warm-up until
+// steady and, from the cut, the stage.
+func TestWarmupUntilSteadyOpen(t *testing.T) {
+	srv := newServer(t, time.Millisecond)
+	plan := bench.Plan{
+		Workload: bench.Workload{Requests: []bench.Request{light}, Timeout: sec(5)},
+		Profile: bench.Profile{Model: bench.ModelOpen, Engine: bench.LoadEngineVegeta, Stages: []bench.Stage{
+			{Duration: sec(2), Rate: 200},
+		}},
+		Warmup:  bench.Warmup{UntilSteady: true, MaxDuration: sec(20), Window: sec(5), Fraction: 0.5},
+		Settled: func(b bench.Bucket) bool { return b.Second == 0 },
+	}
+	res, err := vegeta.NewEngine(load.NewEngine()).Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.Warmup
+	if w == nil || w.Rate != 100 || w.Duration.D() > 1500*time.Millisecond {
+		t.Fatalf("warm-up %+v, want 100 req/s for about 1 s", w)
+	}
+	if got := res.Total.Requests; got < 399 || got > 401 {
+		t.Errorf("profile: %d requests, want 400 ± 1", got)
+	}
+	if got, want := int(w.Stats.Requests+res.Total.Requests), srv.served; got != want {
+		t.Errorf("%d requests filed, %d served", got, want)
+	}
+}

@@ -32,17 +32,19 @@ func (p schedulePacer) Pace(_ time.Duration, hits uint64) (time.Duration, bool) 
 func (p schedulePacer) Rate(elapsed time.Duration) float64 { return p.s.Rate(elapsed) }
 
 // holdPacer sends as fast as the attack's fixed workers come free, until
-// end on the session's clock: a closed stage.
+// the end of closed stage number stage (of the session's ClosedStages) on
+// the session's clock, read at every request: a warm-up until steady ends
+// when it settles.
 type holdPacer struct {
-	s   *load.Session
-	end time.Duration
+	s     *load.Session
+	stage int
 }
 
 var _ vegeta.Pacer = holdPacer{}
 
 // Pace never waits; it stops at the stage's end.
 func (p holdPacer) Pace(time.Duration, uint64) (time.Duration, bool) {
-	return 0, p.s.Since() >= p.end
+	return 0, p.s.Since() >= p.s.ClosedEnd(p.stage)
 }
 
 // Rate is 0: a closed stage has no arrival rate.

@@ -67,12 +67,13 @@ func (f ResultsFiles) FileFor(target string) string {
 	return strings.TrimSuffix(f.Path, ext) + "." + target + ext
 }
 
-// Open creates the target's file and starts its encoder.
-func (f ResultsFiles) Open(target string) (bench.ResponseWriter, error) {
+// Open creates the file of a target of a run of spec (one of its part's,
+// ForPart) and starts its encoder.
+func (f ResultsFiles) Open(spec bench.RunSpec, target string) (bench.ResponseWriter, error) {
 	if err := CheckResultsFormat(f.Format, "results-format"); err != nil {
 		return nil, err
 	}
-	path := f.FileFor(target)
+	path := f.ForPart(spec).FileFor(target)
 	file, err := os.Create(path)
 	if err != nil {
 		return nil, bench.Errorf(bench.EINVALID, "results file: %v", err)

@@ -56,7 +56,7 @@ func TestResultsFilesReadByVegeta(t *testing.T) {
 		for format, decoder := range decoders {
 			t.Run(name+"/"+format, func(t *testing.T) {
 				files := vegeta.ResultsFiles{Path: filepath.Join(t.TempDir(), "results."+format), Format: format}
-				w, err := files.Open("go")
+				w, err := files.Open(bench.RunSpec{}, "go")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +109,7 @@ func readMetrics(t *testing.T, path string, decoder func(io.Reader) vegetalib.De
 func BenchmarkResultsWrite(b *testing.B) {
 	for _, format := range vegeta.ResultsFormats {
 		b.Run(format, func(b *testing.B) {
-			w, err := vegeta.ResultsFiles{Path: filepath.Join(b.TempDir(), "r"), Format: format}.Open("go")
+			w, err := vegeta.ResultsFiles{Path: filepath.Join(b.TempDir(), "r"), Format: format}.Open(bench.RunSpec{}, "go")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,7 @@ package jdk
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -287,4 +288,20 @@ func newer(a, b JDK) bool {
 func executable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// Command runs one of a JDK's programs without the options the host's
+// environment may carry for every JVM (JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS,
+// _JAVA_OPTIONS), which would change what it does or writes: a recording
+// the host starts for its own JVMs, say.
+func Command(ctx context.Context, program string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, program, args...)
+	cmd.Env = []string{}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name != "JAVA_TOOL_OPTIONS" && name != "JDK_JAVA_OPTIONS" && name != "_JAVA_OPTIONS" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	return cmd
 }

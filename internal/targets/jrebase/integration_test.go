@@ -89,7 +89,7 @@ func TestEnsure_Engine(t *testing.T) {
 		if again != ref {
 			t.Errorf("second Ensure = %q, want %q", again, ref)
 		}
-		if strings.Contains(log.String(), "assembling") || took > 2*time.Second {
+		if strings.Contains(log.String(), "assembling") {
 			t.Errorf("second Ensure took %s and logged:\n%s\nwant a cache hit", took, log.String())
 		}
 		t.Logf("second Ensure: %s", took.Round(time.Millisecond))

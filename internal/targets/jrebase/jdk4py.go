@@ -330,7 +330,7 @@ func dumpCDS(ctx context.Context, javaHome string, log io.Writer) error {
 	java := filepath.Join(javaHome, "bin", "java")
 	for _, args := range cdsDumps {
 		fmt.Fprintf(log, "jre: java %s\n", strings.Join(args, " "))
-		if out, err := javaCommand(ctx, java, args...).CombinedOutput(); err != nil {
+		if out, err := jdk.Command(ctx, java, args...).CombinedOutput(); err != nil {
 			return fmt.Errorf("generate the class-data-sharing archive: java %s: %w: %s",
 				strings.Join(args, " "), err, lastLines(string(out), 3))
 		}
@@ -345,7 +345,7 @@ func runtimeVendor(ctx context.Context, javaHome string, release map[string]stri
 		return v, nil
 	}
 	java := filepath.Join(javaHome, "bin", "java")
-	out, err := javaCommand(ctx, java, "-XshowSettings:properties", "-version").CombinedOutput()
+	out, err := jdk.Command(ctx, java, "-XshowSettings:properties", "-version").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("read the runtime's vendor: %w: %s", err, lastLines(string(out), 3))
 	}
@@ -356,20 +356,6 @@ func runtimeVendor(ctx context.Context, javaHome string, release map[string]stri
 		}
 	}
 	return "", nil
-}
-
-// javaCommand runs java without the options the host's environment may
-// carry (JAVA_TOOL_OPTIONS and the like), which would change what it writes.
-func javaCommand(ctx context.Context, java string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, java, args...)
-	cmd.Env = []string{}
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if name != "JAVA_TOOL_OPTIONS" && name != "JDK_JAVA_OPTIONS" && name != "_JAVA_OPTIONS" {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	return cmd
 }
 
 // pipErrors returns pip's ERROR lines, which say why it failed without the

@@ -113,7 +113,7 @@ func TestEnsureMajor21_Engine(t *testing.T) {
 		if again != ref || againVersion != version {
 			t.Errorf("second EnsureMajor = %q, %q, want %q, %q", again, againVersion, ref, version)
 		}
-		if strings.Contains(log.String(), "assembling") || took > 2*time.Second {
+		if strings.Contains(log.String(), "assembling") {
 			t.Errorf("second EnsureMajor took %s and logged:\n%s\nwant a cache hit", took, log.String())
 		}
 		t.Logf("warm EnsureMajor: %s", took.Round(time.Millisecond))

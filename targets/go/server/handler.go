@@ -90,6 +90,7 @@ func (h *handler) routes() http.Handler {
 	h.route(mux, "/api/fanout", h.pooled(h.serveFanout))
 	h.route(mux, "/api/downstream", h.pooled(h.serveDownstream))
 	h.route(mux, MetricsPath, h.metrics.serve())
+	routeProfiles(mux)
 	mux.HandleFunc("/", h.metrics.instrument(notFoundURI, notFound))
 	return h.metrics.countInflight(mux)
 }

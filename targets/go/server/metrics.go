@@ -60,15 +60,15 @@ func newMetrics() *metrics {
 	return m
 }
 
-// countInflight counts the requests next is handling, but for health checks
-// and scrapes, so that a scrape does not count itself. Each request runs on
+// countInflight counts the requests next is handling, but for health checks,
+// scrapes and profiles, so that a scrape does not count itself. Each request runs on
 // its own goroutine (its connection's), so this is also the number of
 // goroutines handling requests; go_goroutines counts more: net/http's
 // background reader of each busy connection, idle connections and the
 // runtime's own.
 func (m *metrics) countInflight(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == MetricsPath || r.URL.Path == healthPath {
+		if r.URL.Path == MetricsPath || r.URL.Path == healthPath || isProfile(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -540,3 +540,46 @@ func TestWorkersBoundTheHandlers(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestProfiles checks net/http/pprof's CPU profile: served while the one
+// worker is busy (profiles are not work), not counted in flight, and a
+// gzipped profile of about the seconds asked for.
+func TestProfiles(t *testing.T) {
+	srv := httptest.NewServer(server.NewHandler("go", server.WithWorkers(1)))
+	defer srv.Close()
+	busy := make(chan error, 1)
+	go func() {
+		resp, err := srv.Client().Get(srv.URL + "/api/heavy?duration=1500")
+		if err == nil {
+			resp.Body.Close()
+		}
+		busy <- err
+	}()
+	if got := waitForInflight(t, srv.URL, 1); got != 1 {
+		t.Fatalf("heavy request sleeping: in flight = %v, want 1", got)
+	}
+	profiled := make(chan float64, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		profiled <- inflight(t, srv.URL)
+	}()
+	start := time.Now()
+	resp, err := srv.Client().Get(srv.URL + server.ProfilePath + "profile?seconds=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
+		t.Fatalf("GET %sprofile: status %d, %d bytes (want 200 and a gzipped profile)", server.ProfilePath, resp.StatusCode, len(body))
+	}
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("a 1 s profile answered after %v", took)
+	}
+	if got := <-profiled; got != 1 {
+		t.Errorf("while profiling: in flight = %v, want 1 (the heavy request alone)", got)
+	}
+	if err := <-busy; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -37,4 +37,8 @@ final class Dtos {
 	record QuoteView(Long productId, String name, BigDecimal price, long delayMs, boolean virtual, String thread) {
 	}
 
+	/** A call through the legacy driver: the connection it used, and the thread that served it. */
+	record LegacyView(int connection, long delayMs, boolean virtual, String thread) {
+	}
+
 }

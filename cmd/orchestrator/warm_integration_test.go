@@ -1,0 +1,83 @@
+//go:build integration
+
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// TestMeasureWarmStart is issue 34's run, read from the shared three-target run
+// (poolRun: 400 clients on heavy?duration=500 after the default warm-up,
+// at that load). The warm-up is part of the attack, so the stage starts
+// with its clients already at work: its first second is at its bound
+// (java-platform's pool, 200 threads ÷ 0.5 s; the others' clients, 400 ÷
+// 0.5 s); it was 7 req/s when the stage started cold, the warm-up's
+// requests still holding Tomcat's threads. The stage's figure is the mean
+// of its seconds.
+func TestMeasureWarmStart(t *testing.T) {
+	alone(t)
+	run, _ := poolRun(t)
+	for _, name := range []string{bench.TargetGo, bench.TargetJavaPlatform, bench.TargetJavaVirtual} {
+		tr := run.Target(name)
+		ws := warmupOf(t, run, name)
+		t.Logf("%s: warm-up %.1f s, steady %v (JIT %s, %s in its last window); per second: %s",
+			name, ws.Seconds, ws.Steady, jitText(ws), msText(ws.JITMsWindow), perSecond(tr))
+		clients := float64(tr.Stages[0].Concurrency)
+		bound := clients / 0.500 // each client's request sleeps 500 ms
+		if name == bench.TargetJavaPlatform {
+			bound = min(bound, float64(bench.DefaultTomcatMaxThreads)/0.500) // threads ÷ service time
+		}
+		seconds := fullSecondsOf(tr, 0)
+		if len(seconds) < 11 {
+			t.Fatalf("%s: %d full seconds in the first stage, want 12", name, len(seconds))
+		}
+		if first := seconds[0].Stats.Throughput; first < 0.95*bound || first > 1.01*bound {
+			t.Errorf("%s: first measured second %.0f req/s, want its bound %.0f (not a cold start)", name, first, bound)
+		}
+		var sum float64
+		for _, b := range seconds {
+			sum += b.Stats.Throughput
+		}
+		mean := sum / float64(len(seconds))
+		res := resultOf(t, analysis.Analyze(run, analysis.ReportOptions{}).Scopes[1], name)
+		got := res.Figures.Throughput.Value
+		t.Logf("%s: reported %.1f req/s, mean of its seconds %.1f; steady part %+v", name, got, mean, res.Steady)
+		if got < 0.99*mean || got > 1.01*mean {
+			t.Errorf("%s: reported %.1f req/s, want the mean of its seconds %.1f within 1 %%", name, got, mean)
+		}
+	}
+}
+
+// resultOf is a target's result in a report's scope.
+func resultOf(t *testing.T, sc bench.ReportScope, label string) bench.SubjectResult {
+	t.Helper()
+	for _, res := range sc.Results {
+		if res.Label == label {
+			return res
+		}
+	}
+	t.Fatalf("no result of %s in scope %s", label, sc.Name)
+	return bench.SubjectResult{}
+}
+
+// fullSecondsOf is a stage's full seconds.
+func fullSecondsOf(tr *bench.TargetResult, stage int) []bench.Bucket {
+	var out []bench.Bucket
+	for _, b := range tr.Seconds {
+		if b.Stage == stage && b.Stats.Elapsed.D() >= 990*time.Millisecond {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func msText(ms *float64) string {
+	if ms == nil {
+		return "not read"
+	}
+	return time.Duration(*ms * float64(time.Millisecond)).Round(time.Millisecond).String()
+}

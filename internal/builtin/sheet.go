@@ -1,0 +1,179 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// Sheet is an experiment run's results in its seed's own layout, each of
+// our figures followed by the seed's in parentheses: a title, then lines
+// and tables in order, then where the reproduction differs from the seed.
+// Package report writes it as text or markdown.
+type Sheet struct {
+	Title string
+	Parts []SheetPart
+	Notes []string
+}
+
+// SheetPart is a line of text, or, when Table is set, a titled table.
+type SheetPart struct {
+	Line string
+	// Apart sets the line off from what precedes it, where text has no
+	// paragraphs (markdown's lines are paragraphs already).
+	Apart bool
+	Table *SheetTable
+}
+
+// SheetTable is a titled table whose columns after the first are figures.
+type SheetTable struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+}
+
+// SheetOf returns the sheet of an experiment's run, or false for a run
+// that is no experiment's, or one of an experiment this build no longer
+// has: the run's own tables say it all.
+func SheetOf(run *bench.Run) (Sheet, bool) {
+	ref := run.Spec.Experiment
+	if ref == nil {
+		return Sheet{}, false
+	}
+	e, err := LookupExperiment(ref.Name)
+	if err != nil {
+		return Sheet{}, false
+	}
+	x := expTable{run: run, exp: e, rows: e.RowsOf(ref.Part)}
+	x.header()
+	switch e.Layout {
+	case bench.LayoutK6:
+		x.k6()
+	case bench.LayoutFanout:
+		x.fanout()
+	case bench.LayoutStages:
+		x.stages()
+	case bench.LayoutNGrinder:
+		x.ngrinder()
+	case bench.LayoutLocust:
+		x.locust()
+	}
+	x.sheet.Notes = e.Notes
+	return x.sheet, true
+}
+
+// expTable builds one experiment run's sheet.
+type expTable struct {
+	sheet Sheet
+	run   *bench.Run
+	exp   bench.Experiment
+	rows  []bench.SeedRow
+}
+
+func (x *expTable) header() {
+	ref := x.run.Spec.Experiment
+	x.sheet.Title = fmt.Sprintf("experiment %s: seed %s, %s", ref.Name, x.exp.Seed, x.exp.Source)
+	line := fmt.Sprintf("run %s (%s), scale %g", x.run.ID, x.run.Status, ref.Scale)
+	if ref.Part != "" {
+		line += ", part " + ref.Part
+	}
+	x.line(line + "; each figure is ours, the seed's in parentheses")
+}
+
+// line adds a line of text, a paragraph in markdown.
+func (x *expTable) line(s string) {
+	x.sheet.Parts = append(x.sheet.Parts, SheetPart{Line: s})
+}
+
+// table adds a titled table.
+func (x *expTable) table(title string, header []string, rows [][]string) {
+	x.sheet.Parts = append(x.sheet.Parts, SheetPart{Table: &SheetTable{Title: title, Header: header, Rows: rows}})
+}
+
+// result returns the first round's result of a row's case (or target).
+func (x *expTable) result(row bench.SeedRow) *bench.TargetResult {
+	for i := range x.run.Targets {
+		if t := &x.run.Targets[i]; t.Label() == row.Case && t.Round == 0 {
+			return t
+		}
+	}
+	return nil
+}
+
+// measured returns a row's result when it has figures to show, else a
+// cell saying why not ("failed: ...", "pending").
+func (x *expTable) measured(row bench.SeedRow) (*bench.TargetResult, string) {
+	t := x.result(row)
+	switch {
+	case t == nil:
+		return nil, "not in this run"
+	case t.Total == nil:
+		return nil, string(t.Status)
+	}
+	return t, ""
+}
+
+// stageResources returns a result's resources in measured stage i.
+func expStageResources(t *bench.TargetResult, i int) bench.StageResources {
+	for _, r := range t.Resources {
+		if r.Stage == i && !r.Warmup {
+			return r
+		}
+	}
+	return bench.StageResources{}
+}
+
+// downstreamResources returns the downstream's resources during measured
+// stage i of a result's attack.
+func expDownstreamResources(t *bench.TargetResult, i int) bench.StageResources {
+	for _, r := range t.DownstreamResources {
+		if r.Stage == i && !r.Warmup {
+			return r
+		}
+	}
+	return bench.StageResources{}
+}
+
+// cell formats one of our figures and, when the seed gives it, the seed's
+// in parentheses: "652.0 (653.05)".
+func expCell(ours float64, row bench.SeedRow, fig string, format func(float64) string) string {
+	s := format(ours)
+	if seed, ok := row.Seed[fig]; ok {
+		s += " (" + format(seed) + ")"
+	}
+	return s
+}
+
+// seedOnly writes the seed's figure alone, for a row we could not measure.
+func expSeedOnly(row bench.SeedRow, fig string, format func(float64) string) string {
+	if seed, ok := row.Seed[fig]; ok {
+		return "- (" + format(seed) + ")"
+	}
+	return "-"
+}
+
+func expCount(v float64) string      { return fmt.Sprintf("%.0f", v) }
+func expRate(v float64) string       { return analysis.Num(v) }
+func expMs(v float64) string         { return analysis.Num(v) }
+func expPercent(v float64) string    { return fmt.Sprintf("%.1f%%", v) }
+func expSeconds(v float64) string    { return fmt.Sprintf("%.1f", v) }
+func expOneDecimal(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+// signed formats an added amount: "+100", "-2".
+func expSigned(format func(float64) string) func(float64) string {
+	return func(v float64) string {
+		if v >= 0 {
+			return "+" + format(v)
+		}
+		return format(v)
+	}
+}
+
+// errorPercent is the share of requests that failed, in percent.
+func expErrorPercent(s bench.Stats) float64 {
+	if s.Requests == 0 {
+		return 0
+	}
+	return 100 * float64(s.Requests-s.Successes) / float64(s.Requests)
+}

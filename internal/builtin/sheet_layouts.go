@@ -1,0 +1,287 @@
+package builtin
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// The seeds' own table layouts, one method each.
+
+// k6 writes seed 000's k6 summary: throughput with iterations and each
+// server relative to the best, latency, and each request of the loop.
+func (x *expTable) k6() {
+	best := 0.0
+	for _, row := range x.rows {
+		if t, _ := x.measured(row); t != nil {
+			best = max(best, t.Total.Throughput)
+		}
+	}
+	var thr, lat, reqs [][]string
+	for _, row := range x.rows {
+		t, why := x.measured(row)
+		if t == nil {
+			thr = append(thr, []string{row.Label, expSeedOnly(row, bench.FigRequests, expCount), expSeedOnly(row, bench.FigRate, expRate), expSeedOnly(row, bench.FigIterations, expCount), why, expSeedOnly(row, bench.FigRelative, expPercent), "-"})
+			continue
+		}
+		s := t.Total
+		relative := 0.0
+		if best > 0 {
+			relative = 100 * s.Throughput / best
+		}
+		thr = append(thr, []string{row.Label, expCell(float64(s.Requests), row, bench.FigRequests, expCount), expCell(s.Throughput, row, bench.FigRate, expRate),
+			expCell(float64(s.Iterations), row, bench.FigIterations, expCount), expRate(s.IterationRate), expCell(relative, row, bench.FigRelative, expPercent),
+			expCell(expErrorPercent(*s), row, bench.FigErrorRate, expPercent)})
+		l := s.Latency
+		lat = append(lat, []string{row.Label, expCell(l.Min, row, bench.FigMin, expMs), expCell(l.Mean, row, bench.FigMean, expMs), expCell(l.P50, row, bench.FigMedian, expMs),
+			expCell(l.P90, row, bench.FigP90, expMs), expCell(l.P95, row, bench.FigP95, expMs), expCell(l.Max, row, bench.FigMax, expMs)})
+		for _, r := range t.Requests {
+			reqs = append(reqs, []string{row.Label, r.Name, expCount(float64(r.Stats.Requests)), expRate(requestRate(r.Stats, *s)), expMs(r.Stats.Latency.Mean), expMs(r.Stats.Latency.P95), expPercent(expErrorPercent(r.Stats))})
+		}
+	}
+	x.table("[1] throughput", []string{"SERVER", "REQUESTS", "REQ/S", "ITERATIONS", "ITERATIONS/S", "RELATIVE", "ERRORS"}, thr)
+	x.table("[2] response time (ms)", []string{"SERVER", "MIN", "AVG", "MEDIAN", "P90", "P95", "MAX"}, lat)
+	x.table("[3] each request of the loop", []string{"SERVER", "REQUEST", "REQUESTS", "REQ/S", "AVG ms", "P95 ms", "ERRORS"}, reqs)
+	x.ratios()
+}
+
+// requestRate is one request's throughput: its own when the run counted
+// its completions, else its successes over the attack's length.
+func requestRate(r, total bench.Stats) float64 {
+	if r.Throughput > 0 || total.Elapsed <= 0 {
+		return r.Throughput
+	}
+	return float64(r.Successes) / total.Elapsed.D().Seconds()
+}
+
+// ratios writes the experiment's throughput ratios (seed 000's virtual /
+// go and platform / go) beside the seed's (99.2 % and 68.1 %).
+func (x *expTable) ratios() {
+	rates, seeds := map[string]float64{}, map[string]float64{}
+	for _, row := range x.rows {
+		seeds[row.Case] = row.Seed[bench.FigRate]
+		if t, _ := x.measured(row); t != nil {
+			rates[row.Case] = t.Total.Throughput
+		}
+	}
+	var parts []string
+	for _, p := range x.exp.Ratios {
+		if rates[p.B] == 0 || rates[p.A] == 0 {
+			continue
+		}
+		part := fmt.Sprintf("%s / %s = %s", p.A, p.B, expPercent(100*rates[p.A]/rates[p.B]))
+		if seeds[p.B] > 0 && seeds[p.A] > 0 {
+			part += fmt.Sprintf(" (%s)", expPercent(100*seeds[p.A]/seeds[p.B]))
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) > 0 {
+		x.sheet.Parts = append(x.sheet.Parts, SheetPart{Line: "throughput ratios: " + strings.Join(parts, "; "), Apart: true})
+	}
+}
+
+// fanout writes seed 001's outcome table per mode, with the arithmetic's
+// expectation, then what each mode added to the caller's threads and
+// memory and the callee's threads.
+func (x *expTable) fanout() {
+	var outcome, res [][]string
+	for _, row := range x.rows {
+		t, why := x.measured(row)
+		m, ok := x.fanoutModel(row)
+		if t == nil || t.Total.Fanout == nil || !ok {
+			outcome = append(outcome, []string{row.Label, analysis.OrDash(why), expSeedOnly(row, bench.FigSeconds, expSeconds), expSeedOnly(row, bench.FigSucceeded, expCount),
+				expSeedOnly(row, bench.FigFailed, expCount), expSeedOnly(row, bench.FigSuccess, expPercent), "-", "-", "-"})
+			continue
+		}
+		f := t.Total.Fanout
+		success, took := m.Expect()
+		outcome = append(outcome, []string{row.Label, row.Case, expCell(f.ElapsedMs/1000, row, bench.FigSeconds, expSeconds), expCell(float64(f.Succeeded), row, bench.FigSucceeded, expCount),
+			expCell(float64(f.Failed), row, bench.FigFailed, expCount), expCell(100*f.SuccessRatio(), row, bench.FigSuccess, expPercent),
+			fmt.Sprintf("%s in %s s", expPercent(100*success), expSeconds(took.Seconds())), failureCauses(f.Failures), strconv.FormatInt(f.PeakConcurrent, 10)})
+		res = append(res, x.fanoutResources(row, t))
+	}
+	x.line(x.fanoutSetup())
+	x.table("outcome per mode (time in s; the seed's at scale 1)", []string{"MODE", "CASE", "TIME", "SUCCEEDED", "FAILED", "SUCCESS", "EXPECTED", "FAILURES", "PEAK CALLS"}, outcome)
+	x.table("the caller during its fan-out: added since the idle stage (peak - idle mean), and peaks; the callee's threads",
+		[]string{"MODE", "PLATFORM THREADS", "CARRIERS", "GOROUTINES", "HEAP MiB", "NMT THREAD RESERVED MiB", "NMT THREAD COMMITTED MiB", "GC PAUSES", "WORKING SET MiB", "CALLEE THREADS"}, res)
+}
+
+// fanoutSetup describes the fan-out and the callee, from the run's spec.
+func (x *expTable) fanoutSetup() string {
+	for _, row := range x.rows {
+		if m, ok := x.fanoutModel(row); ok {
+			return fmt.Sprintf("%d calls of %s each, limit %d, read timeout %s; callee %s with %d workers (expected: success = workers / calls for unbounded modes when the timeout is under two service times)",
+				m.Calls, m.Service, m.Limit, m.Timeout, x.run.Spec.Downstream.Target, m.Workers)
+		}
+	}
+	return ""
+}
+
+// fanoutModel reads a row's fan-out from its case's workload.
+func (x *expTable) fanoutModel(row bench.SeedRow) (FanoutModel, bool) {
+	spec := x.run.Spec
+	if spec.Downstream == nil {
+		return FanoutModel{}, false
+	}
+	for _, c := range spec.RunCases() {
+		if c.Name != row.Case {
+			continue
+		}
+		for _, r := range append(spec.ForCase(c).Workload.Requests, spec.ForCase(c).Workload.IterationRequests()...) {
+			if r.Endpoint == "fanout" {
+				return fanoutParams(r.Params, spec.Downstream.Workers), true
+			}
+		}
+	}
+	return FanoutModel{}, false
+}
+
+func fanoutParams(p map[string]string, workers int) FanoutModel {
+	atoi := func(k string) int { n, _ := strconv.Atoi(p[k]); return n }
+	return FanoutModel{Calls: atoi("calls"), Limit: atoi("limit"), Mode: p["mode"], Workers: workers,
+		Service: time.Duration(atoi("duration")) * time.Millisecond, Timeout: time.Duration(atoi("timeout")) * time.Millisecond}
+}
+
+// failureCauses lists the causes of failed calls: "readTimeout 790, connectTimeout 10".
+func failureCauses(f bench.FanoutFailures) string {
+	var parts []string
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"readTimeout", f.ReadTimeout}, {"connectTimeout", f.ConnectTimeout}, {"refused", f.Refused}, {"other", f.Other}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.n))
+		}
+	}
+	return analysis.OrDash(strings.Join(parts, ", "))
+}
+
+// fanoutResources is one mode's row of threads and memory: the fan-out
+// stage (1) against the idle stage (0) before it. Memory is in MiB, as the
+// seed gives its NMT figures.
+func (x *expTable) fanoutResources(row bench.SeedRow, t *bench.TargetResult) []string {
+	idle, fan := expStageResources(t, 0), expStageResources(t, 1)
+	added := func(m, idleM map[string]bench.Gauge, key, fig string, unit float64, format func(float64) string) string {
+		g, ok := m[key]
+		if !ok {
+			return "-"
+		}
+		return expCell((g.Peak-idleM[key].Mean)/unit, row, fig, expSigned(format)) + " → " + format(g.Peak/unit)
+	}
+	peak := func(m map[string]bench.Gauge, key string, unit float64, format func(float64) string) string {
+		if g, ok := m[key]; ok {
+			return format(g.Peak / unit)
+		}
+		return "-"
+	}
+	return []string{row.Label,
+		added(fan.Threads, idle.Threads, bench.ThreadPlatform, bench.FigThreadsAdded, 1, expCount),
+		peak(fan.Threads, bench.ThreadCarrier, 1, expCount),
+		peak(fan.Threads, bench.ThreadGoroutine, 1, expCount),
+		added(fan.Memory, idle.Memory, bench.MemoryHeap, "", mebibyte, expOneDecimal),
+		added(fan.Memory, idle.Memory, bench.MemoryThreadStacksReserved, bench.FigStacksReserved, mebibyte, expOneDecimal),
+		added(fan.Memory, idle.Memory, bench.MemoryThreadStacks, bench.FigStacksCommitted, mebibyte, expOneDecimal),
+		expCount(fan.GCPauses),
+		peak(fan.Memory, bench.MemoryWorkingSet, mebibyte, expOneDecimal),
+		peak(expDownstreamResources(t, 1).Threads, bench.ThreadPlatform, 1, expCount),
+	}
+}
+
+// mebibyte is the bytes in a MiB.
+const mebibyte = 1 << 20
+
+// stages writes the error rate and throughput of each case in each stage
+// of a staged attack.
+func (x *expTable) stages() {
+	header := []string{"CASE"}
+	for _, st := range x.run.Spec.Profile.Stages {
+		header = append(header, fmt.Sprintf("%s (%d clients)", analysis.OrDash(st.Name), st.Concurrency))
+	}
+	var errs, thr [][]string
+	for _, row := range x.rows {
+		t, why := x.measured(row)
+		e, h := []string{row.Label}, []string{row.Label}
+		for i := range x.run.Spec.Profile.Stages {
+			if t == nil || i >= len(t.Stages) {
+				e, h = append(e, analysis.OrDash(why)), append(h, analysis.OrDash(why))
+				continue
+			}
+			s := t.Stages[i].Stats
+			e, h = append(e, expPercent(expErrorPercent(s))), append(h, expRate(s.Throughput))
+		}
+		errs, thr = append(errs, e), append(thr, h)
+	}
+	x.table("error rate per stage", header, errs)
+	x.table("throughput per stage (successful req/s)", header, thr)
+}
+
+// ngrinder writes nGrinder's summary: TPS, peak TPS, mean test time,
+// tests executed and successful, error rate and virtual users. TPS and
+// MTT are the hold's, the last stage.
+func (x *expTable) ngrinder() {
+	vusers := 0
+	for _, st := range x.run.Spec.Profile.Stages {
+		vusers = max(vusers, st.Concurrency)
+	}
+	var rows [][]string
+	for _, row := range x.rows {
+		t, why := x.measured(row)
+		if t == nil {
+			rows = append(rows, []string{row.Label, why, expSeedOnly(row, bench.FigTPS, expRate), expSeedOnly(row, bench.FigPeakTPS, expRate), expSeedOnly(row, bench.FigMTT, expMs),
+				expSeedOnly(row, bench.FigTests, expCount), expSeedOnly(row, bench.FigSuccessfulTests, expCount), expSeedOnly(row, bench.FigErrorRate, expPercent), expSeedOnly(row, bench.FigVusers, expCount)})
+			continue
+		}
+		s, hold := t.Total, *t.Total
+		if len(t.Stages) > 0 {
+			hold = t.Stages[len(t.Stages)-1].Stats
+		}
+		rows = append(rows, []string{row.Label, row.Case, expCell(hold.Throughput, row, bench.FigTPS, expRate), expCell(peakThroughput(t), row, bench.FigPeakTPS, expRate),
+			expCell(hold.Latency.Mean, row, bench.FigMTT, expMs), expCell(float64(s.Requests), row, bench.FigTests, expCount),
+			expCell(float64(s.Successes), row, bench.FigSuccessfulTests, expCount), expCell(expErrorPercent(*s), row, bench.FigErrorRate, expPercent),
+			expCell(float64(vusers), row, bench.FigVusers, expCount)})
+	}
+	x.table("nGrinder summary (TPS and MTT over the last stage, the hold: a ramp of 10 s weighs little in the seed's 5 minutes, much in ours; tests over the whole test)", []string{"TEST", "CASE", "TPS", "PEAK TPS", "MTT ms", "TESTS", "SUCCESSFUL", "ERRORS", "VUSERS"}, rows)
+}
+
+// peakThroughput is the highest per-second throughput of the attack.
+func peakThroughput(t *bench.TargetResult) float64 {
+	peak := 0.0
+	for _, b := range t.Seconds {
+		if b.Second >= 0 {
+			peak = max(peak, b.Stats.Throughput)
+		}
+	}
+	return peak
+}
+
+// locust writes Locust's statistics table, one row per case, with the
+// pinning the Java target's JFR saw and the JDK that ran.
+func (x *expTable) locust() {
+	var rows [][]string
+	for _, row := range x.rows {
+		t, why := x.measured(row)
+		if t == nil {
+			rows = append(rows, []string{row.Label, why, expSeedOnly(row, bench.FigRequests, expCount), expSeedOnly(row, bench.FigFails, expCount), "-", "-", "-", "-", "-",
+				expSeedOnly(row, bench.FigRate, expRate), "-", "-", "-", "-"})
+			continue
+		}
+		s, res := t.Total, expStageResources(t, 0)
+		fails := float64(s.Requests - s.Successes)
+		failsPerSec := 0.0
+		if secs := s.Elapsed.D().Seconds(); secs > 0 {
+			failsPerSec = fails / secs
+		}
+		l := s.Latency
+		rows = append(rows, []string{row.Label, row.Case, expCell(float64(s.Requests), row, bench.FigRequests, expCount),
+			expCell(fails, row, bench.FigFails, expCount), expPercent(expErrorPercent(*s)),
+			expCell(l.Mean, row, bench.FigMean, expCount), expCell(l.Min, row, bench.FigMin, expCount), expCell(l.Max, row, bench.FigMax, expCount),
+			expCell(l.P50, row, bench.FigMedian, expCount), expCell(s.Throughput, row, bench.FigRate, expRate),
+			expCell(failsPerSec, row, bench.FigFailuresPerSec, expRate), expCount(res.Pinned), fmt.Sprintf("%.2f", res.PinnedSeconds), analysis.OrDash(t.Image.Runtime)})
+	}
+	x.table("Locust statistics (latency in ms, of the requests answered)",
+		[]string{"NAME", "CASE", "# REQS", "# FAILS", "FAILS %", "AVG", "MIN", "MAX", "MEDIAN", "REQ/S", "FAILURES/S", "PINNED", "TIME PINNED s", "RUNTIME"}, rows)
+}

@@ -1,0 +1,226 @@
+package diagnosis
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/jfr"
+)
+
+// pinned is the share of the carriers' time virtual threads spent pinned
+// (jdk.VirtualThreadPinned), and where.
+func pinned(e Evidence) (bench.Cause, bool) {
+	events := jfr.OfType(e.Events, jfr.TypeVirtualThreadPinned)
+	carriers := max(e.carriers(), float64(peakOverlap(events)))
+	c, total, ok := timeCause(bench.VerdictPinned, events, e.seconds()*carriers)
+	if !ok {
+		return c, false
+	}
+	c.Evidence = []bench.Figure{
+		{Name: "pinned events", Value: float64(len(events))},
+		{Name: "pinned time", Value: total, Unit: "s"},
+		{Name: "carriers' time pinned", Value: c.Share, Unit: "share", Limit: 1},
+		{Name: "carriers", Value: carriers},
+	}
+	c.Sentence = fmt.Sprintf("%s%s: its carriers spent %s of the stage pinned (%d pins, %s s in all)",
+		e.Target, onJDK(e.JDK), percent(c.Share), len(events), secondsText(total))
+	c.Sentence += whereClause(c.Stacks) + pinsClause(e.JDK)
+	return c, true
+}
+
+// lockBound is the share of the request threads' time spent blocked
+// entering monitors (jdk.JavaMonitorEnter) or parked on a lock or a pool
+// (jdk.ThreadPark on a class; sleeps, idle pool threads and the server's
+// own I/O threads left out), and where.
+func lockBound(e Evidence) (bench.Cause, bool) {
+	var blocked []jfr.Event
+	for _, ev := range e.Events {
+		if ev.ServerLoop() {
+			continue // a poller's waits are no request's
+		}
+		if ev.Type == jfr.TypeMonitorEnter || ev.Type == jfr.TypeThreadPark && ev.Fields["parkedClass"] != "" && !ev.Sleep() && !ev.Idle() {
+			blocked = append(blocked, ev)
+		}
+	}
+	c, total, ok := timeCause(bench.VerdictLockBound, blocked, e.seconds()*e.requestThreads())
+	if !ok {
+		return c, false
+	}
+	c.Evidence = []bench.Figure{
+		{Name: "blocked events", Value: float64(len(blocked))},
+		{Name: "blocked time", Value: total, Unit: "s"},
+		{Name: "request threads' time blocked", Value: c.Share, Unit: "share", Limit: 1},
+		{Name: "request threads", Value: e.requestThreads()},
+	}
+	c.Sentence = fmt.Sprintf("%s: its request threads spent %s of the stage blocked on locks (%d waits, %s s in all; on %s)",
+		e.Target, percent(c.Share), len(blocked), secondsText(total), lockClasses(blocked))
+	c.Sentence += whereClause(c.Stacks)
+	return c, true
+}
+
+// gcBound is the share of the stage spent in GC pauses: JFR's collections
+// where recorded, else the pauses the metrics counted.
+func gcBound(e Evidence) (bench.Cause, bool) {
+	gcs := jfr.OfType(e.Events, jfr.TypeGarbageCollection)
+	var pause float64
+	count := float64(len(gcs))
+	for _, g := range gcs {
+		pause += g.Pause.Seconds()
+	}
+	if len(gcs) == 0 && e.Resources != nil {
+		pause, count = e.Resources.GCPauseSeconds, e.Resources.GCPauses
+	}
+	if e.seconds() <= 0 || pause/e.seconds() < NotableShare {
+		return bench.Cause{}, false
+	}
+	share := min(pause/e.seconds(), 1)
+	c := bench.Cause{Kind: bench.VerdictGCBound, Share: share, Evidence: []bench.Figure{
+		{Name: "GC pauses", Value: count},
+		{Name: "pause time", Value: pause, Unit: "s"},
+		{Name: "stage in pauses", Value: share, Unit: "share", Limit: 1},
+	}}
+	c.Sentence = fmt.Sprintf("%s spent %s of the stage in GC pauses (%.0f pauses, %s s in all%s)",
+		e.Target, percent(share), count, secondsText(pause), collectors(gcs))
+	return c, true
+}
+
+// cpuBound is the container's CPU at its limit, or throttled.
+func cpuBound(e Evidence) (bench.Cause, bool) {
+	cpu, ok := e.cpu()
+	if !ok {
+		return bench.Cause{}, false
+	}
+	throttled := 0.0
+	if cpu.Periods > 0 {
+		throttled = cpu.ThrottledPeriods / cpu.Periods
+	}
+	if cpu.Share < BoundShare && throttled < ThrottledShare {
+		return bench.Cause{}, false
+	}
+	c := bench.Cause{Kind: bench.VerdictCPUBound, Share: min(max(cpu.Share, throttled), 1), Evidence: []bench.Figure{
+		{Name: "CPU used", Value: cpu.Share, Unit: "share", Limit: 1},
+		{Name: "CPU limit", Value: e.Limits.CPUs, Unit: "CPUs"},
+	}}
+	c.Sentence = fmt.Sprintf("%s used %s of its %s-CPU limit", e.Target, percent(cpu.Share), trimFloat(e.Limits.CPUs))
+	if cpu.Periods > 0 {
+		c.Evidence = append(c.Evidence, bench.Figure{Name: "periods throttled", Value: throttled, Unit: "share", Limit: 1})
+		c.Sentence += fmt.Sprintf(", throttled in %s of its CFS periods", percent(throttled))
+	}
+	return c, true
+}
+
+// cpu returns the container's CPU over the stage: measured, else from the
+// CPU seconds per 1,000 successful requests the metrics gave. That
+// estimate counts requests sent in the stage against CPU used in it: an
+// estimate past the limit by more than estimateSlack says the two do not
+// match (a backlog answered after the stage), and is no evidence.
+func (e Evidence) cpu() (CPU, bool) {
+	if e.CPU != nil {
+		return *e.CPU, true
+	}
+	if e.Resources == nil || e.Resources.CPUSecondsPer1k <= 0 || e.Limits.CPUs <= 0 || e.seconds() <= 0 {
+		return CPU{}, false
+	}
+	used := e.Resources.CPUSecondsPer1k * float64(e.Stage.Stats.Successes) / 1000
+	share := used / (e.seconds() * e.Limits.CPUs)
+	if share > 1+estimateSlack {
+		return CPU{}, false
+	}
+	return CPU{Share: min(share, 1)}, true
+}
+
+// estimateSlack is how far past the CPU limit an estimate of the CPU used
+// may come from the edges of a stage.
+const estimateSlack = 0.1
+
+// poolBound is the request pool in use up to its size.
+func poolBound(e Evidence) (bench.Cause, bool) {
+	p := e.Pool
+	if p == nil || p.Max <= 0 || p.Busy.Mean < BoundShare*p.Max {
+		return bench.Cause{}, false
+	}
+	share := min(p.Busy.Mean/p.Max, 1)
+	c := bench.Cause{Kind: bench.VerdictPoolBound, Share: share, Evidence: []bench.Figure{
+		{Name: p.Name + " busy (mean)", Value: p.Busy.Mean, Limit: p.Max},
+		{Name: p.Name + " busy (peak)", Value: p.Busy.Peak, Limit: p.Max},
+	}}
+	c.Sentence = fmt.Sprintf("%s had its %s in use: %s of %s on average, %s at the most",
+		e.Target, p.Name, trimFloat(p.Busy.Mean), trimFloat(p.Max), trimFloat(p.Busy.Peak))
+	return c, true
+}
+
+// timeCause is a cause measured by its events' time against the time
+// they could have taken, capacity seconds: its share and stacks, and the
+// events' total seconds. It is not ok below NotableShare.
+func timeCause(kind string, events []jfr.Event, capacity float64) (bench.Cause, float64, bool) {
+	total := totalSeconds(events)
+	if len(events) == 0 || capacity <= 0 || total/capacity < NotableShare {
+		return bench.Cause{}, 0, false
+	}
+	return bench.Cause{Kind: kind, Share: min(total/capacity, 1), Stacks: topStacks(events)}, total, true
+}
+
+// peakOverlap returns the most events that were under way at once: as
+// many carriers at least were there to be pinned, whatever the CPU limit
+// says.
+func peakOverlap(events []jfr.Event) int {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(events))
+	for _, e := range events {
+		edges = append(edges, edge{e.Start, 1}, edge{e.End(), -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.delta, b.delta)) })
+	var now, peak int
+	for _, e := range edges {
+		now += e.delta
+		peak = max(peak, now)
+	}
+	return peak
+}
+
+// totalSeconds adds up the events' durations.
+func totalSeconds(events []jfr.Event) float64 {
+	var total float64
+	for _, e := range events {
+		total += e.Duration.Seconds()
+	}
+	return total
+}
+
+// lockClasses names the monitors' and locks' classes, most time first.
+func lockClasses(events []jfr.Event) string {
+	time := map[string]float64{}
+	for _, e := range events {
+		class := e.Fields["monitorClass"]
+		if class == "" {
+			class = e.Fields["parkedClass"]
+		}
+		time[cmp.Or(class, "an unknown class")] += e.Duration.Seconds()
+	}
+	names := slices.SortedFunc(maps.Keys(time), func(a, b string) int {
+		return cmp.Or(cmp.Compare(time[b], time[a]), strings.Compare(a, b))
+	})
+	return strings.Join(names[:min(len(names), 2)], ", ")
+}
+
+// collectors names the collectors of the GC events, for the sentence.
+func collectors(gcs []jfr.Event) string {
+	seen := map[string]bool{}
+	for _, g := range gcs {
+		if n := g.Fields["name"]; n != "" {
+			seen[n] = true
+		}
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(slices.Sorted(maps.Keys(seen)), ", ")
+}

@@ -1,0 +1,230 @@
+package diagnosis_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/diagnosis"
+	"github.com/threadbench/threadbench/internal/flame"
+	"github.com/threadbench/threadbench/internal/jfr"
+)
+
+var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+
+// frame builds a stack frame from "class.method:line".
+func frame(s string) jfr.Frame {
+	name, line, _ := strings.Cut(s, ":")
+	i := strings.LastIndexByte(name, '.')
+	f := jfr.Frame{Class: name[:i], Method: name[i+1:]}
+	if line != "" {
+		f.Line = int(line[0]-'0')*10 + int(line[1]-'0')
+	}
+	return f
+}
+
+// stack builds a stack, innermost first.
+func stack(frames ...string) []jfr.Frame {
+	out := make([]jfr.Frame, len(frames))
+	for i, f := range frames {
+		out[i] = frame(f)
+	}
+	return out
+}
+
+// The stacks of the fixture's pinning endpoint on JDK 21, innermost first.
+var (
+	pinnedStack = stack("java.lang.VirtualThread.parkOnCarrierThread", "java.lang.VirtualThread.parkNanos", "java.lang.Thread.sleep",
+		"com.example.orders.LegacyDriver$Connection.roundTrip:55", "com.example.orders.LegacyDriver.call:40", "com.example.orders.LegacyController.legacy:29")
+	otherPinnedStack = stack("java.lang.VirtualThread.parkOnCarrierThread", "com.example.orders.Audit.log:12")
+	monitorStack     = stack("com.example.orders.LegacyDriver$Connection.roundTrip:55", "com.example.orders.LegacyDriver.call:40")
+)
+
+// events returns n events of a type from t0 on, each lasting d, one after
+// the other (every 10 ms for instants).
+func events(typ string, n int, d time.Duration, st []jfr.Frame, fields map[string]string) []jfr.Event {
+	out := make([]jfr.Event, n)
+	every := max(d, 10*time.Millisecond)
+	for i := range out {
+		out[i] = jfr.Event{Type: typ, Start: t0.Add(time.Duration(i) * every), Duration: d, Stack: st, Fields: fields}
+	}
+	return out
+}
+
+// stage is a 5 s stage of 200 req/s at a mean 20 ms (4 requests in flight
+// by Little's law).
+func stage() bench.StageResult {
+	return bench.StageResult{Index: 1, Duration: bench.Duration(5 * time.Second),
+		Stats: bench.Stats{Successes: 1000, Throughput: 200, Latency: bench.Latency{Mean: 20}}}
+}
+
+func TestPinned(t *testing.T) {
+	e := diagnosis.Evidence{Target: "orders@virtual", JDK: 21, Stage: stage(), Limits: bench.Limits{CPUs: 2}, Source: bench.ProfileJFR,
+		// 2.4 s + 0.6 s pinned of 2 carriers × 5 s: 30 %, 80 % of it in roundTrip
+		Events: append(events(jfr.TypeVirtualThreadPinned, 120, 20*time.Millisecond, pinnedStack, nil),
+			events(jfr.TypeVirtualThreadPinned, 30, 20*time.Millisecond, otherPinnedStack, nil)...)}
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 1 || d.Causes[0].Kind != bench.VerdictPinned {
+		t.Fatalf("causes = %+v, want pinned alone", d.Causes)
+	}
+	c := d.Causes[0]
+	want := "orders@virtual on JDK 21: its carriers spent 30 % of the stage pinned (150 pins, 3.00 s in all), 80 % of it in " +
+		"com.example.orders.LegacyDriver$Connection.roundTrip:55; JDK 21 still pins a virtual thread that blocks inside synchronized (JEP 491 lifted that in JDK 24)"
+	if c.Sentence != want {
+		t.Errorf("sentence:\n%s\nwant:\n%s", c.Sentence, want)
+	}
+	if c.Share < 0.299 || c.Share > 0.301 {
+		t.Errorf("share = %v, want 0.3", c.Share)
+	}
+	if got := c.Stacks[0].Frames; got[0] != "com.example.orders.LegacyDriver$Connection.roundTrip:55" || len(got) != 3 {
+		t.Errorf("top stack = %v, want it to start at roundTrip (the JDK's frames cut) and hold its 3 callers' frames", got)
+	}
+	if !d.SynchronizedPins || d.JDK != 21 {
+		t.Errorf("JDK %d, synchronized pins %v; want 21, true", d.JDK, d.SynchronizedPins)
+	}
+}
+
+func TestPinnedCarriersFromOverlap(t *testing.T) {
+	// four carriers pinned at once for 2 s, though the limit says 1 CPU:
+	// there were 4 carriers at least, and they spent 40 % of the stage pinned
+	var pins []jfr.Event
+	for range 4 {
+		pins = append(pins, events(jfr.TypeVirtualThreadPinned, 100, 20*time.Millisecond, pinnedStack, nil)...)
+	}
+	e := diagnosis.Evidence{Target: "orders@virtual", JDK: 21, Stage: stage(), Limits: bench.Limits{CPUs: 1}, Events: pins}
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 1 || d.Causes[0].Share < 0.399 || d.Causes[0].Share > 0.401 {
+		t.Fatalf("causes = %+v, want pinned at 40 %%", d.Causes)
+	}
+	for _, f := range d.Causes[0].Evidence {
+		if f.Name == "carriers" && f.Value != 4 {
+			t.Errorf("carriers = %v, want 4 (pinned at once)", f.Value)
+		}
+	}
+}
+
+func TestPinnedBelowNotable(t *testing.T) {
+	// 0.2 s of 10 carrier-seconds: 2 %, below NotableShare
+	e := diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: stage(), Limits: bench.Limits{CPUs: 2},
+		Events: events(jfr.TypeVirtualThreadPinned, 10, 20*time.Millisecond, otherPinnedStack, nil)}
+	if d := diagnosis.Diagnose(e); len(d.Causes) != 0 || d.SynchronizedPins {
+		t.Errorf("Diagnose() = %+v, want no cause and no synchronized pinning on JDK 25", d)
+	}
+}
+
+func TestLockBound(t *testing.T) {
+	e := diagnosis.Evidence{Target: "orders@platform", JDK: 25, Stage: stage(),
+		// 3 s blocked of 4 threads × 5 s: 15 %
+		Events: append(events(jfr.TypeMonitorEnter, 100, 25*time.Millisecond, monitorStack, map[string]string{"monitorClass": "com.example.orders.LegacyDriver$Connection"}),
+			// parks on a lock count, sleeps do not,
+			append(events(jfr.TypeThreadPark, 10, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "com.example.orders.Pool.take:10"), map[string]string{"parkedClass": "java.util.concurrent.locks.ReentrantLock$NonfairSync"}),
+				append(events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.lang.Thread.sleep", "com.example.orders.QuoteController.quote:40"), map[string]string{"parkedClass": "java.lang.Object"}),
+					// nor do idle pool threads waiting for work,
+					append(events(jfr.TypeThreadPark, 100, 50*time.Millisecond, stack("jdk.internal.misc.Unsafe.park", "java.util.concurrent.LinkedBlockingQueue.take", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"), map[string]string{"parkedClass": "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject"}),
+						// nor Tomcat's poller between requests
+						events(jfr.TypeMonitorEnter, 100, 25*time.Millisecond, stack("org.apache.tomcat.util.net.NioEndpoint$Poller.run:91", "java.lang.Thread.run"), map[string]string{"monitorClass": "java.lang.Object"})...)...)...)...)}
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 1 || d.Causes[0].Kind != bench.VerdictLockBound {
+		t.Fatalf("causes = %+v, want lock-bound alone", d.Causes)
+	}
+	want := "orders@platform: its request threads spent 15 % of the stage blocked on locks (110 waits, 3.00 s in all; on com.example.orders.LegacyDriver$Connection, " +
+		"java.util.concurrent.locks.ReentrantLock$NonfairSync), 83 % of it in com.example.orders.LegacyDriver$Connection.roundTrip:55"
+	if got := d.Causes[0].Sentence; got != want {
+		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestGCBound(t *testing.T) {
+	res := &bench.StageResources{GCPauses: 40, GCPauseSeconds: 1}
+	d := diagnosis.Diagnose(diagnosis.Evidence{Target: "go", Stage: stage(), Resources: res})
+	if len(d.Causes) != 1 || d.Causes[0].Sentence != "go spent 20 % of the stage in GC pauses (40 pauses, 1.00 s in all)" {
+		t.Errorf("causes = %+v", d.Causes)
+	}
+	// JFR's collections win over the metrics, and are named
+	gcs := events(jfr.TypeGarbageCollection, 3, time.Second, nil, map[string]string{"name": "G1Old"})
+	for i := range gcs {
+		gcs[i].Pause = 400 * time.Millisecond
+	}
+	d = diagnosis.Diagnose(diagnosis.Evidence{Target: "java", Stage: stage(), Resources: res, Events: gcs})
+	if len(d.Causes) != 1 || d.Causes[0].Sentence != "java spent 24 % of the stage in GC pauses (3 pauses, 1.20 s in all; G1Old)" {
+		t.Errorf("causes = %+v", d.Causes)
+	}
+}
+
+func TestCPUBound(t *testing.T) {
+	var samples flame.Builder
+	samples.Add([]string{"main", "server.cpuWork", "sha256.blockSHANI"}, 80)
+	samples.Add([]string{"main", "server.cpuWork"}, 20)
+	// 9.5 CPU-seconds per 1,000 of 1,000 requests in 5 s on 2 CPUs: 95 %
+	e := diagnosis.Evidence{Target: "go", Stage: stage(), Limits: bench.Limits{CPUs: 2}, Source: bench.ProfilePprof,
+		Resources: &bench.StageResources{CPUSecondsPer1k: 9.5}, Samples: samples.Stacks()}
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 1 {
+		t.Fatalf("causes = %+v, want cpu-bound alone", d.Causes)
+	}
+	want := "go used 95 % of its 2-CPU limit; its CPU samples fell most in sha256.blockSHANI (80 % of 100)"
+	if got := d.Causes[0].Sentence; got != want {
+		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
+	}
+	if d.Samples != 100 || d.TopFrames[0].Frame != "sha256.blockSHANI" || d.TopFrames[1].Cumulative != 100 {
+		t.Errorf("samples %d, top frames %v", d.Samples, d.TopFrames)
+	}
+	// told the service's own frames, it names the one its code was in
+	e.Own = func(f string) bool { return strings.HasPrefix(f, "server.") || f == "main" }
+	d = diagnosis.Diagnose(e)
+	want = "go used 95 % of its 2-CPU limit; its own code was most in server.cpuWork (100 % of 100 CPU samples), which ran most in sha256.blockSHANI (80 %)"
+	if got := d.Causes[0].Sentence; got != want {
+		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
+	}
+	if len(d.OwnFrames) != 1 || d.OwnFrames[0].Frame != "server.cpuWork" {
+		t.Errorf("own frames %v", d.OwnFrames)
+	}
+	// throttled periods bind it at a lower mean
+	e.CPU = &diagnosis.CPU{Share: 0.6, ThrottledPeriods: 300, Periods: 1000}
+	if d := diagnosis.Diagnose(e); len(d.Causes) != 1 || !strings.Contains(d.Causes[0].Sentence, "throttled in 30 % of its CFS periods") {
+		t.Errorf("throttled: causes = %+v", d.Causes)
+	}
+}
+
+func TestPoolBound(t *testing.T) {
+	e := diagnosis.Evidence{Target: "java-platform", Stage: stage(), Pool: &diagnosis.Pool{Name: "Tomcat threads", Busy: bench.Gauge{Peak: 200, Mean: 193}, Max: 200}}
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 1 || d.Causes[0].Sentence != "java-platform had its Tomcat threads in use: 193 of 200 on average, 200 at the most" {
+		t.Errorf("causes = %+v", d.Causes)
+	}
+	e.Pool.Busy.Mean = 150 // below BoundShare
+	if d := diagnosis.Diagnose(e); len(d.Causes) != 0 {
+		t.Errorf("a pool 75 %% in use: causes = %+v", d.Causes)
+	}
+}
+
+func TestFlagsComeFirst(t *testing.T) {
+	s := stage()
+	s.Flags = []bench.Flag{{Kind: bench.FlagDisturbed, Reason: "API"}, {Kind: bench.FlagGeneratorBound, Reason: "generator CPU 95%"}}
+	e := diagnosis.Evidence{Target: "go", Stage: s, Pool: &diagnosis.Pool{Name: "workers", Busy: bench.Gauge{Peak: 8, Mean: 8}, Max: 8}}
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 2 || d.Causes[0].Kind != bench.FlagGeneratorBound || d.Causes[1].Kind != bench.VerdictPoolBound {
+		t.Fatalf("causes = %+v, want generator-bound, then pool-bound (disturbed is no cause)", d.Causes)
+	}
+	if !strings.Contains(d.Causes[0].Sentence, "generator CPU 95%") {
+		t.Errorf("sentence %q does not quote the flag's reason", d.Causes[0].Sentence)
+	}
+}
+
+func TestCausesRankedByShare(t *testing.T) {
+	e := diagnosis.Evidence{Target: "orders@virtual", JDK: 21, Stage: stage(), Limits: bench.Limits{CPUs: 1},
+		Resources: &bench.StageResources{GCPauses: 10, GCPauseSeconds: 0.75},                       // 15 %
+		Events:    events(jfr.TypeVirtualThreadPinned, 150, 20*time.Millisecond, pinnedStack, nil)} // 3 s of 5: 60 %
+	d := diagnosis.Diagnose(e)
+	if len(d.Causes) != 2 || d.Causes[0].Kind != bench.VerdictPinned || d.Causes[1].Kind != bench.VerdictGCBound {
+		t.Errorf("causes = %+v, want pinned (60 %%) before gc-bound (15 %%)", d.Causes)
+	}
+}
+
+func TestNothingRecorded(t *testing.T) {
+	d := diagnosis.Diagnose(diagnosis.Evidence{Target: "img", Stage: stage(), NoProfile: "the image runs no JVM"})
+	if len(d.Causes) != 0 || d.NoProfile != "the image runs no JVM" || d.Stage != 1 || d.Samples != 0 {
+		t.Errorf("Diagnose() = %+v", d)
+	}
+}

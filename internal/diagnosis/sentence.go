@@ -1,0 +1,83 @@
+package diagnosis
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// percent formats a share as a percentage: "41 %", "0.5 %".
+func percent(share float64) string {
+	if p := share * 100; p < 10 && p != 0 {
+		return strconv.FormatFloat(p, 'f', 1, 64) + " %"
+	}
+	return strconv.FormatFloat(share*100, 'f', 0, 64) + " %"
+}
+
+// secondsText formats seconds with two significant decimals below 10.
+func secondsText(s float64) string {
+	if s < 10 {
+		return strconv.FormatFloat(s, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(s, 'f', 1, 64)
+}
+
+// trimFloat formats a count or a limit without needless decimals.
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// onJDK names the JDK a Java target ran on, "" for other runtimes.
+func onJDK(jdk int) string {
+	if jdk == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" on JDK %d", jdk)
+}
+
+// whereClause says where most of a cause's time went, naming the frame.
+func whereClause(stacks []bench.StackCount) string {
+	frame, share := culprit(stacks)
+	if frame == "" {
+		return ""
+	}
+	return fmt.Sprintf(", %s of it in %s", percent(share), frame)
+}
+
+// pinsClause says whether the JDK pins in synchronized, which tells what
+// the pins were.
+func pinsClause(jdk int) string {
+	switch {
+	case jdk == 0:
+		return ""
+	case jdk < JEP491:
+		return fmt.Sprintf("; JDK %d still pins a virtual thread that blocks inside synchronized (JEP 491 lifted that in JDK %d)", jdk, JEP491)
+	}
+	return fmt.Sprintf("; JDK %d no longer pins in synchronized (JEP 491), so these pins are native frames or class initializers on the stack", jdk)
+}
+
+// flagSentence says that the load, not the target, may have set a
+// stage's pace.
+func flagSentence(target string, f bench.Flag) string {
+	what := "the load generator limited the stage"
+	if f.Kind == bench.FlagConnectionBound {
+		what = "the connections limited the stage"
+	}
+	return fmt.Sprintf("%s: %s, so its figures may not be the target's alone (%s)", target, what, f.Reason)
+}
+
+// framesClause names where the CPU samples fell: the service's own frame
+// they were most in, where its code is told apart, and the frame they ran
+// in most.
+func framesClause(d bench.Diagnosis) string {
+	if d.Samples == 0 || len(d.TopFrames) == 0 {
+		return ""
+	}
+	share := func(n int64) string { return percent(float64(n) / float64(d.Samples)) }
+	top := d.TopFrames[0]
+	if len(d.OwnFrames) == 0 || d.OwnFrames[0].Frame == top.Frame {
+		return fmt.Sprintf("; its CPU samples fell most in %s (%s of %d)", top.Frame, share(top.Self), d.Samples)
+	}
+	own := d.OwnFrames[0]
+	return fmt.Sprintf("; its own code was most in %s (%s of %d CPU samples), which ran most in %s (%s)",
+		own.Frame, share(own.Self), d.Samples, top.Frame, share(top.Self))
+}

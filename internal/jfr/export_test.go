@@ -1,0 +1,4 @@
+package jfr
+
+// ParseSummary exposes parseSummary to the tests.
+var ParseSummary = parseSummary

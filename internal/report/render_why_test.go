@@ -1,0 +1,87 @@
+package report_test
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/analysis/analysistest"
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/flame"
+	"github.com/threadbench/threadbench/internal/report"
+)
+
+// whyRun is a crafted run of java-platform and java-virtual that recorded
+// inside both and kept their stage's samples.
+func whyRun(t *testing.T) *bench.Run {
+	r := analysistest.CraftedRun(t, 100, []bench.Request{{Endpoint: "cpu", Weight: 1}},
+		analysistest.Crafted{Target: bench.TargetJavaPlatform, Settings: map[string]string{"threadModel": "platform"}, PerSecond: analysistest.Around(100, 10), Low: 10, High: 20},
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, Settings: map[string]string{"threadModel": "virtual"}, PerSecond: analysistest.Around(100, 10), Low: 10, High: 20})
+	zero := 0
+	for i := range r.Targets {
+		tr := &r.Targets[i]
+		tr.Inside = &bench.Inside{Source: bench.ProfileJFR, Why: []bench.Diagnosis{{Target: tr.Key(), Source: bench.ProfileJFR}},
+			Files: []bench.Artifact{{Target: tr.Key(), Stage: &zero, Kind: bench.ArtifactFolded, Bytes: 1}}}
+	}
+	return r
+}
+
+// stacks are n distinct stacks, each of its samples, deep enough to make
+// a heavy graph and a heavy file.
+func stacks(n int) flame.Stacks {
+	var b flame.Builder
+	for i := range n {
+		frames := []string{"java.lang.Thread.run"}
+		for d := range 30 {
+			frames = append(frames, fmt.Sprintf("com.example.deep.Layer%d.call%d", d, i%(d+1)))
+		}
+		b.Add(append(frames, fmt.Sprintf("com.example.Work.leaf%d", i)), int64(1+i%7))
+	}
+	return b.Stacks()
+}
+
+// The HTML report draws a flame graph per target, platform before
+// virtual, each with its folded stacks to download while they are small;
+// a profile of any size keeps the page's weight bounded: the graph's
+// boxes capped, large stacks left to the API.
+func TestWhyFlamesHTML(t *testing.T) {
+	r := whyRun(t)
+	small, large := stacks(20), stacks(20000)
+	src := report.Source{Run: r, Flames: []report.Flame{
+		{Ref: bench.FlameRef{Key: bench.TargetJavaPlatform, Stage: 0}, Stacks: small},
+		{Ref: bench.FlameRef{Key: bench.TargetJavaVirtual, Stage: 0}, Stacks: large}}}
+	var buf bytes.Buffer
+	if err := report.WriteReport(&buf, src, report.FormatHTML, analysis.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	graphs := regexp.MustCompile(`(?s)<svg xmlns="http://www.w3.org/2000/svg" class="chart flame" data-chart="flame-\d" role="img" aria-label="([^"]+)".*?</svg>`).FindAllStringSubmatch(page, -1)
+	if len(graphs) != 2 || !strings.HasPrefix(graphs[0][1], "java-platform") || !strings.HasPrefix(graphs[1][1], "java-virtual") {
+		t.Fatalf("%d flame graphs, want java-platform's then java-virtual's", len(graphs))
+	}
+	for _, g := range graphs {
+		if n := strings.Count(g[0], `<g class="frame"`); n == 0 || n > 1000 {
+			t.Errorf("%s: %d boxes, want some and at most 1000", g[1], n)
+		}
+	}
+	if n := strings.Count(page, `href="data:text/plain;charset=utf-8;base64,`); n != 1 {
+		t.Errorf("%d folded stacks to download in the page, want the small one only", n)
+	}
+	if !strings.Contains(page, "are served by the API: targets/java-virtual/stages/0/stacks.folded") {
+		t.Error("the large stacks' caption does not say where the API serves them")
+	}
+	if len(page) > 2<<20 {
+		t.Errorf("the page weighs %d bytes, want under 2 MB", len(page))
+	}
+	// The text formats say where the folded stacks are, and draw nothing.
+	buf.Reset()
+	if err := report.WriteReport(&buf, src, report.FormatTable, analysis.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "GET /runs/crafted/targets/java-virtual/stages/0/stacks.folded") || strings.Contains(buf.String(), "<svg") {
+		t.Errorf("the table report's why:\n%s", buf.String())
+	}
+}

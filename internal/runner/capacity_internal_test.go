@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+)
+
+// Each target's search gets, as it starts, what the searches before it
+// left of the run's budget, evenly among the targets from it on: one that
+// needed less leaves its time to the others, and nothing but the searches
+// (no build, start or warm-up) is charged.
+func TestShareBudget(t *testing.T) {
+	t.Parallel()
+	searched := func(spent time.Duration) bench.TargetResult {
+		return bench.TargetResult{Capacity: &bench.CapacityResult{Spent: bench.Duration(spent)}}
+	}
+	for _, tt := range []struct {
+		name    string
+		budget  time.Duration
+		targets []bench.TargetResult
+		want    []time.Duration // each target's share, given those before it
+	}{
+		{"three on five minutes, each using its share", 5 * time.Minute,
+			[]bench.TargetResult{searched(100 * time.Second), searched(100 * time.Second), {}},
+			[]time.Duration{100 * time.Second, 100 * time.Second, 100 * time.Second}},
+		{"the first needed 40 s, the second failed before its search: the last gets the rest", 5 * time.Minute,
+			[]bench.TargetResult{searched(40 * time.Second), {}, {}},
+			[]time.Duration{100 * time.Second, 130 * time.Second, 260 * time.Second}},
+		{"no budget: the default for each", 0,
+			[]bench.TargetResult{searched(capacity.DefaultBudget), {}},
+			[]time.Duration{capacity.DefaultBudget, capacity.DefaultBudget}},
+	} {
+		spec := bench.CapacitySpec{Objective: "p99<=300ms", Budget: bench.Duration(tt.budget)}
+		run := &bench.Run{Spec: bench.RunSpec{Capacity: &spec}, Targets: tt.targets}
+		cfg, err := capacity.FromSpec(spec, len(run.Targets))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range tt.want {
+			if got := shareBudget(cfg, run, &run.Targets[i]).Budget; got != want {
+				t.Errorf("%s: target %d gets %s, want %s", tt.name, i, got, want)
+			}
+		}
+	}
+}
