@@ -16,7 +16,8 @@ import (
 // service time it measures, with no warm-up: a request guessed to take 52
 // ms (its duration parameter) that answers at once needs the floor at
 // 2,000 req/s, not 2,000/s × 52 ms; a 40 ms request at 400 req/s needs
-// 400/s × its p99, and the target sees no more in flight; a step to
+// 400/s × its mean service time (Little's law, plus 3√n for the count's
+// own variation), and the target sees no more in flight; a step to
 // 2,000 req/s of it raises the limit at the step, and no more requests
 // wait for a connection than two measuring intervals' worth; a profile
 // that names its connections keeps them.
@@ -55,9 +56,10 @@ func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 			g, st := last.Generator, last.Stats
 			rate := tc.plan.Profile.Stages[1].Rate
 			// Little's law at what the stage measured, n + 3√n: the limit is
-			// the rate times some interval's p99, so above the stage's
-			// median (a tenth off for a median between intervals) and at
-			// most what its slowest answer would call for.
+			// the rate times some calm interval's mean service time, so
+			// about the stage's median or above (a tenth off for a mean
+			// taken between intervals, or a little under a skewed median)
+			// and at most what its slowest answer would call for.
 			need := func(ms float64) int {
 				n := rate * ms / 1000
 				return max(16, int(math.Ceil(n+3*math.Sqrt(n))))
@@ -98,11 +100,11 @@ func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 // (400 req/s), and is offered 1,000. Giving it more connections only
 // lengthens its service time, which a rule of Little's law on the service
 // time in flight would answer with more connections again, up to the cap
-// (4,096). Here every interval waits; the first one's p99 replaces the
+// (4,096). Here every interval waits; the first one's mean replaces the
 // guess, and those after it queued in the target (their median grew), so
-// the limit stays: the guess's 16 in flight take about 50 ms at 400/s,
-// and 1,000/s × 50 ms = 50 connections need 50 + 3√50 = 72. The rest wait
-// in the generator (connection-bound).
+// the limit stays: the guess's 16 in flight at 400/s take 16/400 s = 40 ms
+// each on average (Little's law), and 1,000/s × 40 ms = 40 connections
+// need 40 + 3√40 = 59. The rest wait in the generator (connection-bound).
 func TestSaturatedTargetDoesNotGrowThePool(t *testing.T) {
 	slots := make(chan struct{}, 4)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -122,7 +124,8 @@ func TestSaturatedTargetDoesNotGrowThePool(t *testing.T) {
 	res, _ := load.NewEngine().Run(ctx, srv.URL, plan, bench.Observer{})
 	s := res.Stages[0]
 	t.Logf("connections %d, throughput %.0f, service p50 %.1f ms, flags %+v", s.Generator.Connections, s.Stats.Throughput, s.Stats.ServiceTime.P50, s.Flags)
-	// 150: twice the 72, for a busy machine that doubles the first p99.
+	// 150: over twice the 59, for a busy machine that doubles the first
+	// mean; a pool that ran away would reach hundreds, up to 4,096.
 	if s.Generator.Connections > 150 {
 		t.Errorf("%d connections for a target that serves 4 at a time: the backlog spread over them", s.Generator.Connections)
 	}
