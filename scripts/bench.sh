@@ -11,8 +11,8 @@
 #         (one run per engine, a stage per rate; ours at 16,000, 32,000 and
 #         48,000 req/s, then from 0.80 to 1.10 of wrk's closed-model rate of
 #         the same run, finer near 0.9, past the rate where the flag trips,
-#         once with the connections sized from the rate and once from wrk's
-#         64): completions/s, drops, p99
+#         once with the connections following the measured service time
+#         and once fixed at wrk's 64): completions/s, drops, p99
 #         from the scheduled send time, the generator's own lag and the
 #         waits for a connection, the flags; each engine's open ceiling (its
 #         highest stage that held its rate, completions within 1 %, and was
@@ -27,7 +27,7 @@
 #         by four clients through the real API; p50, p99 and the page's size
 #         beside the size of the same twenty runs as whole documents.
 #
-# It installs nothing: wrk (Debian package wrk), python3, taskset and a
+# It installs nothing: wrk (Debian package wrk), python3, taskset, flock and a
 # Docker engine (scripts/docker-up.sh) must be there, or it says which is
 # missing (list needs only Go). Load goes to 127.0.0.1 only.
 set -euo pipefail
@@ -41,7 +41,7 @@ trap 'docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true; rm -rf "$work"
 
 # engine: the tools, the engine and the Go target's image the attacks need.
 engine() {
-  for tool in wrk python3 taskset docker; do
+  for tool in wrk python3 taskset flock docker; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed${tool/wrk/ (Debian: apt-get install wrk; it is the ceiling threadbench is measured against)}"
   done
   docker version >/dev/null 2>&1 || die "no Docker engine answers; run scripts/docker-up.sh"
@@ -84,14 +84,23 @@ run_orchestrator() {
 # figure EXPR: a Python expression over the stored run `r`.
 figure() { python3 -c "import json,sys; r=json.load(open('$work/run.json')); print($1)"; }
 
+# machine: the CPU model and the load average now, beside every figure.
+machine() {
+  echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg) ($(date '+%F %T'))"
+}
+
 bench_wrk() {
+  machine
   echo "== closed model, 64 connections, /api/light, 15 s: wrk against threadbench (generator on CPU 0, target on CPU $target_cpu) =="
   docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true
   docker run -d --name threadbench-bench-wrk --network host --cpuset-cpus "$target_cpu" --cpus 1 -m 1g --memory-swap 1g \
     -e PORT=18099 -e BIND_ADDR=127.0.0.1 -e GOMEMLIMIT=536870912 "$image" >/dev/null
   for _ in $(seq 50); do curl -sf http://127.0.0.1:18099/health >/dev/null && break; sleep 0.1; done
-  taskset -c 0 wrk -t1 -c64 -d3s http://127.0.0.1:18099/api/light >/dev/null # warm-up, as threadbench's
-  taskset -c 0 wrk -t1 -c64 -d15s --latency http://127.0.0.1:18099/api/light >"$work/wrk.txt"
+  # Under the host's attack lock, as every threadbench run is: on a shared
+  # machine another run's attack would otherwise share wrk's CPUs.
+  flock "${TMPDIR:-/tmp}/threadbench-attack.lock" sh -c '
+    taskset -c 0 wrk -t1 -c64 -d3s http://127.0.0.1:18099/api/light >/dev/null # warm-up, as threadbench'"'"'s
+    taskset -c 0 wrk -t1 -c64 -d15s --latency http://127.0.0.1:18099/api/light' >"$work/wrk.txt"
   docker rm -f threadbench-bench-wrk >/dev/null
   local wrk_rps wrk_p50
   wrk_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.txt")
@@ -139,6 +148,7 @@ print(' '.join(str(r) for r in sorted(set(r for r in rates if r >= 16000))))")
       *) rates="4000 8000 12000 16000 24000 32000" ;;
     esac
     for rate in $rates; do stages+=("{name: r$rate, duration: 8s, rate: $rate}"); done
+    machine
     run_orchestrator "$(CONNECTIONS=$conns profile "ceiling-$engine" open "${stages[@]}")" --load-engine "${engine%-64}"
     python3 - "$work/run.json" "$engine" "$wrk_rps" <<'PY'
 import json, sys
@@ -200,7 +210,7 @@ bench_list() {
 
 case $what in
   wrk) engine; bench_wrk ;;
-  ceiling) engine; bench_wrk; echo; bench_ceiling ;;
+  ceiling) engine; bench_wrk; echo; bench_ceiling; machine ;;
   open) engine; bench_open ;;
   soak) engine; bench_soak ;;
   list) bench_list ;;

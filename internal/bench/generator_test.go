@@ -16,6 +16,13 @@ func TestGeneratorFlags(t *testing.T) {
 		{"idle", bench.Generator{CPUs: 1, CPUShare: 0.3, SendLagP99: 0.4}, nil},
 		// exactly at the CPU threshold counts: the generator had nothing left
 		{"CPU at the limit", bench.Generator{CPUs: 1, CPUShare: 0.90}, []string{"generator-bound: generator CPU 90% of its 1 CPU(s)"}},
+		// a mean below the bound hides its peak seconds (over the 10 s
+		// window: a fifth of them, 2, reaching it flag it; 1 does not)
+		{"peak seconds", bench.Generator{CPUs: 1, CPUShare: 0.84, CPUSharePeak: 0.97, CPUBoundSeconds: 3},
+			[]string{"generator-bound: generator CPU at 90% or more of its 1 CPU(s) in 3 of 10 seconds, peak 97% (mean 84%) (limit 90%)"}},
+		{"two peak seconds", bench.Generator{CPUs: 1, CPUShare: 0.80, CPUSharePeak: 0.92, CPUBoundSeconds: 2},
+			[]string{"generator-bound: generator CPU at 90% or more of its 1 CPU(s) in 2 of 10 seconds"}},
+		{"one peak second", bench.Generator{CPUs: 1, CPUShare: 0.80, CPUSharePeak: 0.95, CPUBoundSeconds: 1}, nil},
 		{"late sends", bench.Generator{CPUs: 1, SendLagP99: 5.1}, []string{"generator-bound: send lag p99 5.1 ms"}},
 		// 5 ms itself is within the bound
 		{"lag at the limit", bench.Generator{CPUs: 1, SendLagP99: 5}, nil},
@@ -34,7 +41,7 @@ func TestGeneratorFlags(t *testing.T) {
 		{"busy API", bench.Generator{CPUs: 1, APIRequests: 200}, []string{"disturbed: the daemon's API served 200 requests (20/s)"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			flags := tt.g.Flags(10)
+			flags := tt.g.Flags(10) // a 10 s window
 			if len(flags) != len(tt.want) {
 				t.Fatalf("flags %+v, want %d", flags, len(tt.want))
 			}
@@ -42,6 +49,35 @@ func TestGeneratorFlags(t *testing.T) {
 				if got := f.Kind + ": " + f.Reason; !strings.HasPrefix(got, tt.want[i]) {
 					t.Errorf("flag %q, want it to start %q", got, tt.want[i])
 				}
+			}
+		})
+	}
+}
+
+// A window of one second (a bucket) or a few: its peak seconds count
+// against its own length.
+func TestGeneratorFlagsShortWindows(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		g       bench.Generator
+		seconds float64
+		flagged bool
+	}{
+		{"a second at the bound", bench.Generator{CPUs: 1, CPUShare: 0.93, CPUSharePeak: 0.93, CPUBoundSeconds: 1}, 1, true},
+		{"a second below it", bench.Generator{CPUs: 1, CPUShare: 0.85, CPUSharePeak: 0.85}, 1, false},
+		// one of 3 s is a third: more than a fifth
+		{"one of three", bench.Generator{CPUs: 1, CPUShare: 0.80, CPUSharePeak: 0.95, CPUBoundSeconds: 1}, 3, true},
+		// one of 8 s is an eighth
+		{"one of eight", bench.Generator{CPUs: 1, CPUShare: 0.80, CPUSharePeak: 0.95, CPUBoundSeconds: 1}, 8, false},
+		{"two of eight", bench.Generator{CPUs: 1, CPUShare: 0.80, CPUSharePeak: 0.95, CPUBoundSeconds: 2}, 8, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			flagged := false
+			for _, f := range tt.g.Flags(tt.seconds) {
+				flagged = flagged || f.Kind == bench.FlagGeneratorBound
+			}
+			if flagged != tt.flagged {
+				t.Errorf("generator-bound %t over %g s, want %t", flagged, tt.seconds, tt.flagged)
 			}
 		})
 	}

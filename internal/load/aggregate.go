@@ -39,6 +39,7 @@ type outcome struct {
 	err      string
 	dropped  bool
 	waited   bool                  // open model: no connection was free at its time
+	conns    int                   // open model: the connection limit when it was sent
 	fanout   *bench.FanoutResponse // a fan-out's account of its calls
 	atSend   bool                  // latency runs from the actual send (vegeta's stamp), not the schedule
 	bytesIn  int64                 // the response body

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -99,8 +98,7 @@ type attack struct {
 	wire    *wire
 	began   time.Time
 	timeout time.Duration
-	workers int       // open model: the most workers (connections) it may use
-	measure bool      // open model: the warm-up's service time caps workers
+	workers int       // open model: the connections (workers) it starts with
 	clients int       // closed model
 	pool    []*worker // the closed model's clients, made before the clock starts
 	open    *openPool // the open model's workers, made before the clock starts
@@ -124,16 +122,17 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	if e.transport != nil {
 		client.Transport = e.transport
 	}
+	var sz sizing
 	if sched.openEnd > 0 {
 		// Before the clock, as the workers are made.
-		a.workers = e.openConnections(plan, restLatency(a.wire.probe(client.Addr)))
-		client.MaxConns += a.workers
+		sz = e.openSizing(plan, restLatency(a.wire.probe(client.Addr)))
+		a.workers = firstConnections(sz, sched.load())
+		client.MaxConns += sz.cap
 		a.wire.prime(client.Addr, a.workers)
-		a.measure = e.connections == 0 && plan.Profile.Connections == 0 && sched.warm > 0 && sched.openEnd > sched.warm
 	}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	if a.workers > 0 {
-		a.open = newOpenPool(a, a.workers, peakRate(plan))
+		a.open = newOpenPool(a, sz, a.workers, peakRate(plan))
 	}
 	for range a.clients {
 		a.pool = append(a.pool, a.newWorker())
@@ -146,10 +145,33 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	return a, nil
 }
 
-// openConnections is how many workers the open model sends from: the
-// engine's setting, the plan's, or enough for the highest rate at the
-// slowest request's expected latency (rest beyond what it sleeps) twice
-// over, within MaxConnections.
+// openSizing bounds the open model's connections: the engine's setting or
+// the plan's, fixed; else at most MaxConnections, the limit following what
+// the attack measures (sizing.go), from the slowest request's expected
+// latency (rest beyond what it sleeps) until it has measured.
+func (e *Engine) openSizing(plan bench.Plan, rest time.Duration) sizing {
+	switch {
+	case e.connections > 0:
+		return sizing{fixed: true, cap: e.connections}
+	case plan.Profile.Connections > 0:
+		return sizing{fixed: true, cap: plan.Profile.Connections}
+	}
+	return sizing{cap: MaxConnections(), prior: expectedLatency(plan.Workload, rest)}
+}
+
+// firstConnections is the open model's limit as the clock starts, and the
+// connections opened before it (wire.prime): what the highest rate due
+// while primed connections are kept (primedMaxAge) needs at the prior.
+func firstConnections(sz sizing, sched *schedule) int {
+	return newConnSizer(sz).need(peakRateWithin(sched, primedMaxAge))
+}
+
+// openConnections is how many connections an engine that cannot follow a
+// measurement sends the open model from (vegeta's, through a Session: its
+// workers are fixed for the attack): the engine's setting, the plan's, or
+// enough for the highest rate at the slowest request's expected latency
+// (rest beyond what it sleeps) twice over plus minConnections, within
+// MaxConnections.
 func (e *Engine) openConnections(plan bench.Plan, rest time.Duration) int {
 	switch {
 	case e.connections > 0:
@@ -182,34 +204,6 @@ func restLatency(rtt time.Duration) time.Duration {
 	return max(minRest, 2*rtt)
 }
 
-// sizeFromWarmup caps the open model's connections when the warm-up ends,
-// by what it measured: enough for the profile's highest rate at the
-// warm-up's mean service time twice over, plus minConnections, never more
-// than were made before the clock (the guess from the slowest request's
-// expected latency, which stays the bound for a slow target). A target
-// that answers in a fraction of a millisecond then gets tens of
-// connections, not hundreds: a backlog spread over hundreds slowed the
-// one-CPU Go target itself (bench.sh ceiling, 360 connections: 54,000
-// req/s completed when asked for 57,000 to 64,000; 64 connections held
-// 57,000 unflagged and completed 64,000).
-func (a *attack) sizeFromWarmup() {
-	t := time.NewTimer(a.sched.warm - a.since())
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-a.ctx.Done():
-		return
-	}
-	mean, n := a.rec.warmServiceTime()
-	if n < minSizingSamples {
-		return
-	}
-	need := int(math.Ceil(stagesPeak(a.plan.Profile)*mean.Seconds()*2)) + minConnections
-	if got, ok := a.open.capTo(need); ok && got < a.workers {
-		a.rec.setConnections(got + a.clients)
-	}
-}
-
 // peakRate is the highest open rate of the plan, the warm-up's included.
 func peakRate(plan bench.Plan) float64 {
 	return max(plan.Warmup.Rate, stagesPeak(plan.Profile))
@@ -224,12 +218,7 @@ func stagesPeak(p bench.Profile) float64 {
 	return rate
 }
 
-// minSizingSamples is the fewest answered warm-up requests whose mean
-// service time sizes the open model's connections.
-const minSizingSamples = 100
-
-// minConnections keep a fast open model off a stall's back: 64 requests
-// may be in flight before any waits for a connection.
+// minConnections is the fewest connections openConnections gives.
 const minConnections = 64
 
 // expectedLatency guesses the slowest request's latency from its duration
@@ -289,9 +278,6 @@ func (a *attack) since() time.Duration { return time.Since(a.began) }
 func (a *attack) start() {
 	if a.open != nil {
 		a.open.start()
-	}
-	if a.measure {
-		a.wg.Go(a.sizeFromWarmup)
 	}
 	var sends claimCounter
 	for i, w := range a.pool {

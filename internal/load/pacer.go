@@ -3,6 +3,7 @@ package load
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,23 +52,98 @@ type openPool struct {
 	unused      []*worker     // made, not started yet
 	started     int           // workers whose goroutines run
 	spare       int           // workers beyond the connections, for armed claims
-	conns       chan struct{} // a token per request in flight: the connections' bound
 	over        bool          // the schedule is done, or the attack cancelled
+
+	// conns holds a token per request in flight, and the retired tokens
+	// that keep the requests in flight within the limit: its capacity is
+	// the cap. A lower limit retires free tokens at once and owes the
+	// rest, which requests retire as they come back (release); limit is
+	// the one set, cap - retired - owed (sizing.go says how it moves).
+	conns   chan struct{}
+	retired atomic.Int64
+	owed    atomic.Int64
+	limit   atomic.Int64
+	sizer   *connSizer
 }
 
-// newOpenPool makes the workers for conns connections: one for each, and
-// as many more as hold claims armed at the profile's highest rate (peak
-// requests/s): armed workers sleep, holding no connection, so that they do
-// not eat into the requests the connections may have in flight.
-func newOpenPool(a *attack, conns int, peak float64) *openPool {
-	p := &openPool{a: a, conns: make(chan struct{}, conns)}
+// newOpenPool makes the workers for the first limit's connections: one
+// for each, and as many more as hold claims armed at the profile's highest
+// rate (peak requests/s): armed workers sleep, holding no connection, so
+// that they do not eat into the requests the connections may have in
+// flight. More are made if the limit rises.
+func newOpenPool(a *attack, sz sizing, first int, peak float64) *openPool {
+	p := &openPool{a: a, conns: make(chan struct{}, sz.cap), sizer: newConnSizer(sz)}
+	p.limit.Store(int64(sz.cap))
+	p.setLimitLocked(first)
 	p.spare = armedAt(peak)
-	for range conns + p.spare {
-		w := a.newWorker()
-		w.claims = make(chan claim, 1)
-		p.unused = append(p.unused, w)
+	for range first + p.spare {
+		p.unused = append(p.unused, p.newWorker())
 	}
 	return p
+}
+
+func (p *openPool) newWorker() *worker {
+	w := p.a.newWorker()
+	w.claims = make(chan claim, 1)
+	return w
+}
+
+// setLimitLocked sets the connection limit to n, within 1 and the cap: up
+// at once, by cancelling owed retirements and taking retired tokens back;
+// down by retiring the tokens no request holds, and owing the others.
+func (p *openPool) setLimitLocked(n int) {
+	n = min(max(n, 1), cap(p.conns))
+	p.owed.Swap(0) // what was owed and not retired yet is decided again
+	for int(p.retired.Load()) > cap(p.conns)-n {
+		<-p.conns // a retired token: there are more than enough of them
+		p.retired.Add(-1)
+	}
+	for int(p.retired.Load()) < cap(p.conns)-n && p.retireFree() {
+	}
+	p.owed.Store(int64(cap(p.conns) - n - int(p.retired.Load())))
+	p.limit.Store(int64(n))
+}
+
+// retireFree takes a token no request holds out of use; false when every
+// token is in flight or retired.
+func (p *openPool) retireFree() bool {
+	select {
+	case p.conns <- struct{}{}:
+		p.retired.Add(1)
+		return true
+	default:
+		return false
+	}
+}
+
+// release gives back a request's token, or keeps it retired while the
+// limit is owed retirements.
+func (p *openPool) release() {
+	for {
+		owed := p.owed.Load()
+		if owed <= 0 {
+			<-p.conns
+			return
+		}
+		if p.owed.CompareAndSwap(owed, owed-1) {
+			p.retired.Add(1)
+			return
+		}
+	}
+}
+
+// grow raises the limit to what the offered rate needs now, when that is
+// more (a step or a ramp up): a request found every connection busy. It
+// reports whether it did.
+func (p *openPool) grow() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	need := p.sizer.need(p.a.sched.load().rate(p.a.since()))
+	if int64(need) <= p.limit.Load() {
+		return false
+	}
+	p.setLimitLocked(need)
+	return true
 }
 
 // armedAt is how many workers hold claims armed at rate requests/s: a
@@ -124,30 +200,6 @@ func (p *openPool) armLocked(c claim) {
 	p.a.wg.Go(func() { w.openWorker(p, c) })
 }
 
-// capTo lowers the connections to n, if fewer than the pool was made
-// for, and lets it start no more workers than those and the spare ones
-// (those already started stay); it returns the connections it now has. It
-// waits for the tokens it takes out of use, so it is called when few
-// requests are in flight (the warm-up's end); false when the attack is
-// cancelled first.
-func (p *openPool) capTo(n int) (int, bool) {
-	p.mu.Lock()
-	keep := max(n+p.spare-p.started, 0)
-	if keep < len(p.unused) {
-		p.unused = p.unused[:keep]
-	}
-	retire := cap(p.conns) - n
-	p.mu.Unlock()
-	for range retire {
-		select {
-		case p.conns <- struct{}{}:
-		case <-p.a.ctx.Done():
-			return 0, false
-		}
-	}
-	return min(n, cap(p.conns)), true
-}
-
 // leave is told by a worker whose claim is due: the claim is no longer
 // armed. The last one armed promotes an idle worker to the next request,
 // so that someone always waits for it; with none idle, the schedule is
@@ -160,25 +212,39 @@ func (p *openPool) leave() {
 		return
 	}
 	if len(p.idle) == 0 && len(p.unused) == 0 {
-		p.vacant = true
-		return
+		if p.started >= int(p.limit.Load())+p.spare {
+			p.vacant = true
+			return
+		}
+		p.unused = append(p.unused, p.newWorker()) // the limit rose
 	}
 	if c, ok := p.claimLocked(); ok {
 		p.armLocked(c)
 	}
 }
 
+// served is what a worker tells the pool of the request it is back from:
+// its service time; sent is false for a request not sent (dropped), or
+// before the first.
+type served struct {
+	sent    bool
+	service time.Duration
+}
+
 // back is told by a worker back from a request. It returns the worker's
 // next claim: at once when one is due within armHorizon, nobody holds one,
 // or the schedule was vacant; otherwise once an armed worker promotes it.
 // False when the schedule is over.
-func (p *openPool) back(w *worker) (claim, bool) {
+func (p *openPool) back(w *worker, last served) (claim, bool) {
 	p.mu.Lock()
 	if p.over {
 		p.mu.Unlock()
 		return claim{}, false
 	}
 	now := p.a.since()
+	if last.sent && p.sizer.observe(now, last.service) {
+		p.setLimitLocked(p.sizer.settle(now, p.a.sched.load().rate(now)))
+	}
 	if p.vacant {
 		// Everything due since the last claim left waited for this worker.
 		p.vacant, p.waitedUntil = false, now
@@ -220,7 +286,8 @@ func (p *openPool) endLocked() {
 // counted, not sent.
 func (w *worker) openWorker(p *openPool, c claim) {
 	a := w.a
-	for ok := true; ok; c, ok = p.back(w) {
+	var last served
+	for ok := true; ok; c, ok = p.back(w, last) {
 		if !w.sleepUntil(c.due) {
 			p.end()
 			return
@@ -232,26 +299,36 @@ func (w *worker) openWorker(p *openPool, c claim) {
 			return
 		}
 		if now := a.since(); now-c.due > a.timeout {
-			<-p.conns
+			p.release()
 			a.rec.record(outcome{kind: a.reqs.pick(c.n), intended: c.due, sent: now, done: now, err: DroppedError, dropped: true, waited: true})
+			last = served{}
 			continue
 		}
 		o := w.send(a.reqs.pick(c.n), c.due)
-		<-p.conns
-		o.waited, o.split = c.waited, true
+		p.release()
+		o.waited, o.split, o.conns = c.waited, true, int(p.limit.Load())
 		o.connWait = max(o.sent-asked, 0) + max(c.taken-c.due, 0)
 		a.rec.record(o)
+		last = served{sent: true, service: o.done - o.sent}
 	}
 }
 
-// connection takes a connection's token for claim c, waiting for one when
-// every connection has a request in flight (c then waited); false when the
+// connection takes a connection's token for claim c. When every connection
+// has a request in flight it raises the limit if the offered rate needs
+// more (grow), or else waits for one (c then waited); false when the
 // attack is cancelled first.
 func (p *openPool) connection(c *claim) bool {
 	select {
 	case p.conns <- struct{}{}:
 		return true
 	default:
+	}
+	if p.grow() {
+		select {
+		case p.conns <- struct{}{}:
+			return true
+		default:
+		}
 	}
 	c.waited = true
 	select {

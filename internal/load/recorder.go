@@ -72,6 +72,7 @@ type window struct {
 	completed     int64
 	iterations    int64
 	late          int64
+	conns         int // open model: the highest connection limit its requests were sent under
 }
 
 // second is a bucket of the profile still being filled.
@@ -160,6 +161,7 @@ func (w *window) add(o outcome) {
 	if o.waited {
 		w.late++
 	}
+	w.conns = max(w.conns, o.conns)
 	if w.lag != nil && !o.dropped {
 		hdr.Record(w.lag, o.sent-o.intended)
 		if o.split {
@@ -372,29 +374,6 @@ func (r *recorder) sampleNow(at time.Duration) sample {
 	return s
 }
 
-// warmServiceTime is the warm-up's mean service time (from the actual
-// send) over its answered requests, and how many there were.
-func (r *recorder) warmServiceTime() (time.Duration, int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.warm == nil {
-		return 0, 0
-	}
-	h := r.warm.agg.service
-	if h == nil {
-		h = r.warm.agg.hist
-	}
-	return time.Duration(h.Mean() * float64(time.Microsecond)), h.TotalCount()
-}
-
-// setConnections changes the connections the generator figures report,
-// for the windows not reported yet.
-func (r *recorder) setConnections(n int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cfg.connections = n
-}
-
 // tick fires the events that are due, samples the generator at the bucket
 // boundaries passed, and reports the buckets that are complete. It returns
 // the observer calls to make, so that they run outside the lock.
@@ -530,6 +509,9 @@ func (r *recorder) bytesOver(from, to int) (in, out int64) {
 // with a window's send lags.
 func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
 	g := bench.Generator{CPUs: r.cfg.cpus, Connections: r.cfg.connections, Late: w.late, Dropped: w.agg.dropped, Engine: r.cfg.engine}
+	if w.conns > 0 {
+		g.Connections = w.conns
+	}
 	if d, ok := r.deltas(from, to); ok && d.at > 0 {
 		g.CPUShare = d.cpu.Seconds() / (d.at.Seconds() * float64(r.cfg.cpus))
 		g.APIRequests = d.api
@@ -537,8 +519,15 @@ func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
 	g.CPUSharePeak = g.CPUShare
 	for b := from; b < to && to-from > 1; b++ {
 		if d, ok := r.deltas(b, b+1); ok && d.at > 0 {
-			g.CPUSharePeak = max(g.CPUSharePeak, d.cpu.Seconds()/(d.at.Seconds()*float64(r.cfg.cpus)))
+			share := d.cpu.Seconds() / (d.at.Seconds() * float64(r.cfg.cpus))
+			g.CPUSharePeak = max(g.CPUSharePeak, share)
+			if share >= bench.GeneratorCPUBound {
+				g.CPUBoundSeconds++
+			}
 		}
+	}
+	if to-from == 1 && g.CPUShare >= bench.GeneratorCPUBound {
+		g.CPUBoundSeconds = 1
 	}
 	if w.lag != nil && w.lag.TotalCount() > 0 {
 		g.SendLagP99 = float64(w.lag.ValueAtQuantile(99)) / 1000

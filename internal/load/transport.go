@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -18,10 +19,13 @@ import (
 // everything else the process has open.
 const fdReserve = 1024
 
+// connectionLimit is the most connections an attack may open.
+const connectionLimit = 4096
+
 // MaxConnections returns the most connections an attack may open: 4096, or
 // less where the process may not open that many sockets.
 func MaxConnections() int {
-	limit := 4096
+	limit := connectionLimit
 	var rl unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur > fdReserve && int(rl.Cur-fdReserve) < limit {
 		limit = int(rl.Cur - fdReserve)
@@ -39,6 +43,33 @@ const dialTimeout = 10 * time.Second
 // the connections a burst opened go once it is over.
 const maxIdle = 30 * time.Second
 
+// primedMaxAge is how long a connection opened ahead of need may wait for
+// its first request. A server's timeout for a connection that has carried
+// no request runs from its accept and is shorter than its keep-alive
+// timeout: the Go target's ReadHeaderTimeout (10 s) closed primed
+// connections unused since the attack began, and requests later sent on
+// them failed as "closed before answering" although the target had
+// answered every request it got (a loopback capture: the target's FIN 10.0
+// s after the handshake, our request 1.1 s later, its RST). Five seconds
+// is below the Go target's 10 s, Tomcat's 20-60 s, nginx's and Node's 60 s;
+// a server quicker still is caught by the check before a request
+// (peerClosed), short of a close in the very moment of sending.
+const primedMaxAge = 5 * time.Second
+
+// idleCheck is how long a connection may go without a request before the
+// wire checks that the target has not closed it (peerClosed) before
+// sending on it: a target may close a connection idle for less than
+// maxIdle (Node's keep-alive timeout is 5 s), and a request written on it
+// would fail although the target never saw it.
+const idleCheck = time.Second
+
+// staleAttempts is how many connections a request may try in turn when
+// those it is given were closed by the target while idle (errStale: the
+// request was not written on them). Each such connection leaves the pool,
+// so one more than the pool may hold ends on a new connection: a burst
+// after a pause may find every pooled connection closed.
+const staleAttempts = connectionLimit + 1
+
 // maxResponseBody bounds what one response may carry; a target's answers
 // are a few hundred bytes.
 const maxResponseBody = 16 << 20
@@ -46,6 +77,11 @@ const maxResponseBody = 16 << 20
 // errClosed is what a dial returns once the attack has closed its
 // connections.
 var errClosed = errors.New("the attack is over")
+
+// errStale is what writing on a connection the target had closed while it
+// was idle returns: nothing was written, and the client sends the request
+// on another connection (newClient's retryStale).
+var errStale = errors.New("the target had closed the idle connections tried; the request was not sent")
 
 // wire dials an attack's connections, counts the bytes they carry (headers
 // included, the way k6 counts data sent and received) and closes them all
@@ -129,15 +165,16 @@ func (w *wire) keep(c *countingConn) {
 	w.primed = append(w.primed, primedConn{c: c, opened: time.Now()})
 }
 
-// take returns a primed connection young enough that the target has not
-// closed it as idle, or nil; older ones it closes.
+// take returns a primed connection younger than primedMaxAge that the
+// target has not closed, or nil; the others it closes.
 func (w *wire) take() net.Conn {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for n := len(w.primed); n > 0 && !w.closed; n = len(w.primed) {
 		p := w.primed[n-1]
 		w.primed = w.primed[:n-1]
-		if time.Since(p.opened) < maxIdle {
+		if time.Since(p.opened) < primedMaxAge && !peerClosed(p.c.Conn) {
+			p.c.lastWrite = time.Now() // checked just now
 			return p.c
 		}
 		delete(w.live, p.c)
@@ -159,7 +196,7 @@ func (w *wire) open(addr string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc := &countingConn{Conn: c, w: w}
+	cc := &countingConn{Conn: c, w: w, lastWrite: time.Now()}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -182,10 +219,14 @@ func (w *wire) closeAll() {
 	}
 }
 
-// countingConn adds what it reads and writes to its wire.
+// countingConn adds what it reads and writes to its wire, and checks
+// that the target has not closed it before writing on it after idleCheck
+// without a request. One goroutine uses it at a time (the pool hands it
+// over under a lock), so lastWrite needs no lock of its own.
 type countingConn struct {
 	net.Conn
-	w *wire
+	w         *wire
+	lastWrite time.Time // opened, or last written, or checked
 }
 
 func (c *countingConn) Read(p []byte) (int, error) {
@@ -195,6 +236,12 @@ func (c *countingConn) Read(p []byte) (int, error) {
 }
 
 func (c *countingConn) Write(p []byte) (int, error) {
+	now := time.Now()
+	if now.Sub(c.lastWrite) >= idleCheck && peerClosed(c.Conn) {
+		c.Close()
+		return 0, errStale
+	}
+	c.lastWrite = now
 	n, err := c.Conn.Write(p)
 	c.w.out.Add(int64(n))
 	return n, err
@@ -207,6 +254,39 @@ func (c *countingConn) Close() error {
 	return c.Conn.Close()
 }
 
+// peerClosed reports, without waiting, whether the target has closed c or
+// is done with it: its FIN or RST has arrived, or it sent something
+// unasked (a server may answer 408 before closing). An idle HTTP/1.1
+// connection has nothing to read; a closed one reads as the end. It peeks
+// under Control, not Read, which would wait for the read lock that
+// net/http's reading goroutine (vegeta's engine) holds while it waits for
+// the answer to the very request about to be written.
+func peerClosed(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return true
+	}
+	var closed bool
+	err = raw.Control(func(fd uintptr) {
+		var b [1]byte
+		n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		closed = n > 0 || err == nil || (err != unix.EAGAIN && err != unix.EINTR)
+	})
+	return closed || err != nil
+}
+
+// retryStale lets the client send a request again only when the
+// connection it was given had been closed by the target while idle
+// (errStale): nothing was written, so the request leaves once. Any other
+// failure is measured, not retried.
+func retryStale(_ *fasthttp.Request, _ int, err error) (resetTimeout, retry bool) {
+	return false, errors.Is(err, errStale)
+}
+
 // newClient returns the HTTP client of one attack, on fasthttp: on this
 // project's Go target and one generator CPU it sends 0.90x of wrk's
 // requests per second where net/http's client, whose every connection
@@ -216,8 +296,9 @@ func (c *countingConn) Close() error {
 // waits for a connection another worker owns and never opens an extra
 // one. The connection back last is the next one used (LIFO), so that a
 // steady rate keeps only the few connections it needs busy. No retries (a
-// failure is measured, not hidden), no redirects, no compression, so that
-// bytes are what the target wrote; HTTP/1.1, as wrk speaks it.
+// failure is measured, not hidden) but of a request not sent because its
+// connection was found closed (retryStale), no redirects, no compression,
+// so that bytes are what the target wrote; HTTP/1.1, as wrk speaks it.
 func newClient(baseURL string, conns int, timeout time.Duration, w *wire) (*fasthttp.HostClient, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -229,7 +310,8 @@ func newClient(baseURL string, conns int, timeout time.Duration, w *wire) (*fast
 		MaxConns:                  conns,
 		MaxConnWaitTimeout:        timeout,
 		MaxIdleConnDuration:       maxIdle,
-		MaxIdemponentCallAttempts: 1,
+		MaxIdemponentCallAttempts: staleAttempts,
+		RetryIfErr:                retryStale,
 		MaxResponseBodySize:       maxResponseBody,
 		NoDefaultUserAgentHeader:  true,
 		ConnPoolStrategy:          fasthttp.LIFO,

@@ -186,6 +186,8 @@ func (a *attack) errorMessage(err error) string {
 		return "timeout: no response within " + a.timeout.String()
 	case errors.Is(err, fasthttp.ErrConnectionClosed):
 		return "the target closed the connection before answering"
+	case errors.Is(err, errStale):
+		return errStale.Error()
 	}
 	return err.Error()
 }

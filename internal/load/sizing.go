@@ -1,0 +1,175 @@
+package load
+
+import (
+	"math"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/threadbench/threadbench/internal/hdr"
+)
+
+// How the open model sizes its connections. A request holds a connection
+// for its service time (from the actual send to its answer), so by
+// Little's law a rate of λ requests/s keeps n = λ × W of them busy on
+// average, W the mean service time, measured during the attack itself
+// (the hold). The count in flight varies around n by about its square
+// root (a Poisson count; the Go target answers in bursts), so the limit
+// is n + 3√n, at least fewestConnections and at most the cap: headroom
+// from the rate's own variability, not a factor on a guess. Not λ × p99:
+// the Go target's tail is its stalls, and room for a stall's requests is
+// room for its backlog, which slowed the target (bench.sh ceiling here:
+// 143 to 323 connections from the p99 and the target completed 29,000
+// req/s of 36,500 offered, where 64 completed 48,000). The limit is set
+// at the end of every interval of at least sizeEvery and minSizingSamples
+// answers, for the offered rate then, and raised at once when a request
+// finds every connection busy and the rate needs more (a step or a ramp
+// up). Before the first interval the hold is guessed: the slowest
+// request's duration parameter plus two round trips of the measured
+// handshake (expectedLatency); the first interval replaces it.
+//
+// After that only a calm interval moves the hold: one whose median service
+// time is within queueSlack of the calm median (the lowest of the calm
+// intervals over the last calmWindow). It moves to the interval's mean,
+// but at most doubles, so that one stall does not hand the target
+// hundreds of connections. An interval whose median rose beyond that found
+// the target slower at everything it does, not just in its tail: it
+// queues what it is given, or lost its CPU to something else. Its service
+// time is the queue's, and Little's law on it would call for more
+// connections, which lengthen the queue, which calls for more (it runs
+// away to the cap: a backlog spread over hundreds of connections slowed
+// the one-CPU Go target itself, bench.sh ceiling on an Intel Xeon: 492
+// connections, 0.59x of wrk's rate completed, p99 7 s; here, after 3 s of
+// a CPU hog beside it, 464 connections held it at 20,000-25,000 req/s
+// where 16 had carried 45,000). So the hold stays as it was: the backlog
+// waits in the generator, its latency still running from its due time,
+// the window is flagged connection-bound, and the target works through it
+// with the connections it needed when calm. A target that serves side by
+// side and only varies (a sleeping endpoint on a busy machine) keeps its
+// median, and its hold follows. The calm median is the lowest over a
+// window, so that a queue that grows a little each interval is not taken
+// for calm.
+const (
+	sizeEvery        = 100 * time.Millisecond
+	minSizingSamples = 100
+	queueSlack       = 2.0
+	calmWindow       = 10 * time.Second
+)
+
+// fewestConnections is the limit's floor: at a low rate n + 3√n is a
+// handful, and a moment's jitter of the target would make requests wait.
+// (Sixteen carried the one-CPU Go target at 45,000 req/s here.)
+const fewestConnections = 16
+
+// sizing bounds the open model's connections, as set before the clock.
+type sizing struct {
+	fixed bool          // the plan or the engine named the count: it does not move
+	cap   int           // the most requests in flight at once
+	prior time.Duration // how long a request holds a connection, until measured
+}
+
+// connSizer is the open model's connection limit following what the
+// attack measures. The pool calls it under its lock.
+type connSizer struct {
+	sizing
+	hold     time.Duration // the mean service time in use
+	calm     []calmMedian  // the medians of the calm intervals within calmWindow
+	measured bool          // the guess was replaced
+
+	// the interval being measured
+	from    time.Duration
+	service *hdrhistogram.Histogram
+}
+
+// calmMedian is the median service time of a calm interval, and when it
+// ended.
+type calmMedian struct {
+	at, median time.Duration
+}
+
+func newConnSizer(s sizing) *connSizer {
+	return &connSizer{sizing: s, hold: s.prior, service: newLagHistogram()}
+}
+
+// need is the connection limit the offered rate (requests/s) calls for at
+// the hold in use: n + 3√n, n = rate × hold, within fewestConnections and
+// the cap.
+func (s *connSizer) need(rate float64) int {
+	if s.fixed {
+		return s.cap
+	}
+	n := rate * s.hold.Seconds()
+	return min(max(int(math.Ceil(n+3*math.Sqrt(n))), fewestConnections), s.cap)
+}
+
+// observe adds a request answered at now (attack clock). It reports true
+// at the end of an interval: the pool is to call settle.
+func (s *connSizer) observe(now, service time.Duration) bool {
+	if s.fixed {
+		return false
+	}
+	hdr.Record(s.service, service)
+	return now-s.from >= sizeEvery && s.service.TotalCount() >= minSizingSamples
+}
+
+// settle ends the interval at now and returns the connection limit for
+// what follows at the offered rate. A calm interval moves the hold to its
+// mean, at most doubling it; the first replaces the guess.
+func (s *connSizer) settle(now time.Duration, rate float64) int {
+	mean := time.Duration(s.service.Mean() * float64(time.Microsecond))
+	median := time.Duration(s.service.ValueAtQuantile(50)) * time.Microsecond
+	s.service.Reset()
+	s.from = now
+	switch calm := s.calmMedian(now); {
+	case !s.measured:
+		s.hold, s.measured = mean, true
+	case float64(median) > float64(calm)*queueSlack:
+		return s.need(rate) // slowed: the hold stays, and the median is not a calm one
+	default:
+		s.hold = min(mean, 2*s.hold)
+	}
+	s.addCalm(now, median)
+	return s.need(rate)
+}
+
+// addCalm keeps the median of a calm interval that ended at now, and
+// forgets those older than calmWindow.
+func (s *connSizer) addCalm(now, median time.Duration) {
+	kept := s.calm[:0]
+	for _, c := range s.calm {
+		if now-c.at < calmWindow {
+			kept = append(kept, c)
+		}
+	}
+	s.calm = append(kept, calmMedian{at: now, median: median})
+}
+
+// calmMedian is the lowest median of the calm intervals within calmWindow
+// of now, or the last one's when all are older; 0 before the first.
+func (s *connSizer) calmMedian(now time.Duration) time.Duration {
+	if len(s.calm) == 0 {
+		return 0
+	}
+	low := s.calm[len(s.calm)-1].median
+	for _, c := range s.calm {
+		if now-c.at < calmWindow {
+			low = min(low, c.median)
+		}
+	}
+	return low
+}
+
+// peakRateWithin is the highest open rate the schedule offers from its
+// start until until: rates are linear within a segment, so the highest is
+// at a segment's start or where it, or the span, ends.
+func peakRateWithin(sched *schedule, until time.Duration) float64 {
+	var peak float64
+	for _, seg := range sched.segs {
+		if seg.start >= until {
+			break
+		}
+		end := min(seg.end(), until)
+		peak = max(peak, seg.rateAt(seg.start), seg.rateAt(end))
+	}
+	return peak
+}
