@@ -107,6 +107,16 @@ type Plan struct {
 	// says false, the warm-up runs to Warmup.MaxDuration. It is called from
 	// the attack's own goroutine and must not block for long.
 	Settled func(Bucket) bool
+	// Share is the part of the plan this attack sends when several load
+	// generators send it together; the zero value is the whole plan. Plan.
+	// ShareOf sets it with the stages' shares.
+	Share Share
+	// Start, when set, is when the attack's clock starts (t=0, the
+	// warm-up's start): the engine makes its connections and workers
+	// first, tells Observer.Prepared, and waits for it. An engine still
+	// preparing at Start sends nothing and fails: generators that start
+	// together must all start at the time they were given.
+	Start time.Time
 }
 
 // Observer receives an attack's progress. Every field is optional; the
@@ -118,6 +128,9 @@ type Observer struct {
 	// Response receives every measured request (not the warm-up's) as it
 	// comes back, from the sending goroutine: it must be quick.
 	Response func(Response)
+	// Prepared is told when the engine is ready to send (connections and
+	// workers made), before it waits for Plan.Start.
+	Prepared func()
 }
 
 // Response is one measured request as the load engine saw it, in the terms
@@ -157,6 +170,9 @@ type AttackResult struct {
 	Total    Stats
 	Requests []NamedStats // the whole attack per request, when the workload has several
 	Seconds  []Bucket
+	// Generators are the load generators' own parts, when several sent the
+	// attack; empty for one.
+	Generators []GeneratorResult
 }
 
 // Attacker runs a load plan against a target's base URL.

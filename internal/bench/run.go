@@ -164,6 +164,10 @@ type TargetResult struct {
 	// target's attack: the flood the target sent it.
 	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
 	Series              []string         `json:"series,omitempty"`
+	// Generators are the load generators that sent the attack together
+	// (a swarm's), each with its share, clock and own figures; empty when
+	// one process sent it.
+	Generators []GeneratorResult `json:"generators,omitempty"`
 	// Capacity is what a capacity search found, in a run that asked for one.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
 	// Inside is what recorded inside the target and why each stage ran

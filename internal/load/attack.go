@@ -108,14 +108,21 @@ type attack struct {
 	wg      sync.WaitGroup
 }
 
-func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*attack, error) {
-	sched := newTimetable(plan.Profile, plan.Warmup)
-	a := &attack{plan: plan, sched: sched, reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
-		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile)}
+// planned lays out an attack of the plan: its schedule, requests (numbered
+// across the generators when the plan is a share), timeout and clients.
+func planned(baseURL string, plan bench.Plan, obs bench.Observer) *attack {
+	a := &attack{plan: plan, sched: newTimetable(plan), reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
+		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile), wire: newWire()}
+	a.reqs.share = plan.Share
 	if a.timeout <= 0 {
 		a.timeout = bench.DefaultTimeout.D()
 	}
-	a.wire = newWire()
+	return a
+}
+
+func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*attack, error) {
+	a := planned(baseURL, plan, obs)
+	sched := a.sched
 	client, err := newClient(baseURL, a.clients, a.timeout, a.wire)
 	if err != nil {
 		return nil, err
@@ -138,7 +145,11 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	for range a.clients {
 		a.pool = append(a.pool, a.newWorker())
 	}
-	a.began = time.Now()
+	if err := a.startAt(plan.Start); err != nil {
+		a.cancel()
+		a.wire.closeAll() // the connections primed
+		return nil, err
+	}
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
 		maxErrors: e.maxErrors, bucket: e.bucket, open: !bench.ModelOf(plan.Profile.Model).Clients(),
 		cpus: cpuSetSize(), connections: a.workers + a.clients, wire: a.wire, apiRequests: e.apiRequests,
@@ -283,6 +294,32 @@ func maxConcurrency(p bench.Profile) int {
 
 // since is the attack clock.
 func (a *attack) since() time.Duration { return time.Since(a.began) }
+
+// startAt starts the attack clock: now, or at start when the plan gives
+// one, after telling the observer the attack is prepared. An attack still
+// preparing at its start fails without sending anything, as does one
+// cancelled while it waits.
+func (a *attack) startAt(start time.Time) error {
+	if a.obs.Prepared != nil {
+		a.obs.Prepared()
+	}
+	if start.IsZero() {
+		a.began = time.Now()
+		return nil
+	}
+	if late := time.Since(start); late > 0 {
+		return bench.Errorf(bench.EUNAVAILABLE, "the load generator was ready %s after the attack's start time: it could not start in time", late.Round(time.Millisecond))
+	}
+	t := time.NewTimer(time.Until(start))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-a.ctx.Done():
+		return a.ctx.Err()
+	}
+	a.began = start
+	return nil
+}
 
 // start arms the open model's first worker, which starts others as the
 // schedule needs them, and starts the closed model's clients.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -412,5 +413,61 @@ func TestOpenConnectionsArePrimed(t *testing.T) {
 	t.Logf("%d requests; %d connections accepted, %d before the first request", res.Total.Requests, accepted, acceptedBefore)
 	if acceptedBefore != conns || accepted != conns {
 		t.Errorf("%d connections accepted before the first request, %d in all; want all %d before", acceptedBefore, accepted, conns)
+	}
+}
+
+// A plan with a start time starts its clock then, not when it is ready:
+// the engine prepares, says so, and waits; nothing reaches the target
+// before the start.
+func TestEngineStartsAtTheStartTime(t *testing.T) {
+	srv := newServer(t, 0)
+	var first atomic.Int64 // unix nanoseconds of the first request
+	handle := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first.CompareAndSwap(0, time.Now().UnixNano())
+		handle.ServeHTTP(w, r)
+	})
+	start := time.Now().Add(300 * time.Millisecond)
+	plan := bench.Plan{
+		Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
+		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 100}}},
+		Warmup:   bench.Warmup{Duration: sec(0.2), Rate: 50},
+		Start:    start,
+	}
+	var prepared time.Time
+	obs := bench.Observer{Prepared: func() { prepared = time.Now() }}
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prepared.IsZero() || !prepared.Before(start) {
+		t.Errorf("prepared at %s, want before the start %s", prepared.Format(time.StampMicro), start.Format(time.StampMicro))
+	}
+	if got := time.Unix(0, first.Load()); got.Before(start) {
+		t.Errorf("first request at %s, before the start %s", got.Format(time.StampMicro), start.Format(time.StampMicro))
+	}
+	if want := start.Add(200 * time.Millisecond); !res.T0.Equal(want) {
+		t.Errorf("t0 %s, want the start plus the warm-up, %s", res.T0.Format(time.StampMicro), want.Format(time.StampMicro))
+	}
+}
+
+// An engine still preparing at the start time sends nothing and says it
+// could not start in time.
+func TestEngineLateForItsStartSendsNothing(t *testing.T) {
+	srv := newServer(t, 0)
+	plan := bench.Plan{
+		Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
+		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 100}}},
+		Warmup:   bench.Warmup{Disabled: true},
+		Start:    time.Now().Add(-time.Millisecond),
+	}
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err == nil || !strings.Contains(err.Error(), "could not start in time") || res != nil {
+		t.Errorf("late start: result %v, error %v; want no result and a late start", res, err)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.paths) != 0 {
+		t.Errorf("the target saw %v", srv.paths)
 	}
 }
