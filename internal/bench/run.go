@@ -257,6 +257,18 @@ type Stats struct {
 	Fanout *FanoutStats `json:"fanout,omitempty"`
 }
 
+// SetRates derives the offered rate (requests sent), the throughput
+// (successful responses completed) and the iteration rate per second of
+// the window's Elapsed.
+func (s *Stats) SetRates() {
+	s.OfferedRate, s.Throughput, s.IterationRate = 0, 0, 0
+	if secs := s.Elapsed.D().Seconds(); secs > 0 {
+		s.OfferedRate = float64(s.Requests) / secs
+		s.Throughput = float64(s.Completed) / secs
+		s.IterationRate = float64(s.Iterations) / secs
+	}
+}
+
 // NamedStats are the figures of one request of a workload ("heavy?duration=500").
 type NamedStats struct {
 	Name  string `json:"name"`
