@@ -28,20 +28,29 @@ import (
 // answered requests without a histogram cannot be merged exactly, and is
 // an error.
 func Stats(elapsed time.Duration, windows ...bench.Stats) (bench.Stats, error) {
-	st := bench.Stats{Elapsed: bench.Duration(elapsed)}
+	st := Counts(elapsed, windows...)
 	var hists, services []string
 	for i, w := range windows {
 		if w.Histogram == "" && w.Latency != (bench.Latency{}) {
 			return bench.Stats{}, fmt.Errorf("window %d has latencies but no histogram to merge them from", i)
 		}
-		addCounts(&st, w)
 		hists, services = append(hists, w.Histogram), append(services, w.ServiceHistogram)
 	}
 	if err := mergeLatency(&st, hists, services); err != nil {
 		return bench.Stats{}, err
 	}
-	st.SetRates()
 	return st, nil
+}
+
+// Counts adds the windows' counts, codes, errors, bytes and fan-outs, with
+// the rates over elapsed, and leaves the latency out.
+func Counts(elapsed time.Duration, windows ...bench.Stats) bench.Stats {
+	st := bench.Stats{Elapsed: bench.Duration(elapsed)}
+	for _, w := range windows {
+		addCounts(&st, w)
+	}
+	st.SetRates()
+	return st
 }
 
 // addCounts adds a window's counts, codes, errors, bytes and fan-outs.
