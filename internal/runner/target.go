@@ -136,6 +136,7 @@ func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *benc
 		return nil, err
 	}
 	tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
+	tr.Generators = res.Generators
 	if warm != nil {
 		tr.WarmupSteady = warm.outcome(res.Warmup)
 	}
