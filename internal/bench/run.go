@@ -108,6 +108,11 @@ type Environment struct {
 	// MixedEngines marks a run whose targets ran on different engines:
 	// their figures differ by host as well as by thread model.
 	MixedEngines bool `json:"mixedEngines,omitempty"`
+	// Generators are where the load generators ran when several sent the
+	// attacks (a swarm's), as the first attack placed them (each target's
+	// result says where its own were); empty when this host's orchestrator
+	// sent them, as Machine says.
+	Generators []GeneratorEnvironment `json:"generators,omitempty"`
 }
 
 // Recorded reports whether the environment was recorded at all (runs that

@@ -60,9 +60,9 @@ func (s Share) ClientsOf(c int) int {
 	return n
 }
 
-// String names the share as "2/3" (1-based), "" for the whole plan.
+// String names the share as "2/3" (1-based), "" for the zero value.
 func (s Share) String() string {
-	if s.Whole() {
+	if s.Of < 1 {
 		return ""
 	}
 	return fmt.Sprintf("%d/%d", s.Index+1, s.Of)
@@ -110,17 +110,23 @@ func checkGenerators(spec *RunSpec, c Catalog) error {
 	return nil
 }
 
+// GeneratorEnvironment is where one of several load generators ran (a
+// swarm's): its share, its node, where the orchestrator reached it, and
+// its host as the swarm and the generator describe it.
+type GeneratorEnvironment struct {
+	Share Share  `json:"share"`
+	Node  string `json:"node,omitempty"` // the swarm node's ID
+	// Address is where the orchestrator reached it.
+	Address string `json:"address,omitempty"`
+	Machine
+}
+
 // GeneratorResult is one load generator's part of an attack that several
 // sent (a swarm's generators): where it ran, its share, its clock, and
 // what it measured itself, so that the merged figures can be checked
 // against its own.
 type GeneratorResult struct {
-	Share Share  `json:"share"`
-	Node  string `json:"node,omitempty"` // the swarm node it ran on
-	// Address is where the orchestrator reached it.
-	Address string `json:"address,omitempty"`
-	// Machine is its host, as the swarm and the generator describe it.
-	Machine
+	GeneratorEnvironment
 	// ClockOffsetMs is its clock minus the orchestrator's, in ms, as the
 	// handshake measured it (the exchange with the shortest round trip,
 	// RoundTripMs); the common start time was given on its clock.
@@ -135,11 +141,14 @@ type GeneratorResult struct {
 }
 
 // Name names the generator in messages and reports: "generator 2/3 on
-// node-b".
-func (g GeneratorResult) Name() string {
-	name := fmt.Sprintf("generator %d/%d", g.Share.Index+1, max(g.Share.Of, 1))
+// node-b at 198.18.0.2:7471" (host names need not differ).
+func (g GeneratorEnvironment) Name() string {
+	name := "generator " + g.Share.String()
 	if g.Host != "" {
 		name += " on " + g.Host
+	}
+	if g.Address != "" {
+		name += " at " + g.Address
 	}
 	return name
 }

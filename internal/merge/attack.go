@@ -78,7 +78,7 @@ func warmup(plan bench.Plan, names []string, parts []*bench.AttackResult) (*benc
 func stage(plan bench.Plan, names []string, parts []*bench.AttackResult, of func(*bench.AttackResult) bench.StageResult) (bench.StageResult, error) {
 	stages := pick(parts, of)
 	out := stages[0]
-	out.Rate, out.Concurrency = level(plan, out)
+	out.Rate, out.Concurrency = Level(plan, out)
 	stats, elapsed := make([]bench.Stats, len(stages)), time.Duration(0)
 	gens, flags := make([]*bench.Generator, len(stages)), make([][]bench.Flag, len(stages))
 	for i, s := range stages {
@@ -96,8 +96,9 @@ func stage(plan bench.Plan, names []string, parts []*bench.AttackResult, of func
 	return out, nil
 }
 
-// level is the rate or clients the plan asks of a stage (or its warm-up).
-func level(plan bench.Plan, s bench.StageResult) (rate float64, clients int) {
+// Level is the rate or clients the plan asks of a stage (or of its
+// warm-up), whose share a generator's stage result describes.
+func Level(plan bench.Plan, s bench.StageResult) (rate float64, clients int) {
 	switch {
 	case s.Warmup && plan.Warmup.UntilSteady:
 		st := plan.Warmup.SteadyStage(plan.Profile)

@@ -265,7 +265,7 @@ func TestGeneratorLateFailsBeforeLoad(t *testing.T) {
 	fleet := processFleet{t: t, slow: map[int]time.Duration{1: time.Second}}
 	a := swarm.NewAttacker(swarm.Config{Fleet: fleet, Generators: 2, Lead: 300 * time.Millisecond})
 	res, err := a.Run(context.Background(), tg.URL, plan, bench.Observer{})
-	if err == nil || !strings.Contains(err.Error(), "generator 2/2 on node-1 could not start in time") || res != nil {
+	if err == nil || !strings.Contains(err.Error(), "generator 2/2 on node-1 at ") || !strings.Contains(err.Error(), "could not start in time") || res != nil {
 		t.Fatalf("result %v, error %v: want generator 2/2 late", res, err)
 	}
 	time.Sleep(200 * time.Millisecond) // past the start that was called off
@@ -293,7 +293,7 @@ func TestGeneratorKilledMidStage(t *testing.T) {
 	begin := time.Now()
 	res, err := a.Run(context.Background(), tg.URL, plan, obs)
 	took := time.Since(begin)
-	if err == nil || !strings.Contains(err.Error(), "generator 2/2 on node-1 failed during the attack") || !strings.Contains(err.Error(), "killed by the test") {
+	if err == nil || !strings.Contains(err.Error(), "generator 2/2 on node-1 at ") || !strings.Contains(err.Error(), "failed during the attack") || !strings.Contains(err.Error(), "killed by the test") {
 		t.Fatalf("error %v: want generator 2/2 named, and why", err)
 	}
 	if took > 4*time.Second {

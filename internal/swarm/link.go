@@ -154,5 +154,5 @@ func (l *link) close() { l.w.conn.Close() }
 
 // name names the generator for messages.
 func (l *link) name() string {
-	return bench.GeneratorResult{Share: l.share, Machine: bench.Machine{Host: l.member.Host}}.Name()
+	return bench.GeneratorEnvironment{Share: l.share, Address: l.member.Address, Machine: bench.Machine{Host: l.member.Host}}.Name()
 }

@@ -343,9 +343,13 @@ func (p *service) host(id string) string {
 	return id
 }
 
+// tasks lists the service's tasks: none once it is removed.
 func (p *service) tasks(ctx context.Context) ([]swarm.Task, error) {
 	list, err := p.s.docker().TaskList(ctx, client.TaskListOptions{Filters: make(client.Filters).Add("service", p.id)})
-	if err != nil {
+	switch {
+	case cerrdefs.IsNotFound(err):
+		return nil, nil
+	case err != nil:
 		return nil, fmt.Errorf("list the generators' tasks: %w", err)
 	}
 	return list.Items, nil

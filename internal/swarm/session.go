@@ -254,7 +254,7 @@ func (s *session) names() []string {
 // its own figures.
 func (s *session) describe(res *bench.AttackResult) {
 	for i, l := range s.links {
-		g := bench.GeneratorResult{Share: l.share, Node: l.member.Node, Address: l.member.Address, Machine: l.member.Machine,
+		g := bench.GeneratorResult{GeneratorEnvironment: bench.GeneratorEnvironment{Share: l.share, Node: l.member.Node, Address: l.member.Address, Machine: l.member.Machine},
 			ClockOffsetMs: millis(l.offset), RoundTripMs: millis(l.rtt), Error: s.errs[i]}
 		g.Host = l.member.Host
 		g.CPUModel, g.Kernel = l.machine.CPUModel, l.machine.Kernel
