@@ -111,12 +111,15 @@ type Plan struct {
 	// generators send it together; the zero value is the whole plan. Plan.
 	// ShareOf sets it with the stages' shares.
 	Share Share
-	// Start, when set, is when the attack's clock starts (t=0, the
-	// warm-up's start): the engine makes its connections and workers
-	// first, tells Observer.Prepared, and waits for it. An engine still
-	// preparing at Start sends nothing and fails: generators that start
-	// together must all start at the time they were given.
-	Start time.Time
+	// Start, when set, is asked once the engine has made its connections
+	// and workers when the attack's clock starts (t=0, the warm-up's
+	// start); it may wait meanwhile (for other generators to be ready
+	// too). The engine then waits for that time. An error, or a time
+	// already past when it is answered, stops the attack before anything
+	// is sent: generators that start together must all start at the time
+	// they agreed on. Without it the clock starts as soon as the engine is
+	// ready.
+	Start func(ctx context.Context) (time.Time, error)
 }
 
 // Observer receives an attack's progress. Every field is optional; the
@@ -128,9 +131,6 @@ type Observer struct {
 	// Response receives every measured request (not the warm-up's) as it
 	// comes back, from the sending goroutine: it must be quick.
 	Response func(Response)
-	// Prepared is told when the engine is ready to send (connections and
-	// workers made), before it waits for Plan.Start.
-	Prepared func()
 }
 
 // Response is one measured request as the load engine saw it, in the terms

@@ -71,7 +71,7 @@ func (s Share) String() string {
 // ShareOf returns the part of the plan one of several generators sends:
 // every stage's share by its model, a fixed warm-up's rate and the open
 // model's connections in Of parts (rounded up), the same workload, and
-// share set. The plan's start and callbacks are kept.
+// share set. The plan's callbacks are kept.
 func (p Plan) ShareOf(share Share) Plan {
 	if share.Whole() {
 		return p

@@ -295,29 +295,29 @@ func maxConcurrency(p bench.Profile) int {
 // since is the attack clock.
 func (a *attack) since() time.Duration { return time.Since(a.began) }
 
-// startAt starts the attack clock: now, or at start when the plan gives
-// one, after telling the observer the attack is prepared. An attack still
-// preparing at its start fails without sending anything, as does one
-// cancelled while it waits.
-func (a *attack) startAt(start time.Time) error {
-	if a.obs.Prepared != nil {
-		a.obs.Prepared()
-	}
-	if start.IsZero() {
+// startAt starts the attack clock: now, or when start, asked now that
+// the attack is prepared, says. An attack whose start has passed by then,
+// or that is cancelled while it waits, fails without sending anything.
+func (a *attack) startAt(start func(context.Context) (time.Time, error)) error {
+	if start == nil {
 		a.began = time.Now()
 		return nil
 	}
-	if late := time.Since(start); late > 0 {
-		return bench.Errorf(bench.EUNAVAILABLE, "the load generator was ready %s after the attack's start time: it could not start in time", late.Round(time.Millisecond))
+	at, err := start(a.ctx)
+	if err != nil {
+		return err
 	}
-	t := time.NewTimer(time.Until(start))
+	if late := time.Since(at); late > 0 {
+		return bench.Errorf(bench.EUNAVAILABLE, "the load generator was told to start %s ago: it could not start in time", late.Round(time.Millisecond))
+	}
+	t := time.NewTimer(time.Until(at))
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-a.ctx.Done():
 		return a.ctx.Err()
 	}
-	a.began = start
+	a.began = at
 	return nil
 }
 

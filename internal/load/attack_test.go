@@ -416,9 +416,9 @@ func TestOpenConnectionsArePrimed(t *testing.T) {
 	}
 }
 
-// A plan with a start time starts its clock then, not when it is ready:
-// the engine prepares, says so, and waits; nothing reaches the target
-// before the start.
+// A plan's start is asked once the engine is prepared, and the clock
+// starts at the time it gives, not when the engine is ready: nothing
+// reaches the target before it.
 func TestEngineStartsAtTheStartTime(t *testing.T) {
 	srv := newServer(t, 0)
 	var first atomic.Int64 // unix nanoseconds of the first request
@@ -427,23 +427,22 @@ func TestEngineStartsAtTheStartTime(t *testing.T) {
 		first.CompareAndSwap(0, time.Now().UnixNano())
 		handle.ServeHTTP(w, r)
 	})
-	start := time.Now().Add(300 * time.Millisecond)
+	var asked, start time.Time
 	plan := bench.Plan{
 		Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 100}}},
 		Warmup:   bench.Warmup{Duration: sec(0.2), Rate: 50},
-		Start:    start,
+		Start: func(context.Context) (time.Time, error) {
+			asked = time.Now()
+			start = asked.Add(300 * time.Millisecond)
+			return start, nil
+		},
 	}
-	var prepared time.Time
-	obs := bench.Observer{Prepared: func() { prepared = time.Now() }}
-	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, obs)
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prepared.IsZero() || !prepared.Before(start) {
-		t.Errorf("prepared at %s, want before the start %s", prepared.Format(time.StampMicro), start.Format(time.StampMicro))
-	}
-	if got := time.Unix(0, first.Load()); got.Before(start) {
+	if got := time.Unix(0, first.Load()); asked.IsZero() || got.Before(start) {
 		t.Errorf("first request at %s, before the start %s", got.Format(time.StampMicro), start.Format(time.StampMicro))
 	}
 	if want := start.Add(200 * time.Millisecond); !res.T0.Equal(want) {
@@ -451,19 +450,30 @@ func TestEngineStartsAtTheStartTime(t *testing.T) {
 	}
 }
 
-// An engine still preparing at the start time sends nothing and says it
-// could not start in time.
+// An engine told to start at a time already past, or not told at all,
+// sends nothing and says why.
 func TestEngineLateForItsStartSendsNothing(t *testing.T) {
 	srv := newServer(t, 0)
-	plan := bench.Plan{
-		Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
-		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 100}}},
-		Warmup:   bench.Warmup{Disabled: true},
-		Start:    time.Now().Add(-time.Millisecond),
-	}
-	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
-	if err == nil || !strings.Contains(err.Error(), "could not start in time") || res != nil {
-		t.Errorf("late start: result %v, error %v; want no result and a late start", res, err)
+	for _, tt := range []struct {
+		name  string
+		start func(context.Context) (time.Time, error)
+		want  string
+	}{
+		{"Past", func(context.Context) (time.Time, error) { return time.Now().Add(-time.Millisecond), nil }, "could not start in time"},
+		{"Refused", func(context.Context) (time.Time, error) { return time.Time{}, errors.New("called off") }, "called off"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := bench.Plan{
+				Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
+				Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 100}}},
+				Warmup:   bench.Warmup{Disabled: true},
+				Start:    tt.start,
+			}
+			res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || res != nil {
+				t.Errorf("result %v, error %v; want no result and %q", res, err, tt.want)
+			}
+		})
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()

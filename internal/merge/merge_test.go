@@ -112,7 +112,6 @@ func TestAttackMergesShares(t *testing.T) {
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light", Weight: 2}, {Endpoint: "heavy", Weight: 1}}, Timeout: bench.Duration(5 * time.Second)},
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Name: "a", Duration: bench.Duration(time.Second), Rate: 300}, {Name: "b", Duration: bench.Duration(time.Second), Rate: 150}}},
 		Warmup:   bench.Warmup{Duration: bench.Duration(300 * time.Millisecond), Rate: 60},
-		Start:    time.Now().Add(200 * time.Millisecond),
 	}
 	parts := make([]*bench.AttackResult, 2)
 	var wg sync.WaitGroup

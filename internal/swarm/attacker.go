@@ -56,17 +56,17 @@ var _ bench.Attacker = (*Attacker)(nil)
 type Config struct {
 	Fleet      Fleet
 	Generators int
-	// Lead is how far ahead of the handshake the common start is set
-	// (DefaultLead when 0): each generator makes its connections and
-	// workers meanwhile.
-	Lead time.Duration
+	// Prepare bounds how long the generators may take to make their
+	// connections and workers (DefaultPrepare when 0): a generator not
+	// prepared by then fails the attack before any load.
+	Prepare time.Duration
 	// Log receives what went wrong removing the generators; nil discards it.
 	Log *slog.Logger
 }
 
 // Defaults and bounds of an Attacker.
 const (
-	DefaultLead = 3 * time.Second
+	DefaultPrepare = time.Minute
 	// clockExchanges are the handshake's clock exchanges per generator.
 	clockExchanges = 8
 	// placeTimeout bounds placing the generators and greeting them.
@@ -81,8 +81,8 @@ const (
 // NewAttacker returns an Attacker of cfg.Generators generators placed by
 // cfg.Fleet.
 func NewAttacker(cfg Config) *Attacker {
-	if cfg.Lead <= 0 {
-		cfg.Lead = DefaultLead
+	if cfg.Prepare <= 0 {
+		cfg.Prepare = DefaultPrepare
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -90,15 +90,16 @@ func NewAttacker(cfg Config) *Attacker {
 	return &Attacker{cfg: cfg}
 }
 
-// Run places the generators, hands each its share of the plan with the
-// common start on its own clock, merges what they observe as it comes
-// (seconds as every generator has reported them, stages and t0 as the
-// first reports them) and their results when they are done, and removes
-// them, whatever happened. A generator that is not ready before the start
-// fails the attack before any load; one that fails during it fails the
-// attack, naming it, and the others are stopped: what was measured until
-// then is returned with the error, as is what was measured until ctx was
-// cancelled.
+// Run places the generators, measures their clocks, hands each its share
+// of the plan and, once every one is prepared, one common start (on its
+// own clock); it merges what they observe as it comes (seconds as every
+// generator has reported them, stages and t0 as the first reports them)
+// and their results when they are done, and removes them, whatever
+// happened. A generator not prepared in time, or not armed before the
+// start, fails the attack before any load; one that fails during it fails
+// the attack, naming it, and the others are stopped: what was measured
+// until then is returned with the error, as is what was measured until ctx
+// was cancelled.
 func (a *Attacker) Run(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*bench.AttackResult, error) {
 	if err := a.check(baseURL, plan, obs); err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (a *Attacker) Run(ctx context.Context, baseURL string, plan bench.Plan, obs
 		}
 	}()
 	s := newSession(ctx, plan, obs, links, placed)
-	return s.run(baseURL, time.Now().Add(a.cfg.Lead))
+	return s.run(baseURL, a.cfg.Prepare)
 }
 
 // check refuses what generators elsewhere cannot do: reach a target the

@@ -175,7 +175,7 @@ func TestTwoGeneratorsOpen(t *testing.T) {
 	plan := bench.Plan{Workload: light(),
 		Profile: bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Name: "a", Duration: sec(1), Rate: 200}, {Name: "b", Duration: sec(1), Rate: 100}}},
 		Warmup:  bench.Warmup{Duration: sec(0.5), Rate: 40}}
-	a := swarm.NewAttacker(swarm.Config{Fleet: processFleet{t: t}, Generators: 2, Lead: 500 * time.Millisecond})
+	a := swarm.NewAttacker(swarm.Config{Fleet: processFleet{t: t}, Generators: 2})
 	var obs observed
 	begin := time.Now()
 	res, err := a.Run(context.Background(), tg.URL, plan, obs.observer())
@@ -239,7 +239,7 @@ func TestTwoGeneratorsClosed(t *testing.T) {
 	plan := bench.Plan{Workload: light(),
 		Profile: bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: sec(1), Concurrency: 5}}},
 		Warmup:  bench.Warmup{Disabled: true}}
-	a := swarm.NewAttacker(swarm.Config{Fleet: processFleet{t: t}, Generators: 2, Lead: 500 * time.Millisecond})
+	a := swarm.NewAttacker(swarm.Config{Fleet: processFleet{t: t}, Generators: 2})
 	res, err := a.Run(context.Background(), tg.URL, plan, bench.Observer{})
 	if err != nil {
 		t.Fatal(err)
@@ -255,20 +255,20 @@ func TestTwoGeneratorsClosed(t *testing.T) {
 	}
 }
 
-// A generator not prepared before the common start fails the attack
-// before any load: the target sees nothing.
+// A generator not prepared in time fails the attack before any load: the
+// target sees nothing, not even from the generator that was prepared.
 func TestGeneratorLateFailsBeforeLoad(t *testing.T) {
 	tg := newTarget(t, 0)
 	plan := bench.Plan{Workload: light(),
 		Profile: bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(1), Rate: 100}}},
 		Warmup:  bench.Warmup{Disabled: true}}
 	fleet := processFleet{t: t, slow: map[int]time.Duration{1: time.Second}}
-	a := swarm.NewAttacker(swarm.Config{Fleet: fleet, Generators: 2, Lead: 300 * time.Millisecond})
+	a := swarm.NewAttacker(swarm.Config{Fleet: fleet, Generators: 2, Prepare: 300 * time.Millisecond})
 	res, err := a.Run(context.Background(), tg.URL, plan, bench.Observer{})
 	if err == nil || !strings.Contains(err.Error(), "generator 2/2 on node-1 at ") || !strings.Contains(err.Error(), "could not start in time") || res != nil {
 		t.Fatalf("result %v, error %v: want generator 2/2 late", res, err)
 	}
-	time.Sleep(200 * time.Millisecond) // past the start that was called off
+	time.Sleep(time.Second) // the slow one has woken, and been told to stop
 	if n := tg.requests.Load(); n != 0 {
 		t.Errorf("the target saw %d requests", n)
 	}
@@ -284,7 +284,7 @@ func TestGeneratorKilledMidStage(t *testing.T) {
 		Warmup:  bench.Warmup{Disabled: true}}
 	var p atomic.Pointer[placed]
 	fleet := killingFleet{processFleet: processFleet{t: t}, placed: &p}
-	a := swarm.NewAttacker(swarm.Config{Fleet: fleet, Generators: 2, Lead: 500 * time.Millisecond})
+	a := swarm.NewAttacker(swarm.Config{Fleet: fleet, Generators: 2})
 	obs := bench.Observer{Second: func(b bench.Bucket) {
 		if b.Second == 1 {
 			go p.Load().kill(1)
@@ -329,7 +329,7 @@ func TestCancelStopsTheGenerators(t *testing.T) {
 		Profile: bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Name: "long", Duration: sec(30), Rate: 100}}},
 		Warmup:  bench.Warmup{Disabled: true}}
 	var p atomic.Pointer[placed]
-	a := swarm.NewAttacker(swarm.Config{Fleet: killingFleet{processFleet: processFleet{t: t}, placed: &p}, Generators: 2, Lead: 500 * time.Millisecond})
+	a := swarm.NewAttacker(swarm.Config{Fleet: killingFleet{processFleet: processFleet{t: t}, placed: &p}, Generators: 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := bench.Observer{Second: func(b bench.Bucket) {
 		if b.Second == 0 {

@@ -130,31 +130,35 @@ func answerClock(w *wire, c *clock) error {
 }
 
 // attack runs the attack and sends what it observes as it happens, then
-// its result; it reads the orchestrator meanwhile for an abort.
+// its result. It reads the orchestrator meanwhile: its begin (the common
+// start, once every generator is prepared), an abort, or its leaving.
 func (g *Generator) attack(ctx context.Context, w *wire, at attack) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := make(chan message, outbox)
 	written := make(chan error, 1)
 	go func() { written <- drain(w, out) }()
-	go func() {
-		m, err := w.read()
-		switch {
-		case err != nil:
-			g.logf("the orchestrator's connection: %v; stopping", err)
-		default:
-			g.logf("%s: %s; stopping", m.Kind, m.Message)
-		}
-		cancel()
-	}()
+	begins := make(chan time.Time, 1)
+	go g.listen(w, begins, cancel)
 	obs := bench.Observer{
-		Prepared: func() { out <- message{Kind: kindPrepared} },
-		Stage:    func(s bench.StageResult) { out <- message{Kind: kindStage, Stage: &s} },
-		Start:    func(t0 time.Time) { out <- message{Kind: kindStart, T0: t0} },
-		Second:   func(b bench.Bucket) { out <- message{Kind: kindSecond, Second: &b} },
+		Stage:  func(s bench.StageResult) { out <- message{Kind: kindStage, Stage: &s} },
+		Start:  func(t0 time.Time) { out <- message{Kind: kindT0, At: t0} },
+		Second: func(b bench.Bucket) { out <- message{Kind: kindSecond, Second: &b} },
 	}
 	plan := at.Plan.plan()
-	g.logf("attack %s, share %s, starting at %s", at.BaseURL, plan.Share, plan.Start.Format(time.RFC3339Nano))
+	plan.Start = func(ctx context.Context) (time.Time, error) {
+		out <- message{Kind: kindPrepared}
+		select {
+		case start := <-begins:
+			if time.Until(start) > 0 {
+				out <- message{Kind: kindArmed}
+			}
+			return start, nil // the engine refuses one already past
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+	g.logf("attack %s, share %s", at.BaseURL, plan.Share)
 	res, err := g.Attacker.Run(ctx, at.BaseURL, plan, obs)
 	result := message{Kind: kindResult, Result: res}
 	if err != nil {
@@ -166,6 +170,29 @@ func (g *Generator) attack(ctx context.Context, w *wire, at attack) error {
 		return werr
 	}
 	return err
+}
+
+// listen reads the orchestrator during the attack: its begin goes to
+// begins; an abort, or the connection closing, cancels the attack.
+func (g *Generator) listen(w *wire, begins chan<- time.Time, cancel context.CancelFunc) {
+	defer cancel()
+	for {
+		m, err := w.read()
+		switch {
+		case err != nil:
+			g.logf("the orchestrator's connection: %v; stopping", err)
+			return
+		case m.Kind == kindBegin:
+			g.logf("begin at %s", m.At.Format(time.RFC3339Nano))
+			select {
+			case begins <- m.At:
+			default: // a second begin: the first stands
+			}
+		default:
+			g.logf("%s: %s; stopping", m.Kind, m.Message)
+			return
+		}
+	}
 }
 
 // drain writes the outbox until it is closed.

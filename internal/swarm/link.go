@@ -113,12 +113,15 @@ func clockOffset(sent, received, replied, back time.Time) (offset, rtt time.Dura
 	return offset, rtt
 }
 
-// start sends the generator its share of the plan, to start at start on
-// our clock (its own clock's reading then is what it is given).
-func (l *link) start(baseURL string, plan bench.Plan, start time.Time) error {
-	share := plan.ShareOf(l.share)
-	share.Start = start.Add(l.offset).Round(0)
-	return l.w.send(message{Kind: kindAttack, Attack: &attack{BaseURL: baseURL, Plan: toWire(share)}})
+// send sends the generator its share of the plan.
+func (l *link) send(baseURL string, plan bench.Plan) error {
+	return l.w.send(message{Kind: kindAttack, Attack: &attack{BaseURL: baseURL, Plan: toWire(plan.ShareOf(l.share))}})
+}
+
+// begin tells the generator to start at at, on our clock: its own clock's
+// reading then is what it is given.
+func (l *link) begin(at time.Time) error {
+	return l.w.send(message{Kind: kindBegin, At: at.Add(l.offset).Round(0)})
 }
 
 // abort asks the generator to stop; it answers with what it measured.

@@ -21,12 +21,15 @@ import (
 //	                                <-   hello {version, machine}
 //	clock {sent}            (x N)   ->
 //	                                <-   clock {sent, received, replied}
-//	attack {baseURL, plan, start}   ->
-//	                                <-   prepared
-//	                                <-   stage, start, second ... (as they happen)
+//	attack {baseURL, plan}          ->
+//	                                <-   prepared  (connections and workers made)
+//	begin {at}  (once all are)      ->
+//	                                <-   armed     (at is still ahead)
+//	                                <-   stage, t0, second ... (as they happen)
 //	abort {reason}  (at any time)   ->
 //	                                <-   result {result, error}
 //
+// at is on the generator's own clock: the common start plus its offset.
 // The generator serves one attack, then exits; a connection that closes
 // early cancels its attack.
 
@@ -39,10 +42,12 @@ const (
 	kindHello    = "hello"
 	kindClock    = "clock"
 	kindAttack   = "attack"
+	kindBegin    = "begin"
 	kindAbort    = "abort"
 	kindPrepared = "prepared"
+	kindArmed    = "armed"
 	kindStage    = "stage"
-	kindStart    = "start"
+	kindT0       = "t0"
 	kindSecond   = "second"
 	kindResult   = "result"
 	kindError    = "error"
@@ -55,7 +60,7 @@ type message struct {
 	Clock   *clock              `json:"clock,omitempty"`
 	Attack  *attack             `json:"attack,omitempty"`
 	Stage   *bench.StageResult  `json:"stage,omitempty"`
-	T0      time.Time           `json:"t0,omitzero"`
+	At      time.Time           `json:"at,omitzero"` // begin's start, t0's t0
 	Second  *bench.Bucket       `json:"second,omitempty"`
 	Result  *bench.AttackResult `json:"result,omitempty"`
 	Message string              `json:"message,omitempty"` // abort's reason, result's or error's error
@@ -77,8 +82,8 @@ type clock struct {
 	Replied  time.Time `json:"replied,omitzero"`
 }
 
-// attack is what the generator sends: its share of the plan, starting at
-// plan.Start on its own clock.
+// attack is what the generator sends: its share of the plan, which starts
+// when the orchestrator says (begin).
 type attack struct {
 	BaseURL string   `json:"baseURL"`
 	Plan    wirePlan `json:"plan"`
@@ -90,15 +95,14 @@ type wirePlan struct {
 	Profile  bench.Profile  `json:"profile"`
 	Warmup   bench.Warmup   `json:"warmup"`
 	Share    bench.Share    `json:"share"`
-	Start    time.Time      `json:"start"`
 }
 
 func toWire(p bench.Plan) wirePlan {
-	return wirePlan{Workload: p.Workload, Profile: p.Profile, Warmup: p.Warmup, Share: p.Share, Start: p.Start}
+	return wirePlan{Workload: p.Workload, Profile: p.Profile, Warmup: p.Warmup, Share: p.Share}
 }
 
 func (w wirePlan) plan() bench.Plan {
-	return bench.Plan{Workload: w.Workload, Profile: w.Profile, Warmup: w.Warmup, Share: w.Share, Start: w.Start}
+	return bench.Plan{Workload: w.Workload, Profile: w.Profile, Warmup: w.Warmup, Share: w.Share}
 }
 
 // maxLine bounds one message: a result carries every second's histogram.

@@ -25,6 +25,7 @@ type session struct {
 	first  int           // the generator that failed first, -1 while none
 
 	prepared []bool
+	armed    []bool
 	answered []bool // sent its result (nil when it measured nothing)
 	results  []*bench.AttackResult
 	errs     []string                // each generator's failure, "" while none
@@ -37,33 +38,35 @@ type session struct {
 func newSession(ctx context.Context, plan bench.Plan, obs bench.Observer, links []*link, placed Placed) *session {
 	n := len(links)
 	return &session{ctx: ctx, plan: plan, obs: obs, links: links, placed: placed, events: make(chan event, 64),
-		done: make(chan struct{}), first: -1, prepared: make([]bool, n), answered: make([]bool, n), results: make([]*bench.AttackResult, n), errs: make([]string, n),
+		done: make(chan struct{}), first: -1, prepared: make([]bool, n), armed: make([]bool, n), answered: make([]bool, n), results: make([]*bench.AttackResult, n), errs: make([]string, n),
 		seconds: make([][]bench.Bucket, n), pending: map[int][]*bench.Bucket{}}
 }
 
-// guard is how long before the start every generator must have said it is
-// prepared: time for an abort to reach them all before they send.
-func (s *session) guard() time.Duration {
+// margins are how far ahead the common start is set once every generator
+// is prepared (lead), and how long before it every one must have said it
+// is armed (guard): long enough for a begin, and then for an abort, to
+// reach them all before any sends.
+func (s *session) margins() (lead, guard time.Duration) {
 	var rtt time.Duration
 	for _, l := range s.links {
 		rtt = max(rtt, l.rtt)
 	}
-	return 100*time.Millisecond + 4*rtt
+	guard = 100*time.Millisecond + 2*rtt
+	return 2 * guard, guard
 }
 
-// run starts every generator at start (our clock), follows them to their
-// results and merges those.
-func (s *session) run(baseURL string, start time.Time) (*bench.AttackResult, error) {
+// run hands every generator its share, starts them all at one time once
+// every one is prepared, follows them to their results and merges those.
+func (s *session) run(baseURL string, prepare time.Duration) (*bench.AttackResult, error) {
 	defer close(s.done)
-	s.start = start
 	for i, l := range s.links {
-		if err := l.start(baseURL, s.plan, start); err != nil {
+		if err := l.send(baseURL, s.plan); err != nil {
 			s.abortAll("could not send the attack to " + l.name())
 			return nil, fmt.Errorf("%s: %w", l.name(), err)
 		}
 		go l.listen(i, s.events, s.done)
 	}
-	if err := s.waitPrepared(start.Add(-s.guard())); err != nil {
+	if err := s.begin(prepare); err != nil {
 		s.abortAll(err.Error())
 		s.drain(time.Now().Add(resultTimeout))
 		return nil, err
@@ -72,12 +75,30 @@ func (s *session) run(baseURL string, start time.Time) (*bench.AttackResult, err
 	return s.outcome()
 }
 
-// waitPrepared waits until every generator is prepared, or fails at
-// deadline: then no generator must send, and all are told so.
-func (s *session) waitPrepared(deadline time.Time) error {
+// begin waits until every generator is prepared (within prepare), sets
+// the common start a lead ahead and tells each, and waits until every one
+// is armed, a guard before it. A generator too slow for either fails the
+// attack before any load: the caller then stops them all.
+func (s *session) begin(prepare time.Duration) error {
+	if err := s.waitAll(s.prepared, time.Now().Add(prepare), "prepared within "+prepare.String()); err != nil {
+		return err
+	}
+	lead, guard := s.margins()
+	s.start = time.Now().Add(lead)
+	for _, l := range s.links {
+		if err := l.begin(s.start); err != nil {
+			return fmt.Errorf("%s could not be told to begin: %w", l.name(), err)
+		}
+	}
+	return s.waitAll(s.armed, s.start.Add(-guard), fmt.Sprintf("armed %s before the common start", guard.Round(time.Millisecond)))
+}
+
+// waitAll handles messages until every flag is set, or fails at deadline
+// saying which generators were not what.
+func (s *session) waitAll(flags []bool, deadline time.Time, what string) error {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	for !all(s.prepared) {
+	for !all(flags) {
 		select {
 		case ev := <-s.events:
 			s.handle(ev)
@@ -85,7 +106,7 @@ func (s *session) waitPrepared(deadline time.Time) error {
 				return fmt.Errorf("%s could not start: %s", s.links[i].name(), s.errs[i])
 			}
 		case <-timer.C:
-			return fmt.Errorf("%s could not start in time: not prepared %s before the common start", strings.Join(s.unprepared(), ", "), s.guard().Round(time.Millisecond))
+			return fmt.Errorf("%s could not start in time: not %s", strings.Join(s.unset(flags), ", "), what)
 		case <-s.ctx.Done():
 			return s.ctx.Err()
 		}
@@ -144,12 +165,14 @@ func (s *session) handle(ev event) {
 		}
 	case ev.msg.Kind == kindPrepared:
 		s.prepared[i] = true
+	case ev.msg.Kind == kindArmed:
+		s.armed[i] = true
 	case ev.msg.Kind == kindStage && i == 0 && ev.msg.Stage != nil && s.obs.Stage != nil:
 		st := *ev.msg.Stage
 		st.Rate, st.Concurrency = merge.Level(s.plan, st)
 		s.obs.Stage(st)
-	case ev.msg.Kind == kindStart && i == 0 && s.obs.Start != nil:
-		s.obs.Start(ev.msg.T0.Add(-s.links[0].offset))
+	case ev.msg.Kind == kindT0 && i == 0 && s.obs.Start != nil:
+		s.obs.Start(ev.msg.At.Add(-s.links[0].offset))
 	case ev.msg.Kind == kindSecond && ev.msg.Second != nil:
 		s.second(i, *ev.msg.Second)
 	case ev.msg.Kind == kindResult:
@@ -281,10 +304,10 @@ func (s *session) over() bool {
 	return true
 }
 
-// unprepared names the generators not prepared yet.
-func (s *session) unprepared() []string {
+// unset names the generators whose flag is not set.
+func (s *session) unset(flags []bool) []string {
 	var names []string
-	for i, ok := range s.prepared {
+	for i, ok := range flags {
 		if !ok {
 			names = append(names, s.links[i].name())
 		}
