@@ -60,8 +60,8 @@ type Engine struct {
 	// HostAddress is this host's end of the link, 198.18.X.1: where the
 	// engine reaches this host (a swarm manager here, say).
 	HostAddress string
-	Socket  string           // its unix socket, for what speaks to it on this host (a stand-in ssh)
-	Log     string           // dockerd's log file
+	Socket      string // its unix socket, for what speaks to it on this host (a stand-in ssh)
+	Log         string // dockerd's log file
 }
 
 // Start starts an engine for the test and removes everything it made when
