@@ -363,8 +363,16 @@ func watchLive(t *testing.T, b *browser, id string) {
 func checkReport(t *testing.T, b *browser, id string, targets int) {
 	t.Helper()
 	b.waitFor("the report's charts", `document.querySelectorAll('main .report svg.chart').length >= 10`, webTimeout)
-	charts := eval[[][3]any](b, `Array.from(document.querySelectorAll('main .report svg.chart')).map(s =>
+	charts := eval[[][3]any](b, `Array.from(document.querySelectorAll('main .report svg.chart:not(.flame)')).map(s =>
 		[s.dataset.chart, s.querySelectorAll('g.series').length, s.getBoundingClientRect().height])`)
+	// A flame graph is one target's stage, drawn as frames, not series.
+	flames := eval[[][2]any](b, `Array.from(document.querySelectorAll('main .report svg.chart.flame')).map(s =>
+		[s.dataset.chart, s.querySelectorAll('g.frame').length])`)
+	for _, f := range flames {
+		if n, _ := f[1].(float64); n < 1 {
+			t.Errorf("flame graph %v has no frames", f[0])
+		}
+	}
 	for _, c := range charts {
 		if n, _ := c[1].(float64); int(n) != targets {
 			t.Errorf("chart %v has %v series, want %d", c[0], c[1], targets)
@@ -376,11 +384,19 @@ func checkReport(t *testing.T, b *browser, id string, targets int) {
 	if status := eval[string](b, `document.querySelector('.run-head .status').textContent`); status != string(bench.RunSucceeded) {
 		t.Errorf("run %s is %q on its page, want succeeded", id, status)
 	}
-	t.Logf("report of %s: %d charts, each with %d series; part %d bytes", id, len(charts), targets, b.partWeight())
+	t.Logf("report of %s: %d charts, each with %d series, and %d flame graphs; part %d bytes", id, len(charts), targets, len(flames), b.partWeight())
 	downloads := eval[[]string](b, `Promise.all(Array.from(document.querySelectorAll('a[data-download]')).map(a =>
 		fetch(a.href).then(r => a.getAttribute('download') + ' ' + r.status + ' ' + r.headers.get('Content-Type'))))`)
-	if len(downloads) != 4 {
-		t.Errorf("downloads %v, want markdown, CSV, JSON and HTML", downloads)
+	// The report in four formats, then the files recorded inside the
+	// targets (profiles and folded stacks), each answering.
+	formats := map[string]bool{}
+	for _, d := range downloads {
+		if name := strings.Fields(d)[0]; strings.HasPrefix(name, "threadbench-"+id+".") {
+			formats[strings.TrimPrefix(name, "threadbench-"+id+".")] = true
+		}
+	}
+	if len(formats) != 4 || !formats["md"] || !formats["csv"] || !formats["json"] || !formats["html"] {
+		t.Errorf("downloads %v, want the report as markdown, CSV, JSON and HTML", downloads)
 	}
 	for _, d := range downloads {
 		if !strings.Contains(d, " 200 ") {

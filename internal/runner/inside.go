@@ -68,7 +68,10 @@ func (r *Runner) collectAndStop(ctx context.Context, run *bench.Run, tr *bench.T
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), collectTimeout)
 		tr.Inside = s.Collect(cctx, inside.Collection{RunID: run.ID, Result: tr, Series: r.evidenceSeries(cctx, run, tr), Store: r.cfg.Artifacts})
 		cancel()
-	} else if s != nil {
+		r.halt(run, tr, t) // already stopping: the phase is told once
+		return
+	}
+	if s != nil {
 		s.Close()
 	}
 	r.stop(run, tr, t)

@@ -239,6 +239,11 @@ func (r *Runner) checkAlive(ctx context.Context, t bench.Target) error {
 
 func (r *Runner) stop(run *bench.Run, tr *bench.TargetResult, t bench.Target) {
 	r.phase(run, tr, bench.PhaseStopping)
+	r.halt(run, tr, t)
+}
+
+// halt stops the target once its stopping phase has been told.
+func (r *Runner) halt(run *bench.Run, tr *bench.TargetResult, t bench.Target) {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := t.Stop(ctx); err != nil {
