@@ -62,6 +62,7 @@ type Engine struct {
 	HostAddress string
 	Socket      string // its unix socket, for what speaks to it on this host (a stand-in ssh)
 	Log         string // dockerd's log file
+	Namespace   string // its network namespace (ip netns), removed when the test ends
 }
 
 // Start starts an engine for the test and removes everything it made when
@@ -91,7 +92,7 @@ func Start(t testing.TB) Engine {
 		t.Fatalf("TLS certificates for the engine: %v", err)
 	}
 	e := Engine{Host: "tcp://" + nsIP + ":2376", TLS: clientTLS, Address: nsIP, HostAddress: hostIP,
-		Socket: filepath.Join(dir, "docker.sock"), Log: filepath.Join(dir, "dockerd.log")}
+		Socket: filepath.Join(dir, "docker.sock"), Log: filepath.Join(dir, "dockerd.log"), Namespace: ns}
 	cmd, err := startDockerd(ns, dir, e, serverTLS)
 	if err != nil {
 		t.Fatalf("start dockerd in %s: %v", ns, err)
