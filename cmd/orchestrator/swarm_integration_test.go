@@ -45,6 +45,13 @@ import (
 // may leave, and one a test still running holds is not.
 const testSwarmLabel = "io.threadbench.test-swarm"
 
+// cleanupReserve is what a swarm test keeps of its deadline (go test
+// -timeout) for its cleanups: a run still going then (queued behind other
+// runs on the host's attack lock, say) is interrupted and the test fails,
+// rather than go test killing the test binary with this engine still in
+// the swarm and the second engine's namespace left.
+const cleanupReserve = time.Minute
+
 // generatorLabel is on every generator's service and container.
 const generatorLabel = "io.threadbench.role=generator"
 
@@ -290,7 +297,15 @@ func dockerQuiet(t *testing.T, args ...string) {
 func (s *swarmLab) run(t *testing.T, config, spec string, progress func(string)) *bench.Run {
 	t.Helper()
 	began := time.Now()
-	cmd := exec.Command(s.bin, "--config", config, "--db", s.db, "run", "-o", "json", "-f", writeFile(t, "spec.yaml", spec))
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-cleanupReserve))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, s.bin, "--config", config, "--db", s.db, "run", "-o", "json", "-f", writeFile(t, "spec.yaml", spec))
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // the run removes its generators
+	cmd.WaitDelay = 30 * time.Second
 	cmd.Env = s.env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
@@ -310,6 +325,9 @@ func (s *swarmLab) run(t *testing.T, config, spec string, progress func(string))
 	}
 	_ = cmd.Wait()
 	t.Logf("run took %s:\n%s", time.Since(began).Round(time.Millisecond), stderr.String())
+	if ctx.Err() != nil {
+		t.Fatalf("the run was interrupted %s before the test's deadline (go test -timeout), to leave the swarm in time", cleanupReserve)
+	}
 	var printed bench.Run
 	if err := json.Unmarshal(stdout.Bytes(), &printed); err != nil {
 		t.Fatalf("stdout is not a run document: %v\n%s", err, stdout.String())
