@@ -19,7 +19,7 @@ TESTSUMMARY = $(GO) run ./scripts/testsummary -allow-skip '$(OTHER_OS_SKIP)'
 all: build
 
 build:
-	$(GO) build -o bin/orchestrator ./cmd/orchestrator
+	CGO_ENABLED=0 $(GO) build -o bin/orchestrator ./cmd/orchestrator
 
 ## docker-up: make sure a Docker engine answers (installs and starts dockerd if needed)
 docker-up:

@@ -54,6 +54,9 @@ type config struct {
 	// turns; one with a lock of its own attacks beside them, which is only
 	// fair when its figures are not compared (a test that measures nothing).
 	AttackLock string `yaml:"attackLock"`
+	// Swarm, when set, sends every attack from generators on the nodes of
+	// a Docker swarm instead of this process (swarm.go).
+	Swarm *swarmConfig `yaml:"swarm"`
 }
 
 // Environment variables the configuration reads.
@@ -176,13 +179,16 @@ func (c config) Validate() error {
 			return bench.FieldErrorf(fmt.Sprintf("allowedHosts[%d]", i), "must be host:port, or a host for any port, got %q", h)
 		}
 	}
-	return c.validateEngines()
+	if err := c.validateEngines(); err != nil {
+		return err
+	}
+	return c.Swarm.validate(c.engineNames())
 }
 
 // validateEngines checks each configured engine, that no two share a name,
 // and that the default engine is one of them (or local).
 func (c config) validateEngines() error {
-	names := []string{bench.EngineLocal}
+	var names []string
 	for i, e := range c.Engines {
 		field := fmt.Sprintf("engines[%d]", i)
 		if err := e.Validate(field); err != nil {
@@ -193,10 +199,20 @@ func (c config) validateEngines() error {
 		}
 		names = append(names, e.Name)
 	}
-	if c.DefaultEngine != "" && !slices.Contains(names, c.DefaultEngine) {
+	if names := c.engineNames(); c.DefaultEngine != "" && !slices.Contains(names, c.DefaultEngine) {
 		return bench.FieldErrorf("defaultEngine", "unknown engine %q (configured: %s)", c.DefaultEngine, strings.Join(names, ", "))
 	}
 	return nil
+}
+
+// engineNames are the engines runs may use: the local one, then the
+// configured ones.
+func (c config) engineNames() []string {
+	names := []string{bench.EngineLocal}
+	for _, e := range c.Engines {
+		names = append(names, e.Name)
+	}
+	return names
 }
 
 // validToken checks a token: none, or one long enough not to be guessed,

@@ -174,6 +174,15 @@ func TestConfigErrors(t *testing.T) {
 			"engines[1].name", `engine "lab" is configured twice`},
 		// A default engine that is not configured.
 		{"DefaultEngineUnknown", map[string]string{envDefaultEngine: "staging"}, nil, "defaultEngine", `unknown engine "staging" (configured: local)`},
+		// A swarm whose manager is no configured engine.
+		{"SwarmManager", nil, []string{"--config", tempFile(t, "s.yaml", "swarm: {manager: tcp://a:2377, generators: 2}\n")},
+			"swarm.manager", `must be an engine of this configuration (local)`},
+		// ...with no generators.
+		{"SwarmGenerators", nil, []string{"--config", tempFile(t, "s.yaml", "swarm: {manager: local}\n")}, "swarm.generators", "must be from 1 to 64, got 0"},
+		// ...on no port.
+		{"SwarmPort", nil, []string{"--config", tempFile(t, "s.yaml", "swarm: {manager: local, generators: 2, port: 70000}\n")}, "swarm.port", "must be a TCP port"},
+		// ...placed by a label no node can carry.
+		{"SwarmLabel", nil, []string{"--config", tempFile(t, "s.yaml", "swarm: {manager: local, generators: 2, label: 'Load Me'}\n")}, "swarm.label", "must be a node label's key"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := configFor(t, tt.env, tt.args...)

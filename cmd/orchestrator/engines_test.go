@@ -77,3 +77,29 @@ func decodeProblem(t *testing.T, body []byte) problem {
 	}
 	return p
 }
+
+// TestServeSwarm: a daemon whose configuration sends attacks from a
+// swarm's two generators refuses, before anything is queued, a spec they
+// cannot send (a warm-up until steady, the default; a stage of one
+// client), naming the field, and takes one they can.
+func TestServeSwarm(t *testing.T) {
+	d := startStandInServe(t, time.Millisecond, nil, "--config", "testdata/config/swarm.yaml")
+	header := map[string]string{"Content-Type": "application/json"}
+	for _, tt := range []struct {
+		name, spec, field string
+	}{
+		{"UntilSteady", `{"targets":["go"],"profile":"smoke","workload":{"requests":[{"endpoint":"light"}]}}`, "warmup.untilSteady"},
+		{"OneClient", `{"targets":["go"],"profile":{"model":"closed","stages":[{"duration":"5s","concurrency":1}]},"workload":{"requests":[{"endpoint":"light"}]},"warmup":{"disabled":true}}`, "profile.stages[0].concurrency"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := d.request(t, "POST", "/runs", tt.spec, header)
+			if p := decodeProblem(t, body); resp.StatusCode != http.StatusBadRequest || p.Field != tt.field || !strings.Contains(p.Detail, "2 swarm generators") {
+				t.Errorf("POST /runs = %d %s, want 400 naming %s and the generators", resp.StatusCode, body, tt.field)
+			}
+		})
+	}
+	resp, body := d.request(t, "POST", "/runs", `{"targets":["go"],"profile":"smoke","workload":{"requests":[{"endpoint":"light"}]},"warmup":{"duration":"1s","rate":10}}`, header)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("a fixed warm-up: POST /runs = %d %s, want 202", resp.StatusCode, body)
+	}
+}

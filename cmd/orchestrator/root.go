@@ -49,7 +49,7 @@ func (g *globalState) specCatalog(cfg config) bench.Catalog {
 		infos[i].Unavailable = unbuildable[infos[i].Name]
 	}
 	return bench.Catalog{Targets: infos, Guardrails: cfg.Guardrails, HostCPUs: cpus, HostMemoryBytes: memory,
-		Engines: cfg.catalogEngines(), DefaultEngine: cfg.DefaultEngine, Builtins: builtin.Set}
+		Engines: cfg.catalogEngines(), DefaultEngine: cfg.DefaultEngine, Builtins: builtin.Set, Generators: cfg.Swarm.generators()}
 }
 
 func newRootCmd(g *globalState) *cobra.Command {
@@ -76,6 +76,7 @@ func newRootCmd(g *globalState) *cobra.Command {
 		newServeCmd(g),
 		newProfilesCmd(g),
 		newExperimentsCmd(g),
+		newGenerateCmd(g),
 	)
 	return root
 }

@@ -68,6 +68,9 @@ func newRunCmd(g *globalState) *cobra.Command {
 			}
 			var responses bench.ResponseLog
 			if results.Path != "" {
+				if cfg.Swarm != nil {
+					return bench.FieldErrorf("results", "the configuration sends attacks from swarm generators, which keep no results file; run without swarm: for one")
+				}
 				responses = results
 			}
 			return runLocal(g, cfg, spec, output, quiet, responses)
@@ -146,11 +149,18 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 	}
 	logger := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d := &runDeps{engines: engines, close: []func(){func() { engines.Close() }}}
+	var attacker bench.Attacker = loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests)))
+	if cfg.Swarm != nil {
+		if attacker, err = newSwarmAttacker(cfg.Swarm, engines, history, buildLog, logger); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
 	d.config = runner.Config{
 		Targets:  engines,
 		Store:    db,
 		Series:   db,
-		Attacker: loadEngines(load.NewEngine(load.WithAPIRequests(d.apiRequests))),
+		Attacker: attacker,
 		// Each target reads its container's stats from its own engine;
 		// the local engine's client is for anything else.
 		Recorder: metrics.NewSampler(engines.Local().Client()),

@@ -34,16 +34,22 @@ type FanoutResponse struct {
 
 // Add counts one fan-out response.
 func (f *FanoutStats) Add(r FanoutResponse) {
-	f.Responses++
-	f.Calls += r.Calls
-	f.Succeeded += r.Succeeded
-	f.Failed += r.Failed
-	f.Failures.ReadTimeout += r.Failures.ReadTimeout
-	f.Failures.ConnectTimeout += r.Failures.ConnectTimeout
-	f.Failures.Refused += r.Failures.Refused
-	f.Failures.Other += r.Failures.Other
-	f.ElapsedMs = max(f.ElapsedMs, r.ElapsedMs)
-	f.PeakConcurrent = max(f.PeakConcurrent, r.PeakConcurrent)
+	f.Merge(FanoutStats{Responses: 1, Calls: r.Calls, Succeeded: r.Succeeded, Failed: r.Failed, Failures: r.Failures,
+		ElapsedMs: r.ElapsedMs, PeakConcurrent: r.PeakConcurrent})
+}
+
+// Merge adds what another window's fan-outs accounted for.
+func (f *FanoutStats) Merge(o FanoutStats) {
+	f.Responses += o.Responses
+	f.Calls += o.Calls
+	f.Succeeded += o.Succeeded
+	f.Failed += o.Failed
+	f.Failures.ReadTimeout += o.Failures.ReadTimeout
+	f.Failures.ConnectTimeout += o.Failures.ConnectTimeout
+	f.Failures.Refused += o.Failures.Refused
+	f.Failures.Other += o.Failures.Other
+	f.ElapsedMs = max(f.ElapsedMs, o.ElapsedMs)
+	f.PeakConcurrent = max(f.PeakConcurrent, o.PeakConcurrent)
 }
 
 // SuccessRatio is the share of calls that succeeded, 0 without calls.

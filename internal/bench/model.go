@@ -33,6 +33,12 @@ type LoadModel interface {
 	// CheckStage checks one stage of a profile, field its JSON path, against
 	// the model's rules and the guardrails.
 	CheckStage(st Stage, field string, g Guardrails) error
+	// ShareOf is the part of a stage one of several load generators sends
+	// (Share): the shares add up to the stage.
+	ShareOf(st Stage, s Share) Stage
+	// CheckShare checks that a stage, field its JSON path, can be shared
+	// among generators.
+	CheckShare(st Stage, field string, generators int) error
 }
 
 // loadModels are the registered models by name.

@@ -27,3 +27,18 @@ func (closedModel) CheckStage(st Stage, field string, g Guardrails) error {
 	}
 	return nil
 }
+
+// ShareOf deals the stage's clients out one by one (Share.ClientsOf).
+func (closedModel) ShareOf(st Stage, s Share) Stage {
+	st.Concurrency = s.ClientsOf(st.Concurrency)
+	return st
+}
+
+// CheckShare refuses a held stage with fewer clients than generators:
+// one would send nothing.
+func (closedModel) CheckShare(st Stage, field string, generators int) error {
+	if st.Concurrency < generators && !(st.Ramp && st.Concurrency == 0) {
+		return FieldErrorf(field+".concurrency", "%d client(s) cannot be shared among the %d swarm generators (the daemon's configuration): give each at least one", st.Concurrency, generators)
+	}
+	return nil
+}

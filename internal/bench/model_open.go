@@ -20,3 +20,15 @@ func (openModel) CheckStage(st Stage, field string, g Guardrails) error {
 	}
 	return checkRate(st.Rate, field+".rate", g)
 }
+
+// ShareOf is the stage at Rate/Of: the shares' schedules interleave into
+// the stage's (Share).
+func (openModel) ShareOf(st Stage, s Share) Stage {
+	if !s.Whole() {
+		st.Rate /= float64(s.Of)
+	}
+	return st
+}
+
+// CheckShare: any rate splits.
+func (openModel) CheckShare(Stage, string, int) error { return nil }

@@ -107,6 +107,19 @@ type Plan struct {
 	// says false, the warm-up runs to Warmup.MaxDuration. It is called from
 	// the attack's own goroutine and must not block for long.
 	Settled func(Bucket) bool
+	// Share is the part of the plan this attack sends when several load
+	// generators send it together; the zero value is the whole plan. Plan.
+	// ShareOf sets it with the stages' shares.
+	Share Share
+	// Start, when set, is asked once the engine has made its connections
+	// and workers when the attack's clock starts (t=0, the warm-up's
+	// start); it may wait meanwhile (for other generators to be ready
+	// too). The engine then waits for that time. An error, or a time
+	// already past when it is answered, stops the attack before anything
+	// is sent: generators that start together must all start at the time
+	// they agreed on. Without it the clock starts as soon as the engine is
+	// ready.
+	Start func(ctx context.Context) (time.Time, error)
 }
 
 // Observer receives an attack's progress. Every field is optional; the
@@ -157,6 +170,9 @@ type AttackResult struct {
 	Total    Stats
 	Requests []NamedStats // the whole attack per request, when the workload has several
 	Seconds  []Bucket
+	// Generators are the load generators' own parts, when several sent the
+	// attack; empty for one.
+	Generators []GeneratorResult
 }
 
 // Attacker runs a load plan against a target's base URL.

@@ -33,6 +33,10 @@ type Catalog struct {
 	// Builtins are the profiles and experiments a spec may name instead of
 	// writing them out (package builtin's); nil: none.
 	Builtins Builtins
+	// Generators is how many load generators send each attack together:
+	// a swarm's, from the daemon's configuration; 0 or 1 for the one
+	// process. A spec their split plan cannot send is refused.
+	Generators int
 }
 
 // Bounds of spec fields that no configuration changes.
@@ -95,7 +99,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkGenerators, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
 	} {
 		if err := check(spec, c); err != nil {
 			return err

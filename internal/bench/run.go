@@ -108,6 +108,11 @@ type Environment struct {
 	// MixedEngines marks a run whose targets ran on different engines:
 	// their figures differ by host as well as by thread model.
 	MixedEngines bool `json:"mixedEngines,omitempty"`
+	// Generators are where the load generators ran when several sent the
+	// attacks (a swarm's), as the first attack placed them (each target's
+	// result says where its own were); empty when this host's orchestrator
+	// sent them, as Machine says.
+	Generators []GeneratorEnvironment `json:"generators,omitempty"`
 }
 
 // Recorded reports whether the environment was recorded at all (runs that
@@ -164,6 +169,10 @@ type TargetResult struct {
 	// target's attack: the flood the target sent it.
 	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
 	Series              []string         `json:"series,omitempty"`
+	// Generators are the load generators that sent the attack together
+	// (a swarm's), each with its share, clock and own figures; empty when
+	// one process sent it.
+	Generators []GeneratorResult `json:"generators,omitempty"`
 	// Capacity is what a capacity search found, in a run that asked for one.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
 	// Inside is what recorded inside the target and why each stage ran
@@ -251,6 +260,18 @@ type Stats struct {
 	ServiceHistogram string           `json:"serviceHistogram,omitempty"`
 	// Fanout sums the fan-out responses' own accounts of their calls.
 	Fanout *FanoutStats `json:"fanout,omitempty"`
+}
+
+// SetRates derives the offered rate (requests sent), the throughput
+// (successful responses completed) and the iteration rate per second of
+// the window's Elapsed.
+func (s *Stats) SetRates() {
+	s.OfferedRate, s.Throughput, s.IterationRate = 0, 0, 0
+	if secs := s.Elapsed.D().Seconds(); secs > 0 {
+		s.OfferedRate = float64(s.Requests) / secs
+		s.Throughput = float64(s.Completed) / secs
+		s.IterationRate = float64(s.Iterations) / secs
+	}
 }
 
 // NamedStats are the figures of one request of a workload ("heavy?duration=500").

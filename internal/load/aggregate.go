@@ -160,7 +160,7 @@ func (a *Aggregate) stats(elapsed time.Duration, completed, bytesIn, bytesOut in
 			st.StatusCodes[strconv.Itoa(code)] = n
 		}
 	}
-	setRates(&st)
+	st.SetRates()
 	return st
 }
 
@@ -206,17 +206,6 @@ func (a *Aggregate) topErrors() []bench.ErrorCount {
 	return out
 }
 
-// setRates derives the offered rate (requests sent) and the throughput
-// (successful responses completed) per second of the window.
-func setRates(st *bench.Stats) {
-	st.OfferedRate, st.Throughput, st.IterationRate = 0, 0, 0
-	if secs := st.Elapsed.D().Seconds(); secs > 0 {
-		st.OfferedRate = float64(st.Requests) / secs
-		st.Throughput = float64(st.Completed) / secs
-		st.IterationRate = float64(st.Iterations) / secs
-	}
-}
-
 // patchStats adds a request to an already summarised Stats: counts, codes
 // and errors, not the latency, which needs the histogram. It is for the
 // rare request that comes back after its second was reported.
@@ -236,11 +225,11 @@ func patchStats(st *bench.Stats, o outcome) {
 		for i := range st.Errors {
 			if st.Errors[i].Message == o.err {
 				st.Errors[i].Count++
-				setRates(st)
+				st.SetRates()
 				return
 			}
 		}
 		st.Errors = append(st.Errors, bench.ErrorCount{Message: o.err, Count: 1})
 	}
-	setRates(st)
+	st.SetRates()
 }

@@ -106,14 +106,21 @@ type attack struct {
 	wg      sync.WaitGroup
 }
 
-func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*attack, error) {
-	sched := newTimetable(plan.Profile, plan.Warmup)
-	a := &attack{plan: plan, sched: sched, reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
-		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile)}
+// planned lays out an attack of the plan: its schedule, requests (numbered
+// across the generators when the plan is a share), timeout and clients.
+func planned(baseURL string, plan bench.Plan, obs bench.Observer) *attack {
+	a := &attack{plan: plan, sched: newTimetable(plan), reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
+		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile), wire: newWire()}
+	a.reqs.share = plan.Share
 	if a.timeout <= 0 {
 		a.timeout = bench.DefaultTimeout.D()
 	}
-	a.wire = newWire()
+	return a
+}
+
+func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan, obs bench.Observer) (*attack, error) {
+	a := planned(baseURL, plan, obs)
+	sched := a.sched
 	client, err := newClient(baseURL, a.clients, a.timeout, a.wire)
 	if err != nil {
 		return nil, err
@@ -137,7 +144,11 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	for range a.clients {
 		a.pool = append(a.pool, a.newWorker())
 	}
-	a.began = time.Now()
+	if err := a.startAt(plan.Start); err != nil {
+		a.cancel()
+		a.wire.closeAll() // the connections primed
+		return nil, err
+	}
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
 		maxErrors: e.maxErrors, bucket: e.bucket, open: !bench.ModelOf(plan.Profile.Model).Clients(),
 		cpus: cpuSetSize(), connections: a.workers + a.clients, wire: a.wire, apiRequests: e.apiRequests,
@@ -272,6 +283,32 @@ func maxConcurrency(p bench.Profile) int {
 
 // since is the attack clock.
 func (a *attack) since() time.Duration { return time.Since(a.began) }
+
+// startAt starts the attack clock: now, or when start, asked now that
+// the attack is prepared, says. An attack whose start has passed by then,
+// or that is cancelled while it waits, fails without sending anything.
+func (a *attack) startAt(start func(context.Context) (time.Time, error)) error {
+	if start == nil {
+		a.began = time.Now()
+		return nil
+	}
+	at, err := start(a.ctx)
+	if err != nil {
+		return err
+	}
+	if late := time.Since(at); late > 0 {
+		return bench.Errorf(bench.EUNAVAILABLE, "the load generator was told to start %s ago: it could not start in time", late.Round(time.Millisecond))
+	}
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-a.ctx.Done():
+		return a.ctx.Err()
+	}
+	a.began = at
+	return nil
+}
 
 // start arms the open model's first worker, which starts others as the
 // schedule needs them, and starts the closed model's clients.

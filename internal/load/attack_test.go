@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -412,5 +413,71 @@ func TestOpenConnectionsArePrimed(t *testing.T) {
 	t.Logf("%d requests; %d connections accepted, %d before the first request", res.Total.Requests, accepted, acceptedBefore)
 	if acceptedBefore != conns || accepted != conns {
 		t.Errorf("%d connections accepted before the first request, %d in all; want all %d before", acceptedBefore, accepted, conns)
+	}
+}
+
+// A plan's start is asked once the engine is prepared, and the clock
+// starts at the time it gives, not when the engine is ready: nothing
+// reaches the target before it.
+func TestEngineStartsAtTheStartTime(t *testing.T) {
+	srv := newServer(t, 0)
+	var first atomic.Int64 // unix nanoseconds of the first request
+	handle := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first.CompareAndSwap(0, time.Now().UnixNano())
+		handle.ServeHTTP(w, r)
+	})
+	var asked, start time.Time
+	plan := bench.Plan{
+		Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
+		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 100}}},
+		Warmup:   bench.Warmup{Duration: sec(0.2), Rate: 50},
+		Start: func(context.Context) (time.Time, error) {
+			asked = time.Now()
+			start = asked.Add(300 * time.Millisecond)
+			return start, nil
+		},
+	}
+	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Unix(0, first.Load()); asked.IsZero() || got.Before(start) {
+		t.Errorf("first request at %s, before the start %s", got.Format(time.StampMicro), start.Format(time.StampMicro))
+	}
+	if want := start.Add(200 * time.Millisecond); !res.T0.Equal(want) {
+		t.Errorf("t0 %s, want the start plus the warm-up, %s", res.T0.Format(time.StampMicro), want.Format(time.StampMicro))
+	}
+}
+
+// An engine told to start at a time already past, or not told at all,
+// sends nothing and says why.
+func TestEngineLateForItsStartSendsNothing(t *testing.T) {
+	srv := newServer(t, 0)
+	for _, tt := range []struct {
+		name  string
+		start func(context.Context) (time.Time, error)
+		want  string
+	}{
+		{"Past", func(context.Context) (time.Time, error) { return time.Now().Add(-time.Millisecond), nil }, "could not start in time"},
+		{"Refused", func(context.Context) (time.Time, error) { return time.Time{}, errors.New("called off") }, "called off"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := bench.Plan{
+				Workload: workload(bench.Request{Endpoint: "light", Weight: 1}),
+				Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(0.5), Rate: 100}}},
+				Warmup:   bench.Warmup{Disabled: true},
+				Start:    tt.start,
+			}
+			res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || res != nil {
+				t.Errorf("result %v, error %v; want no result and %q", res, err, tt.want)
+			}
+		})
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.paths) != 0 {
+		t.Errorf("the target saw %v", srv.paths)
 	}
 }

@@ -285,7 +285,7 @@ func (r *recorder) iterated(done time.Duration) {
 	b := r.bucketOf(off)
 	if b < len(r.done) {
 		r.done[b].Stats.Iterations++
-		setRates(&r.done[b].Stats)
+		r.done[b].Stats.SetRates()
 		return
 	}
 	r.live(b).iterations++
@@ -311,7 +311,7 @@ func (r *recorder) fileCompleted(kind int, done time.Duration) {
 	b := r.bucketOf(off)
 	if b < len(r.done) {
 		r.done[b].Stats.Completed++
-		setRates(&r.done[b].Stats)
+		r.done[b].Stats.SetRates()
 		return
 	}
 	r.live(b).completed++
@@ -464,7 +464,7 @@ func (r *recorder) report(b int) bench.Bucket {
 	// of seconds, and its percentiles come from merging theirs.
 	st := s.agg.withHistograms(s.agg.stats(max(elapsed, 0), s.completed, 0, 0))
 	st.Iterations = s.iterations
-	setRates(&st)
+	st.SetRates()
 	g := r.generatorOver(&s.window, b, b+1)
 	st.BytesIn, st.BytesOut = r.bytesOver(b, b+1)
 	bucket := bench.Bucket{Second: b, Stage: r.stageAt(start), Stats: st, Generator: &g}
@@ -640,7 +640,7 @@ func (r *recorder) fillStage(s *bench.StageResult, w *window, elapsed time.Durat
 	in, out := r.bytesOver(from, to)
 	s.Stats = w.agg.withHistograms(w.agg.stats(elapsed, w.completed, in, out))
 	s.Stats.Iterations = w.iterations
-	setRates(&s.Stats)
+	s.Stats.SetRates()
 	for k, agg := range w.kinds {
 		st := agg.withHistograms(agg.stats(elapsed, w.kindCompleted[k], 0, 0))
 		s.Requests = append(s.Requests, bench.NamedStats{Name: r.reqs.names[k], Stats: st})

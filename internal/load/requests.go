@@ -20,6 +20,9 @@ type requestSet struct {
 	order  []int  // one cycle of the mix: each request index weight times
 	steps  []step // the iteration; nil for a mix
 	fanout []bool // which requests' responses account for their calls (/api/fanout)
+	// share numbers the requests across the generators a plan is split
+	// among, so that their mixes interleave into the plan's.
+	share bench.Share
 }
 
 // step is an iteration's step: a request (by index) or a think time.
@@ -54,8 +57,9 @@ func newRequestSet(baseURL string, w bench.Workload) *requestSet {
 
 // pick returns the request sent as the n-th of the attack (from 0): the mix
 // is a fixed cycle, so any sum(weights) consecutive requests hold each
-// request exactly weight times, whichever worker sends them.
-func (s *requestSet) pick(n uint64) int { return s.order[n%uint64(len(s.order))] }
+// request exactly weight times, whichever worker sends them. A share's n-th
+// request is the plan's Share.Global(n)-th.
+func (s *requestSet) pick(n uint64) int { return s.order[s.share.Global(n)%uint64(len(s.order))] }
 
 // method returns the HTTP method of request kind.
 func (s *requestSet) method(kind int) string { return s.reqs[kind].HTTPMethod() }

@@ -66,7 +66,10 @@ func (s segment) dueAt(k float64) time.Duration {
 	slope := (s.to - s.from) / s.dur.Seconds()
 	disc := math.Max(s.from*s.from+2*slope*delta, 0)
 	tau := 2 * delta / (s.from + math.Sqrt(disc))
-	return s.start + time.Duration(math.Min(tau, s.dur.Seconds())*float64(time.Second))
+	// Rounded to the nanosecond, not truncated: a share's requests
+	// (bench.Share) reach a time the plan's reach exactly by a sum a hair
+	// short of it, and must not fall into the second before.
+	return s.start + time.Duration(math.Round(math.Min(tau, s.dur.Seconds())*float64(time.Second)))
 }
 
 // concurrencyAt returns the closed-model concurrency at t within the
@@ -101,6 +104,10 @@ type schedule struct {
 	end     time.Duration // from the attack's start
 	openEnd time.Duration // end of the open part: of the last open segment
 	hits    float64       // open requests due over the whole schedule
+	// offset shifts the open requests' numbers: request k is due when the
+	// schedule's request k+offset is. A share of a plan split among
+	// generators (bench.Share.Offset) lags by its place among them.
+	offset float64
 	// replaced is closed when a cut replaces the schedule (a warm-up until
 	// steady ended); nil for a schedule nothing replaces.
 	replaced chan struct{}
@@ -158,7 +165,7 @@ func (s *schedule) setOpenEnd() {
 // later segment moved earlier by what was left of it. Before at the two
 // schedules agree: the requests due by then, and their numbers, are the same.
 func (s *schedule) cutWarmup(at time.Duration) *schedule {
-	cut := &schedule{}
+	cut := &schedule{offset: s.offset}
 	for _, seg := range s.segs {
 		if seg.stage == warmupStage {
 			seg.dur = min(seg.dur, at)
@@ -202,9 +209,11 @@ type timetable struct {
 	openEnd time.Duration
 }
 
-// newTimetable lays out warm-up and stages.
-func newTimetable(profile bench.Profile, warmup bench.Warmup) *timetable {
-	s := newSchedule(profile, warmup)
+// newTimetable lays out the plan's warm-up and stages, its share's open
+// requests shifted by its offset.
+func newTimetable(plan bench.Plan) *timetable {
+	s := newSchedule(plan.Profile, plan.Warmup)
+	s.offset = plan.Share.Offset()
 	tt := &timetable{openEnd: s.openEnd}
 	if s.replaced == nil {
 		tt.warm = s.warm
@@ -255,7 +264,7 @@ func (s *schedule) at(t time.Duration) *segment {
 // due returns when the open request numbered k (from 0) is due, skipping
 // stretches with no requests; false when the schedule has no request k.
 func (s *schedule) due(k uint64) (time.Duration, bool) {
-	hit := float64(k)
+	hit := float64(k) + s.offset
 	i := sort.Search(len(s.segs), func(i int) bool {
 		seg := s.segs[i]
 		return seg.hits0+seg.hits() > hit

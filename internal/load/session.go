@@ -37,12 +37,8 @@ func (e *Engine) NewSession(ctx context.Context, baseURL string, plan bench.Plan
 	if err := checkPlan(plan); err != nil {
 		return nil, err
 	}
-	sched := newTimetable(plan.Profile, plan.Warmup)
-	a := &attack{plan: plan, sched: sched, reqs: newRequestSet(baseURL, plan.Workload), obs: obs,
-		timeout: plan.Workload.Timeout.D(), clients: maxConcurrency(plan.Profile), wire: newWire()}
-	if a.timeout <= 0 {
-		a.timeout = bench.DefaultTimeout.D()
-	}
+	a := planned(baseURL, plan, obs)
+	sched := a.sched
 	if sched.openEnd > 0 {
 		a.workers = e.openConnections(plan, unmeasuredRest)
 	}
@@ -51,7 +47,10 @@ func (e *Engine) NewSession(ctx context.Context, baseURL string, plan bench.Plan
 		conns = a.workers + a.clients
 	}
 	a.ctx, a.cancel = context.WithCancel(ctx)
-	a.began = time.Now()
+	if err := a.startAt(plan.Start); err != nil {
+		a.cancel()
+		return nil, err
+	}
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
 		maxErrors: e.maxErrors, bucket: e.bucket, open: !bench.ModelOf(plan.Profile.Model).Clients(),
 		cpus: cpuSetSize(), connections: conns, wire: a.wire, apiRequests: e.apiRequests, engine: cfg.Engine,

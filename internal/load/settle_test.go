@@ -268,7 +268,7 @@ func TestWarmupRunsToItsMaximum(t *testing.T) {
 // stages follow at once.
 func TestCutWarmup(t *testing.T) {
 	profile := bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(2), Rate: 100}, {Duration: sec(1), Rate: 200, Ramp: true}}}
-	tt := newTimetable(profile, untilSteady(10*time.Second, 0.5))
+	tt := newTimetable(bench.Plan{Profile: profile, Warmup: untilSteady(10*time.Second, 0.5)})
 	before := tt.load()
 	after := tt.cut(2490 * time.Millisecond)
 	if after == nil || tt.load() != after || tt.online() {
@@ -317,7 +317,7 @@ func TestRecorderCut(t *testing.T) {
 		Warmup:   untilSteady(20013*time.Millisecond, 0.5),
 		Settled:  func(bench.Bucket) bool { return true },
 	}
-	tt := newTimetable(plan.Profile, plan.Warmup)
+	tt := newTimetable(plan)
 	var started []time.Time
 	obs := bench.Observer{Start: func(t0 time.Time) { started = append(started, t0) }, Stage: func(bench.StageResult) {}}
 	began := time.Now()

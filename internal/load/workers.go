@@ -36,7 +36,10 @@ func (a *attack) newWorker() *worker {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	a.seeded++
-	return &worker{a: a, reqs: a.reqs.newRequests(), timer: t, rng: rand.New(rand.NewPCG(a.seeded, 0x7468726561646265))}
+	// A share's workers are numbered across the plan's generators
+	// (Share.Global), so that no two generators' clients think alike.
+	seed := a.plan.Share.Global(a.seeded-1) + 1
+	return &worker{a: a, reqs: a.reqs.newRequests(), timer: t, rng: rand.New(rand.NewPCG(seed, 0x7468726561646265))}
 }
 
 // closedClient is client i of the closed model: while the concurrency is

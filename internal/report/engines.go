@@ -15,7 +15,7 @@ import (
 // apart reports whether the run's targets ran elsewhere than the load
 // generator, or on several engines: then each side gets its own lines.
 func apart(env bench.Environment) bool {
-	if env.MixedEngines || len(env.Engines) > 1 {
+	if env.MixedEngines || len(env.Engines) > 1 || len(env.Generators) > 0 {
 		return true
 	}
 	for _, ee := range env.Engines {
@@ -34,6 +34,9 @@ func hostLines(env bench.Environment) [][2]string {
 		return [][2]string{{"host", environmentLine(env)}}
 	}
 	lines := [][2]string{{"load generator", loadGeneratorLine(env)}}
+	if len(env.Generators) > 0 {
+		lines = [][2]string{{"load generators", generatorsLine(env.Generators)}}
+	}
 	for _, ee := range env.Engines {
 		lines = append(lines, [2]string{"targets on " + ee.Name, engineLine(ee)})
 	}

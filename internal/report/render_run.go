@@ -87,6 +87,9 @@ func writeEnvironment(row func(key, value string), env bench.Environment) {
 	row("cpu", fmt.Sprintf("%s x %s, memory %s", analysis.OrDash(env.CPUModel), analysis.OrDash(analysis.CountString(env.CPUs)), gib(env.MemoryBytes)))
 	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", analysis.OrDash(env.DockerVersion), analysis.OrDash(env.CgroupVersion), analysis.OrDash(env.OrchestratorGo)))
 	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", analysis.OrDash(env.LoadCPUSet), analysis.OrDash(env.TargetCPUSet), analysis.SplitString(env.CPUSplitApplied)))
+	if len(env.Generators) > 0 {
+		row("load generators", generatorsLine(env.Generators))
+	}
 	if apart(env) {
 		for _, ee := range env.Engines {
 			row("targets on "+ee.Name, engineLine(ee))
@@ -152,6 +155,10 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 	if t.Warmup != nil || len(t.Stages) > 0 || t.Total != nil {
 		fmt.Fprintln(buf)
 		writeStageTable(buf, r.Spec.Profile, t)
+	}
+	if len(t.Generators) > 0 {
+		fmt.Fprintln(buf)
+		writeGenerators(buf, t)
 	}
 	if len(t.Resources) > 0 {
 		fmt.Fprintln(buf)

@@ -48,27 +48,26 @@ func cpuRange(first, last int) string {
 	return strconv.Itoa(first) + "-" + strconv.Itoa(last)
 }
 
+// LocalMachine describes this host: its name, OS, kernel, CPUs and their
+// model, and memory (Docker's own figures are the engine's to give).
+func LocalMachine() bench.Machine {
+	m := bench.Machine{OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU(), CPUModel: cpuModel(), MemoryBytes: memTotal()}
+	m.Host, _ = os.Hostname()
+	var uts unix.Utsname
+	if unix.Uname(&uts) == nil {
+		m.Kernel = unix.ByteSliceToString(uts.Release[:])
+	}
+	return m
+}
+
 // hostEnvironment records the machine a run is measured on: this host, where
 // the load generator runs, and each engine the spec places targets on. The
 // CPUs are split only when a target runs here: with every target on a
 // remote engine, the whole host is the load generator's and the remote
 // host's CPUs are the targets' (splitRemote).
 func hostEnvironment(ctx context.Context, rt bench.TargetRuntime, cpus int, spec bench.RunSpec) bench.Environment {
-	env := bench.Environment{
-		Machine: bench.Machine{
-			OS:          runtime.GOOS + "/" + runtime.GOARCH,
-			CPUs:        cpus,
-			CPUModel:    cpuModel(),
-			MemoryBytes: memTotal(),
-		},
-		OrchestratorGo: runtime.Version(),
-		MixedEngines:   spec.MixesEngines(),
-	}
-	env.Host, _ = os.Hostname()
-	var uts unix.Utsname
-	if unix.Uname(&uts) == nil {
-		env.Kernel = unix.ByteSliceToString(uts.Release[:])
-	}
+	env := bench.Environment{Machine: LocalMachine(), OrchestratorGo: runtime.Version(), MixedEngines: spec.MixesEngines()}
+	env.CPUs = cpus
 	if info, err := rt.Engine(ctx, bench.EngineLocal); err == nil {
 		env.DockerVersion, env.CgroupVersion = info.DockerVersion, info.CgroupVersion
 	}

@@ -114,10 +114,22 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 		t0 = res.T0
 	}
 	r.keepDownstreamRecording(run, tr, dsRec, t0)
+	noteGenerators(&run.Environment, tr.Generators)
 	if err != nil {
 		return fmt.Errorf("attack: %w", err)
 	}
 	return r.checkAlive(ctx, t)
+}
+
+// noteGenerators records where the load generators of a run's first
+// attack sent by several ran.
+func noteGenerators(env *bench.Environment, gens []bench.GeneratorResult) {
+	if len(env.Generators) > 0 {
+		return
+	}
+	for _, g := range gens {
+		env.Generators = append(env.Generators, g.GeneratorEnvironment)
+	}
 }
 
 // warmAndAttack runs the warm-up and the profile as one attack, and
@@ -136,6 +148,7 @@ func (r *Runner) warmAndAttack(ctx context.Context, spec bench.RunSpec, tr *benc
 		return nil, err
 	}
 	tr.Warmup, tr.Stages, tr.Total, tr.Seconds, tr.Requests = res.Warmup, res.Stages, &res.Total, res.Seconds, res.Requests
+	tr.Generators = res.Generators
 	if warm != nil {
 		tr.WarmupSteady = warm.outcome(res.Warmup)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/hdr"
+	"github.com/threadbench/threadbench/internal/merge"
 )
 
 // Figures whose trend a Part names.
@@ -57,20 +58,17 @@ func (p Part) Kept(seconds []bench.Bucket) []bench.Bucket {
 // left zero for the caller to take from elsewhere.
 func Stats(seconds []bench.Bucket) (st bench.Stats, hists []string, ok bool) {
 	var elapsed time.Duration
+	windows := make([]bench.Stats, len(seconds))
 	ok = len(seconds) > 0
-	for _, b := range seconds {
-		add(&st, b.Stats)
+	for i, b := range seconds {
+		windows[i] = b.Stats
 		elapsed += b.Stats.Elapsed.D()
 		if b.Stats.Histogram == "" && b.Stats.Successes > 0 {
 			ok = false
 		}
 		hists = append(hists, b.Stats.Histogram)
 	}
-	st.Elapsed = bench.Duration(elapsed)
-	if s := elapsed.Seconds(); s > 0 {
-		st.Throughput, st.OfferedRate = float64(st.Completed)/s, float64(st.Requests)/s
-		st.IterationRate = float64(st.Iterations) / s
-	}
+	st = merge.Counts(elapsed, windows...)
 	if !ok {
 		return st, nil, false
 	}
@@ -81,40 +79,4 @@ func Stats(seconds []bench.Bucket) (st bench.Stats, hists []string, ok bool) {
 	st.Latency = hdr.Summarize(h)
 	st.Histogram, _ = hdr.Encode(h) // encoding into memory does not fail
 	return st, hists, true
-}
-
-func add(st *bench.Stats, s bench.Stats) {
-	st.Requests += s.Requests
-	st.Successes += s.Successes
-	st.Completed += s.Completed
-	st.Dropped += s.Dropped
-	st.Iterations += s.Iterations
-	st.BytesIn += s.BytesIn
-	st.BytesOut += s.BytesOut
-	if len(s.StatusCodes) > 0 && st.StatusCodes == nil {
-		st.StatusCodes = map[string]int64{}
-	}
-	for code, n := range s.StatusCodes {
-		st.StatusCodes[code] += n
-	}
-	st.Errors = mergeErrors(st.Errors, s.Errors)
-}
-
-func mergeErrors(into, from []bench.ErrorCount) []bench.ErrorCount {
-	counts := map[string]int64{}
-	var order []string
-	for _, e := range append(into, from...) {
-		if _, seen := counts[e.Message]; !seen {
-			order = append(order, e.Message)
-		}
-		counts[e.Message] += e.Count
-	}
-	out := make([]bench.ErrorCount, 0, len(order))
-	for _, m := range order {
-		out = append(out, bench.ErrorCount{Message: m, Count: counts[m]})
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -40,6 +41,10 @@ func NewEngines(local *Runtime, remote ...*Runtime) (*Engines, error) {
 
 // Local returns the local engine's runtime.
 func (e *Engines) Local() *Runtime { return e.local }
+
+// All returns every engine's runtime, the local one first, then as
+// configured.
+func (e *Engines) All() []*Runtime { return slices.Clone(e.order) }
 
 // Runtime returns the runtime of the engine a spec names ("" for local).
 // A name no longer configured (a queued run from before the daemon's

@@ -57,8 +57,12 @@ type Engine struct {
 	Host    string           // tcp://198.18.X.2:2376, TLS with client certificates (--tlsverify)
 	TLS     targets.TLSFiles // the client's CA, certificate and key
 	Address string           // 198.18.X.2, where its targets are reached
-	Socket  string           // its unix socket, for what speaks to it on this host (a stand-in ssh)
-	Log     string           // dockerd's log file
+	// HostAddress is this host's end of the link, 198.18.X.1: where the
+	// engine reaches this host (a swarm manager here, say).
+	HostAddress string
+	Socket      string // its unix socket, for what speaks to it on this host (a stand-in ssh)
+	Log         string // dockerd's log file
+	Namespace   string // its network namespace (ip netns), removed when the test ends
 }
 
 // Start starts an engine for the test and removes everything it made when
@@ -77,7 +81,7 @@ func Start(t testing.TB) Engine {
 	}
 	sweepStale(t)
 	id := fmt.Sprintf("%06x", rand.Uint32()&0xffffff)
-	ns, nsIP := addNamespace(t, id)
+	ns, hostIP, nsIP := addNamespace(t, id)
 	dir := filepath.Join(os.TempDir(), dirPrefix+id)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -87,8 +91,8 @@ func Start(t testing.TB) Engine {
 	if err != nil {
 		t.Fatalf("TLS certificates for the engine: %v", err)
 	}
-	e := Engine{Host: "tcp://" + nsIP + ":2376", TLS: clientTLS, Address: nsIP,
-		Socket: filepath.Join(dir, "docker.sock"), Log: filepath.Join(dir, "dockerd.log")}
+	e := Engine{Host: "tcp://" + nsIP + ":2376", TLS: clientTLS, Address: nsIP, HostAddress: hostIP,
+		Socket: filepath.Join(dir, "docker.sock"), Log: filepath.Join(dir, "dockerd.log"), Namespace: ns}
 	cmd, err := startDockerd(ns, dir, e, serverTLS)
 	if err != nil {
 		t.Fatalf("start dockerd in %s: %v", ns, err)
@@ -102,12 +106,13 @@ func Start(t testing.TB) Engine {
 }
 
 // addNamespace makes the namespace, joined to this one by a veth pair on a
-// random /30 of 198.18.0.0/16, and returns its name and address; both go
-// when the test ends (the namespace takes its end of the pair along).
-func addNamespace(t testing.TB, id string) (ns, nsIP string) {
+// random /30 of 198.18.0.0/16, and returns its name, this host's address
+// on the link and the namespace's; all go when the test ends (the
+// namespace takes its end of the pair along).
+func addNamespace(t testing.TB, id string) (ns, hostIP, nsIP string) {
 	t.Helper()
 	subnet := rand.IntN(1 << 14)
-	hostIP := fmt.Sprintf("198.18.%d.%d", subnet>>6, (subnet&63)*4+1)
+	hostIP = fmt.Sprintf("198.18.%d.%d", subnet>>6, (subnet&63)*4+1)
 	nsIP = fmt.Sprintf("198.18.%d.%d", subnet>>6, (subnet&63)*4+2)
 	ns, hostVeth, nsVeth := nsPrefix+id, hostVethPrefix+id, "tbn"+id
 	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
@@ -123,7 +128,7 @@ func addNamespace(t testing.TB, id string) (ns, nsIP string) {
 	mustRun(t, "ip", "-n", ns, "link", "set", nsVeth, "up")
 	mustRun(t, "ip", "-n", ns, "link", "set", "lo", "up")
 	t.Logf("namespace %s at %s, veth %s at %s", ns, nsIP, hostVeth, hostIP)
-	return ns, nsIP
+	return ns, hostIP, nsIP
 }
 
 // Config is the engine as an operator would configure it, by name.
