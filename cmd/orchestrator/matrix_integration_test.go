@@ -26,11 +26,8 @@ const (
 )
 
 // thePinningMatrix is the fixture service on its pinning endpoint in both
-// thread models on JDK 21 and 25, in one command: the run issue 38's
-// matrix reads. The why's TestWhyPinningFixture does not read it: make
-// test runs the tests that measure in a go test process of their own,
-// after those side by side, so a shared run cannot span both, and one
-// made side by side would not do for a verdict read alone.
+// thread models on JDK 21 and 25, in one command: the run the matrix and
+// the why read (each variant recorded with JFR, as any JVM is).
 var thePinningMatrix sharedRun
 
 // pinningMatrixVariants are its four variants, in the order they run.
@@ -58,7 +55,8 @@ func pinningMatrixRun(t *testing.T) (*bench.Run, string) {
 // virtual threads are worse than platform threads on 21, where a blocked
 // call pins its carrier, and not on 25 (JEP 491); none above what the
 // driver's connections allow. The JVM's own figures say so too: pins on
-// 21, none on 25, whose scheduler reports itself.
+// 21, none on 25, whose scheduler reports itself; and so does the why
+// read from each variant's recording.
 func TestMeasurePinningMatrix(t *testing.T) {
 	alone(t)
 	run, db := pinningMatrixRun(t)
@@ -83,6 +81,34 @@ func TestMeasurePinningMatrix(t *testing.T) {
 	}
 	t.Logf("history %s; report:\n%s", db, md.String())
 	noContainersOf(t, run.ID)
+	checkPinningWhy(t, run, db)
+}
+
+// checkPinningWhy reads the why of each variant: on JDK 21 virtual threads
+// are pinned, the fixture's synchronized method their top stack; on 25
+// (JEP 491) nothing is pinned; platform threads never are. The HTML report
+// draws a flame graph per variant in real Chromium (docs/why.png), and
+// orders@virtual,jdk=21's recording, served by the API, opens with jfr.
+func checkPinningWhy(t *testing.T, run *bench.Run, db string) {
+	t.Helper()
+	for i := range run.Targets {
+		tr := &run.Targets[i]
+		major, err := strconv.Atoi(tr.Settings["axis.jdk"])
+		if err != nil {
+			t.Fatalf("%s: JDK axis %q", tr.Key(), tr.Settings["axis.jdk"])
+		}
+		checkPinning(t, major, tr)
+	}
+	html := filepath.Join(t.TempDir(), "why.html")
+	if code, _, stderr := runCLI(t, nil, "--db", db, "report", run.ID, "--format", "html", "--out", html); code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	page := openInChromium(t, html, len(run.Targets))
+	if page.flames != len(run.Targets) {
+		t.Errorf("%d flame graphs drawn, want one per variant", page.flames)
+	}
+	saveShot(t, "why.png", page.why)
+	checkRecordingServed(t, db, run, "orders@virtual,jdk=21")
 }
 
 // checkRanOnItsJDK holds a variant to the JDK its name says: the image's

@@ -6,7 +6,8 @@ package main
 // fixture's pinning endpoint run with `run --jar` on JDK 21 and 25 in both
 // thread models (on 21 virtual threads are pinned in the fixture's
 // synchronized method, on 25 not; the HTML report's flame graphs drawn in
-// Chromium, the screenshot docs/why.png); a CPU-bound stage of the Go
+// Chromium, the screenshot docs/why.png), read from the pinning matrix's
+// run (matrix_integration_test.go); a CPU-bound stage of the Go
 // target and of a Java target, each found in the endpoint's own work
 // function; what recording costs, java-virtual with and without it on
 // heavy and on cpu in one run; and the files served by the API opened by
@@ -18,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,57 +43,11 @@ const (
 	pinningMethod   = "com.example.orders.LegacyDriver$Connection.roundTrip"
 )
 
-// pinningProfile is 16 clients on the pinning request for 5 s: twice the
-// driver's 8 connections, so that on platform threads they queue on its
-// monitors and on JDK 21's virtual threads every carrier is pinned.
-const pinningProfile = `name: pinning
-model: closed
-stages:
-  - {name: c16, duration: 5s, concurrency: 16}
-`
-
-// TestWhyPinningFixture runs the fixture's pinning endpoint with `run
-// --jar` on JDK 21 and on JDK 25, each in both thread models (four JVMs):
-// on 21 the virtual variant's why is pinned, its top stack the fixture's
-// synchronized method; on 25 (JEP 491) nothing is pinned; platform threads
-// never are. The JDK 21 run's HTML report draws a flame graph per variant,
-// platform beside virtual, in real Chromium (docs/why.png), and its
-// recording, served by the API, opens with jfr summary (the host's, and
-// the one in the target's image, which count the same events).
-func TestWhyPinningFixture(t *testing.T) {
-	sideBySide(t)
-	startsJVMs(t)
-	jar := ordersJar(t)
-	dir := t.TempDir()
-	profile := writeFile(t, "pinning.yaml", pinningProfile)
-	runs := map[int]*bench.Run{}
-	dbs := map[int]string{}
-	for _, major := range []int{21, 25} {
-		dbs[major] = filepath.Join(dir, fmt.Sprintf("history-%d.db", major))
-		code, stdout, stderr := runCLI(t, nil, "--db", dbs[major], "run", "-q", "-o", "json", "--jar", jar, "--jdk", fmt.Sprint(major),
-			"--requests", pinningRequests, "--profile", profile, "--warmup", "2s", "--warmup-rate", "20")
-		if code != exitOK {
-			t.Fatalf("JDK %d: exit %d\n%s", major, code, stderr)
-		}
-		runs[major], _ = storedRun(t, dbs[major], stdout)
-		noContainersOf(t, runs[major].ID)
-	}
-	for major, run := range runs {
-		for _, tr := range run.Targets {
-			checkPinning(t, major, &tr)
-		}
-	}
-	html := filepath.Join(dir, "why.html")
-	if code, _, stderr := runCLI(t, nil, "--db", dbs[21], "report", runs[21].ID, "--format", "html", "--out", html); code != exitOK {
-		t.Fatalf("report: exit %d\n%s", code, stderr)
-	}
-	page := openInChromium(t, html, 2)
-	if page.flames != 2 {
-		t.Errorf("%d flame graphs drawn, want one per variant", page.flames)
-	}
-	saveShot(t, "why.png", page.why)
-	checkRecordingServed(t, dbs[21], runs[21])
-}
+// The fixture's pinning endpoint is run with `run --jar` on JDK 21 and 25
+// in both thread models once, for the matrix and for the why alike:
+// TestMeasurePinningMatrix reads each variant's why (checkPinning), draws
+// the HTML report's flame graphs in Chromium (docs/why.png) and opens the
+// recording the API serves (checkRecordingServed).
 
 // checkPinning checks one variant's why at its stage: pinned in the
 // fixture's method with events and time on JDK 21's virtual threads, not
@@ -145,17 +101,17 @@ func firstVerdict(d bench.Diagnosis) int {
 	return -1
 }
 
-// checkRecordingServed fetches orders@virtual's recording from a daemon
-// on the run's history and opens it with the host's jfr summary, and with
-// jfr in the target's own image, which must count the same events.
-func checkRecordingServed(t *testing.T, db string, run *bench.Run) {
+// checkRecordingServed fetches a target's recording from a daemon on the
+// run's history and opens it with the host's jfr summary, and with jfr in
+// the target's own image, which must count the same events.
+func checkRecordingServed(t *testing.T, db string, run *bench.Run, target string) {
 	t.Helper()
 	d := startInProcessDaemon(t, db)
 	a := apiClient{t: t, base: d.url}
 	var list api.FileList
 	a.getJSON("/runs/"+run.ID+"/files", &list)
 	t.Logf("files: %+v", list.Files)
-	file := fetchFile(t, a, "/runs/"+run.ID+"/targets/orders@virtual/recording.jfr", "recording.jfr")
+	file := fetchFile(t, a, "/runs/"+run.ID+"/targets/"+url.PathEscape(target)+"/recording.jfr", "recording.jfr")
 	tool, err := jfr.FindTool()
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +129,7 @@ func checkRecordingServed(t *testing.T, db string, run *bench.Run) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	image := run.Target("orders@virtual").Image.Ref
+	image := run.Target(target).Image.Ref
 	inImage, err := jfr.ImageTool(cli, image, nil).Counts(context.Background(), file)
 	if err != nil {
 		t.Fatalf("jfr in %s: %v", image, err)
