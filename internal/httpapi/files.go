@@ -74,7 +74,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, want bench.Ar
 		s.writeError(w, r, err)
 		return
 	}
-	target := chi.URLParam(r, "target")
+	target := targetParam(r)
 	if run.Target(target) == nil {
 		s.writeError(w, r, bench.Errorf(bench.ENOTFOUND, "run %s has no target %s", id, quoteClipped(target)))
 		return

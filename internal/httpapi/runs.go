@@ -111,6 +111,19 @@ func runID(r *http.Request) (string, error) {
 	return id, nil
 }
 
+// targetParam is the target named in the path, unescaped: chi matches the
+// raw path, so a client that escapes a variant's comma
+// (orders@virtual%2Cjdk=21, as url.PathEscape does) names the same target
+// as one that does not. A malformed escape is kept as given, to be
+// answered as a target the run does not have.
+func targetParam(r *http.Request) string {
+	raw := chi.URLParam(r, "target")
+	if target, err := url.PathUnescape(raw); err == nil {
+		return target
+	}
+	return raw
+}
+
 // unknownRun is the error for a run ID that names no run, quoted clipped.
 func unknownRun(id string) error {
 	return bench.Errorf(bench.ENOTFOUND, "run %s not found", clip(id, maxEcho))
@@ -213,7 +226,7 @@ func (s *Server) reread(ctx context.Context, run *bench.Run) *bench.Run {
 
 // getSeries answers a target's series; 404 when the run did not have the target.
 func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
-	target := chi.URLParam(r, "target")
+	target := targetParam(r)
 	id, err := runID(r)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -210,6 +210,30 @@ func TestGetSeries(t *testing.T) {
 	}
 }
 
+// A variant's comma may come escaped (url.PathEscape's %2C) or not: both
+// name the same target.
+func TestGetSeriesOfAnEscapedTarget(t *testing.T) {
+	e := newEnv(t)
+	e.store.FindRunByIDFn = func(_ ctxT, id string) (*bench.Run, error) {
+		run := sampleRun(id, bench.RunSucceeded)
+		run.Targets[0].Target = "orders@virtual,jdk=21"
+		return run, nil
+	}
+	var got []string
+	e.store.FindSeriesFn = func(_ ctxT, runID, target string, names []string) ([]bench.Series, error) {
+		got = append(got, target)
+		return nil, nil
+	}
+	for _, path := range []string{"/runs/r1/targets/orders@virtual%2Cjdk=21/series", "/runs/r1/targets/orders@virtual,jdk=21/series"} {
+		if resp := e.send(t, e.newRequest(t, "GET", path, "")); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, resp.StatusCode, resp.body)
+		}
+	}
+	if want := []string{"orders@virtual,jdk=21", "orders@virtual,jdk=21"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("series asked of %q, want %q", got, want)
+	}
+}
+
 func TestCompare(t *testing.T) {
 	for _, tt := range []struct {
 		query     string
