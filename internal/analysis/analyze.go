@@ -112,7 +112,7 @@ func (a *analysis) header() bench.Report {
 		rep.Method = "one round: within-run intervals (batch means of per-second values of a stage's steady part); Mann-Whitney U on batch means"
 	}
 	rep.LatencyNote = latencyNoteOpen
-	if r.Spec.Profile.LoadModel().Clients() {
+	if !r.Spec.Profile.LoadModel().ScheduledLatency() {
 		rep.LatencyNote = latencyNoteClosed
 	}
 	for _, s := range a.subjects {
@@ -191,7 +191,7 @@ func (sc scopeDef) load(stages int) string {
 	}
 	level := ValueWithUnit(sc.level(), sc.model.Unit())
 	switch {
-	case sc.ramp && sc.model.Clients(): // the clients it started from are known
+	case sc.ramp && !sc.model.RateLevel(): // the clients it started from are known
 		return fmt.Sprintf("%s, ramp %d -> %s", name, sc.from, level)
 	case sc.ramp:
 		return fmt.Sprintf("%s, ramp to %s", name, level)

@@ -15,7 +15,7 @@ import (
 // ramp the clients are their mean over the stage, as the throughput is.
 func (a *analysis) bounds(d *scopeData) []bench.Bound {
 	sc := d.def
-	if sc.stage == nil || !sc.model.Clients() {
+	if sc.stage == nil || !sc.model.LittleBound() {
 		return nil
 	}
 	clients := float64(sc.concurrency)

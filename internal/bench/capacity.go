@@ -224,7 +224,7 @@ func resolveCapacity(spec *RunSpec, g Guardrails) error {
 	// Only the load engine and connections are the caller's; a stored
 	// search's profile (its own name) is prepared again as it is.
 	model, known := LookupModel(p.Model)
-	own := p.Name == "" && p.Description == "" && p.Scale == 0 && len(p.Stages) == 0 && p.Workload == nil && known && !model.Clients()
+	own := p.Name == "" && p.Description == "" && p.Scale == 0 && len(p.Stages) == 0 && p.Workload == nil && known && model.RateLevel()
 	if p.Name != CapacityProfileName && !own {
 		return FieldErrorf("profile", "a capacity search makes its own open-model trials: leave the profile out (or give only its engine)")
 	}

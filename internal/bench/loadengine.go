@@ -1,9 +1,6 @@
 package bench
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // LoadEngines are the load engines a profile may name, the default first.
 var LoadEngines = []string{LoadEngineOwn, LoadEngineVegeta}
@@ -23,19 +20,7 @@ func CheckLoadEngine(spec *RunSpec) error {
 	default:
 		return FieldErrorf("profile.engine", "must be %q (the default) or %q, got %q", LoadEngineOwn, LoadEngineVegeta, p.Engine)
 	}
-	if !p.LoadModel().Clients() {
-		return nil
-	}
-	for i, st := range p.Stages {
-		if st.Ramp {
-			return FieldErrorf(fmt.Sprintf("profile.stages[%d].ramp", i),
-				"the vegeta engine cannot ramp a closed profile (its workers are fixed for an attack); hold each stage, or use engine %q", LoadEngineOwn)
-		}
-	}
-	if len(spec.Workload.Iteration) > 0 {
-		return FieldErrorf("workload.iteration", "the vegeta engine sends single requests, not iterations with think times; use engine %q", LoadEngineOwn)
-	}
-	return nil
+	return p.LoadModel().CheckFixedWorkers(p, spec.Workload)
 }
 
 func checkLoadEngine(spec *RunSpec, _ Catalog) error { return CheckLoadEngine(spec) }

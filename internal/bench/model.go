@@ -30,6 +30,28 @@ type LoadModel interface {
 	// law; an iteration has a client to repeat it), rather than an arrival
 	// rate offered whether or not earlier requests have answered.
 	Clients() bool
+	// RateLevel says whether a stage's level is an arrival rate rather than
+	// a number of clients: a capacity search steps rates, and a level that
+	// is not a rate is named apart so that nobody reads it as one.
+	RateLevel() bool
+	// ScheduledLatency says whether a request's latency runs from when the
+	// schedule had it due (coordinated omission corrected, service time
+	// kept apart) rather than from when a client sent it.
+	ScheduledLatency() bool
+	// LittleBound says whether a stage's level is requests kept in flight,
+	// so that Little's law and the pool bound its throughput and a sweep of
+	// levels is a sweep of concurrency (the USL fits it).
+	LittleBound() bool
+	// CheckConnections checks a profile's connections setting against the
+	// model (the range is checked apart).
+	CheckConnections(connections int) error
+	// CheckIteration checks that the model can run an iteration: a client
+	// to repeat it.
+	CheckIteration() error
+	// CheckFixedWorkers checks that an engine whose workers are fixed for
+	// an attack and that sends single requests (vegeta) can run the profile
+	// and workload.
+	CheckFixedWorkers(p Profile, w Workload) error
 	// CheckStage checks one stage of a profile, field its JSON path, against
 	// the model's rules and the guardrails.
 	CheckStage(st Stage, field string, g Guardrails) error

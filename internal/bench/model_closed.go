@@ -1,5 +1,7 @@
 package bench
 
+import "fmt"
+
 // ModelClosed keeps a fixed number of requests in flight; each client sends
 // its next request when the previous one answers (k6 VUs, nGrinder vusers).
 // Its throughput is an outcome, not an input.
@@ -14,6 +16,34 @@ func (closedModel) Name() Model            { return ModelClosed }
 func (closedModel) Unit() string           { return "clients" }
 func (closedModel) Level(st Stage) float64 { return float64(st.Concurrency) }
 func (closedModel) Clients() bool          { return true }
+func (closedModel) RateLevel() bool        { return false }
+func (closedModel) ScheduledLatency() bool { return false }
+func (closedModel) LittleBound() bool      { return true }
+func (closedModel) CheckIteration() error  { return nil }
+
+// CheckConnections refuses a setting: a closed profile has one connection
+// per client.
+func (closedModel) CheckConnections(connections int) error {
+	if connections != 0 {
+		return FieldErrorf("profile.connections", "is for the open model; a closed profile has one connection per client")
+	}
+	return nil
+}
+
+// CheckFixedWorkers refuses a ramp (the workers cannot change during an
+// attack) and an iteration (no pause between a client's requests).
+func (closedModel) CheckFixedWorkers(p Profile, w Workload) error {
+	for i, st := range p.Stages {
+		if st.Ramp {
+			return FieldErrorf(fmt.Sprintf("profile.stages[%d].ramp", i),
+				"the vegeta engine cannot ramp a closed profile (its workers are fixed for an attack); hold each stage, or use engine %q", LoadEngineOwn)
+		}
+	}
+	if len(w.Iteration) > 0 {
+		return FieldErrorf("workload.iteration", "the vegeta engine sends single requests, not iterations with think times; use engine %q", LoadEngineOwn)
+	}
+	return nil
+}
 
 func (closedModel) CheckStage(st Stage, field string, g Guardrails) error {
 	if st.Rate != 0 {

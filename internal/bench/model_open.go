@@ -13,6 +13,20 @@ func (openModel) Name() Model            { return ModelOpen }
 func (openModel) Unit() string           { return "req/s" }
 func (openModel) Level(st Stage) float64 { return st.Rate }
 func (openModel) Clients() bool          { return false }
+func (openModel) RateLevel() bool        { return true }
+func (openModel) ScheduledLatency() bool { return true }
+func (openModel) LittleBound() bool      { return false }
+
+// CheckConnections: the open model takes any (the range is checked apart).
+func (openModel) CheckConnections(int) error { return nil }
+
+// CheckIteration refuses one: there is no client to repeat it.
+func (openModel) CheckIteration() error {
+	return FieldErrorf("workload.iteration", "is for the closed model: each client repeats it")
+}
+
+// CheckFixedWorkers: fixed workers send any rate.
+func (openModel) CheckFixedWorkers(Profile, Workload) error { return nil }
 
 func (openModel) CheckStage(st Stage, field string, g Guardrails) error {
 	if st.Concurrency != 0 {

@@ -287,9 +287,10 @@ func checkProfile(spec *RunSpec, c Catalog) error {
 	if !sendsRequests(p) {
 		return FieldErrorf("profile.stages", "no stage sends any request (every rate or concurrency is 0)")
 	}
+	if err := model.CheckConnections(p.Connections); err != nil {
+		return err
+	}
 	switch {
-	case p.Connections != 0 && model.Clients():
-		return FieldErrorf("profile.connections", "is for the open model; a closed profile has one connection per client")
 	case p.Connections < 0 || p.Connections > c.Guardrails.MaxConcurrency:
 		return FieldErrorf("profile.connections", "must be from 1 to %d (the configured maximum), or 0 to size them from the rate, got %d", c.Guardrails.MaxConcurrency, p.Connections)
 	}
@@ -356,9 +357,10 @@ const MaxSleep = Duration(time.Hour)
 // checkIteration checks a closed model's iteration: each step a request or a
 // sleep, at least one request, one request per name.
 func checkIteration(w Workload, model Model) error {
+	if err := ModelOf(model).CheckIteration(); err != nil {
+		return err
+	}
 	switch {
-	case !ModelOf(model).Clients():
-		return FieldErrorf("workload.iteration", "is for the closed model: each client repeats it")
 	case w.Requests != nil:
 		return FieldErrorf("workload.requests", "give requests (a weighted mix) or an iteration, not both")
 	case len(w.IterationRequests()) == 0:

@@ -132,7 +132,7 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 	var sz sizing
 	if sched.openEnd > 0 {
 		// Before the clock, as the workers are made.
-		sz = e.openSizing(plan, restLatency(a.wire.probe(client.Addr)))
+		sz = executionOf(plan.Profile.Model).sizing(e, plan, restLatency(a.wire.probe(client.Addr)))
 		a.workers = firstConnections(sz, sched.load())
 		client.MaxConns += sz.cap
 		a.wire.prime(client.Addr, a.workers)
@@ -150,7 +150,7 @@ func (e *Engine) newAttack(ctx context.Context, baseURL string, plan bench.Plan,
 		return nil, err
 	}
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
-		maxErrors: e.maxErrors, bucket: e.bucket, open: !bench.ModelOf(plan.Profile.Model).Clients(),
+		maxErrors: e.maxErrors, bucket: e.bucket, open: bench.ModelOf(plan.Profile.Model).ScheduledLatency(),
 		cpus: cpuSetSize(), connections: a.workers + a.clients, wire: a.wire, apiRequests: e.apiRequests,
 	}, a.began)
 	return a, nil
@@ -271,12 +271,10 @@ func checkPlan(p bench.Plan) error {
 }
 
 func maxConcurrency(p bench.Profile) int {
-	if !bench.ModelOf(p.Model).Clients() {
-		return 0
-	}
+	x := executionOf(p.Model)
 	n := 0
 	for _, st := range p.Stages {
-		n = max(n, st.Concurrency)
+		n = max(n, x.clients(st))
 	}
 	return n
 }

@@ -578,11 +578,7 @@ func (r *recorder) stageResult(i int) bench.StageResult {
 		Index: i, Name: st.Name, Model: r.plan.Profile.Model,
 		StartOffset: bench.Duration(seg.start - sc.warm), Duration: st.Duration,
 	}
-	if bench.ModelOf(res.Model).Clients() {
-		res.Concurrency = st.Concurrency
-	} else {
-		res.Rate = st.Rate
-	}
+	res.Rate, res.Concurrency = executionOf(res.Model).stageLoad(st)
 	return res
 }
 

@@ -121,7 +121,7 @@ func newSchedule(profile bench.Profile, warmup bench.Warmup) *schedule {
 	model := bench.ModelOf(profile.Model)
 	// A model of clients keeps them in flight: its stages are not paced
 	// (a ramp of clients steps once a second).
-	closed := model.Clients()
+	closed := !executionOf(profile.Model).paced()
 	switch {
 	case warmup.Disabled:
 	case warmup.UntilSteady:

@@ -52,7 +52,7 @@ func (e *Engine) NewSession(ctx context.Context, baseURL string, plan bench.Plan
 		return nil, err
 	}
 	a.rec = newRecorder(plan, sched, a.reqs, obs, recorderConfig{
-		maxErrors: e.maxErrors, bucket: e.bucket, open: !bench.ModelOf(plan.Profile.Model).Clients(),
+		maxErrors: e.maxErrors, bucket: e.bucket, open: bench.ModelOf(plan.Profile.Model).ScheduledLatency(),
 		cpus: cpuSetSize(), connections: conns, wire: a.wire, apiRequests: e.apiRequests, engine: cfg.Engine,
 	}, a.began)
 	return &Session{a: a, parent: ctx}, nil

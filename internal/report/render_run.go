@@ -226,7 +226,7 @@ func writeFlags(buf *bytes.Buffer, t *bench.TargetResult) {
 func stageModel(p bench.Profile, s bench.StageResult) string {
 	model := s.LoadModel()
 	level := analysis.ValueWithUnit(s.Level(), model.Unit())
-	if model.Clients() {
+	if !model.RateLevel() {
 		return fmt.Sprintf("%s (%s)", model.Name(), level)
 	}
 	if !s.Warmup && s.Index >= 0 && s.Index < len(p.Stages) && p.Stages[s.Index].Ramp {

@@ -12,7 +12,7 @@ import (
 // hold at least MinPoints distinct concurrencies (a sweep), from each
 // stage's throughput. It returns nil for any other run.
 func FitRun(run *bench.Run) []bench.ScalabilityFit {
-	if !run.Spec.Profile.LoadModel().Clients() {
+	if !run.Spec.Profile.LoadModel().LittleBound() {
 		return nil
 	}
 	var fits []bench.ScalabilityFit
