@@ -25,11 +25,6 @@ type LoadModel interface {
 	Unit() string
 	// Level is the load a stage sets, in Unit: the value a ramp moves to.
 	Level(st Stage) float64
-	// Clients says whether the level is a number of clients each keeping
-	// one request in flight (throughput is an outcome, bounded by Little's
-	// law; an iteration has a client to repeat it), rather than an arrival
-	// rate offered whether or not earlier requests have answered.
-	Clients() bool
 	// RateLevel says whether a stage's level is an arrival rate rather than
 	// a number of clients: a capacity search steps rates, and a level that
 	// is not a rate is named apart so that nobody reads it as one.

@@ -15,7 +15,6 @@ type closedModel struct{}
 func (closedModel) Name() Model            { return ModelClosed }
 func (closedModel) Unit() string           { return "clients" }
 func (closedModel) Level(st Stage) float64 { return float64(st.Concurrency) }
-func (closedModel) Clients() bool          { return true }
 func (closedModel) RateLevel() bool        { return false }
 func (closedModel) ScheduledLatency() bool { return false }
 func (closedModel) LittleBound() bool      { return true }

@@ -12,7 +12,6 @@ type openModel struct{}
 func (openModel) Name() Model            { return ModelOpen }
 func (openModel) Unit() string           { return "req/s" }
 func (openModel) Level(st Stage) float64 { return st.Rate }
-func (openModel) Clients() bool          { return false }
 func (openModel) RateLevel() bool        { return true }
 func (openModel) ScheduledLatency() bool { return true }
 func (openModel) LittleBound() bool      { return false }

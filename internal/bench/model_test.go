@@ -24,8 +24,8 @@ func TestLookupModel(t *testing.T) {
 			t.Errorf("LookupModel(%q) found %v, want %v", tc.name, ok, tc.ok)
 			continue
 		}
-		if ok && (m.Name() != tc.want || m.Clients() != tc.clients) {
-			t.Errorf("LookupModel(%q) = %s (clients %v), want %s (clients %v)", tc.name, m.Name(), m.Clients(), tc.want, tc.clients)
+		if ok && (m.Name() != tc.want || m.RateLevel() == tc.clients) {
+			t.Errorf("LookupModel(%q) = %s (rate level %v), want %s (clients %v)", tc.name, m.Name(), m.RateLevel(), tc.want, tc.clients)
 		}
 	}
 }
