@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // DefaultBudget bounds the JSON one Read has `jfr print` write, in

@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // ImageRef is a target of one's own given as an image already on the

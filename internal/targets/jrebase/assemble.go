@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // contents says what an image's runtime holds, for the image's labels.

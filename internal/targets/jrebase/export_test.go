@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // ParseLDD is parseLDD, for the external tests.

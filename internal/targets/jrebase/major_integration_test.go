@@ -17,7 +17,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 	"github.com/threadbench/threadbench/internal/targets/jrebase"
 )
 

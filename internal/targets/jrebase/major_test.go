@@ -12,7 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 	"github.com/threadbench/threadbench/internal/targets/jrebase"
 )
 

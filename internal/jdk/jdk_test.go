@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/targets/jdk"
+	"github.com/threadbench/threadbench/internal/jdk"
 )
 
 // fakeJDK makes a directory that looks like a JDK: a release file with the
