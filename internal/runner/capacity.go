@@ -39,6 +39,9 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 	if err != nil {
 		return fmt.Errorf("capacity search: %w", err)
 	}
+	if bound, what, ok := poolBound(spec.Workload, *tr); ok {
+		res.Cap(bound, what)
+	}
 	tr.Capacity = res.Summary(cfg.Objective)
 	tr.Capacity.Start, tr.Capacity.StartFrom = cfg.StartRate, startFrom
 	if n := len(res.Confirmations); n > 0 {
@@ -71,13 +74,23 @@ func shareBudget(cfg capacity.Config, run *bench.Run, tr *bench.TargetResult) ca
 // known (threads ÷ service time: the search then brackets in a few trials
 // around where the pool stops it), else at the default; and says which.
 func startRate(cfg capacity.Config, w bench.Workload, tr bench.TargetResult) (float64, string) {
+	bound, what, ok := poolBound(w, tr)
+	if !ok {
+		return capacity.DefaultStartRate, ""
+	}
+	return math.Min(math.Max(math.Round(bound), capacity.DefaultMinRate), cfg.MaxRate), what
+}
+
+// poolBound is the most a target's thread pool serves of the workload
+// (threads ÷ the service time its requests take at least), and its name;
+// false for a target without a pool or a workload of unknown service time.
+func poolBound(w bench.Workload, tr bench.TargetResult) (float64, string, bool) {
 	threads, pooled := tr.PoolThreads()
 	bound, service, known := bench.PoolBound(threads, w)
 	if !pooled || !known {
-		return capacity.DefaultStartRate, ""
+		return 0, "", false
 	}
-	rate := math.Min(math.Max(math.Round(bound), capacity.DefaultMinRate), cfg.MaxRate)
-	return rate, fmt.Sprintf("its %d-thread pool's bound (%d threads ÷ %.3f s service time)", threads, threads, service)
+	return bound, fmt.Sprintf("its %d-thread pool's bound (%d threads ÷ %.3f s service time)", threads, threads, service), true
 }
 
 // trialRunner runs a search's trials through the runner's Attacker, on
