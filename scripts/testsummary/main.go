@@ -67,6 +67,10 @@ type tally struct {
 	skipped []skip
 	pkgFail []string
 	timings []timing
+	// aloneFrom is when each test that measures began to run alone (its
+	// "measuring alone from" line): its time is from then, not from when
+	// it began to wait for the tests before it.
+	aloneFrom map[string]time.Time
 	// first and last are the times of the first and last events: the
 	// suite's wall time lies between them.
 	first, last time.Time
@@ -121,8 +125,14 @@ func (t *tally) read(r io.Reader) error {
 
 func (t *tally) handle(ev event) {
 	t.clock(ev.Time)
+	if ev.Action == "output" && strings.Contains(ev.Output, aloneLine) && !ev.Time.IsZero() {
+		if t.aloneFrom == nil {
+			t.aloneFrom = map[string]time.Time{}
+		}
+		t.aloneFrom[ev.Package+" "+ev.Test] = ev.Time
+	}
 	if (ev.Action == "pass" || ev.Action == "fail") && ev.Test != "" && !strings.Contains(ev.Test, "/") {
-		t.timings = append(t.timings, timing{test: ev.Package + " " + ev.Test, elapsed: ev.Elapsed})
+		t.timings = append(t.timings, t.timed(ev))
 	}
 	if ev.Test == "" {
 		t.packageEvent(ev)
@@ -152,6 +162,20 @@ func (t *tally) handle(ev event) {
 		t.skipped = append(t.skipped, s)
 		fmt.Fprintf(t.out, "--- SKIP: %s (%s): %s\n", ev.Test, ev.Package, s.reason)
 	}
+}
+
+// aloneLine begins the line a test that measures logs when it begins to
+// run alone (cmd/orchestrator's integration harness).
+const aloneLine = "measuring alone from "
+
+// timed is how long a test ran: from its start, or, for a test that
+// measures, from when it began to run alone (marked "alone").
+func (t *tally) timed(ev event) timing {
+	key := ev.Package + " " + ev.Test
+	if from, ok := t.aloneFrom[key]; ok && !ev.Time.Before(from) {
+		return timing{test: key + " (alone)", elapsed: ev.Time.Sub(from).Seconds()}
+	}
+	return timing{test: key, elapsed: ev.Elapsed}
 }
 
 // clock notes an event's time (zero in a stream without times).

@@ -88,3 +88,23 @@ func TestSummarySlowest(t *testing.T) {
 		t.Errorf("a subtest is listed among the slowest:\n%s", got)
 	}
 }
+
+// A test that measures is timed from when it began to run alone, not from
+// when it began to wait for the tests that measure before it.
+func TestSummaryAlone(t *testing.T) {
+	timed := `{"Time":"2026-11-26T10:00:00Z","Action":"start","Package":"p"}
+{"Time":"2026-11-26T10:00:00Z","Action":"run","Package":"p","Test":"TestMeasureB"}
+{"Time":"2026-11-26T10:01:00Z","Action":"output","Package":"p","Test":"TestMeasureB","Output":"    x_test.go:9: measuring alone from 10:01:00\n"}
+{"Time":"2026-11-26T10:01:20Z","Action":"pass","Package":"p","Test":"TestMeasureB","Elapsed":80}
+{"Time":"2026-11-26T10:01:20Z","Action":"pass","Package":"p","Elapsed":80}
+`
+	var out strings.Builder
+	tl := &tally{out: &out, output: map[string]*strings.Builder{}}
+	if err := tl.read(strings.NewReader(timed)); err != nil {
+		t.Fatal(err)
+	}
+	tl.slowestTests("measure")
+	if want := "measure:      20.0 s  25.0%  p TestMeasureB (alone)"; !strings.Contains(out.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", out.String(), want)
+	}
+}
