@@ -134,4 +134,28 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 		}
 		noRunsOf(t, db)
 	})
+
+	// A service configured in the daemon serves no contract endpoint: a
+	// spec asking it for one is refused by bench.Prepare, through the API
+	// and the CLI alike, before its JVM is built or started.
+	t.Run("configured service asked a contract endpoint", func(t *testing.T) {
+		config := writeFile(t, "config.yaml", "targets:\n  - name: orders\n    jar: "+ordersJar(t)+"\n")
+		const field, says = "workload.requests[0].endpoint", "orders@virtual is a service of your own, which serves no contract endpoint"
+		db := t.TempDir() + "/history.db"
+		d := startInProcessDaemon(t, db, "--config", config)
+		resp, body := apiClient{t: t, base: d.url}.do("POST", "/runs", map[string]any{"targets": []string{"orders@virtual"}, "profile": "smoke",
+			"workload": map[string]any{"requests": []any{map[string]any{"endpoint": "heavy"}}}})
+		var p wire.Problem
+		_ = json.Unmarshal(body, &p)
+		if resp.StatusCode != http.StatusBadRequest || p.Field != field || !strings.Contains(p.Detail, says) {
+			t.Errorf("POST /runs: %d %s; want 400 naming %s", resp.StatusCode, body, field)
+		}
+		noRunsOf(t, db)
+		cliDB := t.TempDir() + "/history.db"
+		code, _, stderr := execCLI(t, "--db", cliDB, "--config", config, "run", "-q", "--targets", "orders@virtual", "--endpoint", "heavy")
+		if code != exitBadInput || !strings.Contains(stderr, field+": "+says) {
+			t.Errorf("CLI: exit %d, stderr %q; want %d naming %s", code, stderr, exitBadInput, field)
+		}
+		noRunsOf(t, cliDB)
+	})
 }
