@@ -351,14 +351,16 @@ func steadySentences(d *scopeData) []string {
 	var out []string
 	for i, res := range d.out.Results {
 		var trends []string
+		unsteady := map[int]bool{}
 		for _, sp := range res.Steady {
 			if !sp.Steady {
 				trends = append(trends, TrendWords(sp, len(res.Steady) > 1))
+				unsteady[sp.Round] = true
 			}
 		}
 		if len(trends) > 0 {
 			out = append(out, fmt.Sprintf("%s is not steady in %s (%s): no ranking or pair verdict is drawn from it; %s.",
-				res.Label, d.def.name, strings.Join(trends, "; "), warmupAdvice(d.subs[i])))
+				res.Label, d.def.name, strings.Join(trends, "; "), warmupAdvice(d.subs[i], unsteady)))
 		}
 	}
 	return out
@@ -368,11 +370,16 @@ func steadySentences(d *scopeData) []string {
 // how the subject's warm-up went: a warm-up until steady that hit its
 // maximum names the maximum and the test it still failed; one that settled
 // names its window, the test it passed being shorter than the stage's; a
-// fixed warm-up names its length.
-func warmupAdvice(ss *scopeSubject) string {
+// fixed warm-up names its length. Only the warm-ups of the rounds whose
+// stage was not steady (unsteady) are read: another round's warm-up says
+// nothing of these.
+func warmupAdvice(ss *scopeSubject, unsteady map[int]bool) string {
 	w := ss.s.spec.Warmup
 	var settled *bench.WarmupSteady
 	for _, t := range ss.rounds {
+		if !unsteady[t.Round] {
+			continue
+		}
 		ws := t.WarmupSteady
 		switch {
 		case ws == nil:

@@ -164,3 +164,32 @@ func TestAnalyze_WarmupAdvice(t *testing.T) {
 		})
 	}
 }
+
+// The advice on a subject not steady in one round reads that round's
+// warm-up, not another's: here round 1 hit its maximum with its stage
+// steady, and round 2 settled with its stage still climbing (issue 34's
+// fixture runs quoted round 1's maximum for rounds whose warm-ups had
+// settled).
+func TestAnalyze_WarmupAdviceOfItsRound(t *testing.T) {
+	climbing := make([]float64, 30)
+	for i := range climbing {
+		climbing[i] = 1300 + 40*float64(i)
+	}
+	run := analysistest.CraftedRun(t, 50, analysistest.Heavy20,
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, PerSecond: analysistest.Around(2400, 30), Low: 10, High: 30},
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, PerSecond: climbing, Low: 10, High: 30})
+	run.Spec.Targets = run.Spec.Targets[:1]
+	run.Spec.Repeat = 2
+	run.Targets[0].Round, run.Targets[1].Round = 0, 1
+	run.Targets[0].WarmupSteady = &bench.WarmupSteady{Seconds: 120, MaxDuration: bench.Duration(2 * time.Minute),
+		Window: bench.Duration(10 * time.Second), Figure: "throughput", Trend: 1.24}
+	run.Targets[1].WarmupSteady = &bench.WarmupSteady{Seconds: 28.6, Steady: true, MaxDuration: bench.Duration(2 * time.Minute),
+		Window: bench.Duration(10 * time.Second)}
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	hasFinding(t, rep, "java-virtual is not steady in stage 1", "its warm-up settled after 28.6 s")
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Text, "hit its 2m0s maximum") && strings.Contains(f.Text, "not steady") {
+			t.Errorf("the advice quotes the steady round's warm-up: %s", f.Text)
+		}
+	}
+}
