@@ -64,19 +64,9 @@ func (s *Server) getStageFile(w http.ResponseWriter, r *http.Request) {
 // serveFile answers a file of a run's target: 404 for a run, a target
 // or a file the run does not have.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, want bench.Artifact) {
-	id, err := runID(r)
+	id, target, err := s.runTarget(r)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
-	}
-	run, err := s.cfg.Store.FindRunByID(r.Context(), id)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	target := targetParam(r)
-	if run.Target(target) == nil {
-		s.writeError(w, r, bench.Errorf(bench.ENOTFOUND, "run %s has no target %s", id, quoteClipped(target)))
 		return
 	}
 	want.Target = target

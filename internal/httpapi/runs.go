@@ -124,6 +124,22 @@ func targetParam(r *http.Request) string {
 	return raw
 }
 
+// runTarget is the run and target the path names: an error for a run ID
+// that names no run, or a target the run did not have (404).
+func (s *Server) runTarget(r *http.Request) (id, target string, err error) {
+	if id, err = runID(r); err != nil {
+		return "", "", err
+	}
+	run, err := s.cfg.Store.FindRunByID(r.Context(), id)
+	if err != nil {
+		return "", "", err
+	}
+	if target = targetParam(r); run.Target(target) == nil {
+		return "", "", bench.Errorf(bench.ENOTFOUND, "run %s has no target %s", id, quoteClipped(target))
+	}
+	return id, target, nil
+}
+
 // unknownRun is the error for a run ID that names no run, quoted clipped.
 func unknownRun(id string) error {
 	return bench.Errorf(bench.ENOTFOUND, "run %s not found", clip(id, maxEcho))
@@ -226,19 +242,9 @@ func (s *Server) reread(ctx context.Context, run *bench.Run) *bench.Run {
 
 // getSeries answers a target's series; 404 when the run did not have the target.
 func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
-	target := targetParam(r)
-	id, err := runID(r)
+	id, target, err := s.runTarget(r)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
-	}
-	run, err := s.cfg.Store.FindRunByID(r.Context(), id)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if run.Target(target) == nil {
-		s.writeError(w, r, bench.Errorf(bench.ENOTFOUND, "run %s has no target %s", id, quoteClipped(target)))
 		return
 	}
 	series, err := s.cfg.Store.FindSeries(r.Context(), id, target, r.URL.Query()["name"])
