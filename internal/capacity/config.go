@@ -42,6 +42,15 @@ type Config struct {
 	StartRate float64
 	MinRate   float64 // below it the search gives up: nothing passes
 	MaxRate   float64 // above it the search does not go
+	// Ceiling is a physical bound the target cannot pass in a steady state
+	// (a pool's threads ÷ the service time its requests take at least),
+	// named by CeilingWhat; 0 when none is known. No trial goes above it: a
+	// rate a little above it can pass a short trial, the queue growing only
+	// by the excess, too slowly for the trial's length to show, so trials
+	// there would only spend the budget. A ceiling that passes its
+	// confirmations is the answer.
+	Ceiling     float64
+	CeilingWhat string
 
 	// Now and Wait are the clock, replaced by tests that run in virtual
 	// time; nil means the real one.

@@ -212,7 +212,7 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 		}
 		return rate, nil
 	}
-	if hi == nil || !s.wide(best[0].Rate, hi.Rate) || s.left() < s.cost.round(s.cfg.Confirmations) {
+	if hi == nil || s.atCeiling(best[0].Rate) || !s.wide(best[0].Rate, hi.Rate) || s.left() < s.cost.round(s.cfg.Confirmations) {
 		return 0, nil
 	}
 	return s.towards(best[0].Rate, hi), nil
@@ -229,7 +229,7 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 // a moment by other work serves less than it carries) and the middle is
 // the aim until another rate fails.
 func (s *search) towards(lo float64, hi *Step) float64 {
-	mid := (lo + hi.Rate) / 2
+	mid := min((lo+hi.Rate)/2, s.top())
 	if s.distrustServed {
 		return mid
 	}
@@ -324,6 +324,10 @@ func (s *search) answer(best []Step, hi *Step) *Result {
 		res.Width = (hi.Rate - rate) / hi.Rate
 	}
 	switch {
+	case s.atCeiling(rate):
+		res.Width = 0
+		res.Stop, res.Reason = StopPrecision, fmt.Sprintf("held to %s, %.0f req/s, which passed its confirmations: no steady state carries more than the bound (a rate above it queues the excess, too slowly for a short trial to show), so no rate above it was tried",
+			s.cfg.CeilingWhat, s.cfg.Ceiling)
 	case hi == nil && s.bracketCut:
 		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bracket before a rate failed: the target carries at least %.0f req/s", s.cfg.Budget, rate)
 	case hi == nil:
@@ -342,7 +346,7 @@ func (s *search) answer(best []Step, hi *Step) *Result {
 // failure; hi is nil when nothing failed below the maximum rate, or the
 // budget ended the doubling first.
 func (s *search) bracket(ctx context.Context) (lo, hi *Step, err error) {
-	rate := s.cfg.StartRate
+	rate := min(s.cfg.StartRate, s.top())
 	for {
 		step, err := s.short(ctx, PhaseBracket, rate)
 		switch {
@@ -356,11 +360,26 @@ func (s *search) bracket(ctx context.Context) (lo, hi *Step, err error) {
 		case !step.Pass:
 			return lo, step, nil
 		}
-		if lo = step; rate >= s.cfg.MaxRate {
+		if lo = step; rate >= s.top() {
 			return lo, nil, nil
 		}
-		rate = min(2*rate, s.cfg.MaxRate)
+		rate = min(2*rate, s.top())
 	}
+}
+
+// top is the highest rate a trial may ask: the maximum allowed, or the
+// target's ceiling when it has a lower one.
+func (s *search) top() float64 {
+	if c := s.cfg.Ceiling; c > 0 && c < s.cfg.MaxRate {
+		return c
+	}
+	return s.cfg.MaxRate
+}
+
+// atCeiling reports whether rate is at the target's ceiling: nothing
+// above it is worth a trial.
+func (s *search) atCeiling(rate float64) bool {
+	return s.cfg.Ceiling > 0 && rate >= s.cfg.Ceiling
 }
 
 // passBelow halves down from a failed short trial until one passes; hi
@@ -388,7 +407,7 @@ func (s *search) passBelow(ctx context.Context, failed *Step) (lo, hi *Step, err
 // within the precision, or the budget holds no more short trials beside
 // what confirming needs.
 func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error) {
-	for hi != nil && s.wide(lo.Rate, hi.Rate) {
+	for hi != nil && !s.atCeiling(lo.Rate) && s.wide(lo.Rate, hi.Rate) {
 		step, err := s.short(ctx, PhaseBisect, s.towards(lo.Rate, hi))
 		if err != nil || step == nil {
 			return lo, hi, err

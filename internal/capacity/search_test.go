@@ -553,3 +553,58 @@ func TestSummaryKeepsSteps(t *testing.T) {
 		t.Errorf("%d passes and %d fails kept: want both told apart", passes, fails)
 	}
 }
+
+// A target with a known ceiling (a pool of 200 threads on 200 ms requests:
+// 1,000 req/s) is never tried above it: there the model's short trials
+// pass a little overload, which a search without the ceiling spends its
+// trials bisecting. Started at the ceiling, the search confirms it and
+// stops, in far fewer trials; started below it, it doubles up to the
+// ceiling and no further. A ceiling the target does not carry (its true
+// capacity lower) is bracketed and bisected below as any rate.
+func TestSearchCeiling(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		capacity, start float64
+		held            bool
+	}{
+		{"started at it", 1000, 1000, true},
+		{"doubled up to it", 1000, 300, true},
+		{"not carried", 700, 1000, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := &server{capacity: tt.capacity, service: 200 * time.Millisecond}
+			cfg := srv.config("p99<=300ms", t)
+			cfg.StartRate, cfg.Ceiling, cfg.CeilingWhat = tt.start, 1000, "its 200-thread pool's bound"
+			res, err := capacity.Search(context.Background(), cfg, srv.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range srv.trials {
+				if tr.Rate > 1000 {
+					t.Errorf("a trial at %.1f req/s, above the ceiling", tr.Rate)
+				}
+			}
+			assertConfirmed(t, res, cfg.Confirmations)
+			held := strings.Contains(res.Reason, "held to its 200-thread pool's bound, 1000 req/s")
+			if res.Stop != capacity.StopPrecision || held != tt.held {
+				t.Fatalf("stopped on %s (%s), want precision, held to the ceiling %t", res.Stop, res.Reason, tt.held)
+			}
+			if tt.held && (res.Rate != 1000 || res.Failed != nil || res.Width != 0) {
+				t.Errorf("rate %.1f, failed %+v, width %.3f: want the ceiling, nothing above it tried", res.Rate, res.Failed, res.Width)
+			}
+			if edge := srv.edge(300, capacity.DefaultConfirmDuration); !tt.held && (res.Rate > edge || res.Rate < edge*0.98) {
+				t.Errorf("rate %.1f, want within 2 %% below %.1f", res.Rate, edge)
+			}
+			without := &server{capacity: tt.capacity, service: 200 * time.Millisecond}
+			cfg = without.config("p99<=300ms", t)
+			cfg.StartRate = tt.start
+			if _, err := capacity.Search(context.Background(), cfg, without.run); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d trials with the ceiling, %d without", len(srv.trials), len(without.trials))
+			if tt.held && len(srv.trials) >= len(without.trials) {
+				t.Errorf("%d trials with the ceiling, %d without: want fewer", len(srv.trials), len(without.trials))
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -56,20 +55,6 @@ func underCapacity(err error, shared string) error {
 		msg = shared + msg
 	}
 	return &bench.Error{Code: be.Code, Field: "capacity." + be.Field, Message: msg}
-}
-
-// Cap holds the answer to a physical bound the target cannot pass in a
-// steady state (a pool's threads ÷ the service time its requests take at
-// least), named by what: a rate a little above it can pass a trial, the
-// queue growing only by the excess, too slowly for its length to show. The
-// answer is then the bound, and the reason says why.
-func (r *Result) Cap(bound float64, what string) {
-	if r.Rate <= bound || bound <= 0 {
-		return
-	}
-	r.Reason += fmt.Sprintf("; held to %s, %.0f req/s: %.0f req/s passed within its trials' length, but no steady state carries more than the bound (the queue grows by the excess)",
-		what, bound, r.Rate)
-	r.Rate = bound
 }
 
 // Summary is the result as the run document keeps it; a trial's stage is

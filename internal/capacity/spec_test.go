@@ -2,7 +2,6 @@ package capacity_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,21 +35,5 @@ func TestFromSpec(t *testing.T) {
 				t.Errorf("error %v, want %s: %s…", err, tt.field, tt.want)
 			}
 		})
-	}
-}
-
-// An answer above a pool's bound passed its trials only because the queue
-// grew too slowly for them to show: it is held to the bound, and says so;
-// one below it stands.
-func TestResultCap(t *testing.T) {
-	above := &capacity.Result{Rate: 1008.5, Reason: "the bracket is 1.1% wide"}
-	above.Cap(1000, "its 200-thread pool's bound")
-	if above.Rate != 1000 || !strings.Contains(above.Reason, "held to its 200-thread pool's bound, 1000 req/s: 1008 req/s passed") {
-		t.Errorf("capped: %.1f, %q", above.Rate, above.Reason)
-	}
-	below := &capacity.Result{Rate: 984, Reason: "r"}
-	below.Cap(1000, "its pool's bound")
-	if below.Rate != 984 || below.Reason != "r" {
-		t.Errorf("below the bound: %.1f, %q", below.Rate, below.Reason)
 	}
 }

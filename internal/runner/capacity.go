@@ -32,15 +32,15 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 	if spec.Capacity.StartRate == 0 {
 		cfg.StartRate, startFrom = startRate(cfg, spec.Workload, *tr)
 	}
+	if bound, what, ok := poolBound(spec.Workload, *tr); ok {
+		cfg.Ceiling, cfg.CeilingWhat = bound, what
+	}
 	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, t: t, warmup: spec.Warmup}
 	trials.record(ctx)
 	res, err := capacity.Search(ctx, cfg, trials.attack)
 	trials.keepRecording()
 	if err != nil {
 		return fmt.Errorf("capacity search: %w", err)
-	}
-	if bound, what, ok := poolBound(spec.Workload, *tr); ok {
-		res.Cap(bound, what)
 	}
 	tr.Capacity = res.Summary(cfg.Objective)
 	tr.Capacity.Start, tr.Capacity.StartFrom = cfg.StartRate, startFrom
