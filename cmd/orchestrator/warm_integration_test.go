@@ -3,6 +3,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -13,9 +14,9 @@ import (
 // TestMeasureWarmStart is issue 34's run, read from the shared three-target run
 // (poolRun: 400 clients on heavy?duration=500 after the default warm-up,
 // at that load). The warm-up is part of the attack, so the stage starts
-// with its clients already at work: its first second is at its bound
-// (java-platform's pool, 200 threads ÷ 0.5 s; the others' clients, 400 ÷
-// 0.5 s); it was 7 req/s when the stage started cold, the warm-up's
+// with its clients already at work: its first second is about the stage's
+// usual one, within its bound (java-platform's pool, 200 threads ÷ 0.5 s;
+// the others' clients, 400 ÷ 0.5 s); it was 7 req/s when the stage started cold, the warm-up's
 // requests still holding Tomcat's threads. The stage's figure is the mean
 // of its steady seconds (a dip the detector cut, a few seconds of 760 in
 // 800, is not among them), within its bound.
@@ -36,8 +37,12 @@ func TestMeasureWarmStart(t *testing.T) {
 		if len(seconds) < 11 {
 			t.Fatalf("%s: %d full seconds in the first stage, want 12", name, len(seconds))
 		}
-		if first := seconds[0].Stats.Throughput; first < 0.95*bound || first > 1.01*bound {
-			t.Errorf("%s: first measured second %.0f req/s, want its bound %.0f (not a cold start)", name, first, bound)
+		// A cold start reads a small fraction of the stage's usual second
+		// (7 of 398); a warm one reads about it. The usual second is the
+		// stage's median, not the bound: on a busy CPU go's seconds ran
+		// 727 to 800 of 800, its first 731.
+		if first, usual := seconds[0].Stats.Throughput, medianThroughput(seconds); first < 0.9*usual || first > 1.01*bound {
+			t.Errorf("%s: first measured second %.0f req/s, want about the stage's median second %.0f (not a cold start) and within its bound %.0f", name, first, usual, bound)
 		}
 		res := resultOf(t, analysis.Analyze(run, analysis.ReportOptions{}).Scopes[1], name)
 		if len(res.Steady) != 1 || !res.Steady[0].Steady || res.Steady[0].Cut+res.Steady[0].CutEnd >= len(seconds) {
@@ -55,6 +60,19 @@ func TestMeasureWarmStart(t *testing.T) {
 			t.Errorf("%s: reported %.1f req/s, want the mean of its steady seconds %.1f within 1 %% (and within its bound %.0f)", name, got, mean, bound)
 		}
 	}
+}
+
+// medianThroughput is the median of seconds' throughput.
+func medianThroughput(seconds []bench.Bucket) float64 {
+	v := make([]float64, len(seconds))
+	for i, b := range seconds {
+		v[i] = b.Stats.Throughput
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
 
 // resultOf is a target's result in a report's scope.
