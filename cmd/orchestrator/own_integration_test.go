@@ -225,11 +225,11 @@ func submitOwnThroughForm(t *testing.T, b *browser, variants []string) string {
 	}
 	b.click(`input[name="load-mode"][value="custom"]`)
 	b.fill(`[data-field="profile.stages[0].name"]`, "c10")
-	b.fill(`[data-field="profile.stages[0].duration"]`, "5s") // each stage outlasts a scrape's timeout (3 s) by more than an interval (own-closed.yaml)
+	b.fill(`[data-field="profile.stages[0].duration"]`, "2s")
 	b.fill(`[data-field="profile.stages[0].concurrency"]`, "10")
 	b.click(`[data-add-row="stages"]`)
 	b.fill(`[data-field="profile.stages[1].name"]`, "c150")
-	b.fill(`[data-field="profile.stages[1].duration"]`, "6s")
+	b.fill(`[data-field="profile.stages[1].duration"]`, "3s")
 	b.fill(`[data-field="profile.stages[1].concurrency"]`, "150")
 	b.fill(`[data-field="workload.requests[0].uri"]`, "/api/quote?productId=2&delayMs=50")
 	b.fill(`[data-field="warmup.duration"]`, "2s")
