@@ -106,8 +106,11 @@ func (r *Recording) scrapeEvery(ctx context.Context, sc *scraper) {
 	}
 }
 
-// scrapeTimeouts is how many intervals a scrape may take.
-const scrapeTimeouts = 3
+// scrapeTimeouts is how many intervals a scrape may take. A JVM whose one
+// CPU is saturated by 150 clients renders its exposition in seconds: at 3
+// intervals, clean-clone runs of the suite (its CPUs busy) twice left a
+// 3 s stage without any thread sample.
+const scrapeTimeouts = 5
 
 // scrape takes one sample, within scrapeTimeouts intervals, filed under the
 // instant it began.
@@ -115,7 +118,7 @@ func (r *Recording) scrape(loop context.Context, sc *scraper) {
 	at := time.Now()
 	// A target whose pool is saturated serves its metrics endpoint from the
 	// same queue as the load (Tomcat): a late sample is worth more than a
-	// stage without any, so a scrape may take three intervals.
+	// stage without any, so a scrape may take five intervals.
 	ctx, cancel := context.WithTimeout(loop, scrapeTimeouts*r.interval)
 	defer cancel()
 	text, samples, err := sc.scrape(ctx)
