@@ -84,8 +84,8 @@ TIMED_PACKAGES := ./internal/load/... ./internal/runner/... ./internal/metrics/.
 INTEGRATION = $(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json
 
 ## integration-side: every Go test that measures nothing (make test runs it beside lint, JUnit and conformance);
-##   one package at a time: two at a time (-p 2) saved 75 s, but its JVM starts beside cmd/orchestrator's two JVM
-##   slots starved the targets of two tests that read a target's own figures (its threads, its profile)
+##   one package at a time: two at a time (-p 2) saved 75 s, but with its JVM starts beside cmd/orchestrator's two
+##   JVM slots a profile's top frame moved in TestWhyCPUAndOverhead
 integration-side: docker-up test-deps
 	@mkdir -p .build
 	$(INTEGRATION) -skip '$(MEASURING)' $$($(GO) list ./... | grep -v -x -F "$$($(GO) list $(TIMED_PACKAGES))") | tee .build/integration-side.json | $(TESTSUMMARY) -name integration-side
