@@ -80,6 +80,9 @@ func TestGetFiles(t *testing.T) {
 		{"an unknown run", "/runs/r2/targets/go/recording.jfr", 404, "", nil},
 		{"a file of no known kind", "/runs/r1/targets/go/stages/0/passwd", 400, "", nil},
 		{"a stage that is no number", "/runs/r1/targets/go/stages/x/stacks.folded", 400, "", nil},
+		{"the largest stage the contract allows", "/runs/r1/targets/go/stages/2147483647/stacks.folded", 404, "", nil},
+		{"a stage past the contract's largest", "/runs/r1/targets/go/stages/2147483648/stacks.folded", 400, "", nil},
+		{"a stage past any integer", "/runs/r1/targets/go/stages/17704600067566810955776/stacks.folded", 400, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
