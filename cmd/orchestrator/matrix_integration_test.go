@@ -18,11 +18,12 @@ import (
 )
 
 // The fixture's legacy driver: eight connections, each held for the whole
-// call (pinning.http asks 20 ms), so that no thread model serves more than
-// eight calls at once.
+// call (pinning.http asks 50 ms), so that no thread model serves more than
+// eight calls at once. At 50 ms a call's CPU is a small share of it, so a
+// JIT still compiling on the target's one CPU moves the throughput little.
 const (
 	legacyConnections = 8
-	pinningDelay      = 0.020 // s
+	pinningDelay      = 0.050 // s
 )
 
 // thePinningMatrix is the fixture service on its pinning endpoint in both
@@ -35,19 +36,19 @@ var pinningMatrixVariants = []string{"orders@platform,jdk=21", "orders@platform,
 
 // pinningMatrixRun returns the shared run and its history, made by
 // `run --jar orders.jar --jdk 21,25 --requests pinning.http`, each variant
-// warmed up until steady for at most 30 s. (A fixed warm-up of 5 s, tried
-// to save 100 s of the suite, left virtual@21's stage trending, +0.7 %/s,
-// so that no pair verdict was drawn from it; after 30 s every stage was
-// steady from its first second, though the JIT was still busy. One of 15 s,
-// tried for 60 s, left virtual@25 short of its JIT: 364.7 against
-// platform@25's 385.6 req/s, -5.4 %, a verdict of worse that 30 s does not
-// give: -0.5 % and -2.3 % in two runs.)
+// warmed up until steady for at most 10 s. (With calls of 20 ms, 400 req/s
+// at the driver's bound, the JIT mattered: a fixed warm-up of 5 s left
+// virtual@21's stage trending, +0.7 %/s, so that no pair was drawn from it,
+// and one of 15 s left virtual@25 at 364.7 against platform@25's 385.6
+// req/s, -5.4 %, a verdict of worse; it took 30 s a variant, -0.5 % and
+// -2.3 %. With calls of 50 ms, 160 req/s, 10 s gave -0.9 % and -1.4 %, no
+// difference, and virtual@21 -75 %: the test 94 s shorter.)
 func pinningMatrixRun(t *testing.T) (*bench.Run, string) {
 	t.Helper()
 	return thePinningMatrix.get(t, func(t *testing.T, dir string) (*bench.Run, error) {
 		db := filepath.Join(dir, "history.db")
 		args := []string{"--jar", ordersJar(t), "--jdk", "21,25", "--requests", pinningRequests,
-			"--profile", "testdata/profile/pinning.yaml", "--warmup-max", "30s", "--name", "pinning-matrix"}
+			"--profile", "testdata/profile/pinning.yaml", "--warmup-max", "10s", "--name", "pinning-matrix"}
 		if cpus := targetCPUs(t); cpus > 0 {
 			args = append(args, "--cpus", strconv.FormatFloat(cpus, 'f', -1, 64))
 		}
