@@ -54,6 +54,24 @@ func start(t *testing.T, rt *targets.Runtime, name string, img bench.ImageInfo, 
 	return inst
 }
 
+// imageLabel is the value of one of image ref's labels.
+func imageLabel(t *testing.T, ref, label string) string {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	img, err := cli.ImageInspect(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Config == nil {
+		return ""
+	}
+	return img.Config.Labels[label]
+}
+
 // labelled returns the containers, running or not, with our label and runID.
 func labelled(t *testing.T, id string) []string {
 	t.Helper()
@@ -238,6 +256,11 @@ func TestJavaTargets(t *testing.T) {
 	}
 	if !shared.Cached || shared.Ref != img.Ref {
 		t.Fatalf("Build(java-virtual) = %+v, want the java-platform image, cached", shared)
+	}
+	// On the default JDK (25) the image's start reads an AOT cache its
+	// build wrote (the Dockerfile's aot stage).
+	if stage := imageLabel(t, img.Ref, "io.threadbench.start"); stage != "aot" {
+		t.Errorf("the java image was built to stage %q, want aot on JDK 25", stage)
 	}
 	for _, tc := range []struct {
 		name, threadModel string
