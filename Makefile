@@ -83,12 +83,22 @@ MEASURING := ^TestMeasure
 TIMED_PACKAGES := ./internal/load/... ./internal/runner/... ./internal/metrics/... ./targets/go/...
 INTEGRATION = $(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json
 
-## integration-side: every Go test that measures nothing (make test runs it beside lint, JUnit and conformance);
-##   one package at a time: two at a time (-p 2) saved 75 s, but with its JVM starts beside cmd/orchestrator's two
-##   JVM slots a profile's top frame moved in TestWhyCPUAndOverhead
+## integration-side: every Go test that measures nothing (make test runs it beside lint, JUnit and the conformance job),
+##   in two processes: cmd/orchestrator's tests, and beside them every other package's, one package at a time. The
+##   tests that start JVMs share the host's two JVM slots across both (internal/jvmslots): all targets run on one CPU.
+##   (go test -p 2 was tried: with no slot shared, a package's JVM starts beside cmd/orchestrator's two starved them.)
+##   First cmd/orchestrator's TestMain alone builds the built-in images, so that the two never build one at once.
 integration-side: docker-up test-deps
 	@mkdir -p .build
-	$(INTEGRATION) -skip '$(MEASURING)' $$($(GO) list ./... | grep -v -x -F "$$($(GO) list $(TIMED_PACKAGES))") | tee .build/integration-side.json | $(TESTSUMMARY) -name integration-side
+	$(INTEGRATION) -run '^$$' ./cmd/orchestrator > .build/side-images.json || { cat .build/side-images.json; exit 1; }
+	packages=$$($(GO) list ./... | grep -v -x -F "$$($(GO) list $(TIMED_PACKAGES) ./cmd/orchestrator)"); \
+	orchestrator=0; others=0; \
+	$(INTEGRATION) -skip '$(MEASURING)' ./cmd/orchestrator > .build/side-orchestrator.json & pid=$$!; \
+	$(INTEGRATION) -skip '$(MEASURING)' $$packages > .build/side-packages.json || others=$$?; \
+	wait $$pid || orchestrator=$$?; \
+	cat .build/side-orchestrator.json .build/side-packages.json > .build/integration-side.json; \
+	$(TESTSUMMARY) -name integration-side < .build/integration-side.json; \
+	exit $$(( orchestrator > others ? orchestrator : others ))
 
 ## integration-measure: the Go tests that measure, and the timed packages, alone on the machine
 integration-measure: docker-up test-deps

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/jvmslots"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -65,18 +66,13 @@ func sideBySide(t *testing.T) {
 	suite.locks.Store(t, filepath.Join(t.TempDir(), "attack.lock"))
 }
 
-// jvmSlots bounds how many tests side by side start JVMs at once. Every
-// target runs on the host's last CPU, and a Spring Boot start takes
-// seconds of it: six at once (three tests of two) kept each past its
-// minute-long health timeout, while two at a time start in well under it.
-var jvmSlots = make(chan struct{}, 2)
-
 // startsJVMs marks a test side by side that starts JVMs: it waits for one
-// of jvmSlots and holds it to its end. Call it after sideBySide.
+// of the host's JVM slots (shared with the other packages' tests, which
+// make test runs in a process beside this one) and holds it to its end.
+// Call it after sideBySide.
 func startsJVMs(t *testing.T) {
 	t.Helper()
-	jvmSlots <- struct{}{}
-	t.Cleanup(func() { <-jvmSlots })
+	jvmslots.Hold(t)
 }
 
 // alone marks a test that measures: it runs after every test that

@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/jvmslots"
 	"github.com/threadbench/threadbench/internal/targets"
 	"github.com/threadbench/threadbench/internal/targets/contracttest"
 )
@@ -243,6 +244,7 @@ func TestEngineInfo(t *testing.T) {
 }
 
 func TestJavaTargets(t *testing.T) {
+	jvmslots.Hold(t) // beside cmd/orchestrator's tests in make test
 	rt := newRuntime(t)
 	begin := time.Now()
 	img, err := rt.BuildTarget(context.Background(), bench.TargetJavaPlatform, targets.BuildOptions{Log: testWriter{t}})
