@@ -67,10 +67,12 @@ profile() {
 
 # run_orchestrator PROFILE ARGS...: a run against the Go target, its stored
 # document in $work/run.json; samples the process's RSS into $work/rss.
+# --no-profile: the target is not CPU-profiled during the stages, as it is
+# not under wrk, so that the engines are compared on the same target work.
 run_orchestrator() {
   local profile=$1; shift
   "$work/orchestrator" --config "$work/config.yaml" --db "$work/history.db" run -q -o json --targets go --profile "$profile" \
-    --endpoint light --warmup 3s --warmup-rate 500 --cpus 1 --memory 1024 "$@" >"$work/run.json" &
+    --endpoint light --warmup 3s --warmup-rate 500 --cpus 1 --memory 1024 --no-profile "$@" >"$work/run.json" &
   local pid=$! peak=0 rss
   : >"$work/rss"
   while kill -0 "$pid" 2>/dev/null; do

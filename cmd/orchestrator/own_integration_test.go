@@ -132,15 +132,21 @@ func checkOwnRun(t *testing.T, run *bench.Run, name string) (platform, virtual *
 		t.Logf("stage %d: platform@platform %.0f; platform@virtual %.0f, virtual@virtual %.0f", s+1,
 			threads(platform, s, bench.ThreadPlatform), threads(virtual, s, bench.ThreadPlatform), threads(virtual, s, bench.ThreadVirtual))
 	}
+	// Tomcat keeps for a minute the threads the warm-up made it start,
+	// and a warm-up on shared CPUs, its requests slow, makes it start
+	// dozens (58 at 10 clients in a clean-clone run): so @platform's
+	// platform threads are held to rising, and to outnumbering by 30 and
+	// more, by twice, @virtual's at the same load, which its warm-up does
+	// not grow.
 	lo, hi := 0, stages-1
-	if p0, p1 := threads(platform, lo, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); p0 <= 0 || p1 < p0+30 {
-		t.Errorf("@platform: platform threads %.0f in the first stage, %.0f in the last: want them to rise with load by 30 or more", p0, p1)
+	if p0, p1 := threads(platform, lo, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); p0 <= 0 || p1 <= p0 {
+		t.Errorf("@platform: platform threads %.0f in the first stage, %.0f in the last: want them to rise with load", p0, p1)
 	}
 	if v0, v1 := threads(virtual, lo, bench.ThreadVirtual), threads(virtual, hi, bench.ThreadVirtual); v0 < 0 || v1 < v0+30 {
 		t.Errorf("@virtual: virtual threads %.0f in the first stage, %.0f in the last: want them to rise with load by 30 or more", v0, v1)
 	}
-	if pv, pp := threads(virtual, hi, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); pv <= 0 || pv > pp/2 {
-		t.Errorf("last stage: %.0f platform threads on virtual threads, %.0f on platform threads: want fewer than half", pv, pp)
+	if pv, pp := threads(virtual, hi, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); pv <= 0 || pp < pv+30 || pv > pp/2 {
+		t.Errorf("last stage: %.0f platform threads on virtual threads, %.0f on platform threads: want 30 more and twice as many on platform threads", pv, pp)
 	}
 	return platform, virtual
 }
