@@ -61,13 +61,7 @@ func (r *Runtime) stopAndRemove(ctx context.Context, id string, grace int) error
 // buildImage builds the Dockerfile in contextDir (honouring its
 // .dockerignore) on the runtime's engine and tags it ref.
 func (r *Runtime) buildImage(ctx context.Context, ref, contextDir string, args map[string]string, labels map[string]string, log io.Writer) error {
-	return r.buildImageStage(ctx, ref, contextDir, "", args, labels, log)
-}
-
-// buildImageStage is buildImage up to the Dockerfile's stage of that name
-// (docker build --target), or to its last stage when stage is empty.
-func (r *Runtime) buildImageStage(ctx context.Context, ref, contextDir, stage string, args map[string]string, labels map[string]string, log io.Writer) error {
-	fmt.Fprintf(log, "docker build -t %s --target %q %s (engine %s)\n", ref, stage, contextDir, r.engine.Name)
+	fmt.Fprintf(log, "docker build -t %s %s (engine %s)\n", ref, contextDir, r.engine.Name)
 	buildContext, err := contextArchive(contextDir)
 	if err != nil {
 		return fmt.Errorf("build image %s: %w", ref, err)
@@ -78,7 +72,7 @@ func (r *Runtime) buildImageStage(ctx context.Context, ref, contextDir, stage st
 		buildArgs[k] = &v
 	}
 	res, err := r.docker.ImageBuild(ctx, buildContext, client.ImageBuildOptions{
-		Tags: []string{ref}, Dockerfile: "Dockerfile", Target: stage, BuildArgs: buildArgs, Labels: labels, Remove: true, ForceRemove: true,
+		Tags: []string{ref}, Dockerfile: "Dockerfile", BuildArgs: buildArgs, Labels: labels, Remove: true, ForceRemove: true,
 	})
 	if err != nil {
 		return fmt.Errorf("build image %s: %w", ref, err)

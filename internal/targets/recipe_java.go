@@ -73,8 +73,7 @@ func (m MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.Im
 	for i, in := range mavenInputs {
 		inputs[i] = job.entry.Source + "/" + in
 	}
-	stage := javaStage(major)
-	hash, err := InputsHash(job.root, inputs, "BASE_IMAGE="+baseRef, "STAGE="+stage)
+	hash, err := InputsHash(job.root, inputs, "BASE_IMAGE="+baseRef)
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
@@ -88,24 +87,11 @@ func (m MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.Im
 	if err := mavenPackage(ctx, job.sourceDir(), m.Jar, j, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
-	labels := map[string]string{labelInputs: hash, labelBase: baseRef, labelRuntime: r.javaRuntime(ctx, baseRef, j), labelStart: stage}
-	if err := r.buildImageStage(ctx, ref, job.sourceDir(), stage, map[string]string{"BASE_IMAGE": baseRef}, labels, job.opts.log()); err != nil {
+	labels := map[string]string{labelInputs: hash, labelBase: baseRef, labelRuntime: r.javaRuntime(ctx, baseRef, j)}
+	if err := r.buildImage(ctx, ref, job.sourceDir(), map[string]string{"BASE_IMAGE": baseRef}, labels, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	return r.imageInfo(ctx, ref, false)
-}
-
-// javaStage is the stage of the Java targets' Dockerfile an image on a JRE
-// of that major is built to: "aot" from 25 on, whose start reads an AOT
-// cache a training start wrote at build time (-XX:AOTCacheOutput, JEP 514,
-// new in 25), "plain" before. The cache holds the classes Spring Boot loads
-// while it starts; the requests' code is compiled by the JIT as before,
-// during the warm-up the measurement excludes.
-func javaStage(major int) string {
-	if major >= 25 {
-		return "aot"
-	}
-	return "plain"
 }
 
 // launch passes Tomcat's pool size and the JVM flags; both Java entries get

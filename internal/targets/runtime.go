@@ -31,9 +31,6 @@ const (
 	labelInputs  = "io.threadbench.inputs"
 	labelRuntime = "io.threadbench.runtime"
 	labelBase    = "io.threadbench.base-image"
-	// labelStart names the Dockerfile stage a Java target's image was
-	// built to: "aot" when its start reads an AOT cache (javaStage).
-	labelStart = "io.threadbench.start"
 )
 
 // engineTimeout bounds the ping that tells whether an engine answers.

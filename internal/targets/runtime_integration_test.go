@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -54,47 +53,6 @@ func start(t *testing.T, rt *targets.Runtime, name string, img bench.ImageInfo, 
 	t.Cleanup(func() { inst.Stop(context.Background()) })
 	t.Logf("%s healthy on %s after %s (container %.12s)", name, inst.BaseURL(), inst.Startup(), inst.ContainerID())
 	return inst
-}
-
-// checkReadsAOTCache starts image ref's JVM to the end of Spring's context
-// refresh, with the orchestrator's JVM flags and then also a JFR recording,
-// and holds it to what the JVM logs of its AOT cache: opened, its classes
-// linked ahead used, no error.
-func checkReadsAOTCache(t *testing.T, ref string) {
-	t.Helper()
-	flags, err := targets.JVMFlags(bench.JavaOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, recording := range map[string]string{"without a recording": "", "with a recording": "-XX:StartFlightRecording=disk=false"} {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		out, err := exec.CommandContext(ctx, "docker", "run", "--rm", "--network", "none", "--cpus", "1",
-			"-e", "JDK_JAVA_OPTIONS=-Xlog:aot=info "+strings.Join(flags, " "),
-			"-e", "JAVA_TOOL_OPTIONS="+recording+" -Dspring.context.exit=onRefresh", ref).CombinedOutput()
-		cancel()
-		log := string(out)
-		if err != nil || !strings.Contains(log, "Using AOT-linked classes: true") || strings.Contains(log, "[error][aot]") {
-			t.Errorf("%s %s: %v, want the AOT cache read without an error; its log:\n%s", ref, name, err, log)
-		}
-	}
-}
-
-// imageLabel is the value of one of image ref's labels.
-func imageLabel(t *testing.T, ref, label string) string {
-	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	img, err := cli.ImageInspect(context.Background(), ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if img.Config == nil {
-		return ""
-	}
-	return img.Config.Labels[label]
 }
 
 // labelled returns the containers, running or not, with our label and runID.
@@ -283,13 +241,6 @@ func TestJavaTargets(t *testing.T) {
 	if !shared.Cached || shared.Ref != img.Ref {
 		t.Fatalf("Build(java-virtual) = %+v, want the java-platform image, cached", shared)
 	}
-	// On the default JDK (25) the image's start reads an AOT cache its
-	// build wrote (the Dockerfile's aot stage), with a JFR recording as a
-	// run starts one and without.
-	if stage := imageLabel(t, img.Ref, "io.threadbench.start"); stage != "aot" {
-		t.Errorf("the java image was built to stage %q, want aot on JDK 25", stage)
-	}
-	checkReadsAOTCache(t, img.Ref)
 	for _, tc := range []struct {
 		name, threadModel string
 	}{
