@@ -35,7 +35,7 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dockerfile, "dockerfile", "", "your own service: a directory with a Dockerfile, built here (given the project's JRE as BASE_IMAGE with --jdk)")
 	fs.StringVar(&o.name, "target-name", "", "with --jar/--image/--dockerfile: the target's name (default: from the file or image)")
 	fs.StringVar(&o.health, "health", "", "with --jar/--image/--dockerfile: the readiness path (default /actuator/health, else the first request)")
-	fs.DurationVar(&o.healthTimeout, "health-timeout", 0, "with --jar/--image/--dockerfile: how long the service may take to get ready (default 60s)")
+	fs.DurationVar(&o.healthTimeout, "health-timeout", 0, "with --jar/--image/--dockerfile: how long the service may take to get ready (default "+targets.DefaultHealthTimeout.String()+")")
 	fs.StringVar(&o.portEnv, "port-env", "", "with --jar/--image/--dockerfile: the environment variable that tells the service its port (default SERVER_PORT, Spring Boot's)")
 	fs.StringVar(&o.bindEnv, "bind-env", "", "with --jar/--image/--dockerfile: the environment variable that tells the service its address (default SERVER_ADDRESS, Spring Boot's)")
 	fs.StringVar(&o.metrics, "metrics", "", "with --jar/--image/--dockerfile: its Prometheus path (default /actuator/prometheus when it answers; none for no scraping)")

@@ -17,8 +17,15 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-// DefaultHealthTimeout bounds the wait for a target to answer /health.
-const DefaultHealthTimeout = 60 * time.Second
+// DefaultHealthTimeout bounds the wait for a target to answer /health. It
+// bounds a hang, not a start: a target that exits fails at once, whatever
+// the bound. A Spring Boot service on its one CPU takes 5-15 s to get ready
+// on a quiet machine, but a busy engine (other JVMs starting, another run
+// loading the same CPU) has stretched one start past a minute, with the
+// service still logging its way up (CI, stop 41: "Started in 45.94 seconds
+// (process running for 59.857)" against a 60 s bound). Three minutes leaves
+// such a start room on any machine of this kind and still ends a hang.
+const DefaultHealthTimeout = 3 * time.Minute
 
 // Health polling: how often, how long one probe may take, and how much of
 // the container's log an error quotes.
