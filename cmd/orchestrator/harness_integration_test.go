@@ -72,7 +72,9 @@ func sideBySide(t *testing.T) {
 // Call it after sideBySide.
 func startsJVMs(t *testing.T) {
 	t.Helper()
+	asked := time.Now()
 	jvmslots.Hold(t)
+	t.Logf("a JVM slot from %s (waited %s)", time.Now().Format(time.TimeOnly), time.Since(asked).Round(100*time.Millisecond))
 }
 
 // alone marks a test that measures: it runs after every test that
