@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -448,6 +447,10 @@ func checkNothingLeft(t *testing.T, s *swarmLab, runID string) {
 // chance failure about one time in sixty; a merge that counted a
 // generator twice or not at all lies far outside), the range no finer
 // than the histograms' precision.
+// agreeShare is the least spread compareRounds allows the rounds, as a
+// share of the figure.
+const agreeShare = 0.01
+
 func compareRounds(t *testing.T, one, two *bench.Run) {
 	t.Helper()
 	for _, figure := range []struct {
@@ -459,9 +462,14 @@ func compareRounds(t *testing.T, one, two *bench.Run) {
 	} {
 		a, b := roundsOf(one, figure.of), roundsOf(two, figure.of)
 		ma, mb := stats.Median(a, 0).Center, stats.Median(b, 0).Center
-		// No finer than the histograms tell latencies apart: rounds whose
-		// p50 fell in one bucket have no range.
-		spread := max(rangeOf(a), rangeOf(b), max(ma, mb)*math.Pow10(-hdr.SigFigs))
+		// No finer than 1 % of the figure: rounds whose p50 fell in one
+		// bucket of the histograms have no range, and the generators
+		// themselves differ a little (one process of 16 clients on the
+		// generator CPU, or two of 8): clean-clone run 17 had the two's
+		// p50 0.13 ms (0.25 %) under the one's, the rounds within 0.06 ms
+		// of each other. A merge or clock fault moves a 50 ms call by
+		// milliseconds.
+		spread := max(rangeOf(a), rangeOf(b), max(ma, mb)*agreeShare)
 		t.Logf("%s: one generator %v (median %.3f), two %v (median %.3f); spread of the rounds %.3f", figure.name, a, ma, b, mb, spread)
 		if d := mb - ma; d > 1.5*spread || -d > 1.5*spread {
 			t.Errorf("%s: two generators' median %.3f, one's %.3f: %.3f apart, beyond 1.5 times the rounds' spread %.3f", figure.name, mb, ma, d, spread)
