@@ -9,10 +9,11 @@
 #   /usr/bin/chromium  chromium  the report and web page in a real browser
 #   ip                 iproute2  the second Docker engine's network namespace
 #   nsenter            util-linux  dockerd started inside that namespace
+#   taskset            util-linux  make test's side-by-side tests on one CPU
 set -euo pipefail
 
 # program -> Debian package
-declare -A NEED=([/usr/bin/chromium]=chromium [ip]=iproute2 [nsenter]=util-linux)
+declare -A NEED=([/usr/bin/chromium]=chromium [ip]=iproute2 [nsenter]=util-linux [taskset]=util-linux)
 
 die() { echo "test-deps: $*" >&2; exit 1; }
 have() { [[ $1 == /* ]] && [ -x "$1" ] || { [[ $1 != /* ]] && command -v "$1" >/dev/null 2>&1; }; }
