@@ -6,8 +6,9 @@
 #   wrk   closed model, 64 connections on the Go target's /api/light:
 #         wrk (the ceiling), threadbench's own engine and its vegeta engine,
 #         each pinned to CPU 0 with the target on the last CPU (1 CPU, 1 GiB),
-#         in turn, three rounds of 10 s each, a fresh target for each;
-#         each engine's median req/s and p50, and its ratio to wrk's.
+#         in turn, ROUNDS rounds (5 unless set) of 10 s each, a fresh target
+#         for each; each engine's median req/s and p50, and its ratio to
+#         wrk's: the median of its rounds' ratios to wrk's in the same round.
 #   ceiling  the open model on one generator CPU at rising rates, 8 s each
 #         (one run per engine, a stage per rate; ours at 16,000, 32,000 and
 #         48,000 req/s, then from 0.80 to 1.10 of wrk's closed-model rate of
@@ -36,6 +37,8 @@ cd "$(dirname "$0")/.."
 
 die() { echo "bench: $*" >&2; exit 1; }
 what=${1:-all}
+ROUNDS=${ROUNDS:-5}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS=$ROUNDS: want a whole number of rounds, 1 or more"
 command -v go >/dev/null 2>&1 || die "go is not installed"
 work=$(mktemp -d /tmp/threadbench-bench.XXXXXX)
 trap 'docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -94,14 +97,17 @@ machine() {
 
 bench_wrk() {
   machine
-  echo "== closed model, 64 connections, /api/light: wrk, threadbench and vegeta in turn, three rounds of 10 s each (generator on CPU 0, target on CPU $target_cpu) =="
-  # The engines take turns, each round on a fresh target, and each is
-  # judged by its median round: a one-CPU target at its edge drifts from
-  # one container to the next, and one run each would set that drift
-  # beside the engines' difference.
+  echo "== closed model, 64 connections, /api/light: wrk, threadbench and vegeta in turn, $ROUNDS rounds of 10 s each (generator on CPU 0, target on CPU $target_cpu) =="
+  # The engines take turns, each round on a fresh target, and an engine is
+  # judged by the median over the rounds of its rate divided by wrk's in
+  # the same round: a one-CPU target at its edge drifts, from one container
+  # to the next and within one (wrk alone, four 10 s runs on one container
+  # one after the other: 56.2k, 52.2k, 60.7k, 62.3k req/s on AMD EPYC), and
+  # a median of each engine's rounds apart would set that drift beside the
+  # engines' difference; two runs next to each other share most of it.
   local round wrk_rps tb_rps vg_rps wrk_p50 tb_p50 vg_p50 flags vg_flags
   : >"$work/closed.txt"
-  for round in 1 2 3; do
+  for round in $(seq "$ROUNDS"); do
     docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true
     docker run -d --name threadbench-bench-wrk --network host --cpuset-cpus "$target_cpu" --cpus 1 -m 1g --memory-swap 1g \
       -e PORT=18099 -e BIND_ADDR=127.0.0.1 -e GOMEMLIMIT=536870912 "$image" >/dev/null
@@ -134,8 +140,10 @@ for name, col in (('wrk', 1), ('threadbench (own)', 3), ('threadbench (vegeta)',
     med[name] = statistics.median(rates), statistics.median(float(r[col + 1]) for r in rows)
     print('%-20s %12.0f %10.2f %8.3f   %s' % (name, med[name][0], med[name][1], med[name][0] / med['wrk'][0],
           ', '.join('%.0f' % x for x in rates)))
-print('ratio threadbench / wrk: %.3f (medians of %d rounds; by round: %s)' % (med['threadbench (own)'][0] / med['wrk'][0], len(rows),
-      ', '.join('%.3f' % (float(r[3]) / float(r[1])) for r in rows)))
+for name, col in (('threadbench', 3), ('vegeta', 5)):
+    by_round = [float(r[col]) / float(r[1]) for r in rows]
+    print('ratio %s / wrk: %.3f (median of the %d rounds\' ratios: %s; ratio of the medians %.3f)' % (name, statistics.median(by_round), len(rows),
+          ', '.join('%.3f' % x for x in by_round), med['threadbench (own)' if name == 'threadbench' else 'threadbench (vegeta)'][0] / med['wrk'][0]))
 for r in rows:
     print('flags, round %s: %s' % (r[0], r[7].strip()))
 open(sys.argv[2], 'w').write('%.1f\n' % med['wrk'][0])
