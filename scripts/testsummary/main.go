@@ -67,10 +67,12 @@ type tally struct {
 	skipped []skip
 	pkgFail []string
 	timings []timing
-	// aloneFrom is when each test that measures began to run alone (its
-	// "measuring alone from" line): its time is from then, not from when
-	// it began to wait for the tests before it.
-	aloneFrom map[string]time.Time
+	// from is when each test that waited began its own work, and how its
+	// time is then marked: a test that measures from when it began to run
+	// alone (its "measuring alone from" line), one that starts JVMs from
+	// when it got its JVM slot ("a JVM slot from"); not from when it began
+	// to wait for the tests before it.
+	from map[string]mark
 	// first and last are the times of the first and last events: the
 	// suite's wall time lies between them.
 	first, last time.Time
@@ -125,11 +127,15 @@ func (t *tally) read(r io.Reader) error {
 
 func (t *tally) handle(ev event) {
 	t.clock(ev.Time)
-	if ev.Action == "output" && strings.Contains(ev.Output, aloneLine) && !ev.Time.IsZero() {
-		if t.aloneFrom == nil {
-			t.aloneFrom = map[string]time.Time{}
+	if ev.Action == "output" && !ev.Time.IsZero() {
+		for _, m := range marks {
+			if strings.Contains(ev.Output, m.line) {
+				if t.from == nil {
+					t.from = map[string]mark{}
+				}
+				t.from[ev.Package+" "+ev.Test] = mark{line: m.line, tag: m.tag, at: ev.Time}
+			}
 		}
-		t.aloneFrom[ev.Package+" "+ev.Test] = ev.Time
 	}
 	if (ev.Action == "pass" || ev.Action == "fail") && ev.Test != "" && !strings.Contains(ev.Test, "/") {
 		t.timings = append(t.timings, t.timed(ev))
@@ -164,16 +170,27 @@ func (t *tally) handle(ev event) {
 	}
 }
 
-// aloneLine begins the line a test that measures logs when it begins to
-// run alone (cmd/orchestrator's integration harness).
-const aloneLine = "measuring alone from "
+// mark is a line a test logs when its own work begins after a wait, and
+// the tag its time then carries (and, once seen, when it was logged).
+type mark struct {
+	line, tag string
+	at        time.Time
+}
+
+// marks are the lines of cmd/orchestrator's integration harness: a test
+// that measures begins to run alone, one side by side that starts JVMs
+// gets one of the host's JVM slots.
+var marks = []mark{
+	{line: "measuring alone from ", tag: "alone"},
+	{line: "a JVM slot from ", tag: "from its JVM slot"},
+}
 
 // timed is how long a test ran: from its start, or, for a test that
-// measures, from when it began to run alone (marked "alone").
+// waited, from when its own work began (marked with the mark's tag).
 func (t *tally) timed(ev event) timing {
 	key := ev.Package + " " + ev.Test
-	if from, ok := t.aloneFrom[key]; ok && !ev.Time.Before(from) {
-		return timing{test: key + " (alone)", elapsed: ev.Time.Sub(from).Seconds()}
+	if m, ok := t.from[key]; ok && !ev.Time.Before(m.at) {
+		return timing{test: key + " (" + m.tag + ")", elapsed: ev.Time.Sub(m.at).Seconds()}
 	}
 	return timing{test: key, elapsed: ev.Elapsed}
 }

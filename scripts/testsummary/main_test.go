@@ -108,3 +108,23 @@ func TestSummaryAlone(t *testing.T) {
 		t.Errorf("got\n%s\nwant a line %q", out.String(), want)
 	}
 }
+
+// A test side by side that starts JVMs is timed from when it got its JVM
+// slot, not from when it began to wait for one.
+func TestSummaryJVMSlot(t *testing.T) {
+	timed := `{"Time":"2026-11-26T10:00:00Z","Action":"start","Package":"p"}
+{"Time":"2026-11-26T10:00:00Z","Action":"run","Package":"p","Test":"TestOwn"}
+{"Time":"2026-11-26T10:00:30Z","Action":"output","Package":"p","Test":"TestOwn","Output":"    x_test.go:9: a JVM slot from 10:00:30 (waited 30s)\n"}
+{"Time":"2026-11-26T10:01:40Z","Action":"pass","Package":"p","Test":"TestOwn","Elapsed":100}
+{"Time":"2026-11-26T10:01:40Z","Action":"pass","Package":"p","Elapsed":100}
+`
+	var out strings.Builder
+	tl := &tally{out: &out, output: map[string]*strings.Builder{}}
+	if err := tl.read(strings.NewReader(timed)); err != nil {
+		t.Fatal(err)
+	}
+	tl.slowestTests("side")
+	if want := "side:      70.0 s  70.0%  p TestOwn (from its JVM slot)"; !strings.Contains(out.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", out.String(), want)
+	}
+}
