@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -89,42 +90,30 @@ func TestSummarySlowest(t *testing.T) {
 	}
 }
 
-// A test that measures is timed from when it began to run alone, not from
-// when it began to wait for the tests that measure before it.
-func TestSummaryAlone(t *testing.T) {
-	timed := `{"Time":"2026-11-26T10:00:00Z","Action":"start","Package":"p"}
-{"Time":"2026-11-26T10:00:00Z","Action":"run","Package":"p","Test":"TestMeasureB"}
-{"Time":"2026-11-26T10:01:00Z","Action":"output","Package":"p","Test":"TestMeasureB","Output":"    x_test.go:9: measuring alone from 10:01:00\n"}
-{"Time":"2026-11-26T10:01:20Z","Action":"pass","Package":"p","Test":"TestMeasureB","Elapsed":80}
-{"Time":"2026-11-26T10:01:20Z","Action":"pass","Package":"p","Elapsed":80}
-`
-	var out strings.Builder
-	tl := &tally{out: &out, output: map[string]*strings.Builder{}}
-	if err := tl.read(strings.NewReader(timed)); err != nil {
-		t.Fatal(err)
-	}
-	tl.slowestTests("measure")
-	if want := "measure:      20.0 s  25.0%  p TestMeasureB (alone)"; !strings.Contains(out.String(), want) {
-		t.Errorf("got\n%s\nwant a line %q", out.String(), want)
-	}
-}
-
-// A test side by side that starts JVMs is timed from when it got its JVM
-// slot, not from when it began to wait for one.
-func TestSummaryJVMSlot(t *testing.T) {
-	timed := `{"Time":"2026-11-26T10:00:00Z","Action":"start","Package":"p"}
-{"Time":"2026-11-26T10:00:00Z","Action":"run","Package":"p","Test":"TestOwn"}
-{"Time":"2026-11-26T10:00:30Z","Action":"output","Package":"p","Test":"TestOwn","Output":"    x_test.go:9: a JVM slot from 10:00:30 (waited 30s)\n"}
-{"Time":"2026-11-26T10:01:40Z","Action":"pass","Package":"p","Test":"TestOwn","Elapsed":100}
+// A test that waited is timed from when its own work began, not from when
+// it began to wait: one that measures from when it began to run alone,
+// one side by side that starts JVMs from when it got its JVM slot.
+func TestSummaryTimesFromTheMark(t *testing.T) {
+	for _, tc := range []struct {
+		name, test, line, want string
+	}{
+		{"measure", "TestMeasureB", "measuring alone from 10:01:00", "measure:      40.0 s  40.0%  p TestMeasureB (alone)"},
+		{"side", "TestOwn", "a JVM slot from 10:01:00 (waited 1m0s)", "side:      40.0 s  40.0%  p TestOwn (from its JVM slot)"},
+	} {
+		stream := fmt.Sprintf(`{"Time":"2026-11-26T10:00:00Z","Action":"start","Package":"p"}
+{"Time":"2026-11-26T10:00:00Z","Action":"run","Package":"p","Test":"%[1]s"}
+{"Time":"2026-11-26T10:01:00Z","Action":"output","Package":"p","Test":"%[1]s","Output":"    x_test.go:9: %[2]s\n"}
+{"Time":"2026-11-26T10:01:40Z","Action":"pass","Package":"p","Test":"%[1]s","Elapsed":100}
 {"Time":"2026-11-26T10:01:40Z","Action":"pass","Package":"p","Elapsed":100}
-`
-	var out strings.Builder
-	tl := &tally{out: &out, output: map[string]*strings.Builder{}}
-	if err := tl.read(strings.NewReader(timed)); err != nil {
-		t.Fatal(err)
-	}
-	tl.slowestTests("side")
-	if want := "side:      70.0 s  70.0%  p TestOwn (from its JVM slot)"; !strings.Contains(out.String(), want) {
-		t.Errorf("got\n%s\nwant a line %q", out.String(), want)
+`, tc.test, tc.line)
+		var out strings.Builder
+		tl := &tally{out: &out, output: map[string]*strings.Builder{}}
+		if err := tl.read(strings.NewReader(stream)); err != nil {
+			t.Fatal(err)
+		}
+		tl.slowestTests(tc.name)
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%s: got\n%s\nwant a line %q", tc.name, out.String(), tc.want)
+		}
 	}
 }
