@@ -1,10 +1,10 @@
 // Package jvmslots bounds how many JVMs the integration tests start at once
-// on this host, across test processes. Every target runs on the host's last
-// CPU, and a Spring Boot start takes seconds of it: six at once kept each
-// past a minute to health, while two at a time start well within it. make
-// test runs the tests that measure nothing in more than one go test
-// process at a time, so the bound is a set of lock files (flock)
-// every process shares, not a channel of one.
+// on this host, across test processes. A Spring Boot start takes seconds of
+// a CPU: six at once, all on the host's last CPU, kept each past a minute
+// to health, while two at a time start well within it. make test runs the
+// tests that measure nothing in more than one go test process at a time,
+// so the bound is a set of lock files (flock) every process shares, not a
+// channel of one.
 package jvmslots
 
 import (
