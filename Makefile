@@ -85,7 +85,7 @@ INTEGRATION = $(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $
 
 ## integration-side: every Go test that measures nothing (make test runs it beside lint, JUnit and the conformance job),
 ##   in two processes: cmd/orchestrator's tests, and beside them every other package's, one package at a time. The
-##   tests that start JVMs share the host's two JVM slots across both (internal/jvmslots): a JVM's start takes seconds of CPU.
+##   tests that start JVMs share the host's JVM slots across both (internal/jvmslots): a JVM's start takes seconds of CPU.
 ##   (go test -p 2 was tried: with no slot shared, a package's JVM starts beside cmd/orchestrator's two starved them.)
 ##   First cmd/orchestrator's TestMain alone builds the built-in images, so that the two never build one at once.
 ##   cmd/orchestrator's process sees one CPU (taskset -c 0): its runs then split no CPUs (the one-CPU path), and
