@@ -224,11 +224,11 @@ func (p *openPool) leave() {
 }
 
 // served is what a worker tells the pool of the request it is back from:
-// its service time; sent is false for a request not sent (dropped), or
-// before the first.
+// its service time and whether it waited for a connection; sent is false
+// for a request not sent (dropped), or before the first.
 type served struct {
-	sent    bool
-	service time.Duration
+	sent, waited bool // waited: for a connection
+	service      time.Duration
 }
 
 // back is told by a worker back from a request. It returns the worker's
@@ -242,8 +242,8 @@ func (p *openPool) back(w *worker, last served) (claim, bool) {
 		return claim{}, false
 	}
 	now := p.a.since()
-	if last.sent && p.sizer.observe(now, last.service) {
-		p.setLimitLocked(p.sizer.settle(now, p.a.sched.load().rate(now)))
+	if last.sent && p.sizer.observe(now, last.service, last.waited) {
+		p.setLimitLocked(p.sizer.settle(now, p.a.sched.load().rate(now), int(p.limit.Load())))
 	}
 	if p.vacant {
 		// Everything due since the last claim left waited for this worker.
@@ -309,7 +309,7 @@ func (w *worker) openWorker(p *openPool, c claim) {
 		o.waited, o.split, o.conns = c.waited, true, int(p.limit.Load())
 		o.connWait = max(o.sent-asked, 0) + max(c.taken-c.due, 0)
 		a.rec.record(o)
-		last = served{sent: true, service: o.done - o.sent}
+		last = served{sent: true, waited: c.waited, service: o.done - o.sent}
 	}
 }
 

@@ -2,6 +2,7 @@ package load
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,9 +57,9 @@ func interval(s *connSizer, at time.Duration, fast int, d, slow time.Duration, r
 		if i < fast {
 			took = d
 		}
-		s.observe(at, took)
+		s.observe(at, took, false)
 	}
-	return s.settle(at, rate)
+	return s.settle(at, rate, s.need(rate))
 }
 
 // The open model's limit: n + 3√n for n = the offered rate times the
@@ -79,7 +80,7 @@ func TestConnSizerNeed(t *testing.T) {
 		}
 	}
 	fixed := newConnSizer(sizing{fixed: true, cap: 64})
-	if fixed.observe(time.Second, time.Millisecond) || fixed.need(100000) != 64 || fixed.need(1) != 64 {
+	if fixed.observe(time.Second, time.Millisecond, false) || fixed.need(100000) != 64 || fixed.need(1) != 64 {
 		t.Errorf("a named count moved: need %d and %d", fixed.need(100000), fixed.need(1))
 	}
 }
@@ -88,16 +89,16 @@ func TestConnSizerNeed(t *testing.T) {
 func TestConnSizerInterval(t *testing.T) {
 	s := newConnSizer(sizing{cap: 4096, prior: 2 * time.Millisecond})
 	for range 500 {
-		if s.observe(50*time.Millisecond, time.Millisecond) {
+		if s.observe(50*time.Millisecond, time.Millisecond, false) {
 			t.Fatal("an interval closed after 50 ms")
 		}
 	}
-	if !s.observe(200*time.Millisecond, time.Millisecond) {
+	if !s.observe(200*time.Millisecond, time.Millisecond, false) {
 		t.Error("no interval closed after 200 ms and 501 answers")
 	}
 	s = newConnSizer(sizing{cap: 4096, prior: 2 * time.Millisecond})
 	for range minSizingSamples - 1 {
-		if s.observe(time.Second, time.Millisecond) {
+		if s.observe(time.Second, time.Millisecond, false) {
 			t.Fatalf("an interval closed before %d answers", minSizingSamples)
 		}
 	}
@@ -184,6 +185,75 @@ func TestConnSizerHold(t *testing.T) {
 		interval(s, 3*time.Second, 100, 2*ms, 0, 1000)
 		if got, want := s.hold, 100*time.Microsecond; math.Abs(float64(got-want)) > 0.02*float64(want) {
 			t.Errorf("hold %v, want the warm 0.1 ms, %v", got, want)
+		}
+	})
+}
+
+// The climb while slowed, against a model target: at limit connections it
+// completes min(limit ÷ service, capacity) requests a second, every one
+// having waited for a connection (a backlog), each taking service, over
+// twice the calm median (0.25 ms at 16,000 req/s): the rate offered
+// (48,000) is out of the calm hold's reach.
+func TestConnSizerClimb(t *testing.T) {
+	const calm, busy = 250 * time.Microsecond, 600 * time.Microsecond
+	run := func(capacity float64, waiting bool, intervals int) (limits []int, s *connSizer) {
+		s = newConnSizer(sizing{cap: 4096, prior: 2 * time.Millisecond})
+		at := 100 * time.Millisecond
+		limit := interval(s, at, 100, calm, calm, 16000)
+		for range intervals {
+			at += sizeEvery
+			done := min(float64(limit)/busy.Seconds(), capacity)
+			for range int(done * sizeEvery.Seconds()) {
+				s.observe(at, busy, waiting)
+			}
+			limit = s.settle(at, 48000, limit)
+			limits = append(limits, limit)
+		}
+		return limits, s
+	}
+	first := newConnSizer(sizing{cap: 4096, prior: 2 * time.Millisecond})
+	start := interval(first, 100*time.Millisecond, 100, calm, calm, 48000) // the calm hold's need at 48,000
+	t.Run("bound by its connections", func(t *testing.T) {
+		// 55,000 req/s take 55,000 × 0.6 ms = 33 connections: the climb
+		// reaches them, and stops within a step past them.
+		limits, _ := run(55000, true, 30)
+		t.Logf("limits from %d: %v", start, limits)
+		last := limits[len(limits)-1]
+		if peak := slices.Max(limits); last < 33 || peak > 33+2*int(math.Ceil(math.Sqrt(33))) {
+			t.Errorf("limit %d (peak %d), want 33 or more and within two steps of it", last, peak)
+		}
+	})
+	t.Run("saturated", func(t *testing.T) {
+		// The target completes no more at any limit: each step is taken
+		// back, and the next waits climbRest.
+		limits, s := run(float64(start)/busy.Seconds(), true, 30)
+		t.Logf("limits from %d: %v", start, limits)
+		step := start + max(2, int(math.Ceil(math.Sqrt(float64(start)))))
+		if peak, last := slices.Max(limits), limits[len(limits)-1]; peak > step || last != start || s.climbed != start {
+			t.Errorf("limits %v, want no more than one step (%d) over %d, and back to it", limits, step, start)
+		}
+		trials := 0
+		for _, l := range limits {
+			if l > start {
+				trials++
+			}
+		}
+		if want := int(30*sizeEvery/(climbRest+sizeEvery)) + 1; trials > want {
+			t.Errorf("%d steps tried in 3 s, want %d at most: one a climbRest", trials, want)
+		}
+	})
+	t.Run("no backlog", func(t *testing.T) {
+		// Slowed, but nothing waits for a connection: nothing to gain.
+		limits, _ := run(55000, false, 10)
+		if slices.Max(limits) != start {
+			t.Errorf("limits %v, want %d throughout", limits, start)
+		}
+	})
+	t.Run("a calm interval ends the climb", func(t *testing.T) {
+		limits, s := run(55000, true, 30)
+		at := time.Duration(len(limits)+2) * sizeEvery
+		if got := interval(s, at, 100, calm, calm, 48000); got >= limits[len(limits)-1] || s.climbed != 0 {
+			t.Errorf("limit %d after a calm interval (climbed %d), want the calm hold's need, under the climb's %d", got, s.climbed, limits[len(limits)-1])
 		}
 	})
 }
