@@ -77,8 +77,9 @@ integration: docker-up test-deps
 
 # MEASURING names the tests whose verdicts read figures the machine's speed could move (cmd/orchestrator's
 # TestMeasure*, held to that name by the harness), and TIMED_PACKAGES the packages whose unit tests time the load
-# generator or the runner on real clocks: make test runs them last, alone. Every other Go test runs beside the
-# static checks, JUnit and the conformance job.
+# generator or the runner on real clocks: make test runs them last, alone, the packages beside each other (-p 4:
+# their tests sleep far more than they compute, 35 CPU-seconds in 75 s of wall time here, where one package at a
+# time took 136 s). Every other Go test runs beside the static checks, JUnit and the conformance job.
 MEASURING := ^TestMeasure
 TIMED_PACKAGES := ./internal/load/... ./internal/runner/... ./internal/metrics/... ./targets/go/...
 INTEGRATION = $(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json
@@ -107,7 +108,7 @@ integration-side: docker-up test-deps
 ## integration-measure: the Go tests that measure, and the timed packages, alone on the machine
 integration-measure: docker-up test-deps
 	@mkdir -p .build
-	{ $(INTEGRATION) -run '$(MEASURING)' ./cmd/orchestrator || true; $(INTEGRATION) $(TIMED_PACKAGES) || true; } | tee .build/integration-measure.json | $(TESTSUMMARY) -name integration-measure
+	{ $(INTEGRATION) -run '$(MEASURING)' ./cmd/orchestrator || true; $(INTEGRATION) -p 4 $(TIMED_PACKAGES) || true; } | tee .build/integration-measure.json | $(TESTSUMMARY) -name integration-measure
 
 ## conformance: schemathesis (pinned, from PyPI into .build/venv) fuzzes the daemon's API against api/openapi.yaml,
 ## with runs executed by a stand-in (no Docker); about two minutes, 0 server errors and 0 schema violations

@@ -109,7 +109,7 @@ func runSpec(t *testing.T, spec bench.RunSpec) *bench.Run {
 // sharing its CPU loses.
 func TestExperimentFanoutSmall(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 70)
 	spec := experimentSpec(t, "seed-001", "callee-200", 0.2)
 	spec.Name = "seed-001 small"
 	spec.NoProfile = true                                                                                    // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
@@ -153,7 +153,7 @@ func TestExperimentFanoutSmall(t *testing.T) {
 // between them is far more than a target sharing its CPU loses.
 func TestExperimentDownstreamStaged(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 80)
 	spec := experimentSpec(t, "seed-001-service", "", 1)
 	spec.Name = "seed-001-service short"
 	spec.NoProfile = true       // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
@@ -208,7 +208,7 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 // more than the 10 % the unpinned 100 req/s need.
 func TestExperimentSeed003(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 100)
 	db := t.TempDir() + "/history.db"
 	began := time.Now()
 	cases := "platform-1-thread@21,virtual-1-carrier@21,synchronized@21,synchronized@25,native@25"

@@ -69,11 +69,13 @@ func sideBySide(t *testing.T) {
 // startsJVMs marks a test side by side that starts JVMs: it waits for one
 // of the host's JVM slots (shared with the other packages' tests, which
 // make test runs in a process beside this one) and holds it to its end.
-// Call it after sideBySide.
-func startsJVMs(t *testing.T) {
+// Call it after sideBySide. seconds is about how long it holds the slot
+// (its JVMs and stages, alone): the longest are served first
+// (jvmslots.Hold); it orders, and decides nothing.
+func startsJVMs(t *testing.T, seconds int) {
 	t.Helper()
 	asked := time.Now()
-	jvmslots.Hold(t)
+	jvmslots.Hold(t, seconds)
 	t.Logf("a JVM slot from %s (waited %s)", time.Now().Format(time.TimeOnly), time.Since(asked).Round(100*time.Millisecond))
 }
 

@@ -79,7 +79,7 @@ func pinningMatrixRun(t *testing.T) (*bench.Run, string) {
 // start during one variant's stage and not the other's can tip.
 func TestPinningMatrix(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 150)
 	run, db := pinningMatrixRun(t)
 	if !slices.Equal(run.Spec.Targets, pinningMatrixVariants) {
 		t.Fatalf("targets %v, want %v", run.Spec.Targets, pinningMatrixVariants)

@@ -20,7 +20,7 @@ import (
 // (a Tomcat per part, most of its time).
 func TestExperimentPartsAgreeOnTheEngine(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 70)
 	begin := time.Now()
 	const scale = 0.05
 	db := t.TempDir() + "/history.db"

@@ -170,7 +170,7 @@ func noContainersOf(t *testing.T, runID string) {
 // lays them out in a matrix, through the API and on the page.
 func TestOwnServiceFromConfig(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 130)
 	ordersJar(t) // the Dockerfile copies it
 	dir, _ := filepath.Abs(ordersDir)
 	config := writeFile(t, "config.yaml", `targets:
@@ -331,7 +331,7 @@ func checkPoolMatrix(t *testing.T, rep bench.Report) {
 // and the report pairs its virtual threads with its platform threads.
 func TestOwnServiceJarOneCommand(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 90)
 	jar := ordersJar(t)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--requests", ordersRequests,

@@ -246,7 +246,7 @@ var webStages = [][2]string{{"7s", "20"}, {"7s", "50"}}
 
 func TestWebInChromium(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 60)
 	begin := time.Now()
 	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"))
 	a := apiClient{t: t, base: d.url}

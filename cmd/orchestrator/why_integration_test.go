@@ -209,7 +209,7 @@ func whyCPUSpec() string {
 // served by the API opens with go tool pprof -top.
 func TestWhyCPUAndOverhead(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 110)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "-f", writeFile(t, "why-cpu.json", whyCPUSpec()))
 	if code != exitOK {
@@ -375,7 +375,7 @@ ENTRYPOINT ["java", "-jar", "/app/app.jar"]
 // TestRefusedRecording's, on the words a real JVM said.)
 func TestWhyRecordingUnwritable(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t)
+	startsJVMs(t, 100)
 	dir := t.TempDir()
 	jar, err := os.ReadFile(ordersJar(t))
 	if err != nil {

@@ -226,7 +226,7 @@ func TestEngineInfo(t *testing.T) {
 }
 
 func TestJavaTargets(t *testing.T) {
-	jvmslots.Hold(t) // beside cmd/orchestrator's tests in make test
+	jvmslots.Hold(t, 30) // beside cmd/orchestrator's tests in make test
 	rt := newRuntime(t)
 	begin := time.Now()
 	img, err := rt.BuildTarget(context.Background(), bench.TargetJavaPlatform, targets.BuildOptions{Log: testWriter{t}})
