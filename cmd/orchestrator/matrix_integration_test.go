@@ -26,7 +26,7 @@ const (
 	pinningDelay      = 0.050 // s
 	// pinnedLoss is the throughput change (%) past which virtual threads
 	// lose as a pinned carrier makes them: one call at a time of the eight
-	// the driver allows (-75 % on 21); a neighbour's CPU moves it a few per cent.
+	// the driver allows (-75 % on 21).
 	pinnedLoss = -25.0
 )
 
@@ -70,16 +70,13 @@ func pinningMatrixRun(t *testing.T) (*bench.Run, string) {
 // 21, none on 25, whose scheduler reports itself; and so does the why
 // read from each variant's recording.
 //
-// It runs side by side: its verdicts are set by the driver's connections
-// and a sleep, not by the machine's speed. A pinned carrier serves one call
-// of 50 ms at a time where the driver allows eight (21: -75 %); a busy
-// neighbour moves a variant's few milliseconds of CPU a call, a few per
-// cent. So on 25 the test asks for no loss near a pinned one (within a
-// quarter), not for "no significant difference", which a neighbour's JVM
-// start during one variant's stage and not the other's can tip.
-func TestPinningMatrix(t *testing.T) {
-	sideBySide(t)
-	startsJVMs(t, 150)
+// It measures alone: side by side (tried, clean-clone run 25), a CPU
+// shared with other tests' JVM starts cost virtual@25's one carrier a
+// third of its throughput (-32.7 %, 7 calls queued on it) where
+// platform@25's eight threads, each a thread the kernel schedules, lost
+// little: a neighbour's load weighs on the thread models unequally.
+func TestMeasurePinningMatrix(t *testing.T) {
+	alone(t)
 	run, db := pinningMatrixRun(t)
 	if !slices.Equal(run.Spec.Targets, pinningMatrixVariants) {
 		t.Fatalf("targets %v, want %v", run.Spec.Targets, pinningMatrixVariants)
@@ -214,8 +211,8 @@ func checkPinningPairs(t *testing.T, rep bench.Report, run *bench.Run) {
 	if on21.Verdict != bench.VerdictWorse {
 		t.Errorf("virtual vs platform on 21: %s (%+.1f%%), want worse: its blocked calls pin the carrier", on21.Verdict, on21.Change)
 	}
-	if on25.Verdict == bench.VerdictWorse && on25.Change < pinnedLoss {
-		t.Errorf("virtual vs platform on 25: worse (%+.1f%%), a pinned carrier's loss, want within %.0f %%: JEP 491 unmounts a virtual thread blocked in synchronized", on25.Change, -pinnedLoss)
+	if on25.Verdict == bench.VerdictWorse {
+		t.Errorf("virtual vs platform on 25: worse (%+.1f%%), want not: JEP 491 unmounts a virtual thread blocked in synchronized", on25.Change)
 	}
 	if on21.Change > pinnedLoss {
 		t.Errorf("virtual vs platform on 21: %+.1f%%, want a pinned carrier's loss, past %.0f %%", on21.Change, pinnedLoss)

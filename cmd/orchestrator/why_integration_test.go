@@ -45,7 +45,7 @@ const (
 
 // The fixture's pinning endpoint is run with `run --jar` on JDK 21 and 25
 // in both thread models once, for the matrix and for the why alike:
-// TestPinningMatrix reads each variant's why (checkPinning), draws
+// TestMeasurePinningMatrix reads each variant's why (checkPinning), draws
 // the HTML report's flame graphs in Chromium (docs/why.png) and opens the
 // recording the API serves (checkRecordingServed).
 
