@@ -37,6 +37,7 @@ func slowServer(t *testing.T, readHeader, idle time.Duration) *httptest.Server {
 // answering" (the Go target's 10 s ReadHeaderTimeout, second 16 of an
 // 8,000 req/s run), and the second as many.
 func TestNoRequestOnAConnectionTheTargetClosed(t *testing.T) {
+	t.Parallel() // sleeps at low rates: see slowTests
 	for _, tc := range []struct {
 		name             string
 		readHeader, idle time.Duration

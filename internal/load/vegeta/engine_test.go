@@ -50,6 +50,10 @@ func sec(s float64) bench.Duration { return bench.Duration(s * float64(time.Seco
 
 var light = bench.Request{Endpoint: "light", Weight: 1}
 
+// openPlan is an open plan of 200 req/s, then a ramp to 400, after a
+// warm-up. The tests of seconds on it, or on rates as low, call
+// t.Parallel: they overlap, a few per cent of a CPU each, asleep for the
+// rest (one after another they took 31 s).
 func openPlan(reqs ...bench.Request) bench.Plan {
 	return bench.Plan{
 		Workload: bench.Workload{Requests: reqs, Timeout: sec(5)},
@@ -66,6 +70,7 @@ func openPlan(reqs ...bench.Request) bench.Plan {
 // apart), filed by the same recorder as load's own engine, each window
 // saying which engine sent it.
 func TestOpenFollowsTheSchedule(t *testing.T) {
+	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	srv := newServer(t, time.Millisecond)
 	var seconds []bench.Bucket
 	var mu sync.Mutex
@@ -114,6 +119,7 @@ func TestOpenFollowsTheSchedule(t *testing.T) {
 // TestSameFiguresAsOwnEngine: under the same plan both engines send the
 // same requests and file them alike, errors worded the same.
 func TestSameFiguresAsOwnEngine(t *testing.T) {
+	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	srv := newServer(t, time.Millisecond)
 	cpu := bench.Request{Endpoint: "cpu", Weight: 1}
 	plan := openPlan(light, cpu)
@@ -148,6 +154,7 @@ func TestSameFiguresAsOwnEngine(t *testing.T) {
 // TestClosedHoldsTheConcurrency: a closed stage is vegeta's fixed workers,
 // never more in flight than the stage's concurrency, after an open warm-up.
 func TestClosedHoldsTheConcurrency(t *testing.T) {
+	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	srv := newServer(t, 10*time.Millisecond)
 	plan := bench.Plan{
 		Workload: bench.Workload{Requests: []bench.Request{light}, Timeout: sec(5)},
@@ -222,6 +229,7 @@ func TestCancel(t *testing.T) {
 // TestTimeoutWordedAlike: a request the target does not answer in time is
 // the same error from either engine.
 func TestTimeoutWordedAlike(t *testing.T) {
+	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	srv := newServer(t, 300*time.Millisecond)
 	plan := bench.Plan{
 		Workload: bench.Workload{Requests: []bench.Request{light}, Timeout: bench.Duration(100 * time.Millisecond)},
@@ -302,6 +310,7 @@ func staggered(t *testing.T) (url string, peak func() int64, inFlight func(from,
 // drain and start again, and the first measured second is as full as the
 // rest.
 func TestWarmupUntilSteadyCarriesOn(t *testing.T) {
+	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	url, peak, inFlight := staggered(t)
 	var asked atomic.Int64
 	plan := bench.Plan{
@@ -338,6 +347,7 @@ func TestWarmupUntilSteadyCarriesOn(t *testing.T) {
 // TestWarmupUntilSteadyOpen: the open schedule paces the warm-up until
 // steady and, from the cut, the stage.
 func TestWarmupUntilSteadyOpen(t *testing.T) {
+	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	srv := newServer(t, time.Millisecond)
 	plan := bench.Plan{
 		Workload: bench.Workload{Requests: []bench.Request{light}, Timeout: sec(5)},

@@ -48,6 +48,7 @@ var decoders = map[string]func(io.Reader) vegetalib.Decoder{
 // read back by vegeta's decoders, give vegeta's metrics the request count
 // and successes the run measured.
 func TestResultsFilesReadByVegeta(t *testing.T) {
+	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	srv := newServer(t, time.Millisecond)
 	plan := openPlan(light, bench.Request{Endpoint: "cpu", Weight: 1})
 	plan.Profile.Stages = plan.Profile.Stages[:1]
