@@ -18,12 +18,12 @@ import (
 	"time"
 )
 
-// Count is how many JVM starts the host's tests make at once. Three on
-// two CPUs: the tests that hold a slot spend most of it past the start,
-// in stages bound by sleeps and timeouts, and with two slots the CPUs
-// idled while the side-by-side part waited for slots (clean-clone run 23:
-// both slots held from its 15th second to its last, 343 s).
-const Count = 3
+// Count is how many JVM starts the host's tests make at once. Two on two
+// CPUs: the side-by-side part keeps both CPUs busy to its last minute
+// with two (clean-clone run 26, 100 % busy but for its tail), and a third
+// (runs 24 to 26) only made each test slower: 356 s for the part, as two
+// had taken 362 to 388 s, with more of them contending.
+const Count = 2
 
 // poll is how often a test waiting for a slot tries them again.
 const poll = 200 * time.Millisecond
