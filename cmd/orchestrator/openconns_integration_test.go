@@ -12,7 +12,7 @@ import (
 // quiet stage of 12 s at 20 req/s leaves most of them unused past that;
 // the burst after it needs more than the quiet stage used. Before the
 // engine handed primed connections out only within 5 s and checked one
-// idle for a second before writing, requests sent on those the target had
+// idle before writing, requests sent on those the target had
 // closed failed as "the target closed the connection before answering"
 // (second 16 of an 8,000 req/s run). The verdict counts errors and drops,
 // which no machine speed excuses.

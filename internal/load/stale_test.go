@@ -38,9 +38,7 @@ func slowServer(t *testing.T, readHeader, idle time.Duration) *httptest.Server {
 // 8,000 req/s run), and the second as many.
 func TestNoRequestOnAConnectionTheTargetClosed(t *testing.T) {
 	// Not in parallel: its verdict needs the server to close its idle
-	// connections on time. Beside the other tests (clean-clone run 26) one
-	// closed late, as a request was sent on it: an error the server made,
-	// which the test would take for the engine's.
+	// connections on time, not late as a request goes on one.
 	for _, tc := range []struct {
 		name             string
 		readHeader, idle time.Duration

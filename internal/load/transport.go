@@ -60,8 +60,14 @@ const primedMaxAge = 5 * time.Second
 // wire checks that the target has not closed it (peerClosed) before
 // sending on it: a target may close a connection idle for less than
 // maxIdle (Node's keep-alive timeout is 5 s), and a request written on it
-// would fail although the target never saw it.
-const idleCheck = time.Second
+// would fail although the target never saw it. A tenth of a second: at a
+// second, a server that closes connections idle for 300 ms had one closed
+// under a request now and then (clean-clone runs 26 and 28,
+// TestNoRequestOnAConnectionTheTargetClosed: a connection the pool had not
+// needed for 300 ms to 1 s, written on unchecked). A connection in steady
+// use is back within milliseconds and never checked; one idle that long
+// costs one peek.
+const idleCheck = 100 * time.Millisecond
 
 // staleAttempts is how many connections a request may try in turn when
 // those it is given were closed by the target while idle (errStale: the
