@@ -77,11 +77,11 @@ integration: docker-up test-deps
 
 # MEASURING names the tests whose verdicts read figures the machine's speed could move (cmd/orchestrator's
 # TestMeasure*, held to that name by the harness), and TIMED_PACKAGES the packages whose unit tests time the load
-# generator or the runner on real clocks: make test runs them last, alone, the packages beside each other (-p 4),
-# and within a package the tests of seconds that sleep at low rates beside each other too (t.Parallel): they
-# sleep far more than they compute (35 CPU-seconds in 75 s here), and one at a time they took 136 s. The tests
-# that load a CPU run by themselves, before those. Every other Go test runs beside the static checks, JUnit and
-# the conformance job.
+# generator or the runner on real clocks: make test runs them last, alone, the packages beside each other (-p 4:
+# they sleep far more than they compute, 35 CPU-seconds in 75 s here, where one at a time they took 136 s), and
+# the vegeta engine's tests of seconds at low rates in parallel. internal/load's own run one at a time: in
+# parallel some missed their timing (a warm-up's end 60 ms late, a server's idle close late). Every other Go
+# test runs beside the static checks, JUnit and the conformance job.
 MEASURING := ^TestMeasure
 TIMED_PACKAGES := ./internal/load/... ./internal/runner/... ./internal/metrics/... ./targets/go/...
 INTEGRATION = $(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $(INTEGRATION_TIMEOUT) -json

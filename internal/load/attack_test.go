@@ -92,7 +92,6 @@ func (r *recorder) observer() bench.Observer {
 }
 
 func TestEngineOpen(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	srv := newServer(t, 5*time.Millisecond)
 	plan := bench.Plan{
 		Workload: workload(heavy5, bench.Request{Endpoint: "light", Weight: 1}),
@@ -250,7 +249,6 @@ func TestEngineClosed(t *testing.T) {
 }
 
 func TestEngineClosedRamp(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	srv := newServer(t, 10*time.Millisecond)
 	plan := bench.Plan{
 		Workload: workload(heavy5),
@@ -308,7 +306,6 @@ func TestEngineErrors(t *testing.T) {
 }
 
 func TestEngineCancel(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	for _, model := range []bench.Model{bench.ModelOpen, bench.ModelClosed} {
 		t.Run(string(model), func(t *testing.T) {
 			srv := newServer(t, 3*time.Second) // requests outlive the cancellation

@@ -22,7 +22,6 @@ import (
 // wait for a connection than two measuring intervals' worth; a profile
 // that names its connections keeps them.
 func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	srv := newServer(t, 0)
 	srv.byPath = map[string]time.Duration{"/api/heavy": 40 * time.Millisecond}
 	guessedSlow := bench.Request{Endpoint: "light", Params: map[string]string{"duration": "50"}, Weight: 1}
@@ -107,7 +106,6 @@ func TestOpenConnectionsFollowTheServiceTime(t *testing.T) {
 // each on average (Little's law), and 1,000/s × 40 ms = 40 connections
 // need 40 + 3√40 = 59. The rest wait in the generator (connection-bound).
 func TestSaturatedTargetDoesNotGrowThePool(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	slots := make(chan struct{}, 4)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		slots <- struct{}{}

@@ -30,7 +30,6 @@ func iterationPlan(clients int, seconds float64, steps ...bench.Step) bench.Plan
 // makes about 10 iterations a second, and its latency holds none of the
 // think time.
 func TestIterationThinkTimeIsNotLatency(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	srv := newServer(t, 0)
 	plan := iterationPlan(1, 3, requestStep(bench.Request{Endpoint: "light"}), sleepStep(100*time.Millisecond, 0))
 	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
@@ -54,7 +53,6 @@ func TestIterationThinkTimeIsNotLatency(t *testing.T) {
 // requests run at twice the iteration rate, and a uniform think time
 // averages its middle.
 func TestIterationMixedSteps(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	srv := newServer(t, 0)
 	heavy := bench.Request{Name: "heavy", Endpoint: "heavy", Params: map[string]string{"duration": "40"}}
 	plan := iterationPlan(4, 3, requestStep(heavy), requestStep(bench.Request{Name: "light", Endpoint: "light"}),

@@ -78,7 +78,6 @@ func (p *poolServer) bound() float64 {
 // 60 clients the pool is saturated; requests that complete after a stage
 // ends count in the next (or nowhere, after the last), never twice.
 func TestThroughputWithinThePoolBound(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	const workers, service = 20, 50 * time.Millisecond
 	srv := newPoolServer(t, workers, service)
 	plan := bench.Plan{
@@ -144,7 +143,6 @@ func stallServer(t *testing.T, at, stall time.Duration) *httptest.Server {
 // queue for one: their latency still shows the wait, their service time
 // (from the actual send) does not, and they are counted as late.
 func TestStallShowsInLatency(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	const rate, stall = 200, 500 * time.Millisecond
 	for _, tc := range []struct {
 		name        string

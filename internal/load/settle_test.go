@@ -104,7 +104,6 @@ func untilSteady(max time.Duration, fraction float64) bench.Warmup {
 // abandoned, every latency real time, and the first measured second as
 // full as the others.
 func TestWarmupCutClosed(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	e, tr, url := settlingEngine(t, 200*time.Millisecond)
 	settle := &settleAfter{n: 2}
 	plan := bench.Plan{
@@ -161,7 +160,6 @@ func TestWarmupCutClosed(t *testing.T) {
 // clients keeps the other half waiting until the warm-up's maximum; the cut
 // wakes them, and the stage has all its clients at once.
 func TestWarmupCutWakesClients(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	e, tr, url := settlingEngine(t, 100*time.Millisecond)
 	plan := bench.Plan{
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "heavy", Weight: 1}}, Timeout: sec(5)},
@@ -185,7 +183,6 @@ func TestWarmupCutWakesClients(t *testing.T) {
 // cut, every request due in a measured second counted in it (each second
 // reported as soon as it is over, not at the end), none lost or doubled.
 func TestWarmupCutOpen(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	e, tr, url := settlingEngine(t, 20*time.Millisecond)
 	settle := &settleAfter{n: 1}
 	plan := bench.Plan{
@@ -246,7 +243,6 @@ func TestWarmupCutOpen(t *testing.T) {
 // TestWarmupRunsToItsMaximum: a warm-up that never settles runs to its
 // maximum, then the stage follows as laid out.
 func TestWarmupRunsToItsMaximum(t *testing.T) {
-	t.Parallel() // sleeps at low rates: see slowTests
 	e, _, url := settlingEngine(t, 50*time.Millisecond)
 	settle := &settleAfter{n: -1}
 	plan := bench.Plan{

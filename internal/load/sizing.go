@@ -2,6 +2,7 @@ package load
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -57,20 +58,26 @@ import (
 // after it fell behind (bench.sh ceiling run 9: 0.525 of wrk, where 64
 // connections reached 0.920). So while slowed and requests wait for a
 // connection, the limit climbs, by what it would take to be sure: a step
-// of √limit (at least two) is tried for an interval and kept only if the
-// target completed more in it, by at least half the step's share (the
+// of √limit (at least two) is tried for climbTrial intervals and kept only
+// if the target completed more in each of them than in the best of the
+// climbBase intervals before it, by at least half the step's share (the
 // gain a target bound by the connections alone would show in full; a
-// saturated one shows none, and noise of a few per cent does not pass).
-// A step not kept is taken back, and the climb rests for climbRest. The
-// climb's limit holds while the target stays slowed; a calm interval
-// ends it. Measured, not guessed: a saturated target is never handed
-// more than one step over what it used.
+// saturated one shows none, and its noise must beat the best of three
+// twice running: compared with the one interval before, a target serving 4
+// at a time was handed 178 connections a step at a time, its rate's noise
+// of a few per cent passing the ever smaller half share of steps from a
+// larger limit). A step not kept is taken back, and the climb rests for
+// climbRest. The climb's limit holds while the target stays slowed; a
+// calm interval ends it. Measured, not guessed: a saturated target is
+// never handed more than one step over what it used.
 const (
 	sizeEvery        = 100 * time.Millisecond
 	minSizingSamples = 100
 	queueSlack       = 2.0
 	calmWindow       = 10 * time.Second
 	climbRest        = time.Second
+	climbTrial       = 2
+	climbBase        = 3
 	// climbWaited is the share of an interval's answers that waited for a
 	// connection from which the limit climbs.
 	climbWaited = 0.01
@@ -96,11 +103,14 @@ type connSizer struct {
 	calm     []calmMedian  // the medians of the calm intervals within calmWindow
 	measured bool          // the guess was replaced
 
-	// the climb while slowed: the limit it reached, the step on trial, and
-	// when it may step again
+	// the climb while slowed: the limit it reached, the step on trial, when
+	// it may step again, and the rates of answers (per second) of the last
+	// intervals at the limit in use (at most climbBase)
 	climbed   int
 	trial     *climbStep
 	restUntil time.Duration
+	recent    []float64
+	recentAt  int
 
 	// the interval being measured
 	from    time.Duration
@@ -109,10 +119,12 @@ type connSizer struct {
 }
 
 // climbStep is a step of the climb on trial: the limit it was taken from,
-// and the rate of answers (per second) of the interval before it.
+// the best rate of answers (per second) of the intervals before it, and
+// those of the intervals on trial.
 type climbStep struct {
-	from int
-	done float64
+	from  int
+	base  float64
+	rates []float64
 }
 
 // calmMedian is the median service time of a calm interval, and when it
@@ -176,22 +188,32 @@ func (s *connSizer) settle(now time.Duration, rate float64, limit int) int {
 }
 
 // climb is the limit after a slowed interval that answered done requests
-// a second at limit, waiting for connections or not: a step on trial is
-// kept if it raised done by half its share or more, else taken back; and
-// while requests wait, the next step is tried.
+// a second at limit, waiting for connections or not: a step on trial for
+// climbTrial intervals is kept if each raised done past the best before it
+// by half its share, else taken back; and while requests wait, the next
+// step is tried once climbBase intervals at the limit are known.
 func (s *connSizer) climb(now time.Duration, rate float64, limit int, done float64, waiting bool) int {
+	if s.recentAt != limit {
+		s.recent, s.recentAt = s.recent[:0], limit
+	}
 	if t := s.trial; t != nil {
+		if t.rates = append(t.rates, done); len(t.rates) < climbTrial {
+			return max(limit, s.need(rate))
+		}
 		s.trial = nil
-		if gain := float64(limit-t.from) / float64(t.from); done < t.done*(1+gain/2) {
+		if gain := float64(limit-t.from) / float64(t.from); slices.Min(t.rates) < t.base*(1+gain/2) {
 			s.climbed, s.restUntil = t.from, now+climbRest
 			return s.need(rate)
 		}
 		s.climbed = limit
+		s.recent = append(s.recent[:0], t.rates...)
+	} else if s.recent = append(s.recent, done); len(s.recent) > climbBase {
+		s.recent = s.recent[1:]
 	}
-	if need := s.need(rate); !waiting || now < s.restUntil || limit < need || limit >= s.cap {
+	if need := s.need(rate); !waiting || now < s.restUntil || limit < need || limit >= s.cap || len(s.recent) < climbBase {
 		return need // the climb's limit, if it is above the hold's need
 	}
-	s.trial = &climbStep{from: limit, done: done}
+	s.trial = &climbStep{from: limit, base: slices.Max(s.recent)}
 	return min(limit+max(2, int(math.Ceil(math.Sqrt(float64(limit))))), s.cap)
 }
 

@@ -37,8 +37,6 @@ func slowServer(t *testing.T, readHeader, idle time.Duration) *httptest.Server {
 // answering" (the Go target's 10 s ReadHeaderTimeout, second 16 of an
 // 8,000 req/s run), and the second as many.
 func TestNoRequestOnAConnectionTheTargetClosed(t *testing.T) {
-	// Not in parallel: its verdict needs the server to close its idle
-	// connections on time, not late as a request goes on one.
 	for _, tc := range []struct {
 		name             string
 		readHeader, idle time.Duration
