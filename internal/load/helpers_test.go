@@ -7,4 +7,3 @@ import (
 )
 
 func sec(s float64) bench.Duration { return bench.Duration(s * float64(time.Second)) }
-
