@@ -17,12 +17,13 @@ import (
 )
 
 // server answers after a delay and counts the requests in flight at most
-// and by method.
+// (from request number skip+1 on) and by method.
 type server struct {
 	*httptest.Server
 	delay    time.Duration
 	inFlight atomic.Int64
 	mu       sync.Mutex
+	skip     int
 	peak     int64
 	served   int
 }
@@ -33,7 +34,9 @@ func newServer(t *testing.T, delay time.Duration) *server {
 		n := s.inFlight.Add(1)
 		defer s.inFlight.Add(-1)
 		s.mu.Lock()
-		s.peak, s.served = max(s.peak, n), s.served+1
+		if s.served++; s.served > s.skip {
+			s.peak = max(s.peak, n)
+		}
 		s.mu.Unlock()
 		time.Sleep(s.delay)
 		if r.URL.Path == "/api/cpu" {
@@ -156,6 +159,14 @@ func TestSameFiguresAsOwnEngine(t *testing.T) {
 func TestClosedHoldsTheConcurrency(t *testing.T) {
 	t.Parallel() // at most 400 req/s, asleep: see openPlan
 	srv := newServer(t, 10*time.Millisecond)
+	// The warm-up is open: its 50 requests leave on schedule, several at
+	// once when a busy machine wakes the pacer late, and have all come
+	// back before the first closed stage starts (an attack ends when its
+	// last result is in). The stages' peak counts from the 51st request
+	// on; counted from the first, a clean-clone run saw 5 in flight.
+	srv.mu.Lock()
+	srv.skip = 50
+	srv.mu.Unlock()
 	plan := bench.Plan{
 		Workload: bench.Workload{Requests: []bench.Request{light}, Timeout: sec(5)},
 		Profile: bench.Profile{Model: bench.ModelClosed, Engine: bench.LoadEngineVegeta, Stages: []bench.Stage{
