@@ -1,6 +1,7 @@
 package swarm_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -25,6 +26,9 @@ type processFleet struct {
 	t *testing.T
 	// slow delays generator i's attack before it prepares.
 	slow map[int]time.Duration
+	// sluggish delays each message generator i writes after its
+	// prepared, as a machine loaded from then on would.
+	sluggish map[int]time.Duration
 }
 
 func (f processFleet) Check(string) error { return nil }
@@ -36,7 +40,7 @@ func (f processFleet) Place(ctx context.Context, n int, token string) (swarm.Pla
 		if err != nil {
 			return nil, err
 		}
-		tracked := &trackingListener{Listener: ln}
+		tracked := &trackingListener{Listener: ln, sluggish: f.sluggish[i]}
 		gctx, cancel := context.WithCancel(context.Background())
 		var attacker bench.Attacker = load.NewEngine()
 		if d := f.slow[i]; d > 0 {
@@ -88,12 +92,16 @@ func (p *placed) Remove(context.Context) error {
 // trackingListener keeps the connections it accepted, to drop them.
 type trackingListener struct {
 	net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
+	sluggish time.Duration
+	mu       sync.Mutex
+	conns    []net.Conn
 }
 
 func (l *trackingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
+	if err == nil && l.sluggish > 0 {
+		c = &sluggishConn{Conn: c, delay: l.sluggish}
+	}
 	if err == nil {
 		l.mu.Lock()
 		l.conns = append(l.conns, c)
@@ -108,6 +116,25 @@ func (l *trackingListener) closeConns() {
 	for _, c := range l.conns {
 		c.Close()
 	}
+}
+
+// sluggishConn holds each message back for delay once it has written
+// prepared. The generator writes one message per Write, from one
+// goroutine at a time.
+type sluggishConn struct {
+	net.Conn
+	delay time.Duration
+	slow  atomic.Bool
+}
+
+func (c *sluggishConn) Write(p []byte) (int, error) {
+	if c.slow.Load() {
+		time.Sleep(c.delay)
+	}
+	if bytes.Contains(p, []byte(`"kind":"prepared"`)) {
+		c.slow.Store(true)
+	}
+	return c.Conn.Write(p)
 }
 
 // slowAttacker takes its time before it starts preparing.
@@ -271,6 +298,27 @@ func TestGeneratorLateFailsBeforeLoad(t *testing.T) {
 	time.Sleep(time.Second) // the slow one has woken, and been told to stop
 	if n := tg.requests.Load(); n != 0 {
 		t.Errorf("the target saw %d requests", n)
+	}
+}
+
+// A generator whose machine turns slow once it is prepared (each of its
+// messages 150 ms late, past the 100 ms guard of an idle machine, as a
+// generator on CPUs other work saturates) starts with the other: the
+// probes found the way back slow, and the common start was set far
+// enough ahead for its armed.
+func TestSlowGeneratorWidensTheMargins(t *testing.T) {
+	tg := newTarget(t, 0)
+	plan := bench.Plan{Workload: light(),
+		Profile: bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: sec(1), Rate: 100}}},
+		Warmup:  bench.Warmup{Disabled: true}}
+	fleet := processFleet{t: t, sluggish: map[int]time.Duration{1: 150 * time.Millisecond}}
+	a := swarm.NewAttacker(swarm.Config{Fleet: fleet, Generators: 2})
+	res, err := a.Run(context.Background(), tg.URL, plan, bench.Observer{})
+	if err != nil {
+		t.Fatalf("the slow generator failed the attack: %v", err)
+	}
+	if got := res.Total.Requests; got != 100 || tg.requests.Load() != 100 {
+		t.Errorf("%d requests measured, %d at the target; want 100 and 100", got, tg.requests.Load())
 	}
 }
 

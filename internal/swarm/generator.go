@@ -139,7 +139,8 @@ func (g *Generator) attack(ctx context.Context, w *wire, at attack) error {
 	written := make(chan error, 1)
 	go func() { written <- drain(w, out) }()
 	begins := make(chan time.Time, 1)
-	go g.listen(w, begins, cancel)
+	probes := make(chan clock, probeRounds)
+	go g.listen(w, begins, probes, cancel)
 	obs := bench.Observer{
 		Stage:  func(s bench.StageResult) { out <- message{Kind: kindStage, Stage: &s} },
 		Start:  func(t0 time.Time) { out <- message{Kind: kindT0, At: t0} },
@@ -148,14 +149,21 @@ func (g *Generator) attack(ctx context.Context, w *wire, at attack) error {
 	plan := at.Plan.plan()
 	plan.Start = func(ctx context.Context) (time.Time, error) {
 		out <- message{Kind: kindPrepared}
-		select {
-		case start := <-begins:
-			if time.Until(start) > 0 {
-				out <- message{Kind: kindArmed}
+		for {
+			select {
+			case c := <-probes:
+				// answered by the way armed will go: the orchestrator
+				// sets its margins from how long that takes now
+				c.Replied = time.Now()
+				out <- message{Kind: kindClock, Clock: &c}
+			case start := <-begins:
+				if time.Until(start) > 0 {
+					out <- message{Kind: kindArmed}
+				}
+				return start, nil // the engine refuses one already past
+			case <-ctx.Done():
+				return time.Time{}, ctx.Err()
 			}
-			return start, nil // the engine refuses one already past
-		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
 		}
 	}
 	g.logf("attack %s, share %s", at.BaseURL, plan.Share)
@@ -172,9 +180,10 @@ func (g *Generator) attack(ctx context.Context, w *wire, at attack) error {
 	return err
 }
 
-// listen reads the orchestrator during the attack: its begin goes to
-// begins; an abort, or the connection closing, cancels the attack.
-func (g *Generator) listen(w *wire, begins chan<- time.Time, cancel context.CancelFunc) {
+// listen reads the orchestrator during the attack: its probes before the
+// begin go to probes, stamped as they came; its begin goes to begins; an
+// abort, or the connection closing, cancels the attack.
+func (g *Generator) listen(w *wire, begins chan<- time.Time, probes chan<- clock, cancel context.CancelFunc) {
 	defer cancel()
 	for {
 		m, err := w.read()
@@ -182,6 +191,13 @@ func (g *Generator) listen(w *wire, begins chan<- time.Time, cancel context.Canc
 		case err != nil:
 			g.logf("the orchestrator's connection: %v; stopping", err)
 			return
+		case m.Kind == kindClock && m.Clock != nil:
+			c := *m.Clock
+			c.Received = time.Now()
+			select {
+			case probes <- c:
+			default: // more than the orchestrator sends: left unanswered
+			}
 		case m.Kind == kindBegin:
 			g.logf("begin at %s", m.At.Format(time.RFC3339Nano))
 			select {

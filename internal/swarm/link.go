@@ -118,6 +118,12 @@ func (l *link) send(baseURL string, plan bench.Plan) error {
 	return l.w.send(message{Kind: kindAttack, Attack: &attack{BaseURL: baseURL, Plan: toWire(plan.ShareOf(l.share))}})
 }
 
+// probe sends a prepared generator a clock that left at sent, to time the
+// way its armed will come back.
+func (l *link) probe(sent time.Time) error {
+	return l.w.send(message{Kind: kindClock, Clock: &clock{Sent: sent}})
+}
+
 // begin tells the generator to start at at, on our clock: its own clock's
 // reading then is what it is given.
 func (l *link) begin(at time.Time) error {

@@ -23,19 +23,25 @@ import (
 //	                                <-   clock {sent, received, replied}
 //	attack {baseURL, plan}          ->
 //	                                <-   prepared  (connections and workers made)
-//	begin {at}  (once all are)      ->
+//	clock {sent}  (x probeRounds,   ->
+//	  once all are prepared)        <-   clock {sent, received, replied}
+//	begin {at}                      ->
 //	                                <-   armed     (at is still ahead)
 //	                                <-   stage, t0, second ... (as they happen)
 //	abort {reason}  (at any time)   ->
 //	                                <-   result {result, error}
 //
 // at is on the generator's own clock: the common start plus its offset.
+// The clocks after prepared are answered by the way armed goes back (the
+// attack's outbox): their round trips, whole, are how long the begin and
+// its armed take on the generators' machines as loaded now, from which
+// the orchestrator sets how far ahead the common start is (margins).
 // The generator serves one attack, then exits; a connection that closes
 // early cancels its attack.
 
 // version names the protocol; both ends of one run come from one binary,
 // but a generator image left from another version must not be spoken to.
-const version = "threadbench-generator/1"
+const version = "threadbench-generator/2"
 
 // Message kinds.
 const (

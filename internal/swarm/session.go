@@ -25,6 +25,9 @@ type session struct {
 	first  int           // the generator that failed first, -1 while none
 
 	prepared []bool
+	probed   []bool      // answered the probe of this round
+	probeAt  []time.Time // when this round's probe left, for each
+	control  time.Duration
 	armed    []bool
 	answered []bool // sent its result (nil when it measured nothing)
 	results  []*bench.AttackResult
@@ -38,21 +41,59 @@ type session struct {
 func newSession(ctx context.Context, plan bench.Plan, obs bench.Observer, links []*link, placed Placed) *session {
 	n := len(links)
 	return &session{ctx: ctx, plan: plan, obs: obs, links: links, placed: placed, events: make(chan event, 64),
-		done: make(chan struct{}), first: -1, prepared: make([]bool, n), armed: make([]bool, n), answered: make([]bool, n), results: make([]*bench.AttackResult, n), errs: make([]string, n),
+		done: make(chan struct{}), first: -1, prepared: make([]bool, n), probed: make([]bool, n), probeAt: make([]time.Time, n), armed: make([]bool, n), answered: make([]bool, n), results: make([]*bench.AttackResult, n), errs: make([]string, n),
 		seconds: make([][]bench.Bucket, n), pending: map[int][]*bench.Bucket{}}
 }
+
+// Margins of the common start.
+const (
+	// probeRounds are the probes each generator answers once all are
+	// prepared; the slowest sets the margins.
+	probeRounds = 3
+	// minGuard is the least guard, on an idle machine.
+	minGuard = 100 * time.Millisecond
+	// controlFactor is how many of the slowest probe's round trips the
+	// guard is at least: the begin and its armed make one such round
+	// trip, and a machine's busy moments come and go between the probe
+	// and the begin.
+	controlFactor = 3
+)
 
 // margins are how far ahead the common start is set once every generator
 // is prepared (lead), and how long before it every one must have said it
 // is armed (guard): long enough for a begin, and then for an abort, to
-// reach them all before any sends.
+// reach them all before any sends. They follow what was measured: the
+// handshake's round trip, and the probes' taken when every generator was
+// prepared and its machine as busy as at the start. A fixed 100 ms was
+// too short for a generator on two CPUs saturated by other tests: its
+// armed came later (clean-clone run 29).
 func (s *session) margins() (lead, guard time.Duration) {
 	var rtt time.Duration
 	for _, l := range s.links {
 		rtt = max(rtt, l.rtt)
 	}
-	guard = 100*time.Millisecond + 2*rtt
+	guard = max(minGuard+2*rtt, controlFactor*s.control)
 	return 2 * guard, guard
+}
+
+// probe sends every generator probeRounds clocks in turn, each answered by
+// the way its armed will come, and keeps the slowest whole round trip as
+// control. A generator that does not answer by deadline fails the attack
+// before any load.
+func (s *session) probe(deadline time.Time) error {
+	for range probeRounds {
+		clear(s.probed)
+		for i, l := range s.links {
+			s.probeAt[i] = time.Now()
+			if err := l.probe(s.probeAt[i]); err != nil {
+				return fmt.Errorf("%s could not be probed: %w", l.name(), err)
+			}
+		}
+		if err := s.waitAll(s.probed, deadline, "answering its probes"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // run hands every generator its share, starts them all at one time once
@@ -83,6 +124,9 @@ func (s *session) begin(prepare time.Duration) error {
 	if err := s.waitAll(s.prepared, time.Now().Add(prepare), "prepared within "+prepare.String()); err != nil {
 		return err
 	}
+	if err := s.probe(time.Now().Add(prepare)); err != nil {
+		return err
+	}
 	lead, guard := s.margins()
 	s.start = time.Now().Add(lead)
 	for _, l := range s.links {
@@ -90,7 +134,8 @@ func (s *session) begin(prepare time.Duration) error {
 			return fmt.Errorf("%s could not be told to begin: %w", l.name(), err)
 		}
 	}
-	return s.waitAll(s.armed, s.start.Add(-guard), fmt.Sprintf("armed %s before the common start", guard.Round(time.Millisecond)))
+	return s.waitAll(s.armed, s.start.Add(-guard), fmt.Sprintf("armed %s before the common start (the slowest probe took %s)",
+		guard.Round(time.Millisecond), s.control.Round(time.Millisecond)))
 }
 
 // waitAll handles messages until every flag is set, or fails at deadline
@@ -165,6 +210,11 @@ func (s *session) handle(ev event) {
 		}
 	case ev.msg.Kind == kindPrepared:
 		s.prepared[i] = true
+	case ev.msg.Kind == kindClock:
+		if !s.probeAt[i].IsZero() && !s.probed[i] {
+			s.control = max(s.control, time.Since(s.probeAt[i]))
+			s.probed[i] = true
+		}
 	case ev.msg.Kind == kindArmed:
 		s.armed[i] = true
 	case ev.msg.Kind == kindStage && i == 0 && ev.msg.Stage != nil && s.obs.Stage != nil:
