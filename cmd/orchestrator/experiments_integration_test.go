@@ -143,14 +143,20 @@ func TestExperimentFanoutSmall(t *testing.T) {
 }
 
 // Issue 13's service-level attack, short: 100 then 400 clients on
-// /api/downstream (1 s calls, 1.5 s timeout, a callee of 200 workers).
-// Tomcat's 200 threads never send the callee more than it serves, nor does
-// a bulkhead of 100; unbounded virtual threads send it 400 calls at once
-// and half of them time out.
+// /api/downstream (a callee of 200 workers). Tomcat's 200 threads never
+// send the callee more than it serves, nor does a bulkhead of 100;
+// unbounded virtual threads send it 400 calls at once and half of them
+// time out.
 //
 // It runs side by side, not alone: its verdicts are error rates set by a
-// 1.5 s timeout on calls that sleep 1 s, none or a flood's half; the 0.5 s
-// between them is far more than a target sharing its CPU loses.
+// timeout of one and a half calls, none or a flood's half or more. The
+// calls last 2 s (3 s timeout), not the experiment's 1 s (1.5 s): the flood
+// is one of concurrency, and 400 clients then ask the target for half the
+// rate, with four waves in the stage. At 1 s, java-virtual once failed
+// only 1.8 % of its requests at 400 clients, in the side-by-side part's
+// last minute beside two other experiments' JVMs (clean-clone run 32, its
+// rates not logged then; they are now). Beside four busy loops on the two
+// CPUs, 1 s calls failed 75 % and 2 s calls 83 %.
 func TestExperimentDownstreamStaged(t *testing.T) {
 	sideBySide(t)
 	startsJVMs(t, 80)
@@ -159,18 +165,23 @@ func TestExperimentDownstreamStaged(t *testing.T) {
 	spec.NoProfile = true       // what recorded inside is seed 003's test's and the why tests'; reading it would only lengthen this one
 	spec.Cases = spec.Cases[:3] // java-platform, java-virtual-bulkhead, java-virtual
 	spec.Downstream = &bench.Downstream{Target: bench.TargetGo, Workers: 200}
+	for _, c := range spec.Cases {
+		p := c.Workload.Requests[0].Params
+		p["duration"], p["timeout"] = "2000", "3000"
+	}
 	spec.Profile.Stages = []bench.Stage{
 		{Name: "c100", Duration: bench.Duration(4 * time.Second), Concurrency: 100},
-		{Name: "c400", Duration: bench.Duration(6 * time.Second), Concurrency: 400},
+		{Name: "c400", Duration: bench.Duration(8 * time.Second), Concurrency: 400},
 	}
 	spec.Warmup = bench.Warmup{Duration: bench.Duration(2 * time.Second), Rate: 20}
 	run := runSpec(t, spec)
 	for _, tr := range run.Targets {
-		var rates []float64
+		var rates, tput []float64
 		for _, st := range tr.Stages {
 			rates = append(rates, 100*(1-st.Stats.SuccessRatio()))
+			tput = append(tput, st.Stats.Throughput)
 		}
-		t.Logf("%-22s error rate per stage %.1f%%", tr.Key(), rates)
+		t.Logf("%-22s error rate per stage %.1f%%, req/s %.0f", tr.Key(), rates, tput)
 		if len(rates) != 2 {
 			t.Fatalf("%s: %d stages measured", tr.Key(), len(rates))
 		}
