@@ -80,6 +80,7 @@ type second struct {
 	window
 	recorded   int64 // requests filed, dropped ones included
 	completed  int64
+	spread     float64 // bench.Stats.CompletedSpread
 	iterations int64
 }
 
@@ -225,6 +226,7 @@ func (r *recorder) file(o outcome) (seq uint64, measured, ok bool) {
 	r.fileSent(o)
 	if o.success() {
 		r.fileCompleted(o.kind, o.done)
+		r.fileSpread(o)
 	}
 	seq, measured = r.seq, o.intended >= r.sched.load().warm
 	if measured {
@@ -315,6 +317,47 @@ func (r *recorder) fileCompleted(kind int, done time.Duration) {
 		return
 	}
 	r.live(b).completed++
+}
+
+// fileSpread counts a successful response in each second it was in
+// flight in (from when it left to when it came back), by the share of its
+// flight in each: the warm-up's seconds by attack time, the profile's from
+// t0, nothing past the profile's end. Each second it reaches is still
+// open: every request sent by a second's end is back before the second
+// is reported or judged, so no share comes late (but after a final or
+// cancelled report, which patches the second).
+func (r *recorder) fileSpread(o outcome) {
+	from, to := o.sent, o.done
+	if to <= from {
+		from = to - 1 // no measurable flight: all of it in the second it came back in
+	}
+	flight := float64(to - from)
+	warm, bucket := r.sched.load().warm, r.cfg.bucket
+	for t := from; t < to; {
+		if t < warm {
+			b := int(t / bucket)
+			end := min(time.Duration(b+1)*bucket, warm, to)
+			if ws := r.warmSecs; ws != nil && b >= ws.next && b < len(ws.seconds) {
+				ws.live(b, r).spread += float64(end-t) / flight
+			}
+			t = end
+			continue
+		}
+		off := t - warm
+		if off >= r.profile() {
+			return
+		}
+		b := r.bucketOf(off)
+		_, bend := r.bucketSpan(b)
+		end := min(warm+bend, to)
+		share := float64(end-t) / flight
+		if b < len(r.done) {
+			r.done[b].Stats.CompletedSpread += share
+		} else {
+			r.live(b).spread += share
+		}
+		t = end
+	}
 }
 
 // complete counts one successful response that arrived in the window.
@@ -463,7 +506,7 @@ func (r *recorder) report(b int) bench.Bucket {
 	// Each second keeps its histogram: the steady part of a stage is a run
 	// of seconds, and its percentiles come from merging theirs.
 	st := s.agg.withHistograms(s.agg.stats(max(elapsed, 0), s.completed, 0, 0))
-	st.Iterations = s.iterations
+	st.Iterations, st.CompletedSpread = s.iterations, s.spread
 	st.SetRates()
 	g := r.generatorOver(&s.window, b, b+1)
 	st.BytesIn, st.BytesOut = r.bytesOver(b, b+1)

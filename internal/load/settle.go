@@ -114,7 +114,9 @@ func (r *recorder) warmComplete(b int, now time.Duration) bool {
 func (r *recorder) warmSecond(b int) bench.Bucket {
 	s := r.warmSecs.live(b, r)
 	r.warmSecs.seconds[b] = nil
-	return bench.Bucket{Second: b, Stage: warmupStage, Stats: s.agg.stats(r.cfg.bucket, s.completed, 0, 0)}
+	st := s.agg.stats(r.cfg.bucket, s.completed, 0, 0)
+	st.CompletedSpread = s.spread
+	return bench.Bucket{Second: b, Stage: warmupStage, Stats: st}
 }
 
 // settle asks plan.Settled about warm-up second b, outside the lock (it is

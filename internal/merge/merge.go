@@ -58,6 +58,7 @@ func addCounts(st *bench.Stats, w bench.Stats) {
 	st.Requests += w.Requests
 	st.Successes += w.Successes
 	st.Completed += w.Completed
+	st.CompletedSpread += w.CompletedSpread
 	st.Dropped += w.Dropped
 	st.Iterations += w.Iterations
 	st.BytesIn += w.BytesIn

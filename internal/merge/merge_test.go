@@ -38,10 +38,12 @@ func TestStatsMergesExactly(t *testing.T) {
 	a.Requests += 2
 	a.StatusCodes["0"] = 2
 	a.Fanout = &bench.FanoutStats{Responses: 1, Calls: 4, ElapsedMs: 7}
+	a.CompletedSpread = 4.75
 	b := window(t, 2*time.Second, 5, 6, 7, 8, 9, 10, 11)
 	b.Errors = []bench.ErrorCount{{Message: "refused", Count: 3}, {Message: "timeout", Count: 1}}
 	b.Requests += 4
 	b.Fanout = &bench.FanoutStats{Responses: 2, Calls: 1, ElapsedMs: 3}
+	b.CompletedSpread = 7.5
 	got, err := merge.Stats(2*time.Second, a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +57,9 @@ func TestStatsMergesExactly(t *testing.T) {
 	}
 	if got.Requests != 18 || got.Successes != 12 || got.Completed != 12 || got.StatusCodes["200"] != 12 || got.StatusCodes["0"] != 2 {
 		t.Errorf("counts %d/%d/%d, codes %v", got.Requests, got.Successes, got.Completed, got.StatusCodes)
+	}
+	if got.CompletedSpread != 12.25 {
+		t.Errorf("completions spread %g, want the parts' 4.75 + 7.5", got.CompletedSpread)
 	}
 	if got.Throughput != 6 || got.OfferedRate != 9 {
 		t.Errorf("throughput %g, offered %g: want 6 and 9 req/s over 2 s", got.Throughput, got.OfferedRate)

@@ -1,6 +1,7 @@
 package steady
 
 import (
+	"slices"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -22,13 +23,15 @@ type Part struct {
 	Figure string
 }
 
-// OfSeconds finds the steady part of a stage's full seconds. A second
-// without successes has no p50; it counts as the p50 of the second before
-// it so that the series keeps its length.
+// OfSeconds finds the steady part of a stage's full seconds. Throughput
+// is read from each second's CompletedSpread, which closed clients in step
+// do not alias, or from its completions in a run recorded before seconds
+// kept it. A second without successes has no p50; it counts as the p50 of
+// the second before it so that the series keeps its length.
 func OfSeconds(seconds []bench.Bucket) Part {
-	tput, p50 := make([]float64, len(seconds)), make([]float64, len(seconds))
+	tput, p50 := Throughputs(seconds), make([]float64, len(seconds))
 	for i, b := range seconds {
-		tput[i], p50[i] = b.Stats.Throughput, b.Stats.Latency.P50
+		p50[i] = b.Stats.Latency.P50
 		if b.Stats.Successes == 0 && i > 0 {
 			p50[i] = p50[i-1]
 		}
@@ -42,6 +45,22 @@ func OfSeconds(seconds []bench.Bucket) Part {
 		p.Figure = FigureP50
 	}
 	return p
+}
+
+// Throughputs are the seconds' rates of successful responses as the
+// steady-state test reads them: CompletedSpread over each second's
+// elapsed time when the seconds kept it (any of them non-zero), their
+// Throughput otherwise.
+func Throughputs(seconds []bench.Bucket) []float64 {
+	spread := slices.ContainsFunc(seconds, func(b bench.Bucket) bool { return b.Stats.CompletedSpread > 0 })
+	out := make([]float64, len(seconds))
+	for i, b := range seconds {
+		out[i] = b.Stats.Throughput
+		if secs := b.Stats.Elapsed.D().Seconds(); spread && secs > 0 {
+			out[i] = b.Stats.CompletedSpread / secs
+		}
+	}
+	return out
 }
 
 // Kept returns the seconds the part keeps: those between the transients

@@ -106,3 +106,49 @@ func TestStats(t *testing.T) {
 		t.Errorf("Stats of a second without its histogram: ok, want not ok")
 	}
 }
+
+// poolRun is Go's 400-client stage on heavy?duration=500 in the pool run
+// that was called "not steady" (a trend of -0.54 %/s): per-second
+// completions that dip while the bunch of clients in step straddles a
+// second's boundary. The latency never passed 511 ms and nothing failed.
+var poolRun = []float64{800, 800, 800, 800, 800, 800, 782, 775, 772, 789, 760, 750}
+
+// TestOfSecondsAliasedClosed: the steady-state test reads each second's
+// CompletedSpread, which the target's steady ~797.6 req/s keeps flat,
+// not the completions that alias; a run recorded before seconds kept it
+// is read from its completions, as before.
+func TestOfSecondsAliasedClosed(t *testing.T) {
+	var seconds []bench.Bucket
+	for i, v := range poolRun {
+		b := second(t, i, int(v), 500)
+		b.Stats.CompletedSpread = 797.6 + 0.1*float64(i%3)
+		seconds = append(seconds, b)
+	}
+	if p := steady.OfSeconds(seconds); !p.Steady || p.Start != 0 || p.EndCut != 0 {
+		t.Errorf("OfSeconds = %+v, want steady, nothing cut", p)
+	}
+	for i := range seconds {
+		seconds[i].Stats.CompletedSpread = 0
+	}
+	if got := steady.Throughputs(seconds); got[6] != 782 {
+		t.Errorf("Throughputs of seconds without a spread = %v, want their completions", got)
+	}
+	if p := steady.OfSeconds(seconds); p.Steady {
+		t.Fatalf("the completions alone judged steady (%+v): the series no longer shows what spreading fixes", p)
+	}
+}
+
+// TestOfSecondsSpreadTrend: a throughput that climbs still climbs when
+// each answer is spread over its flight.
+func TestOfSecondsSpreadTrend(t *testing.T) {
+	var seconds []bench.Bucket
+	for i := range 20 {
+		b := second(t, i, 1000, 10)
+		b.Stats.CompletedSpread = 1000 + 50*float64(i)
+		seconds = append(seconds, b)
+	}
+	p := steady.OfSeconds(seconds)
+	if p.Steady || p.Figure != steady.FigureThroughput || p.Trend <= 0 {
+		t.Errorf("OfSeconds = %+v, want not steady, throughput trending up", p)
+	}
+}
