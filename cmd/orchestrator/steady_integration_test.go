@@ -9,6 +9,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/steady"
 )
 
 // TestMeasureWarmupUntilSteady reads the shared three-target run (poolRun),
@@ -63,11 +64,12 @@ func jitText(ws bench.WarmupSteady) string {
 	return fmt.Sprintf("%.1f s", *ws.JITMs/1000)
 }
 
-// perSecond is a result's throughput and p50, second by second.
+// perSecond is a result's completions (and the rate the steady part
+// reads, steady.Rate) and p50, second by second.
 func perSecond(tr *bench.TargetResult) string {
 	var parts []string
 	for _, b := range tr.Seconds {
-		parts = append(parts, fmt.Sprintf("%.0f/%.1fms", b.Stats.Throughput, b.Stats.Latency.P50))
+		parts = append(parts, fmt.Sprintf("%.0f(%.1f)/%.1fms", b.Stats.Throughput, steady.Rate(b.Stats), b.Stats.Latency.P50))
 	}
 	return strings.Join(parts, " ")
 }

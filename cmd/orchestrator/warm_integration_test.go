@@ -9,6 +9,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/steady"
 )
 
 // TestMeasureWarmStart is issue 34's run, read from the shared three-target run
@@ -19,7 +20,9 @@ import (
 // the others' clients, 400 ÷ 0.5 s); it was 7 req/s when the stage started cold, the warm-up's
 // requests still holding Tomcat's threads. The stage's figure is the mean
 // of its steady seconds (a dip the detector cut, a few seconds of 760 in
-// 800, is not among them), within its bound.
+// 800, is not among them), within its bound. Seconds are read as the
+// steady part reads them: answers spread over their flight (steady.Rate),
+// which 400 clients in step do not alias.
 func TestMeasureWarmStart(t *testing.T) {
 	alone(t)
 	run, _ := poolRun(t)
@@ -41,7 +44,7 @@ func TestMeasureWarmStart(t *testing.T) {
 		// (7 of 398); a warm one reads about it. The usual second is the
 		// stage's median, not the bound: on a busy CPU go's seconds ran
 		// 727 to 800 of 800, its first 731.
-		if first, usual := seconds[0].Stats.Throughput, medianThroughput(seconds); first < 0.9*usual || first > 1.01*bound {
+		if first, usual := steady.Rate(seconds[0].Stats), medianThroughput(seconds); first < 0.9*usual || first > 1.01*bound {
 			t.Errorf("%s: first measured second %.0f req/s, want about the stage's median second %.0f (not a cold start) and within its bound %.0f", name, first, usual, bound)
 		}
 		res := resultOf(t, analysis.Analyze(run, analysis.ReportOptions{}).Scopes[1], name)
@@ -50,8 +53,8 @@ func TestMeasureWarmStart(t *testing.T) {
 		}
 		kept := seconds[res.Steady[0].Cut : len(seconds)-res.Steady[0].CutEnd]
 		var sum float64
-		for _, b := range kept {
-			sum += b.Stats.Throughput
+		for _, rate := range steady.Throughputs(kept) {
+			sum += rate
 		}
 		mean := sum / float64(len(kept))
 		got := res.Figures.Throughput.Value
@@ -62,12 +65,10 @@ func TestMeasureWarmStart(t *testing.T) {
 	}
 }
 
-// medianThroughput is the median of seconds' throughput.
+// medianThroughput is the median of seconds' throughput, as the steady
+// part reads it (steady.Rate).
 func medianThroughput(seconds []bench.Bucket) float64 {
-	v := make([]float64, len(seconds))
-	for i, b := range seconds {
-		v[i] = b.Stats.Throughput
-	}
+	v := steady.Throughputs(seconds)
 	slices.Sort(v)
 	if n := len(v); n%2 == 0 {
 		return (v[n/2-1] + v[n/2]) / 2

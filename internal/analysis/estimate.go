@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/stats"
+	"github.com/threadbench/threadbench/internal/steady"
 )
 
 // figure is one request figure a report estimates, ranks and tests: how to
@@ -22,7 +23,7 @@ type figure struct {
 var (
 	figThroughput = figure{MetricThroughput, UnitReqPerSec, true,
 		func(p Plain) float64 { return p.Throughput },
-		func(s bench.Stats) (float64, bool) { return s.Throughput, true }}
+		func(s bench.Stats) (float64, bool) { return steady.Rate(s), true }}
 	figErrorRate = figure{MetricErrorRate, UnitPercent, false,
 		func(p Plain) float64 { return p.ErrorRate },
 		func(s bench.Stats) (float64, bool) { return ErrorRate(s), s.Requests > 0 }}

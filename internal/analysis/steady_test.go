@@ -1,6 +1,7 @@
 package analysis_test
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -191,5 +192,39 @@ func TestAnalyze_WarmupAdviceOfItsRound(t *testing.T) {
 		if strings.Contains(f.Text, "hit its 2m0s maximum") && strings.Contains(f.Text, "not steady") {
 			t.Errorf("the advice quotes the steady round's warm-up: %s", f.Text)
 		}
+	}
+}
+
+// aliased is Go's 400-client stage on heavy?duration=500 in a CLI run
+// (r06h1tv1rnepywkqs): completions per second that dip while the bunch of
+// clients in step straddles a second's boundary, and the same seconds'
+// answers spread over their flight, flat at the 400 ÷ 0.5015 s = 797.6
+// req/s the target served.
+var (
+	aliased       = []float64{800, 800, 800, 751, 761, 800, 756, 732, 796, 788, 789, 800}
+	aliasedSpread = []float64{796.5, 797.1, 797.2, 797.6, 797.6, 797.6, 797.6, 797.4, 798.0, 798.1, 798.3, 798.4}
+)
+
+// TestAnalyze_AliasedStageReadsTheSpread: the stage is steady, its figure
+// the spread's mean (797.6, within the clients' 800), not the completions'
+// 781, and its within-run interval is the spread's, a fraction of a
+// request per second wide, where the completions' would be tens.
+func TestAnalyze_AliasedStageReadsTheSpread(t *testing.T) {
+	run := analysistest.CraftedRun(t, 400, heavy500, analysistest.Crafted{Target: bench.TargetGo, PerSecond: aliased, Spread: aliasedSpread, Low: 500, High: 510})
+	res := analysis.Analyze(run, analysis.ReportOptions{}).Scopes[1].Results[0]
+	if len(res.Steady) != 1 || !res.Steady[0].Steady || res.Steady[0].Cut != 0 || res.Steady[0].CutEnd != 0 {
+		t.Fatalf("steady part %+v, want steady, nothing cut", res.Steady)
+	}
+	var spread, completed float64
+	for i := range aliased {
+		spread, completed = spread+aliasedSpread[i], completed+aliased[i]
+	}
+	n := float64(len(aliased))
+	est := res.Figures.Throughput
+	if want := spread / n; math.Abs(est.Value-want) > 1e-6 || est.Value > 800 {
+		t.Errorf("throughput %.2f req/s, want the spread's mean %.2f (the completions' is %.2f), within the clients' 800", est.Value, want, completed/n)
+	}
+	if est.CI == nil || est.CI.Hi-est.CI.Lo > 4 || est.CI.Lo > est.Value || est.CI.Hi < est.Value {
+		t.Errorf("interval %+v, want one around %.2f a few req/s wide at most", est.CI, est.Value)
 	}
 }

@@ -158,6 +158,9 @@ func (w *window) keepSteady(seconds []bench.Bucket, name string) {
 	}
 	w.steady = part.Kept(seconds)
 	if part.Start == 0 && part.EndCut == 0 {
+		if rate, ok := steady.RateOf(w.steady); ok {
+			w.stats.Throughput = rate
+		}
 		return
 	}
 	st, hists, ok := steady.Stats(w.steady)

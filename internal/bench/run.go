@@ -240,7 +240,8 @@ type Bucket struct {
 // Completed aliases when closed clients keep in step on a cycle that is
 // not a whole fraction of a second (400 clients on 501.5 ms: 800 a
 // second, then 775 when their bunch straddles a boundary); a rate from
-// CompletedSpread does not, so it is what the steady-state test reads.
+// CompletedSpread does not, so it is what the steady-state test and a hold
+// stage's figures read (steady.Rate).
 //
 // In the open model Latency runs from the time the schedule said the
 // request should leave (coordinated omission corrected, as wrk2 does) and

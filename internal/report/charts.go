@@ -10,6 +10,7 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
+	"github.com/threadbench/threadbench/internal/steady"
 )
 
 // Series the HTML report charts besides the catalog's thread and memory
@@ -199,8 +200,8 @@ func (cs chartSet) lineCharts() []chart.LineChart {
 			func(b bench.Bucket) (float64, bool) { return b.Scheduled, b.Scheduled > 0 }))
 	}
 	charts = append(charts, []chart.LineChart{
-		cs.bucketChart("throughput", "Throughput (completed requests per second)", analysis.UnitReqPerSec, pointMean,
-			func(b bench.Bucket) (float64, bool) { return b.Stats.Throughput, true }),
+		cs.bucketChart("throughput", "Throughput (successful responses per second, spread over their flight)", analysis.UnitReqPerSec, pointMean,
+			func(b bench.Bucket) (float64, bool) { return steady.Rate(b.Stats), true }),
 		cs.bucketChart("latency-p50", "p50 latency per second", analysis.UnitMs, pointMax,
 			func(b bench.Bucket) (float64, bool) { return b.Stats.Latency.P50, b.Stats.Successes > 0 }),
 		cs.bucketChart("latency-p99", "p99 latency per second", analysis.UnitMs, pointMax,

@@ -272,6 +272,7 @@ type Crafted struct {
 	Target    string
 	Settings  map[string]string
 	PerSecond []float64
+	Spread    []float64 // each second's CompletedSpread, when the run kept it
 	Low, High float64
 }
 
@@ -293,6 +294,9 @@ func CraftedRun(t *testing.T, clients int, requests []bench.Request, targets ...
 			buckets = append(buckets, bench.Bucket{Second: i, Stats: bench.Stats{Requests: int64(v), Successes: int64(v),
 				Completed: int64(v), Throughput: v, Elapsed: bench.Duration(time.Second),
 				Latency: bench.Latency{Min: c.Low, Mean: (c.Low + c.High) / 2, P50: (c.Low + c.High) / 2, P99: c.High}}})
+			if i < len(c.Spread) {
+				buckets[i].Stats.CompletedSpread = c.Spread[i]
+			}
 			sum += v
 		}
 		st := StatsOf(t, Spread{Requests: int64(sum), Seconds: float64(seconds), Low: c.Low, High: c.High})
@@ -335,9 +339,9 @@ func SteadyRun(t *testing.T) *bench.Run {
 		climbing[i] = 1300 + 40*float64(i)
 	}
 	return CraftedRun(t, 50, Heavy20,
-		Crafted{bench.TargetGo, nil, Around(2400, 30), 10, 30},
-		Crafted{bench.TargetJavaPlatform, nil, warming(1500, 2400, 6, 30), 10, 30},
-		Crafted{bench.TargetJavaVirtual, nil, climbing, 10, 30})
+		Crafted{Target: bench.TargetGo, PerSecond: Around(2400, 30), Low: 10, High: 30},
+		Crafted{Target: bench.TargetJavaPlatform, PerSecond: warming(1500, 2400, 6, 30), Low: 10, High: 30},
+		Crafted{Target: bench.TargetJavaVirtual, PerSecond: climbing, Low: 10, High: 30})
 }
 
 // Heavy20 is the workload: 50 clients on it are bound at 2,500 req/s.
