@@ -22,10 +22,11 @@ type ReportOptions struct {
 // Latency notes, by load model.
 const (
 	latencyNoteOpen = "Open model: latency runs from each request's scheduled send time (coordinated omission corrected), " +
-		"so waiting for a free connection counts; throughput counts responses completed in each window, and a request's " +
-		"latency stays with the window it was scheduled in."
+		"so waiting for a free connection counts; throughput counts successful responses in each window (a hold stage's " +
+		"each over the time it was in flight), and a request's latency stays with the window it was scheduled in."
 	latencyNoteClosed = "Closed model: latency runs from when a client sends a request to its response; throughput counts " +
-		"responses completed in each window, and a request's latency stays with the window it was sent in."
+		"successful responses in each window (a hold stage's each over the time it was in flight, which clients in step " +
+		"do not alias), and a request's latency stays with the window it was sent in."
 )
 
 // analysis is the state of one Analyze call.
