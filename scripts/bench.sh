@@ -6,9 +6,12 @@
 #   wrk   closed model, 64 connections on the Go target's /api/light:
 #         wrk (the ceiling), threadbench's own engine and its vegeta engine,
 #         each pinned to CPU 0 with the target on the last CPU (1 CPU, 1 GiB),
-#         in turn, ROUNDS rounds (5 unless set) of 10 s each, a fresh target
-#         for each; each engine's median req/s and p50, and its ratio to
-#         wrk's: the median of its rounds' ratios to wrk's in the same round.
+#         in turn, ROUNDS rounds (5 unless set) of 10 s each: wrk and our
+#         engine alone (scripts/enginebench) on the same target, in turns
+#         (wrk first in odd rounds), then a threadbench run of each engine,
+#         each on the fresh target the orchestrator starts; each one's median
+#         req/s and p50, and its ratio to wrk's: the median of its rounds'
+#         ratios to wrk's in the same round.
 #   ceiling  the open model on one generator CPU at rising rates, 8 s each
 #         (one run per engine, a stage per rate; ours at 16,000, 32,000 and
 #         48,000 req/s, then from 0.80 to 1.10 of wrk's closed-model rate of
@@ -54,6 +57,7 @@ engine() {
   [ "$cpus" -ge 2 ] || die "needs 2 CPUs or more, to keep generator and target apart"
   target_cpu=$((cpus - 1))
   go build -o "$work/orchestrator" ./cmd/orchestrator
+  go build -o "$work/enginebench" ./scripts/enginebench
   # The ceiling sweep goes above the default maxRate (20,000 req/s).
   echo "guardrails: {maxRate: 200000}" >"$work/config.yaml"
   image=$("$work/orchestrator" targets build go 2>/dev/null | awk '{print $2}')
@@ -105,9 +109,14 @@ bench_wrk() {
   # one after the other: 56.2k, 52.2k, 60.7k, 62.3k req/s on AMD EPYC), and
   # a median of each engine's rounds apart would set that drift beside the
   # engines' difference; two runs next to each other share most of it.
-  local round wrk_rps tb_rps vg_rps wrk_p50 tb_p50 vg_p50 flags vg_flags
+  # The engine alone beside wrk on one container is the engines' ratio:
+  # the same target, wrk and our engine in turns, gave ratios of 0.94 to
+  # 1.04 (median 1.00) over six rounds on AMD EPYC, where fresh targets for
+  # each gave 0.84 to 1.07 within one bench run.
+  local round order wrk_rps tb_rps vg_rps eng_rps wrk_p50 tb_p50 vg_p50 eng_p50 flags vg_flags
   : >"$work/closed.txt"
   for round in $(seq "$ROUNDS"); do
+    order=wrk-first; [ $((round % 2)) -eq 0 ] && order=engine-first
     docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true
     docker run -d --name threadbench-bench-wrk --network host --cpuset-cpus "$target_cpu" --cpus 1 -m 1g --memory-swap 1g \
       -e PORT=18099 -e BIND_ADDR=127.0.0.1 -e GOMEMLIMIT=536870912 "$image" >/dev/null
@@ -116,8 +125,13 @@ bench_wrk() {
     # machine another run's attack would otherwise share wrk's CPUs.
     flock "${TMPDIR:-/tmp}/threadbench-attack.lock" sh -c '
       taskset -c 0 wrk -t1 -c64 -d3s http://127.0.0.1:18099/api/light >/dev/null # warm-up, as threadbench'"'"'s
-      taskset -c 0 wrk -t1 -c64 -d10s --latency http://127.0.0.1:18099/api/light' >"$work/wrk.txt"
+      [ "$1" = engine-first ] && { taskset -c 0 "$2" -url http://127.0.0.1:18099/api/light -clients 64 -duration 10s >"$3" || exit 1; }
+      taskset -c 0 wrk -t1 -c64 -d10s --latency http://127.0.0.1:18099/api/light >"$4" || exit 1
+      [ "$1" = wrk-first ] && { taskset -c 0 "$2" -url http://127.0.0.1:18099/api/light -clients 64 -duration 10s >"$3" || exit 1; }
+      exit 0' sh "$order" "$work/enginebench" "$work/engine.json" "$work/wrk.txt" || die "the same-target round $round failed"
     docker rm -f threadbench-bench-wrk >/dev/null
+    eng_rps=$(python3 -c "import json; print(json.load(open('$work/engine.json'))['throughput'])")
+    eng_p50=$(python3 -c "import json; print(json.load(open('$work/engine.json'))['p50'])")
     wrk_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.txt")
     wrk_p50=$(awk '$1=="50%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}' "$work/wrk.txt")
     run_orchestrator "$(profile closed64 closed '{duration: 10s, concurrency: 64}')"
@@ -128,24 +142,25 @@ bench_wrk() {
     vg_rps=$(figure "r['targets'][0]['total']['throughput']")
     vg_p50=$(figure "r['targets'][0]['total']['latency']['p50']")
     vg_flags=$(figure "'; '.join(f['kind']+': '+f['reason'] for s in r['targets'][0]['stages'] for f in s.get('flags',[])) or 'none'")
-    echo "$round $wrk_rps $wrk_p50 $tb_rps $tb_p50 $vg_rps $vg_p50 own: $flags; vegeta: $vg_flags" >>"$work/closed.txt"
+    echo "$round $wrk_rps $wrk_p50 $tb_rps $tb_p50 $vg_rps $vg_p50 $eng_rps $eng_p50 own: $flags; vegeta: $vg_flags" >>"$work/closed.txt"
   done
   python3 - "$work/closed.txt" "$work/wrk_rps" <<'PY'
 import statistics, sys
-rows = [line.split(' ', 7) for line in open(sys.argv[1])]
-print('%-20s %12s %10s %8s   %s' % ('closed, 64 conns', 'req/s', 'p50 ms', '÷ wrk', 'rounds (req/s)'))
+rows = [line.split(' ', 9) for line in open(sys.argv[1])]
+print('%-30s %12s %10s %8s   %s' % ('closed, 64 conns', 'req/s', 'p50 ms', '÷ wrk', 'rounds (req/s)'))
 med = {}
-for name, col in (('wrk', 1), ('threadbench (own)', 3), ('threadbench (vegeta)', 5)):
+names = (('wrk', 1), ('our engine, wrk\'s target', 7), ('threadbench run (own)', 3), ('threadbench run (vegeta)', 5))
+for name, col in names:
     rates = [float(r[col]) for r in rows]
     med[name] = statistics.median(rates), statistics.median(float(r[col + 1]) for r in rows)
-    print('%-20s %12.0f %10.2f %8.3f   %s' % (name, med[name][0], med[name][1], med[name][0] / med['wrk'][0],
+    print('%-30s %12.0f %10.2f %8.3f   %s' % (name, med[name][0], med[name][1], med[name][0] / med['wrk'][0],
           ', '.join('%.0f' % x for x in rates)))
-for name, col in (('threadbench', 3), ('vegeta', 5)):
+for name, col in names[1:]:
     by_round = [float(r[col]) / float(r[1]) for r in rows]
     print('ratio %s / wrk: %.3f (median of the %d rounds\' ratios: %s; ratio of the medians %.3f)' % (name, statistics.median(by_round), len(rows),
-          ', '.join('%.3f' % x for x in by_round), med['threadbench (own)' if name == 'threadbench' else 'threadbench (vegeta)'][0] / med['wrk'][0]))
+          ', '.join('%.3f' % x for x in by_round), med[name][0] / med['wrk'][0]))
 for r in rows:
-    print('flags, round %s: %s' % (r[0], r[7].strip()))
+    print('flags, round %s: %s' % (r[0], r[9].strip()))
 open(sys.argv[2], 'w').write('%.1f\n' % med['wrk'][0])
 PY
 }
