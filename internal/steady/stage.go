@@ -64,16 +64,8 @@ func Rate(st bench.Stats) float64 {
 // RateOf is the Rate of seconds summed, and false when none of them kept
 // a spread (their completions are then the stage's own figure).
 func RateOf(seconds []bench.Bucket) (float64, bool) {
-	var spread float64
-	var elapsed time.Duration
-	for _, b := range seconds {
-		spread += b.Stats.CompletedSpread
-		elapsed += b.Stats.Elapsed.D()
-	}
-	if spread <= 0 || elapsed <= 0 {
-		return 0, false
-	}
-	return spread / elapsed.Seconds(), true
+	st := counts(seconds)
+	return st.Throughput, st.CompletedSpread > 0 && st.Elapsed > 0
 }
 
 // Throughputs are the seconds' rates (Rate).
@@ -92,25 +84,34 @@ func (p Part) Kept(seconds []bench.Bucket) []bench.Bucket {
 	return seconds[min(p.Start, end):end]
 }
 
-// Stats sums seconds into the figures of the window they make: counts and
-// bytes added, rates over their elapsed time (the throughput their Rate),
-// latency from their merged histograms. ok is false when a second has no histogram (runs recorded
-// before seconds kept theirs) or one cannot be read: the latency is then
-// left zero for the caller to take from elsewhere.
-func Stats(seconds []bench.Bucket) (st bench.Stats, hists []string, ok bool) {
+// counts adds seconds' counts and bytes, with the rates over their
+// elapsed time and the throughput their Rate.
+func counts(seconds []bench.Bucket) bench.Stats {
 	var elapsed time.Duration
 	windows := make([]bench.Stats, len(seconds))
-	ok = len(seconds) > 0
 	for i, b := range seconds {
 		windows[i] = b.Stats
 		elapsed += b.Stats.Elapsed.D()
+	}
+	st := merge.Counts(elapsed, windows...)
+	st.Throughput = Rate(st)
+	return st
+}
+
+// Stats sums seconds into the figures of the window they make: counts
+// (counts) and latency from their merged histograms. ok is false when a
+// second has no histogram (runs recorded before seconds kept theirs) or
+// one cannot be read: the latency is then left zero for the caller to
+// take from elsewhere.
+func Stats(seconds []bench.Bucket) (st bench.Stats, hists []string, ok bool) {
+	ok = len(seconds) > 0
+	for _, b := range seconds {
 		if b.Stats.Histogram == "" && b.Stats.Successes > 0 {
 			ok = false
 		}
 		hists = append(hists, b.Stats.Histogram)
 	}
-	st = merge.Counts(elapsed, windows...)
-	st.Throughput = Rate(st)
+	st = counts(seconds)
 	if !ok {
 		return st, nil, false
 	}
