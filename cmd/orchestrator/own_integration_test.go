@@ -132,6 +132,13 @@ func checkOwnRun(t *testing.T, run *bench.Run, name string) (platform, virtual *
 		t.Logf("stage %d: platform@platform %.0f; platform@virtual %.0f, virtual@virtual %.0f", s+1,
 			threads(platform, s, bench.ThreadPlatform), threads(virtual, s, bench.ThreadPlatform), threads(virtual, s, bench.ThreadVirtual))
 	}
+	for _, tr := range []*bench.TargetResult{platform, virtual} {
+		for _, r := range tr.Resources {
+			if r.ScrapeFailures > 0 {
+				t.Logf("%s: %d scrapes failed in stage %d (warm-up %v)", tr.Target, r.ScrapeFailures, r.Stage+1, r.Warmup)
+			}
+		}
+	}
 	// Tomcat keeps for a minute the threads the warm-up made it start,
 	// and a warm-up on shared CPUs, its requests slow, makes it start
 	// dozens (58 at 10 clients in a clean-clone run): so @platform's
@@ -142,8 +149,13 @@ func checkOwnRun(t *testing.T, run *bench.Run, name string) (platform, virtual *
 	if p0, p1 := threads(platform, lo, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); p0 <= 0 || p1 <= p0 {
 		t.Errorf("@platform: platform threads %.0f in the first stage, %.0f in the last: want them to rise with load", p0, p1)
 	}
-	if v0, v1 := threads(virtual, lo, bench.ThreadVirtual), threads(virtual, hi, bench.ThreadVirtual); v0 < 0 || v1 < v0+30 {
-		t.Errorf("@virtual: virtual threads %.0f in the first stage, %.0f in the last: want them to rise with load by 30 or more", v0, v1)
+	// @virtual's virtual threads are Spring's requests in flight, and a
+	// request waiting for a carrier is not one yet: on CPUs shared with
+	// other tests' JVMs, 150 clients read 47 to 152 (three of these tests
+	// at once), 117 to 140 alone. So they are held to rising with load and
+	// to outnumbering the platform threads at the same load.
+	if v0, v1, pv := threads(virtual, lo, bench.ThreadVirtual), threads(virtual, hi, bench.ThreadVirtual), threads(virtual, hi, bench.ThreadPlatform); v0 < 0 || v1 <= v0 || v1 <= pv {
+		t.Errorf("@virtual: virtual threads %.0f in the first stage, %.0f in the last (platform threads %.0f): want them to rise with load, above the platform threads", v0, v1, pv)
 	}
 	if pv, pp := threads(virtual, hi, bench.ThreadPlatform), threads(platform, hi, bench.ThreadPlatform); pv <= 0 || pp < pv+30 || pv > pp/2 {
 		t.Errorf("last stage: %.0f platform threads on virtual threads, %.0f on platform threads: want 30 more and twice as many on platform threads", pv, pp)
