@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -26,9 +25,7 @@ type Recording struct {
 	statsFailures  int
 	lastErr        error
 	firstText      string
-	firstAt        time.Time
 	lastText       string
-	lastAt         time.Time
 
 	stopOnce sync.Once
 	result   bench.RecordingResult
@@ -95,21 +92,12 @@ func (r *Recording) summarize(warmup *bench.StageResult, stages []bench.StageRes
 	return res
 }
 
-// scrapeEvery begins a scrape at once and then every interval until ctx
-// ends, each without waiting for the ones before to answer: a service
-// whose metrics endpoint shares the queue of its load (Actuator on
-// Tomcat's port) took 2 to 5 s to answer at 150 clients on shared CPUs,
-// and scrapes one after another then began one every 3 to 5 s, leaving a
-// 2 s stage without any (three of the suite's orders tests at once). The
-// timeout bounds how many are in flight: scrapeTimeouts, and one
-// beginning. It returns when every scrape it began has.
+// scrapeEvery scrapes at once and then every interval until ctx ends.
 func (r *Recording) scrapeEvery(ctx context.Context, sc *scraper) {
-	var inFlight sync.WaitGroup
-	defer inFlight.Wait()
 	ticker := time.NewTicker(r.interval)
 	defer ticker.Stop()
 	for {
-		inFlight.Go(func() { r.scrape(ctx, sc) })
+		r.scrape(ctx, sc)
 		select {
 		case <-ctx.Done():
 			return
@@ -118,22 +106,24 @@ func (r *Recording) scrapeEvery(ctx context.Context, sc *scraper) {
 	}
 }
 
-// scrapeTimeouts is how many intervals a scrape may take: a late sample
-// is worth more than a stage without any. A JVM whose one CPU is saturated
-// by 150 clients renders its exposition in seconds.
+// scrapeTimeouts is how many intervals a scrape may take. A JVM whose one
+// CPU is saturated by 150 clients renders its exposition in seconds: at 3
+// intervals, clean-clone runs of the suite (its CPUs busy) twice left a
+// 3 s stage without any thread sample.
 const scrapeTimeouts = 5
 
 // scrape takes one sample, within scrapeTimeouts intervals, filed under the
-// instant it began (the server computes it no earlier). One abandoned
-// because sampling stopped is neither a sample nor a failure; one that
-// answered or failed by itself is filed even if sampling stopped meanwhile.
+// instant it began.
 func (r *Recording) scrape(loop context.Context, sc *scraper) {
 	at := time.Now()
+	// A target whose pool is saturated serves its metrics endpoint from the
+	// same queue as the load (Tomcat): a late sample is worth more than a
+	// stage without any, so a scrape may take five intervals.
 	ctx, cancel := context.WithTimeout(loop, scrapeTimeouts*r.interval)
 	defer cancel()
 	text, samples, err := sc.scrape(ctx)
-	if err != nil && loop.Err() != nil && errors.Is(err, context.Canceled) {
-		return
+	if loop.Err() != nil {
+		return // stopped mid-scrape: not a failure, and not a sample
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -143,14 +133,10 @@ func (r *Recording) scrape(loop context.Context, sc *scraper) {
 		return
 	}
 	r.timeline.add(at, samples)
-	// Scrapes may answer out of order: the expositions kept are those of
-	// the first and the last begun.
-	if r.firstText == "" || at.Before(r.firstAt) {
-		r.firstText, r.firstAt = text, at
+	if r.firstText == "" {
+		r.firstText = text
 	}
-	if !at.Before(r.lastAt) {
-		r.lastText, r.lastAt = text, at
-	}
+	r.lastText = text
 }
 
 // fileStats records a container stats sample or failure.

@@ -16,19 +16,17 @@ import (
 	"github.com/threadbench/threadbench/internal/metrics"
 )
 
-// countingTransport counts the scrapes answered or failed (not those
-// only sent: scrapes overlap).
+// countingTransport counts the scrapes sent.
 type countingTransport struct {
 	n atomic.Int64
 }
 
 func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	defer c.n.Add(1)
+	c.n.Add(1)
 	return http.DefaultTransport.RoundTrip(req)
 }
 
-// scrapes returns a sampler option that counts scrapes ended, and the
-// count.
+// scrapes returns a sampler option that counts scrapes, and the count.
 func scrapes() (metrics.Option, func() int) {
 	ct := &countingTransport{}
 	return metrics.WithHTTPClient(&http.Client{Transport: ct}), func() int { return int(ct.n.Load()) }
@@ -55,7 +53,7 @@ func TestRecording_FailedScrapes(t *testing.T) {
 			}
 			opt, count := scrapes()
 			rec := metrics.NewSampler(nil, metrics.WithInterval(tt.interval), opt).Start(t.Context(), metrics.Target{Name: "go", MetricsURL: url})
-			waitFor(t, func() bool { return count() >= 2 }) // two failures filed, Stop or not
+			waitFor(t, func() bool { return count() > 2 }) // two samples filed
 			res := rec.Stop(t.Context(), nil, []bench.StageResult{stage(0, -60, 120, 1000)})
 
 			if res.ScrapeFailures < 2 || res.ScrapeFailures > count() {
@@ -186,54 +184,6 @@ func TestRecording_Stop(t *testing.T) {
 	again := rec.Stop(t.Context(), nil, nil)
 	if !reflect.DeepEqual(first, again) {
 		t.Errorf("second Stop = %+v, want %+v", again, first)
-	}
-}
-
-// TestRecording_Overlap holds the first scrape until the second arrives:
-// scrapes begin every interval without waiting for the ones before
-// (one after another, each would time out), and each sample is filed
-// under the instant its scrape began, in that order, however they
-// answered.
-func TestRecording_Overlap(t *testing.T) {
-	var served atomic.Int64
-	second := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := served.Add(1)
-		switch n {
-		case 1:
-			select {
-			case <-second:
-			case <-r.Context().Done():
-				return
-			}
-		case 2:
-			close(second)
-		}
-		fmt.Fprintf(w, "go_goroutines %d\n", n)
-	}))
-	defer srv.Close()
-	opt, count := scrapes()
-	rec := metrics.NewSampler(nil, metrics.WithInterval(100*time.Millisecond), opt).Start(t.Context(), metrics.Target{Name: "go", MetricsURL: srv.URL})
-	waitFor(t, func() bool { return count() >= 3 })
-	res := rec.Stop(t.Context(), nil, nil)
-
-	if res.ScrapeFailures != 0 || len(res.Series) != 1 {
-		t.Fatalf("failures %d (%s), series %+v; want none, and go_goroutines", res.ScrapeFailures, res.LastError, res.Series)
-	}
-	points := res.Series[0].Points
-	for i, p := range points {
-		if p.V != float64(i+1) {
-			t.Errorf("point %d holds request %v's value, want request %d's: %v", i, p.V, i+1, points)
-		}
-		if i > 0 && p.T <= points[i-1].T {
-			t.Errorf("point %d at t=%.3f does not follow %.3f", i, p.T, points[i-1].T)
-		}
-	}
-	if len(points) < 3 {
-		t.Errorf("%d points, want the three scrapes answered: %v", len(points), points)
-	}
-	if res.Expositions[0].Text != "go_goroutines 1\n" {
-		t.Errorf("first exposition %q, want the first begun's", res.Expositions[0].Text)
 	}
 }
 

@@ -26,9 +26,7 @@ func newTimeline() *timeline {
 	return &timeline{tracks: map[string]*track{}}
 }
 
-// add records samples taken at one instant, in its place among the
-// instants already recorded: scrapes in flight together may answer out of
-// the order they began in.
+// add records samples taken at one instant.
 func (tl *timeline) add(at time.Time, samples []Sample) {
 	for _, s := range samples {
 		k := s.key()
@@ -37,12 +35,8 @@ func (tl *timeline) add(at time.Time, samples []Sample) {
 			tr = &track{name: s.Name, labels: s.Labels}
 			tl.tracks[k] = tr
 		}
-		i := len(tr.at)
-		for i > 0 && tr.at[i-1].After(at) {
-			i--
-		}
-		tr.at = slices.Insert(tr.at, i, at)
-		tr.values = slices.Insert(tr.values, i, s.Value)
+		tr.at = append(tr.at, at)
+		tr.values = append(tr.values, s.Value)
 	}
 }
 
