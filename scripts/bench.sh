@@ -6,12 +6,13 @@
 #   wrk   closed model, 64 connections on the Go target's /api/light:
 #         wrk (the ceiling), threadbench's own engine and its vegeta engine,
 #         each pinned to CPU 0 with the target on the last CPU (1 CPU, 1 GiB),
-#         in turn, ROUNDS rounds (5 unless set) of 10 s each: wrk and our
-#         engine alone (scripts/enginebench) on the same target, in turns
-#         (wrk first in odd rounds), then a threadbench run of each engine,
-#         each on the fresh target the orchestrator starts; each one's median
-#         req/s and p50, and its ratio to wrk's: the median of its rounds'
-#         ratios to wrk's in the same round.
+#         in turn, ROUNDS rounds (5 unless set): wrk and our engine alone
+#         (scripts/enginebench) on the same target in SLICES alternations
+#         of SLICE seconds each (5 of 2 s unless set; ABBA order), then a
+#         threadbench run of each engine for 10 s, each on the fresh target
+#         the orchestrator starts; each one's median req/s and p50, and its
+#         ratio to wrk's: the median of its rounds' ratios to wrk's in the
+#         same round.
 #   ceiling  the open model on one generator CPU at rising rates, 8 s each
 #         (one run per engine, a stage per rate; ours at 16,000, 32,000 and
 #         48,000 req/s, then from 0.80 to 1.10 of wrk's closed-model rate of
@@ -42,6 +43,11 @@ die() { echo "bench: $*" >&2; exit 1; }
 what=${1:-all}
 ROUNDS=${ROUNDS:-5}
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS=$ROUNDS: want a whole number of rounds, 1 or more"
+# SLICES alternations of SLICE seconds each, per round, for wrk and our
+# engine alone on one target.
+SLICES=${SLICES:-5}
+SLICE=${SLICE:-2}
+[[ $SLICES =~ ^[1-9][0-9]*$ && $SLICE =~ ^[1-9][0-9]*$ ]] || die "SLICES=$SLICES SLICE=$SLICE: want whole numbers, 1 or more"
 command -v go >/dev/null 2>&1 || die "go is not installed"
 work=$(mktemp -d /tmp/threadbench-bench.XXXXXX)
 trap 'docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -101,7 +107,7 @@ machine() {
 
 bench_wrk() {
   machine
-  echo "== closed model, 64 connections, /api/light: wrk, threadbench and vegeta in turn, $ROUNDS rounds of 10 s each (generator on CPU 0, target on CPU $target_cpu) =="
+  echo "== closed model, 64 connections, /api/light: wrk, threadbench and vegeta in turn, $ROUNDS rounds: wrk and our engine alone on one target in $SLICES alternations of $SLICE s, then a 10 s run of each engine on its own target (generator on CPU 0, target on CPU $target_cpu) =="
   # The engines take turns, each round on a fresh target, and an engine is
   # judged by the median over the rounds of its rate divided by wrk's in
   # the same round: a one-CPU target at its edge drifts, from one container
@@ -110,13 +116,15 @@ bench_wrk() {
   # a median of each engine's rounds apart would set that drift beside the
   # engines' difference; two runs next to each other share most of it.
   # The engine alone beside wrk on one container is the engines' ratio:
-  # the same target, wrk and our engine in turns, gave ratios of 0.94 to
-  # 1.04 (median 1.00) over six rounds on AMD EPYC, where fresh targets for
-  # each gave 0.84 to 1.07 within one bench run.
-  local round order wrk_rps tb_rps vg_rps eng_rps wrk_p50 tb_p50 vg_p50 eng_p50 flags vg_flags
+  # the same target, wrk and our engine in turns of 10 s, gave ratios of
+  # 0.94 to 1.04 (median 1.00) over six rounds on AMD EPYC, where fresh
+  # targets for each gave 0.84 to 1.07 within one bench run. Even on one
+  # container the target drifts from one 8 s run of wrk to the next by up
+  # to 14 % (68.8k then 78.3k req/s), so the two alternate in short slices,
+  # each pair's first alternating (ABBA), and a round compares their means.
+  local round wrk_rps tb_rps vg_rps eng_rps wrk_p50 tb_p50 vg_p50 eng_p50 flags vg_flags
   : >"$work/closed.txt"
   for round in $(seq "$ROUNDS"); do
-    order=wrk-first; [ $((round % 2)) -eq 0 ] && order=engine-first
     docker rm -f threadbench-bench-wrk >/dev/null 2>&1 || true
     docker run -d --name threadbench-bench-wrk --network host --cpuset-cpus "$target_cpu" --cpus 1 -m 1g --memory-swap 1g \
       -e PORT=18099 -e BIND_ADDR=127.0.0.1 -e GOMEMLIMIT=536870912 "$image" >/dev/null
@@ -124,16 +132,37 @@ bench_wrk() {
     # Under the host's attack lock, as every threadbench run is: on a shared
     # machine another run's attack would otherwise share wrk's CPUs.
     flock "${TMPDIR:-/tmp}/threadbench-attack.lock" sh -c '
-      taskset -c 0 wrk -t1 -c64 -d3s http://127.0.0.1:18099/api/light >/dev/null # warm-up, as threadbench'"'"'s
-      [ "$1" = engine-first ] && { taskset -c 0 "$2" -url http://127.0.0.1:18099/api/light -clients 64 -duration 10s >"$3" || exit 1; }
-      taskset -c 0 wrk -t1 -c64 -d10s --latency http://127.0.0.1:18099/api/light >"$4" || exit 1
-      [ "$1" = wrk-first ] && { taskset -c 0 "$2" -url http://127.0.0.1:18099/api/light -clients 64 -duration 10s >"$3" || exit 1; }
-      exit 0' sh "$order" "$work/enginebench" "$work/engine.json" "$work/wrk.txt" || die "the same-target round $round failed"
+      first=$1 engine=$2 dir=$3 slices=$4 slice=$5 url=http://127.0.0.1:18099/api/light
+      taskset -c 0 wrk -t1 -c64 -d3s $url >/dev/null # warm-up, as threadbench'"'"'s
+      for k in $(seq "$slices"); do
+        # ABBA: the first of each pair alternates, so that a drift of the
+        # target within the round falls on both engines alike.
+        pair="wrk engine"; [ $(( (k + first) % 2 )) -eq 0 ] && pair="engine wrk"
+        for who in $pair; do
+          if [ "$who" = wrk ]; then taskset -c 0 wrk -t1 -c64 -d${slice}s --latency $url >"$dir/wrk.$k.txt" || exit 1
+          else taskset -c 0 "$engine" -url $url -clients 64 -duration ${slice}s -warmup 0 >"$dir/engine.$k.json" || exit 1; fi
+        done
+      done
+      exit 0' sh "$((round % 2))" "$work/enginebench" "$work" "$SLICES" "$SLICE" || die "the same-target round $round failed"
     docker rm -f threadbench-bench-wrk >/dev/null
-    eng_rps=$(python3 -c "import json; print(json.load(open('$work/engine.json'))['throughput'])")
-    eng_p50=$(python3 -c "import json; print(json.load(open('$work/engine.json'))['p50'])")
-    wrk_rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.txt")
-    wrk_p50=$(awk '$1=="50%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}' "$work/wrk.txt")
+    # The round's rates are the means of its slices (all of one length),
+    # its p50s their medians.
+    read -r wrk_rps wrk_p50 eng_rps eng_p50 < <(python3 - "$work" "$SLICES" <<'PY'
+import json, re, statistics, sys
+d, n = sys.argv[1], int(sys.argv[2])
+def ms(v):
+    num, unit = re.match(r'([0-9.]+)(us|ms|s)$', v).groups()
+    return float(num) * {'us': 0.001, 'ms': 1, 's': 1000}[unit]
+wrk, wrk50, eng, eng50 = [], [], [], []
+for k in range(1, n + 1):
+    text = open('%s/wrk.%d.txt' % (d, k)).read()
+    wrk.append(float(re.search(r'^Requests/sec:\s+([0-9.]+)', text, re.M).group(1)))
+    wrk50.append(ms(re.search(r'^\s+50%\s+(\S+)', text, re.M).group(1)))
+    e = json.load(open('%s/engine.%d.json' % (d, k)))
+    eng.append(e['throughput']); eng50.append(e['p50'])
+print('%.1f %.3f %.1f %.3f' % (statistics.mean(wrk), statistics.median(wrk50), statistics.mean(eng), statistics.median(eng50)))
+PY
+)
     run_orchestrator "$(profile closed64 closed '{duration: 10s, concurrency: 64}')"
     tb_rps=$(figure "r['targets'][0]['total']['throughput']")
     tb_p50=$(figure "r['targets'][0]['total']['latency']['p50']")

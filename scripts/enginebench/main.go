@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -40,11 +41,35 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "the measured stage")
 	warmup := flag.Duration("warmup", 3*time.Second, "an open warm-up before it (0: none)")
 	warmupRate := flag.Float64("warmup-rate", 500, "the warm-up's rate, req/s")
+	cpuProfile := flag.String("cpuprofile", "", "write the engine's CPU profile over the whole attack to this file (go tool pprof reads it)")
 	flag.Parse()
-	if err := run(*target, *clients, *duration, *warmup, *warmupRate); err != nil {
+	stop := func() {}
+	if *cpuProfile != "" {
+		var err error
+		if stop, err = profileCPU(*cpuProfile); err != nil {
+			fmt.Fprintln(os.Stderr, "enginebench:", err)
+			os.Exit(2)
+		}
+	}
+	err := run(*target, *clients, *duration, *warmup, *warmupRate)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "enginebench:", err)
 		os.Exit(2)
 	}
+}
+
+// profileCPU starts a CPU profile into path and returns what ends it.
+func profileCPU(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func run(target string, clients int, duration, warmup time.Duration, warmupRate float64) error {
