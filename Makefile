@@ -101,11 +101,16 @@ INTEGRATION = $(GO) test -count=1 -p 1 -parallel 64 -tags integration -timeout $
 ##   their targets' containers, one CPU's quota each, may use either CPU. Pinned to the last CPU, as a measuring run
 ##   pins them, every JVM of the phase started on one CPU while the other idled once lint, JUnit and the
 ##   conformance job had ended (clean-clone run 17: the two JVM slots busy for the last 190 s of 400).
+##   Its JVMs run with the JIT's first tier only (SIDE_JAVA_TOOL_OPTIONS, through THREADBENCH_JAVA_TOOL_OPTIONS):
+##   no test of this part reads a JVM's figures, and C2's compiles were most of a Spring Boot start's CPU (11 CPU-s
+##   with them, 5 without, here), on CPUs this part keeps saturated. The tests that measure run with none.
+SIDE_JAVA_TOOL_OPTIONS := -XX:TieredStopAtLevel=1
 integration-side: docker-up test-deps
 	@mkdir -p .build
 	$(INTEGRATION) -run '^$$' ./cmd/orchestrator > .build/side-images.json || { cat .build/side-images.json; exit 1; }
 	packages=$$($(GO) list ./... | grep -v -x -F "$$($(GO) list $(TIMED_PACKAGES) ./cmd/orchestrator)"); \
 	orchestrator=0; others=0; \
+	export THREADBENCH_JAVA_TOOL_OPTIONS='$(SIDE_JAVA_TOOL_OPTIONS)'; \
 	taskset -c 0 $(INTEGRATION) -skip '$(MEASURING)' ./cmd/orchestrator > .build/side-orchestrator.json & pid=$$!; \
 	$(INTEGRATION) -skip '$(MEASURING)' $$packages > .build/side-packages.json || others=$$?; \
 	wait $$pid || orchestrator=$$?; \

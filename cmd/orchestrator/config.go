@@ -31,8 +31,14 @@ type config struct {
 	// built with a JDK variant (java-virtual@21): {21: eclipse-temurin:21-jre}.
 	// A major without one is pulled as eclipse-temurin:<major>-jre, or
 	// assembled here.
-	JavaBaseImages map[int]string   `yaml:"javaBaseImages"`
-	Guardrails     bench.Guardrails `yaml:"guardrails"`
+	JavaBaseImages map[int]string `yaml:"javaBaseImages"`
+	// JavaToolOptions are JVM options every JVM target starts with (added
+	// to its JAVA_TOOL_OPTIONS, recorded in its settings): the operator's,
+	// for every run; a run cannot name its own. -XX:TieredStopAtLevel=1
+	// halves a Spring Boot start's CPU for checks that measure nothing
+	// (make test's side-by-side part); a measurement wants none.
+	JavaToolOptions string           `yaml:"javaToolOptions"`
+	Guardrails      bench.Guardrails `yaml:"guardrails"`
 	// Token is the daemon's bearer token: serve requires it of every
 	// request, the CLI sends it to a daemon.
 	Token string `yaml:"token"`
@@ -67,6 +73,7 @@ const (
 	envAddr          = "THREADBENCH_ADDR"
 	envRepo          = "THREADBENCH_REPO"
 	envJavaBaseImage = "THREADBENCH_JAVA_BASE_IMAGE"
+	envJavaTool      = "THREADBENCH_JAVA_TOOL_OPTIONS"
 	envToken         = "THREADBENCH_TOKEN"
 	envAllowedHosts  = "THREADBENCH_ALLOWED_HOSTS" // comma-separated
 	envDefaultEngine = "THREADBENCH_DEFAULT_ENGINE"
@@ -92,7 +99,7 @@ func loadConfig(g *globalState, flags *pflag.FlagSet) (config, error) {
 		}
 	}
 	for env, field := range map[string]*string{envDB: &cfg.DB, envServer: &cfg.Server, envAddr: &cfg.Addr, envRepo: &cfg.Repo,
-		envJavaBaseImage: &cfg.JavaBaseImage, envToken: &cfg.Token, envDefaultEngine: &cfg.DefaultEngine, envAttackLock: &cfg.AttackLock} {
+		envJavaBaseImage: &cfg.JavaBaseImage, envJavaTool: &cfg.JavaToolOptions, envToken: &cfg.Token, envDefaultEngine: &cfg.DefaultEngine, envAttackLock: &cfg.AttackLock} {
 		if v := g.getenv(env); v != "" {
 			*field = v
 		}
@@ -267,7 +274,8 @@ func firstNonEmpty(values ...string) string {
 
 // runtimeOptions are the Docker runtime's options the configuration sets.
 func (c config) runtimeOptions(g *globalState) targets.RuntimeOptions {
-	return targets.RuntimeOptions{RepoRoot: c.Repo, Sources: threadbench.TargetSources, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage, JavaBaseImages: c.JavaBaseImages}
+	return targets.RuntimeOptions{RepoRoot: c.Repo, Sources: threadbench.TargetSources, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage, JavaBaseImages: c.JavaBaseImages,
+		JavaToolOptions: c.JavaToolOptions}
 }
 
 // openEngines connects to the local engine, which must answer, and to the

@@ -94,16 +94,21 @@ func alone(t *testing.T) {
 	t.Logf("measuring alone from %s", time.Now().Format(time.TimeOnly))
 }
 
-// testEnv is the environment a run of test t sees: its attack lock when
-// it runs side by side, and what env adds.
+// testEnv is the environment a run of test t sees: when it runs side by
+// side, its attack lock and the JVM options make test gives that part
+// (THREADBENCH_JAVA_TOOL_OPTIONS: the JIT's first tier only, for JVMs
+// whose figures no test reads); and what env adds.
 func testEnv(t *testing.T, env map[string]string) func(string) string {
 	lock, _ := suite.locks.Load(t)
 	return func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
-		if k == envAttackLock && lock != nil {
+		switch {
+		case k == envAttackLock && lock != nil:
 			return lock.(string)
+		case k == envJavaTool && lock != nil:
+			return os.Getenv(envJavaTool)
 		}
 		return ""
 	}

@@ -76,6 +76,20 @@ func (r *Runtime) withRecording(ctx context.Context, img bench.ImageInfo, env ma
 	return out
 }
 
+// withJavaToolOptions returns env with the operator's JVM options
+// (RuntimeOptions.JavaToolOptions) added to JAVA_TOOL_OPTIONS: after the
+// value env gives, else the image's own, so that those stay in force; a
+// recording's come after them (withRecording reads this value as given).
+func (r *Runtime) withJavaToolOptions(ctx context.Context, img bench.ImageInfo, env map[string]string) map[string]string {
+	base, given := env[jfr.EnvVar]
+	if !given {
+		base = r.imageEnv(ctx, img.Ref, jfr.EnvVar)
+	}
+	out := maps.Clone(env)
+	out[jfr.EnvVar] = strings.TrimSpace(base + " " + r.javaTool)
+	return out
+}
+
 // imageEnv returns the value an image's configuration gives a variable,
 // "" when it gives none or the image cannot be inspected.
 func (r *Runtime) imageEnv(ctx context.Context, ref, name string) string {

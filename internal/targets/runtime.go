@@ -64,6 +64,11 @@ type RuntimeOptions struct {
 	// Engine is the engine the runtime drives; the zero value is the local
 	// one.
 	Engine EngineConfig
+	// JavaToolOptions are JVM options added to every JVM target's
+	// JAVA_TOOL_OPTIONS (after the image's own, before a recording's):
+	// the operator's, for every run (config javaToolOptions), never a
+	// run's own. Empty adds none.
+	JavaToolOptions string
 	// ImageSource is an engine whose images this one loads rather than
 	// build them again when their inputs hash is the same (the local
 	// engine, for a remote one); nil builds every image here.
@@ -85,6 +90,7 @@ type Runtime struct {
 	javaBaseImage  string
 	javaBaseImages map[int]string
 	history        string
+	javaTool       string            // RuntimeOptions.JavaToolOptions
 	bases          map[string]string // resolved JRE bases, by major and wanted image
 
 	buildMu sync.Mutex // one build at a time: they share CPU and the java image
@@ -119,7 +125,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	}
 	return &Runtime{docker: docker, engine: engine, source: opts.ImageSource, logger: stdlog.New(logOut, "", stdlog.LstdFlags),
 		repoRoot: opts.RepoRoot, sources: opts.Sources, catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages,
-		bases: map[string]string{}, history: opts.History}, nil
+		bases: map[string]string{}, history: opts.History, javaTool: strings.TrimSpace(opts.JavaToolOptions)}, nil
 }
 
 // engineUnavailable says which engine does not answer, and why.

@@ -229,9 +229,14 @@ func TestEngineInfo(t *testing.T) {
 	}
 }
 
+// TestJavaTargets starts both Java targets, each with the operator's JVM
+// options (RuntimeOptions.JavaToolOptions, here the JIT's first tier
+// only): each passes the contract, says its thread model, and its JVM
+// picked the options up, as its settings record.
 func TestJavaTargets(t *testing.T) {
 	jvmslots.Hold(t, 30) // beside cmd/orchestrator's tests in make test
-	rt := newRuntime(t)
+	const jvmOptions = "-XX:TieredStopAtLevel=1"
+	rt := newRuntimeWith(t, targets.RuntimeOptions{JavaToolOptions: jvmOptions})
 	begin := time.Now()
 	img, err := rt.BuildTarget(context.Background(), bench.TargetJavaPlatform, targets.BuildOptions{Log: testWriter{t}})
 	if err != nil {
@@ -266,6 +271,13 @@ func TestJavaTargets(t *testing.T) {
 				MetricsBase: metricsBase, ThreadModel: tc.threadModel})
 			if got, want := inst.Settings()["javaThreadModel"], tc.threadModel; got != want {
 				t.Errorf("thread model setting = %q, want %q", got, want)
+			}
+			logs, err := inst.Logs(context.Background(), 0)
+			if err != nil || !strings.Contains(logs, "Picked up JAVA_TOOL_OPTIONS: "+jvmOptions) {
+				t.Errorf("the JVM did not pick up the operator's options %q (%v):\n%s", jvmOptions, err, logs[:min(len(logs), 2000)])
+			}
+			if got := inst.Settings()["javaToolOptions"]; got != jvmOptions {
+				t.Errorf("javaToolOptions setting = %q, want %q", got, jvmOptions)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/jfr"
 )
 
 // DefaultHealthTimeout bounds the wait for a target to answer /health. It
@@ -109,6 +110,9 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	if err != nil {
 		return nil, err
 	}
+	if entry.RunsJVM() && r.javaTool != "" {
+		env = r.withJavaToolOptions(ctx, img, env)
+	}
 	if opts.Record && entry.RunsJVM() {
 		return r.launchRecorded(ctx, entry, target, img, opts, port, env, launched)
 	}
@@ -141,6 +145,9 @@ func (r *Runtime) launch(ctx context.Context, entry Entry, target string, img be
 	}
 	inst.findMetrics(ctx)
 	inst.settings = settings(entry, img, port, launched, opts)
+	if v, ok := env[jfr.EnvVar]; ok && entry.RunsJVM() && r.javaTool != "" {
+		inst.settings[settingToolOptions] = v
+	}
 	return inst, nil
 }
 
