@@ -403,3 +403,39 @@ func TestPlan(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintReadsToTheEnd: a jfr whose output ends in a write of its own
+// after the events' closing bracket (the document's closing braces, as a
+// real jfr's buffered output may split it) is read to its end, so that
+// the tool's writer is not left blocked and Print returns (clean-clone run
+// 50 waited 9 minutes there, with jfr itself gone).
+func TestPrintReadsToTheEnd(t *testing.T) {
+	doc, err := os.ReadFile("testdata/pinned21.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.LastIndexByte(doc, ']') + 1
+	tool := jfr.FuncTool("split jfr", func(ctx context.Context, stdout io.Writer, file string, args ...string) error {
+		if _, err := stdout.Write(doc[:cut]); err != nil {
+			return err
+		}
+		_, err := stdout.Write(doc[cut:])
+		return err
+	})
+	done := make(chan error, 1)
+	go func() {
+		events, err := tool.Print(context.Background(), "r.jfr", 6, jfr.TypeVirtualThreadPinned)
+		if err == nil && len(events) == 0 {
+			err = errors.New("no events")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Print did not return: the tool's last write was left unread")
+	}
+}

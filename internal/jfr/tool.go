@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/jdk"
@@ -92,6 +93,10 @@ func HostTool(path string) Tool {
 		cmd := jdk.Command(ctx, path, append(args, file)...)
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = stdout, &stderr
+		// Once ctx ends, the wait for jfr's output to be copied out ends
+		// too: a reader that stopped reading cannot hold it past the
+		// collection's deadline.
+		cmd.WaitDelay = 5 * time.Second
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 		}
@@ -230,11 +235,18 @@ func (t Tool) Print(ctx context.Context, file string, stackDepth int, types ...s
 		ran <- err
 	}()
 	// A tool that fails closes the pipe with its error, which the decoder
-	// then returns; a decoder that fails stops the tool.
+	// then returns; a decoder that fails stops the tool. A decoder done
+	// reads on to the end: it stops at the events' closing bracket, and
+	// what follows (the document's closing braces) may come in a write of
+	// its own, which nothing would read, so that the tool's copy, and the
+	// collection with it, waited forever (clean-clone run 50: 9 minutes,
+	// jfr itself long gone).
 	events, err := Decode(pr)
 	if err != nil {
 		cancel()
 		pr.CloseWithError(err)
+	} else {
+		io.Copy(io.Discard, pr)
 	}
 	if runErr := <-ran; err == nil {
 		err = runErr
