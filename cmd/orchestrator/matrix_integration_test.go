@@ -46,9 +46,10 @@ var pinningMatrixVariants = []string{"orders@platform,jdk=21", "orders@platform,
 // and one of 15 s left virtual@25 at 364.7 against platform@25's 385.6
 // req/s, -5.4 %, a verdict of worse; it took 30 s a variant, -0.5 % and
 // -2.3 %. With calls of 50 ms, 160 req/s, 10 s gave -0.9 % and -1.4 %, no
-// difference, and virtual@21 -75 %: the test 94 s shorter. Clean-clone
-// runs 44-46 gave virtual@25 -1.2 to -2.1 % with stages of 10 s, under the
-// 5 % minimum effect with room: stages of 8 s make the test 8 s shorter.)
+// difference, and virtual@21 -75 %: the test 94 s shorter. Stages of 8 s
+// held the pairs, but clean-clone run 53 then drew 3 flame graphs of 4:
+// on calls that mostly sleep, a variant's stage had too few execution
+// samples for one. Stages stay 10 s.)
 func pinningMatrixRun(t *testing.T) (*bench.Run, string) {
 	t.Helper()
 	return thePinningMatrix.get(t, func(t *testing.T, dir string) (*bench.Run, error) {
