@@ -501,6 +501,41 @@ func TestApplyDefaults_WarmupUntilSteady(t *testing.T) {
 	}
 }
 
+// A warm-up until steady that names no window is judged over as many
+// seconds as its first stage, the test that stage is then put to: at least
+// 10 s, at most half its maximum (when that is over 10 s). A window named
+// is kept.
+func TestApplyDefaults_WarmupWindowFollowsTheStage(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		stage, max bench.Duration
+		window     bench.Duration // named in the spec, 0 for none
+		want       bench.Duration
+	}{
+		{"a 30 s stage", sec(30), 0, 0, sec(30)},
+		{"a 5 s stage", sec(5), 0, 0, bench.DefaultWarmupWindow},
+		{"a 5 min stage, 2 min at most", sec(300), 0, 0, sec(60)},
+		{"a 30 s stage, 40 s at most", sec(30), sec(40), 0, sec(20)},
+		{"a 30 s stage, 15 s at most", sec(30), sec(15), 0, bench.DefaultWarmupWindow},
+		{"a window named", sec(30), 0, sec(7), sec(7)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := closedSpec(bench.Stage{Duration: tt.stage, Concurrency: 10})
+			spec.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: tt.max, Window: tt.window}
+			spec.ApplyDefaults()
+			if spec.Warmup.Window != tt.want {
+				t.Errorf("window = %s, want %s", spec.Warmup.Window, tt.want)
+			}
+		})
+	}
+	spec := validSpec() // and Prepare keeps it valid: the window never passes the maximum
+	spec.Profile = bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: sec(30), Concurrency: 10}}}
+	spec.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: sec(12)}
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil || spec.Warmup.Window != bench.DefaultWarmupWindow {
+		t.Errorf("Prepare = %v, window %s; want valid, %s", err, spec.Warmup.Window, bench.DefaultWarmupWindow)
+	}
+}
+
 // A service of one's own serves no contract endpoint: every request a spec
 // (or a case) sends it must be its own, by uri; the first by endpoint is
 // named. The built-in targets take either.
