@@ -67,12 +67,8 @@ func (r *Runtime) launchRecorded(ctx context.Context, entry Entry, target string
 // JAVA_TOOL_OPTIONS: after the value env gives, else the image's own, so
 // that those stay in force.
 func (r *Runtime) withRecording(ctx context.Context, img bench.ImageInfo, env map[string]string) map[string]string {
-	base, given := env[jfr.EnvVar]
-	if !given {
-		base = r.imageEnv(ctx, img.Ref, jfr.EnvVar)
-	}
 	out := maps.Clone(env)
-	out[jfr.EnvVar] = jfr.DefaultSettings().ToolOptions(base)
+	out[jfr.EnvVar] = jfr.DefaultSettings().ToolOptions(r.javaToolBase(ctx, img, env))
 	return out
 }
 
@@ -81,13 +77,18 @@ func (r *Runtime) withRecording(ctx context.Context, img bench.ImageInfo, env ma
 // value env gives, else the image's own, so that those stay in force; a
 // recording's come after them (withRecording reads this value as given).
 func (r *Runtime) withJavaToolOptions(ctx context.Context, img bench.ImageInfo, env map[string]string) map[string]string {
-	base, given := env[jfr.EnvVar]
-	if !given {
-		base = r.imageEnv(ctx, img.Ref, jfr.EnvVar)
-	}
 	out := maps.Clone(env)
-	out[jfr.EnvVar] = strings.TrimSpace(base + " " + r.javaTool)
+	out[jfr.EnvVar] = strings.TrimSpace(r.javaToolBase(ctx, img, env) + " " + r.javaTool)
 	return out
+}
+
+// javaToolBase is the JAVA_TOOL_OPTIONS options are added to: the value
+// env gives, else the image's own.
+func (r *Runtime) javaToolBase(ctx context.Context, img bench.ImageInfo, env map[string]string) string {
+	if base, given := env[jfr.EnvVar]; given {
+		return base
+	}
+	return r.imageEnv(ctx, img.Ref, jfr.EnvVar)
 }
 
 // imageEnv returns the value an image's configuration gives a variable,
