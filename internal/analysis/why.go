@@ -37,7 +37,23 @@ func (a *analysis) why(rep bench.Report) *bench.WhyReport {
 	w.Capacity = a.whyCapacity()
 	w.Overhead = a.overhead(rep)
 	w.Flames = a.flames(w.Targets)
+	w.Unsampled = unsampled(w.Targets)
 	return w
+}
+
+// unsampled says of each subject recorded inside whose stage that matters
+// was diagnosed without a CPU sample that it has no flame graph, and why.
+func unsampled(targets []bench.WhyTarget) []string {
+	var out []string
+	for _, t := range targets {
+		d := t.Stage(t.Matters)
+		if t.Source == "" || t.Off || d == nil || d.Source == "" || d.Samples > 0 || hasFolded(t) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s, %s: no flame graph, as no CPU sample was taken in the stage (no thread was running code at any of the sampler's instants)",
+			t.Label, stageTitle(t)))
+	}
+	return out
 }
 
 // Flames returns the flame graphs the report of r draws (the why's

@@ -52,6 +52,28 @@ func TestWhy(t *testing.T) {
 	}
 }
 
+// A subject recorded inside whose stage kept no CPU sample has no flame
+// graph, and the why says so and why; the others keep theirs.
+func TestWhyUnsampled(t *testing.T) {
+	r := recordedRun(t)
+	platform := r.Targets[1].Inside
+	platform.Files = platform.Files[:1] // its recording, no folded samples
+	w := analysis.Analyze(r, analysis.ReportOptions{}).Why
+	if len(w.Flames) != 1 || w.Flames[0].Label != bench.TargetJavaVirtual {
+		t.Errorf("flames %+v, want java-virtual's alone", w.Flames)
+	}
+	if len(w.Unsampled) != 1 || !strings.HasPrefix(w.Unsampled[0], "java-platform, stage 1: no flame graph, as no CPU sample was taken") {
+		t.Errorf("unsampled %q, want java-platform's sentence", w.Unsampled)
+	}
+	if got := analysis.Analyze(recordedRun(t), analysis.ReportOptions{}).Why.Unsampled; len(got) != 0 {
+		t.Errorf("unsampled %q where every subject kept samples", got)
+	}
+	platform.Why[0].Source, platform.Why[0].NoProfile = "", "the recording could not be read"
+	if got := analysis.Analyze(r, analysis.ReportOptions{}).Why.Unsampled; len(got) != 0 {
+		t.Errorf("unsampled %q for a stage nothing recorded: its no-profile reason says why", got)
+	}
+}
+
 // A run stored before threadbench recorded has its why from the figures
 // around each target, and says it has no recording.
 func TestWhyBeforeRecording(t *testing.T) {

@@ -13,6 +13,10 @@ type WhyReport struct {
 	// subject with samples, at the stage that matters, each virtual-thread
 	// subject beside its platform-thread one.
 	Flames []FlameRef `json:"flames,omitempty"`
+	// Unsampled say, one sentence a subject, which subjects recorded
+	// inside had no CPU sample in the stage that matters, and so no flame
+	// graph: calls that mostly wait can leave a short stage with none.
+	Unsampled []string `json:"unsampled,omitempty"`
 }
 
 // WhyTarget is one subject's why, from its first measured round.

@@ -83,8 +83,8 @@ func whySections(rep bench.Report) []section {
 	if len(w.Overhead) > 0 {
 		s.Blocks = append(s.Blocks, overheadBlock(w.Overhead))
 	}
-	if len(w.Flames) > 0 {
-		s.Blocks = append(s.Blocks, flameFilesBlock(rep.Run.ID, w.Flames))
+	if len(w.Flames) > 0 || len(w.Unsampled) > 0 {
+		s.Blocks = append(s.Blocks, flameFilesBlock(rep.Run.ID, w.Flames, w.Unsampled))
 	}
 	return []section{s}
 }
@@ -228,11 +228,12 @@ func overheadBlock(overheads []bench.Overhead) block {
 }
 
 // flameFilesBlock says where each flame graph's folded stacks are served.
-func flameFilesBlock(runID string, refs []bench.FlameRef) block {
+func flameFilesBlock(runID string, refs []bench.FlameRef, unsampled []string) block {
 	b := block{Title: "flame graphs: folded stacks (flamegraph.pl, speedscope), from the API"}
 	for _, f := range refs {
 		b.Lines = append(b.Lines, fmt.Sprintf("%s: GET /runs/%s/%s", f.Title, runID, f.Artifact().Path()))
 	}
+	b.Lines = append(b.Lines, unsampled...)
 	return b
 }
 
