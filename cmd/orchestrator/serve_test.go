@@ -75,6 +75,7 @@ func startStandInServe(t *testing.T, stagePause time.Duration, env map[string]st
 		}
 		select {
 		case code := <-d.exit:
+			d.exit <- code // the cleanup waits for it too: taken and not put back, it waited forever (clean-clone run 55)
 			t.Fatalf("serve exited with %d before listening:\n%s", code, d.stderr)
 		case <-time.After(10 * time.Millisecond):
 		}
