@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -175,21 +176,67 @@ func (b Term) Value(s Stats) float64 {
 type Violation struct {
 	Term Term
 	Got  float64
+	// Unanswered is, for a latency bound broken by requests that got no
+	// answer at all, their share of the window's requests (Got is then
+	// +Inf: no latency is within the bound).
+	Unanswered float64
 }
 
-// String says what broke, e.g. "p99 412ms > 250ms".
+// String says what broke, e.g. "p99 412ms > 250ms", or "p99 > 250ms:
+// 100% of requests got no answer".
 func (v Violation) String() string {
+	if v.Unanswered > 0 {
+		return fmt.Sprintf("%s > %s: %s of requests got no answer", v.Term.Metric, v.Term.format(v.Term.Max),
+			strconv.FormatFloat(v.Unanswered*100, 'g', 4, 64)+"%")
+	}
 	return fmt.Sprintf("%s %s > %s", v.Term.Metric, v.Term.format(v.Got), v.Term.format(v.Term.Max))
+}
+
+// quantile is the share of requests a latency metric's bound holds for:
+// 0.99 for p99.
+func (m Metric) quantile() float64 {
+	switch m {
+	case MetricP50:
+		return 0.5
+	case MetricP90:
+		return 0.9
+	case MetricP95:
+		return 0.95
+	case MetricP99:
+		return 0.99
+	case MetricP999:
+		return 0.999
+	}
+	return 0
+}
+
+// Unanswered is the share of s's requests that got no answer (no status:
+// refused, reset, timed out, dropped), whose latency no percentile holds.
+func (s Stats) Unanswered() float64 {
+	if s.Requests == 0 {
+		return 0
+	}
+	return float64(s.StatusCodes["0"]) / float64(s.Requests)
 }
 
 // Check returns the bounds s breaks, in the objective's order; none means
 // s meets the objective. A window without requests meets no objective.
+// Latency percentiles are of the requests answered (a refused connection
+// "answers" in microseconds): a request with no answer is slower than any
+// bound, so a latency bound is broken when more requests got no answer
+// than its percentile leaves out (over 1% for p99), whatever the answered
+// ones took. (Under that share the answered percentile stands: the one
+// over every request lies a little higher, at the answered q/(1-u).)
 func (o Objective) Check(s Stats) []Violation {
 	if s.Requests == 0 {
 		return []Violation{{Term: Term{Metric: MetricErrors}, Got: 1}}
 	}
 	var broken []Violation
 	for _, b := range o.Terms {
+		if u := s.Unanswered(); b.Metric.IsLatency() && u > 1-b.Metric.quantile() {
+			broken = append(broken, Violation{Term: b, Got: math.Inf(1), Unanswered: u})
+			continue
+		}
 		if got := b.Value(s); got > b.Max {
 			broken = append(broken, Violation{Term: b, Got: got})
 		}
