@@ -20,6 +20,7 @@ type capacityFlags struct {
 	budget        time.Duration
 	precision     float64
 	confirmations int
+	mustPass      int
 	trial         time.Duration
 	confirm       time.Duration
 	settle        time.Duration
@@ -42,7 +43,8 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 		Short: "Find the highest rate each target sustains within an objective, or fit the USL to a concurrency sweep",
 		Long: "Per target, under the open model, search for the highest arrival rate whose trials meet the objective\n" +
 			"(--slo): short trials double up from --start-rate until one fails, bisection narrows the bracket to\n" +
-			"--precision, and the answer is confirmed --confirmations times at full length. A trial the load\n" +
+			"--precision, and the answer is confirmed --confirmations times at full length, a majority of them\n" +
+			"passing (--must-pass; as many as --confirmations asks every one). A trial the load\n" +
 			"generator limited stops the search and says so. Every trial is stored as a stage of an ordinary run.\n\n" +
 			"With --sweep, run a closed-model sweep at those concurrencies instead and fit the Universal\n" +
 			"Scalability Law per target: contention σ, coherency κ, the peak N* and its throughput.",
@@ -77,7 +79,9 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 	f.StringVar(&cf.slo, "slo", "", "the objective every trial must meet, e.g. 'p99<=250ms,errors<=0.1%' (p50, p90, p95, p99, p999, errors, drops)")
 	f.DurationVar(&cf.budget, "budget", 0, fmt.Sprintf("time the search may take for all targets together (default %s a target)", capacity.DefaultBudget))
 	f.Float64Var(&cf.precision, "precision", capacity.DefaultPrecision, "relative width of the bracket at which bisection stops")
-	f.IntVar(&cf.confirmations, "confirmations", capacity.DefaultConfirmations, "full-length trials the answer must pass")
+	f.IntVar(&cf.confirmations, "confirmations", capacity.DefaultConfirmations, "full-length trials at the answer")
+	f.IntVar(&cf.mustPass, "must-pass", 0, "confirmations that must pass (as many as --confirmations for every one)")
+	f.Lookup("must-pass").DefValue = "a majority" // 0 in the spec
 	f.DurationVar(&cf.trial, "trial", capacity.DefaultTrialDuration, "length of a bracketing or bisecting trial")
 	f.DurationVar(&cf.confirm, "confirm", capacity.DefaultConfirmDuration, "length of a confirmation")
 	f.DurationVar(&cf.settle, "settle", capacity.DefaultSettle, "pause between trials")
@@ -117,7 +121,7 @@ func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet) (bench.RunSpe
 	}
 	// Prepare checks the settings (mapped back to the flags by flagError)
 	// and gives the search its profile; the load engine chosen stays.
-	spec.Capacity = &bench.CapacitySpec{Objective: cf.slo, Precision: cf.precision, Confirmations: cf.confirmations,
+	spec.Capacity = &bench.CapacitySpec{Objective: cf.slo, Precision: cf.precision, Confirmations: cf.confirmations, MustPass: cf.mustPass,
 		TrialDuration: bench.Duration(cf.trial), ConfirmDuration: bench.Duration(cf.confirm), Settle: bench.Duration(cf.settle),
 		Budget: bench.Duration(cf.budget), StartRate: cf.startRate, MaxRate: cf.maxRate}
 	spec.Profile = bench.Profile{Engine: spec.Profile.Engine}
@@ -131,7 +135,7 @@ func (cf *capacityFlags) checkZero(fs *pflag.FlagSet) error {
 	for _, f := range []struct {
 		name string
 		zero bool
-	}{{"precision", cf.precision == 0}, {"confirmations", cf.confirmations == 0}, {"trial", cf.trial == 0},
+	}{{"precision", cf.precision == 0}, {"confirmations", cf.confirmations == 0}, {"must-pass", cf.mustPass == 0}, {"trial", cf.trial == 0},
 		{"confirm", cf.confirm == 0}, {"start-rate", cf.startRate == 0}} {
 		if f.zero && fs.Changed(f.name) {
 			return bench.FieldErrorf("--"+f.name, "0 stands for the default in a spec: leave --%s out for it (%s), or give a positive value", f.name, fs.Lookup(f.name).DefValue)
@@ -160,7 +164,7 @@ func (cf *capacityFlags) sweepProfile() (bench.Profile, error) {
 // capacityFlagNames are the flags of the capacity spec's fields.
 var capacityFlagNames = map[string]string{
 	"capacity.objective": "--slo", "capacity.budget": "--budget", "capacity.precision": "--precision",
-	"capacity.confirmations": "--confirmations", "capacity.trialDuration": "--trial", "capacity.confirmDuration": "--confirm",
+	"capacity.confirmations": "--confirmations", "capacity.mustPass": "--must-pass", "capacity.trialDuration": "--trial", "capacity.confirmDuration": "--confirm",
 	"capacity.settle": "--settle", "capacity.startRate": "--start-rate", "capacity.maxRate": "--max-rate",
 }
 

@@ -29,6 +29,8 @@ func TestCapacityBadInput(t *testing.T) {
 		{"Precision", []string{"--slo", "p99<=300ms", "--precision", "1.5"}, "--precision: 1.5 is not a relative width"},
 		{"PrecisionZero", []string{"--slo", "p99<=300ms", "--precision", "0"}, "--precision: 0 stands for the default in a spec: leave --precision out for it (0.02)"},
 		{"ConfirmationsNegative", []string{"--slo", "p99<=300ms", "--confirmations", "-2"}, "--confirmations: -2: at least one confirmation is needed"},
+		{"MustPassAboveConfirmations", []string{"--slo", "p99<=300ms", "--confirmations", "5", "--must-pass", "6"}, "--must-pass: 6 is not between 1 and the 5 confirmations (0 for the default, a majority: 3)"},
+		{"MustPassZero", []string{"--slo", "p99<=300ms", "--must-pass", "0"}, "--must-pass: 0 stands for the default in a spec: leave --must-pass out for it (a majority)"},
 		{"SettleNegative", []string{"--slo", "p99<=300ms", "--settle", "-1s"}, "--settle: must not be negative, got -1s"},
 		{"StartAboveMax", []string{"--slo", "p99<=300ms", "--start-rate", "500", "--max-rate", "100"}, "--start-rate: 500 req/s is not between the minimum 1 and the maximum 100"},
 		{"MaxAboveGuardrail", []string{"--slo", "p99<=300ms", "--max-rate", "1e6"}, "--max-rate: 1e+06 req/s is above the configured maximum rate"},

@@ -453,7 +453,7 @@ func (a *analysis) answerFlags() []string {
 
 // DescribeSearch says what a capacity run searched for, for a report's
 // header: "capacity search (open model) within p99<=300ms: 3s trials,
-// 3 confirmations of 10s, precision 2%, budget 5m0s".
+// 3 confirmations of 10s (2 to pass), precision 2%, budget 5m0s".
 func DescribeSearch(c bench.CapacitySpec) string {
 	budget := "the default budget"
 	if c.Budget > 0 {
@@ -472,7 +472,11 @@ func DescribeSearch(c bench.CapacitySpec) string {
 	if precision == 0 {
 		precision = bench.DefaultCapacityPrecision
 	}
-	return fmt.Sprintf("capacity search (open model) within %s: %s trials, %d confirmations of %s, precision %g%%, %s",
+	mustPass := c.MustPass
+	if mustPass == 0 {
+		mustPass = bench.MustPassOf(confirmations)
+	}
+	return fmt.Sprintf("capacity search (open model) within %s: %s trials, %d confirmations of %s (%d to pass), precision %g%%, %s",
 		c.Objective, or(c.TrialDuration, bench.DefaultCapacityTrial), confirmations, or(c.ConfirmDuration, bench.DefaultCapacityConfirm),
-		precision*100, budget)
+		mustPass, precision*100, budget)
 }

@@ -207,8 +207,8 @@ func (a *analysis) whyCapacity() []bench.WhyCapacity {
 		if c.Failed != nil {
 			wc.FailingRate, wc.Failing = c.Failed.Rate, stageWhy(tr, c.Failed.Stage)
 		}
-		if n := len(c.Confirmations); n > 0 {
-			wc.PassingRate, wc.Passing = c.Rate, stageWhy(tr, c.Confirmations[n-1].Stage)
+		if conf, ok := c.LastPassed(); ok {
+			wc.PassingRate, wc.Passing = c.Rate, stageWhy(tr, conf.Stage)
 		}
 		if wc.Failing == nil && wc.Passing == nil {
 			continue

@@ -11,9 +11,12 @@ import (
 // trials meet Objective. Each trial is stored as a stage of the target.
 // Zero fields take internal/capacity's defaults.
 type CapacitySpec struct {
-	Objective       string   `json:"objective" yaml:"objective"`                                 // e.g. "p99<=250ms,errors<=0.1%"
-	Precision       float64  `json:"precision,omitempty" yaml:"precision,omitempty"`             // relative width at which bisection stops
-	Confirmations   int      `json:"confirmations,omitempty" yaml:"confirmations,omitempty"`     // full-length trials at the answer
+	Objective     string  `json:"objective" yaml:"objective"`                             // e.g. "p99<=250ms,errors<=0.1%"
+	Precision     float64 `json:"precision,omitempty" yaml:"precision,omitempty"`         // relative width at which bisection stops
+	Confirmations int     `json:"confirmations,omitempty" yaml:"confirmations,omitempty"` // full-length trials at the answer
+	// MustPass is how many of the confirmations must pass for a rate to be
+	// confirmed; 0 for the default, a majority (MustPassOf).
+	MustPass        int      `json:"mustPass,omitempty" yaml:"mustPass,omitempty"`
 	TrialDuration   Duration `json:"trialDuration,omitempty" yaml:"trialDuration,omitempty"`     // of a bracketing or bisecting trial
 	ConfirmDuration Duration `json:"confirmDuration,omitempty" yaml:"confirmDuration,omitempty"` // of a confirmation
 	Settle          Duration `json:"settle,omitempty" yaml:"settle,omitempty"`                   // pause between trials
@@ -25,11 +28,17 @@ type CapacitySpec struct {
 // CapacityResult is what a capacity search found for one target.
 type CapacityResult struct {
 	Objective string `json:"objective"`
-	// Rate is the highest rate that passed every confirmation, req/s; 0
-	// when none did.
+	// Rate is the highest rate whose confirmations passed as many as the
+	// search asked (MustPass of them), req/s; 0 when none did.
 	Rate float64 `json:"rate"`
-	// Confirmations are the figures of the full-length trials at Rate.
+	// Confirmations are the figures of the full-length trials at Rate,
+	// each with its verdict: with a majority asked, one may have failed.
 	Confirmations []CapacityTrial `json:"confirmations,omitempty"`
+	// MustPass is how many of the confirmations asked had to pass
+	// (Asked); absent from runs stored before a majority was asked, whose
+	// confirmations all had to pass.
+	MustPass int `json:"mustPass,omitempty"`
+	Asked    int `json:"asked,omitempty"`
 	// Failed is the next rate up that failed, with what failed; nil when
 	// none did.
 	Failed *CapacityTrial `json:"failed,omitempty"`
@@ -45,6 +54,33 @@ type CapacityResult struct {
 	// Steps are every trial of the search in order, as it judged them
 	// (absent from runs stored before they were kept).
 	Steps []CapacityTrial `json:"steps,omitempty"`
+}
+
+// LastPassed is the last confirmation at the answer that passed: the
+// answer's figures (a majority asked, one after it may have failed).
+// Confirmations of runs stored before they kept a verdict all passed.
+func (c *CapacityResult) LastPassed() (CapacityTrial, bool) {
+	for i := len(c.Confirmations) - 1; i >= 0; i-- {
+		if conf := c.Confirmations[i]; conf.Pass || c.Asked == 0 {
+			return conf, true
+		}
+	}
+	return CapacityTrial{}, false
+}
+
+// Passed counts the confirmations at the answer that passed (all of them
+// in runs stored before they kept a verdict).
+func (c *CapacityResult) Passed() int {
+	if c.Asked == 0 {
+		return len(c.Confirmations)
+	}
+	n := 0
+	for _, conf := range c.Confirmations {
+		if conf.Pass {
+			n++
+		}
+	}
+	return n
 }
 
 // CapacityTrial is one trial of a capacity search, as judged.
@@ -80,11 +116,17 @@ type CapacityRow struct {
 	// confirmations at Rate: their spread.
 	ServedLow  float64 `json:"servedLow"`
 	ServedHigh float64 `json:"servedHigh"`
-	FailedRate float64 `json:"failedRate,omitempty"` // the next rate up, which failed
-	FailedWhy  string  `json:"failedWhy,omitempty"`  // what failed there
-	Ratio      float64 `json:"ratio"`                // Rate ÷ the best target's
-	Stop       string  `json:"stop"`
-	Reason     string  `json:"reason"`
+	// Passed of Ran confirmations at Rate passed, MustPass being asked;
+	// Misses says what failed in those that did not.
+	Passed     int      `json:"passed,omitempty"`
+	Ran        int      `json:"ran,omitempty"`
+	MustPass   int      `json:"mustPass,omitempty"`
+	Misses     []string `json:"misses,omitempty"`
+	FailedRate float64  `json:"failedRate,omitempty"` // the next rate up, which failed
+	FailedWhy  string   `json:"failedWhy,omitempty"`  // what failed there
+	Ratio      float64  `json:"ratio"`                // Rate ÷ the best target's
+	Stop       string   `json:"stop"`
+	Reason     string   `json:"reason"`
 	// PoolThreads and PoolRate are the target's thread pool and the most
 	// it serves of the workload (threads ÷ service time), when it has one.
 	PoolThreads int     `json:"poolThreads,omitempty"`
@@ -184,6 +226,18 @@ const (
 	DefaultCapacityBudget        = Duration(100e9)
 )
 
+// MustPassOf is how many of n confirmations must pass by default: a
+// majority. A target's figures over one confirmation can be taken by a
+// rare event of its own (a full garbage collection pausing it for a
+// quarter of a second every half-minute fails a 10 s trial's p99 when it
+// falls inside it, and passes the next); asking every confirmation to pass
+// then asks how long the target runs between two such events, and the
+// answer is the luck of where they fell. A majority is MLRsearch's goal
+// exceed ratio of one half (RFC 9971): the rate holds the objective in
+// most trials at full length, and the trials that did not are shown.
+// MustPass = Confirmations asks every one.
+func MustPassOf(n int) int { return n/2 + 1 }
+
 // orDefault returns v, or def when v is zero.
 func orDefault[T comparable](v, def T) T {
 	var zero T
@@ -269,6 +323,9 @@ func (c CapacitySpec) Check(targets int) error {
 		return FieldErrorf("precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", c.Precision)
 	case c.Confirmations < 0:
 		return FieldErrorf("confirmations", "%d: at least one confirmation is needed (0 for the default, %d)", c.Confirmations, DefaultCapacityConfirmations)
+	case c.MustPass < 0 || c.MustPass > orDefault(c.Confirmations, DefaultCapacityConfirmations):
+		return FieldErrorf("mustPass", "%d is not between 1 and the %d confirmations (0 for the default, a majority: %d)",
+			c.MustPass, orDefault(c.Confirmations, DefaultCapacityConfirmations), MustPassOf(orDefault(c.Confirmations, DefaultCapacityConfirmations)))
 	}
 	for _, d := range []struct {
 		field string

@@ -151,6 +151,9 @@ func TestPrepareChecksCapacity(t *testing.T) {
 		{"no objective", bench.CapacitySpec{}, "capacity.objective: empty"},
 		{"precision", bench.CapacitySpec{Objective: "p99<=1s", Precision: 1.5}, "capacity.precision: 1.5 is not a relative width"},
 		{"negative confirmations", bench.CapacitySpec{Objective: "p99<=1s", Confirmations: -1}, "capacity.confirmations: -1: at least one confirmation is needed (0 for the default, 3)"},
+		{"more to pass than run", bench.CapacitySpec{Objective: "p99<=1s", Confirmations: 4, MustPass: 5}, "capacity.mustPass: 5 is not between 1 and the 4 confirmations (0 for the default, a majority: 3)"},
+		{"more to pass than the default run", bench.CapacitySpec{Objective: "p99<=1s", MustPass: 4}, "capacity.mustPass: 4 is not between 1 and the 3 confirmations (0 for the default, a majority: 2)"},
+		{"negative to pass", bench.CapacitySpec{Objective: "p99<=1s", MustPass: -1}, "capacity.mustPass: -1 is not between 1 and the 3 confirmations (0 for the default, a majority: 2)"},
 		{"negative budget", bench.CapacitySpec{Objective: "p99<=1s", Budget: -1}, "capacity.budget: must not be negative, got -1ns"},
 		{"negative settle", bench.CapacitySpec{Objective: "p99<=1s", Settle: -1}, "capacity.settle: must not be negative"},
 		// 30 s is below a 3 s trial and three 10 s confirmations with 1 s pauses

@@ -28,8 +28,11 @@ type Config struct {
 	// Precision is the relative width, (failed - passed) / failed, at which
 	// bisection stops.
 	Precision float64
-	// Confirmations is how many full-length trials must pass at the answer.
+	// Confirmations is how many full-length trials run at the answer, and
+	// MustPass how many of them must pass (0: a majority, see
+	// bench.MustPassOf; Confirmations: every one).
 	Confirmations   int
+	MustPass        int
 	TrialDuration   time.Duration // of a bracketing or bisecting trial
 	ConfirmDuration time.Duration // of a confirmation
 	Settle          time.Duration // the pause between trials
@@ -80,6 +83,9 @@ func (c Config) withDefaults() Config {
 	if c.Confirmations == 0 {
 		c.Confirmations = DefaultConfirmations
 	}
+	if c.MustPass == 0 {
+		c.MustPass = bench.MustPassOf(c.Confirmations)
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -106,7 +112,7 @@ func (c Config) Validate() error {
 
 // spec is the configuration as a run's capacity spec says it.
 func (c Config) spec() bench.CapacitySpec {
-	return bench.CapacitySpec{Objective: c.Objective.String(), Precision: c.Precision, Confirmations: c.Confirmations,
+	return bench.CapacitySpec{Objective: c.Objective.String(), Precision: c.Precision, Confirmations: c.Confirmations, MustPass: c.MustPass,
 		TrialDuration: bench.Duration(c.TrialDuration), ConfirmDuration: bench.Duration(c.ConfirmDuration),
 		Settle: bench.Duration(c.Settle), Budget: bench.Duration(c.Budget), StartRate: c.StartRate, MaxRate: c.MaxRate}
 }

@@ -2,9 +2,11 @@
 // an objective, the way FD.io CSIT's MLRsearch finds a packet rate: short
 // trials bracket the answer (doubling up from a start rate), bisection
 // narrows the bracket to a relative width, and the lower edge is confirmed
-// at full trial length, several times, so that the answer is a rate that
-// passed every confirmation. Trials run through a TrialFunc, so the search
-// knows nothing of targets or load generators.
+// at full trial length, several times, so that the answer is a rate whose
+// confirmations passed as many as asked: a majority by default, as
+// MLRsearch's goal exceed ratio of one half (see bench.MustPassOf), or
+// every one. Trials run through a TrialFunc, so the search knows nothing of
+// targets or load generators.
 //
 // Like MLRsearch, the search plans its budget so that confirming fits: a
 // short trial runs only when the budget left holds it and the
@@ -12,7 +14,10 @@
 // wall time against its nominal length, measured by this search), with one
 // confirmation more where the budget allows, so that a first confirmation
 // that fails leaves a whole round for the rate below it. After a failed
-// confirmation the search trusts full-length trials only.
+// round the search trusts full-length trials only; and when a step below a
+// failed round has failed too and the budget holds one round more only,
+// that last round goes to half the lowest rate that failed: a lower bound
+// confirmed is worth more than a nearer rate that may fail again.
 package capacity
 
 import (
@@ -20,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,11 +98,14 @@ type Step struct {
 
 // Result is the answer of a search.
 type Result struct {
-	// Rate is the highest rate that passed every confirmation; 0 when no
-	// rate was confirmed.
+	// Rate is the highest rate whose confirmations passed MustPass of the
+	// Asked; 0 when no rate was confirmed.
 	Rate float64 `json:"rate"`
-	// Confirmations are the full-length trials at Rate, for their spread.
+	// Confirmations are the full-length trials at Rate, for their spread,
+	// each with its verdict.
 	Confirmations []Step `json:"confirmations,omitempty"`
+	MustPass      int    `json:"mustPass"`
+	Asked         int    `json:"asked"`
 	// Failed is the next rate up that failed, and what failed; nil when
 	// none did.
 	Failed *Step `json:"failed,omitempty"`
@@ -131,6 +140,7 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (*Result, error) {
 		return nil, err
 	}
 	res.Steps, res.Spent = s.steps, s.spent()
+	res.MustPass, res.Asked = cfg.MustPass, cfg.Confirmations
 	return res, nil
 }
 
@@ -167,13 +177,13 @@ func (s *search) find(ctx context.Context) (*Result, error) {
 	return s.conclude(ctx, lo, hi)
 }
 
-// conclude confirms the lower edge at full length and answers. A
-// confirmation that fails shows that short trials pass more than the
-// target carries at length there: it becomes the upper edge, and the
-// search goes on at full length only, from below what the target served in
-// it (see below), until a rate passes every confirmation. From a confirmed
-// rate, rounds between it and the failure above narrow the bracket while
-// it is wider than asked and the budget holds a whole round.
+// conclude confirms the lower edge at full length and answers. A round
+// that fails (too few confirmations passed) shows that short trials pass
+// more than the target carries at length there: its last failure becomes
+// the upper edge, and the search goes on at full length only, from below
+// what the target served in it (see below), until a round passes. From a
+// confirmed rate, rounds between it and the failure above narrow the
+// bracket while it is wider than asked and the budget holds a whole round.
 func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 	var best []Step // the confirmations of the highest rate that passed them all
 	for rate := lo.Rate; ; {
@@ -181,13 +191,14 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 		if err != nil {
 			return s.cut(err, best, confirms, lo, hi)
 		}
-		if last := confirms[len(confirms)-1]; last.Pass {
+		held := s.held(confirms)
+		if held {
 			best = confirms
 		} else {
-			hi = &last
+			hi = lastFailure(confirms)
 			s.failed = append(s.failed, rate)
 		}
-		s.distrustServed = confirms[len(confirms)-1].Pass
+		s.distrustServed = held
 		next, err := s.nextRound(best, hi)
 		if err != nil {
 			return s.unanswered(err, lo, hi)
@@ -207,6 +218,9 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 	if len(best) == 0 {
 		rate := s.below(hi, len(s.failed))
+		if len(s.failed) > 1 && s.lastRound() {
+			rate = min(rate, slices.Min(s.failed)/2)
+		}
 		if rate < s.cfg.MinRate {
 			return 0, &stopped{StopNoPass, fmt.Sprintf("every rate down to %.2f req/s failed the objective", s.cfg.MinRate)}
 		}
@@ -216,6 +230,50 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 		return 0, nil
 	}
 	return s.towards(best[0].Rate, hi), nil
+}
+
+// lastRound reports whether the budget left holds one round of
+// confirmations but not two: the next round is the search's last. (The
+// rounds after a failed one step down from it, each step twice the last
+// (below); two failed rounds in a row show that the edge is further down
+// than the steps reach, as when the target fails at length by rare events
+// whose frequency grows with the rate. See nextRound.)
+func (s *search) lastRound() bool {
+	return s.left() < 2*s.cost.round(s.cfg.Confirmations)
+}
+
+// held reports whether a round of confirmations passed as many as asked.
+func (s *search) held(confirms []Step) bool {
+	return passes(confirms) >= s.cfg.MustPass
+}
+
+// undecided reports whether a round can still go either way: too few
+// passed yet, and enough left to run for them to.
+func (s *search) undecided(confirms []Step) bool {
+	p := passes(confirms)
+	return p < s.cfg.MustPass && s.cfg.MustPass-p <= s.cfg.Confirmations-len(confirms)
+}
+
+// passes counts the confirmations that passed.
+func passes(confirms []Step) int {
+	n := 0
+	for _, c := range confirms {
+		if c.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// lastFailure is a failed round's last failing confirmation, its upper
+// edge.
+func lastFailure(confirms []Step) *Step {
+	for i := len(confirms) - 1; i >= 0; i-- {
+		if !confirms[i].Pass {
+			return &confirms[i]
+		}
+	}
+	return nil
 }
 
 // towards is the next rate to try in the bracket from lo to hi: its
@@ -287,17 +345,22 @@ func (s *search) cut(err error, best, confirms []Step, lo, hi *Step) (*Result, e
 }
 
 // partial answers a search whose budget ended the confirmations at a
-// rate after some ran and every one of them passed: that rate is the
-// answer (the rate that passed every confirmation run), and the reason
-// says how many of those asked for ran. Nil otherwise.
+// rate after some ran, when they passed as many as asked already or every
+// one of them passed: that rate is the answer, and the reason says how
+// many of those asked for ran. Nil otherwise.
 func (s *search) partial(confirms []Step, st *stopped, hi *Step) *Result {
-	if len(confirms) == 0 || st.stop != StopBudget || !confirms[len(confirms)-1].Pass {
+	p := passes(confirms)
+	if len(confirms) == 0 || st.stop != StopBudget || (p < s.cfg.MustPass && p < len(confirms)) {
 		return nil
 	}
 	res := s.answer(confirms, hi)
 	res.Stop = StopBudget
-	res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, each of which passed",
-		s.cfg.Budget, len(confirms), s.cfg.Confirmations, confirms[0].Rate)
+	each := "each of which passed"
+	if p < len(confirms) {
+		each = fmt.Sprintf("%d of which passed, as many as asked", p)
+	}
+	res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, %s",
+		s.cfg.Budget, len(confirms), s.cfg.Confirmations, confirms[0].Rate, each)
 	return res
 }
 
@@ -422,11 +485,13 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 	return lo, hi, nil
 }
 
-// confirm runs the full-length trials at rate, stopping at the first that
-// fails; it returns those it ran, also when the budget ends them early.
+// confirm runs the full-length trials at rate, every one asked while the
+// round may still pass, none once it cannot (too few are left to make up
+// the passes asked); it returns those it ran, also when the budget ends
+// them early.
 func (s *search) confirm(ctx context.Context, rate float64) ([]Step, error) {
 	var confirms []Step
-	for range s.cfg.Confirmations {
+	for len(confirms) < s.cfg.Confirmations && (s.held(confirms) || s.undecided(confirms)) {
 		if s.left() < s.cost.confirmation() {
 			return confirms, s.outOfTime()
 		}
@@ -434,9 +499,7 @@ func (s *search) confirm(ctx context.Context, rate float64) ([]Step, error) {
 		if err != nil {
 			return confirms, err
 		}
-		if confirms = append(confirms, *step); !step.Pass {
-			break
-		}
+		confirms = append(confirms, *step)
 	}
 	return confirms, nil
 }

@@ -20,7 +20,7 @@ func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
 		return Config{}, underCapacity(err, "")
 	}
 	cfg := Config{
-		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations,
+		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations, MustPass: spec.MustPass,
 		TrialDuration: spec.TrialDuration.D(), ConfirmDuration: spec.ConfirmDuration.D(), Settle: spec.Settle.D(),
 		StartRate: spec.StartRate, MaxRate: spec.MaxRate, Budget: RunBudget(spec, targets) / time.Duration(targets),
 	}
@@ -61,6 +61,7 @@ func underCapacity(err error, shared string) error {
 // its number in the search, the trials being the target's stages in order.
 func (r *Result) Summary(objective bench.Objective) *bench.CapacityResult {
 	out := &bench.CapacityResult{Objective: objective.String(), Rate: r.Rate, Width: r.Width,
+		MustPass: r.MustPass, Asked: r.Asked,
 		Stop: string(r.Stop), Reason: r.Reason, Trials: len(r.Steps), Spent: bench.Duration(r.Spent)}
 	for _, c := range r.Confirmations {
 		out.Confirmations = append(out.Confirmations, c.summary())

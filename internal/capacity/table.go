@@ -53,12 +53,16 @@ func workloadOf(spec bench.RunSpec, caseName string) bench.Workload {
 }
 
 func row(target string, c *bench.CapacityResult) bench.CapacityRow {
-	r := bench.CapacityRow{Target: target, Rate: c.Rate, Stop: c.Stop, Reason: c.Reason}
+	r := bench.CapacityRow{Target: target, Rate: c.Rate, Stop: c.Stop, Reason: c.Reason,
+		Passed: c.Passed(), Ran: len(c.Confirmations), MustPass: c.MustPass}
 	for i, conf := range c.Confirmations {
 		if i == 0 || conf.Throughput < r.ServedLow {
 			r.ServedLow = conf.Throughput
 		}
 		r.ServedHigh = max(r.ServedHigh, conf.Throughput)
+		if c.Asked > 0 && !conf.Pass {
+			r.Misses = append(r.Misses, strings.Join(conf.Violations, ", "))
+		}
 	}
 	if f := c.Failed; f != nil {
 		r.FailedRate, r.FailedWhy = f.Rate, strings.Join(f.Violations, ", ")
@@ -78,6 +82,10 @@ func sentence(r bench.CapacityRow, objective string) string {
 	}
 	s := fmt.Sprintf("%s carries %s req/s within %s (confirmations served %s–%s req/s)",
 		r.Target, Rate(r.Rate), objective, Rate(r.ServedLow), Rate(r.ServedHigh))
+	if len(r.Misses) > 0 {
+		s = fmt.Sprintf("%s carries %s req/s within %s in %d of %d confirmations, %d asked (they served %s–%s req/s; %s)",
+			r.Target, Rate(r.Rate), objective, r.Passed, r.Ran, r.MustPass, Rate(r.ServedLow), Rate(r.ServedHigh), missWords(r.Misses))
+	}
 	switch {
 	case r.PoolRate > 0 && r.Rate >= poolNear*r.PoolRate:
 		s += fmt.Sprintf(", bounded by its %d-thread pool (%s allowed)", r.PoolThreads, Rate(r.PoolRate))
@@ -94,6 +102,15 @@ func sentence(r bench.CapacityRow, objective string) string {
 		s += "; " + r.Reason
 	}
 	return s + "."
+}
+
+// missWords says what failed in the confirmations at the answer that did
+// not pass.
+func missWords(misses []string) string {
+	if len(misses) == 1 {
+		return "the other failed: " + misses[0]
+	}
+	return "the others failed: " + strings.Join(misses, "; ")
 }
 
 // poolNear is how close to its pool's bound an answer is bounded by it,

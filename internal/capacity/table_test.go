@@ -93,3 +93,28 @@ func TestTableCPUBound(t *testing.T) {
 		t.Errorf("without a CPU limit, row %+v has a CPU share", row)
 	}
 }
+
+// An answer a majority of whose confirmations passed says how many did of
+// how many ran and were asked, and what failed in the others; an old
+// run's confirmations (no verdict kept) all passed.
+func TestTableMajority(t *testing.T) {
+	virtual := &bench.CapacityResult{Objective: "p99<=300ms", Rate: 2683, Stop: "precision", MustPass: 2, Asked: 3,
+		Confirmations: []bench.CapacityTrial{
+			{Phase: "confirm", Rate: 2683, Throughput: 2714, Pass: true},
+			{Phase: "confirm", Rate: 2683, Throughput: 2683, Violations: []string{"p99 485.4ms > 300ms"}},
+			{Phase: "confirm", Rate: 2683, Throughput: 2709, Pass: true}},
+		Failed: &bench.CapacityTrial{Rate: 2769, Violations: []string{"p99 445.2ms > 300ms"}}}
+	old := &bench.CapacityResult{Objective: "p99<=300ms", Rate: 980, Stop: "precision",
+		Confirmations: []bench.CapacityTrial{{Throughput: 979}, {Throughput: 975}}}
+	tab := capacity.Table(&bench.Run{Targets: []bench.TargetResult{{Target: "java-virtual", Capacity: virtual}, {Target: "go", Capacity: old}}})
+	if r := tab.Rows[0]; r.Passed != 2 || r.Ran != 3 || r.MustPass != 2 || len(r.Misses) != 1 {
+		t.Errorf("row %+v, want 2 of 3 passed, 2 asked, one miss", r)
+	}
+	want := "java-virtual carries 2683 req/s within p99<=300ms in 2 of 3 confirmations, 2 asked (they served 2683–2714 req/s; the other failed: p99 485.4ms > 300ms); 2769 req/s failed: p99 445.2ms > 300ms."
+	if tab.Sentences[0] != want {
+		t.Errorf("sentence\n%s\nwant\n%s", tab.Sentences[0], want)
+	}
+	if r := tab.Rows[1]; r.Passed != 2 || r.Ran != 2 || len(r.Misses) != 0 || !strings.Contains(tab.Sentences[1], "(confirmations served 975–979 req/s)") {
+		t.Errorf("old run's row %+v: %s", r, tab.Sentences[1])
+	}
+}

@@ -42,6 +42,9 @@ func capacityBlock(t *bench.CapacityTable) block {
 		if r.Rate > 0 {
 			served = capacity.Rate(r.ServedLow) + "–" + capacity.Rate(r.ServedHigh)
 		}
+		if len(r.Misses) > 0 {
+			served += fmt.Sprintf(" (%d of %d passed)", r.Passed, r.Ran)
+		}
 		if r.FailedRate > 0 {
 			failed = capacity.Rate(r.FailedRate)
 		}
