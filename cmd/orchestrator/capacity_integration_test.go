@@ -337,3 +337,73 @@ func TestMeasureCapacitySweepAgainstGo(t *testing.T) {
 		t.Errorf("fit %+v, want go scaling near-linearly from about 19 req/s a client", f)
 	}
 }
+
+// A target that dies in a capacity trial (here killed from outside, as an
+// OutOfMemoryError kills a JVM) is started again, in a new container,
+// and warmed up again before the next trial; the trial it died in fails,
+// saying how; the search goes on and answers, the run succeeds, and no
+// container of it is left behind. It measures nothing (an objective any
+// target meets at these rates but a dead one), so it runs side by side.
+func TestCapacityTargetDiesAndStartsAgain(t *testing.T) {
+	sideBySide(t)
+	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
+	a := apiClient{t: t, base: d.url}
+	queued := a.submit(map[string]any{
+		"targets":  []string{"go"},
+		"workload": map[string]any{"requests": []map[string]any{{"endpoint": "light"}}},
+		"warmup":   map[string]any{"duration": "2s", "rate": 50},
+		"capacity": map[string]any{"objective": "p99<=1s", "budget": "60s", "trialDuration": "2s", "confirmDuration": "3s",
+			"confirmations": 2, "settle": "500ms", "startRate": 50, "maxRate": 200},
+	})
+	a.waitRun(queued.ID, 2*time.Minute, "through its first trial", func(r *bench.Run) bool {
+		return r.Status.Finished() || len(r.Targets) > 0 && len(r.Targets[0].Stages) > 0
+	})
+	first := docker(t, "ps", "-q", "--filter", "label=io.threadbench.run="+queued.ID)
+	if first == "" {
+		t.Fatal("no running container of the run to kill")
+	}
+	docker(t, "kill", first)
+	run := a.waitRun(queued.ID, 3*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
+	if run.Status != bench.RunSucceeded {
+		t.Fatalf("run %s %s: %s", run.ID, run.Status, run.Error)
+	}
+	tr := run.Target("go")
+	c := tr.Capacity
+	if c == nil || c.Trials != len(tr.Stages) {
+		t.Fatalf("capacity %+v with %d stages", c, len(tr.Stages))
+	}
+	t.Logf("go carries %.1f req/s, stop %s: %s; %d trials in %s", c.Rate, c.Stop, c.Reason, c.Trials, c.Spent)
+	died := -1
+	for i, st := range tr.Stages {
+		if st.Died != "" {
+			if died >= 0 {
+				t.Errorf("stages %d and %d died: it was killed once", died, i)
+			}
+			died = i
+		}
+	}
+	if died < 0 || !strings.Contains(tr.Stages[died].Died, "container exited with code 137") {
+		t.Fatalf("no stage says the target died (killed: exit 137): %+v", tr.Stages)
+	}
+	if step := c.Steps[died]; step.Pass || len(step.Violations) != 1 || !strings.HasPrefix(step.Violations[0], "the target died: ") {
+		t.Errorf("the trial it died in judged %+v, want a failure saying so", step)
+	}
+	if died+1 >= len(tr.Stages) {
+		t.Fatalf("no trial after the death: the search stopped at it (%s)", c.Reason)
+	}
+	for _, st := range tr.Stages[died+1:] {
+		if st.Stats.Successes == 0 {
+			t.Errorf("trial %d (%s) after the death: no request answered, the target was not started again", st.Index, st.Name)
+		}
+	}
+	if c.Rate < 50 {
+		t.Errorf("answer %.1f req/s (%s): want a confirmed rate, 50 req/s having passed before the death", c.Rate, c.Reason)
+	}
+	checkTrialSeconds(t, tr)
+	if left := docker(t, "ps", "-aq", "--filter", "label=io.threadbench.run="+queued.ID); left != "" {
+		t.Errorf("containers of the run left behind: %s", left)
+	}
+	if resp, body := a.do("GET", "/runs/"+run.ID+"/report?format=table", nil); resp.StatusCode != 200 || !strings.Contains(string(body), "the target died: container exited with code 137") {
+		t.Errorf("GET report: %d, does not say the target died:\n%s", resp.StatusCode, body)
+	}
+}

@@ -209,6 +209,11 @@ type StageResult struct {
 	Generator *Generator `json:"generator,omitempty"`
 	// Flags say why the stage's figures may not be the target's alone.
 	Flags []Flag `json:"flags,omitempty"`
+	// Died says how the target died in the stage (a crash, running out of
+	// memory, with its last log line), empty when it did not. A capacity
+	// search's trial so is a failure, and the target is started again
+	// before the next one.
+	Died string `json:"died,omitempty"`
 }
 
 // Bucket is one second of an attack.

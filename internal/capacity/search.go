@@ -59,9 +59,14 @@ type Outcome struct {
 	// scheduled time to its sending, ms.
 	SendLag float64
 	// Warmup is how long the trial warmed the target up before it (the
-	// first trial's warm-up): not the search's time, it is neither charged
-	// to the budget nor taken for the trial's overhead.
+	// first trial's warm-up, or a restarted target's start and warm-up):
+	// not the search's time, it is neither charged to the budget nor taken
+	// for the trial's overhead.
 	Warmup time.Duration
+	// Died says how the target died in the trial (a crash, running out of
+	// memory), empty when it did not: the trial failed, whatever its
+	// figures, and the target is started again before the next one.
+	Died string
 }
 
 // TrialFunc runs one trial.
@@ -553,7 +558,8 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 	return &step, nil
 }
 
-// judge says whether a trial met the objective. Latency runs from each
+// judge says whether a trial met the objective; one the target died in
+// did not, whatever its figures. Latency runs from each
 // request's scheduled time, so a late generator's lag is inside it: it can
 // make a trial fail, never pass. A trial that passed with the generator
 // bound passed. One that failed so is the target's failure only when the
@@ -562,6 +568,10 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 // neither pass nor fail (no violations), which stops the search.
 func judge(t Trial, out Outcome, o bench.Objective) Step {
 	step := Step{Trial: t, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99}
+	if out.Died != "" {
+		step.Violations = []string{"the target died: " + out.Died}
+		return step
+	}
 	violations := o.Check(out.Stats)
 	for _, v := range violations {
 		step.Violations = append(step.Violations, v.String())

@@ -609,3 +609,38 @@ func TestSearchCeiling(t *testing.T) {
 	}
 }
 
+// A trial the target died in fails, whatever its figures (the requests
+// after the death were refused, and those before it may have been fast):
+// the search goes on below it, the target started again, and the death is
+// the failure's violation.
+func TestSearchTargetDies(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond}
+	cfg := srv.config("p99<=300ms", t)
+	cfg.StartRate = 200
+	res, err := capacity.Search(context.Background(), cfg, func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+		out, err := srv.run(ctx, tr)
+		if tr.Rate >= 1600 { // dies of its backlog, its answered requests fast
+			out.Died, out.Stats.Latency.P99 = "container exited with code 3: OutOfMemoryError", 1
+		}
+		return out, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var died *capacity.Step
+	for i, st := range res.Steps {
+		if st.Rate >= 1600 {
+			if st.Pass {
+				t.Errorf("trial %d at %.0f req/s passed: the target died in it", i, st.Rate)
+			}
+			died = &res.Steps[i]
+		}
+	}
+	if died == nil || fmt.Sprint(died.Violations) != "[the target died: container exited with code 3: OutOfMemoryError]" {
+		t.Fatalf("died trial %+v, want its violation the death", died)
+	}
+	if edge := srv.edge(300, capacity.DefaultConfirmDuration); res.Rate > edge || res.Rate < 0.9*edge {
+		t.Errorf("rate %.1f (%s), want the edge below the death, %.1f", res.Rate, res.Reason, edge)
+	}
+	assertConfirmed(t, res, 0)
+}

@@ -218,6 +218,9 @@ func writeFlags(buf *bytes.Buffer, t *bench.TargetResult) {
 		for _, f := range s.Flags {
 			fmt.Fprintf(buf, "  ! %s %s: %s\n", analysis.StageLabel(s.Index, s.Name), f.Kind, f.Reason)
 		}
+		if s.Died != "" {
+			fmt.Fprintf(buf, "  ! %s the target died: %s\n", analysis.StageLabel(s.Index, s.Name), s.Died)
+		}
 	}
 }
 

@@ -14,8 +14,11 @@ import (
 // searchCapacity runs a capacity search against a started target instead
 // of its profile: the warm-up once, then each trial the search asks for as
 // a one-stage open profile, kept as the target's next stage and saved at
-// once, so that the search is an ordinary run in the history.
-func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t bench.Target) error {
+// once, so that the search is an ordinary run in the history. target is
+// the target as it is now: one that dies in a trial is started again
+// (restart) before the next, and warmed up again, the trial a failure
+// that says how it died.
+func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, target func() bench.Target, restart func(context.Context) error) error {
 	cfg, err := capacity.FromSpec(*spec.Capacity, len(run.Targets))
 	if err != nil {
 		return err
@@ -35,7 +38,7 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 	if bound, what, ok := poolBound(spec.Workload, *tr); ok {
 		cfg.Ceiling, cfg.CeilingWhat = bound, what
 	}
-	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, t: t, warmup: spec.Warmup}
+	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, target: target, restart: restart, warmup: spec.Warmup}
 	trials.record(ctx)
 	res, err := capacity.Search(ctx, cfg, trials.attack)
 	trials.keepRecording()
@@ -44,11 +47,14 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 	}
 	tr.Capacity = res.Summary(cfg.Objective)
 	tr.Capacity.Start, tr.Capacity.StartFrom = cfg.StartRate, startFrom
-	if n := len(res.Confirmations); n > 0 {
-		total := tr.Stages[res.Confirmations[n-1].N].Stats
+	if c, ok := tr.Capacity.LastPassed(); ok {
+		total := tr.Stages[c.Stage].Stats
 		tr.Total = &total
 	}
-	return r.checkAlive(ctx, t)
+	if trials.died != "" { // in the last trial, which says so
+		return nil
+	}
+	return r.checkAlive(ctx, target())
 }
 
 // shareBudget gives the search of tr its share of the run's budget as it
@@ -98,30 +104,100 @@ func poolBound(w bench.Workload, tr bench.TargetResult) (float64, string, bool) 
 // the offset its own first request had, so that its seconds, its stage
 // and the metrics recorded over the whole search line up as in any run.
 type trialRunner struct {
-	r      *Runner
-	run    *bench.Run
-	spec   bench.RunSpec
-	tr     *bench.TargetResult
-	t      bench.Target
-	warmup bench.Warmup    // the first trial's; the others have none
-	rec    bench.Recording // the metrics recorder's, over the whole search; nil without one
-	t0     time.Time       // the search's clock zero; zero before its first trial
-	began  time.Time       // the running trial's first measured request, once known
+	r       *Runner
+	run     *bench.Run
+	spec    bench.RunSpec
+	tr      *bench.TargetResult
+	target  func() bench.Target         // the target as it is now
+	restart func(context.Context) error // starts it again after it died
+	warmup  bench.Warmup                // the next trial's: the first's, or after a restart; the others have none
+	rec     bench.Recording             // the metrics recorder's, over the whole search; nil without one
+	from    int                         // the first stage rec records (a restart starts another)
+	kept    []bench.RecordingResult     // what the recorders of targets that died kept
+	t0      time.Time                   // the search's clock zero; zero before its first trial
+	began   time.Time                   // the running trial's first measured request, once known
+	died    string                      // how the target died in the last trial, until it is started again
 }
 
-// record starts the metrics recorder over the search, warm-up included.
+// record starts the metrics recorder over the search, warm-up included,
+// or over a target started again, on the search's clock.
 func (tr *trialRunner) record(ctx context.Context) {
-	if tr.r.cfg.Recorder != nil {
-		tr.rec = tr.r.cfg.Recorder.Record(ctx, tr.t, tr.spec.Limits)
+	if tr.r.cfg.Recorder == nil {
+		return
 	}
+	tr.rec, tr.from = tr.r.cfg.Recorder.Record(ctx, tr.target(), tr.spec.Limits), len(tr.tr.Stages)
+	if !tr.t0.IsZero() {
+		tr.rec.SetT0(tr.t0)
+	}
+}
+
+// stopRecording stops the recorder, summarising the stages it recorded
+// (the warm-up with the first), and keeps what it kept.
+func (tr *trialRunner) stopRecording() {
+	if tr.rec == nil {
+		return
+	}
+	var warmup *bench.StageResult
+	if tr.from == 0 {
+		warmup = tr.tr.Warmup
+	}
+	tr.kept = append(tr.kept, tr.rec.Stop(context.Background(), warmup, tr.tr.Stages[tr.from:]))
+	tr.rec = nil
 }
 
 // keepRecording stops the recorder and keeps what it recorded, with each
-// trial's resources, as an attack's recording is kept.
+// trial's resources, as an attack's recording is kept: every target's the
+// search started, one after another on its clock.
 func (tr *trialRunner) keepRecording() {
-	if tr.rec != nil {
-		tr.r.keepRecording(tr.run, tr.tr, tr.rec.Stop(context.Background(), tr.tr.Warmup, tr.tr.Stages))
+	tr.stopRecording()
+	if len(tr.kept) > 0 {
+		tr.r.keepRecording(tr.run, tr.tr, joinRecordings(tr.kept))
 	}
+}
+
+// joinRecordings joins the recordings of targets started one after the
+// other on one clock: each series' points in turn, each its own stages'
+// resources.
+func joinRecordings(rrs []bench.RecordingResult) bench.RecordingResult {
+	if len(rrs) == 1 {
+		return rrs[0]
+	}
+	var out bench.RecordingResult
+	index := map[string]int{}
+	for _, rr := range rrs {
+		for _, s := range rr.Series {
+			key := s.Name + "\x00" + fmt.Sprint(s.Labels)
+			if i, ok := index[key]; ok {
+				out.Series[i].Points = append(out.Series[i].Points, s.Points...)
+				continue
+			}
+			index[key] = len(out.Series)
+			s.Points = append([]bench.Point(nil), s.Points...)
+			out.Series = append(out.Series, s)
+		}
+		out.Expositions = append(out.Expositions, rr.Expositions...)
+		out.Resources = append(out.Resources, rr.Resources...)
+		out.ScrapeFailures += rr.ScrapeFailures
+		out.StatsFailures += rr.StatsFailures
+		if rr.LastError != "" {
+			out.LastError = rr.LastError
+		}
+	}
+	return out
+}
+
+// startAgain starts the target again after it died in the last trial,
+// with its own recorder and a warm-up before the next trial: the time it
+// takes is the next trial's warm-up, which the budget does not pay.
+func (tr *trialRunner) startAgain(ctx context.Context) (time.Duration, error) {
+	began := time.Now()
+	tr.stopRecording()
+	if err := tr.restart(ctx); err != nil {
+		return 0, fmt.Errorf("the target died (%s), and %w", tr.died, err)
+	}
+	tr.died, tr.warmup = "", tr.spec.Warmup
+	tr.record(ctx)
+	return time.Since(began), nil
 }
 
 // startAt sets the running trial's first measured request; the first
@@ -140,34 +216,48 @@ func (tr *trialRunner) startAt(t0 time.Time) {
 func (tr *trialRunner) offset() time.Duration { return tr.began.Sub(tr.t0) }
 
 func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capacity.Outcome, error) {
+	var restarted time.Duration
+	if tr.died != "" {
+		var err error
+		if restarted, err = tr.startAgain(ctx); err != nil {
+			return capacity.Outcome{}, err
+		}
+	}
 	plan := bench.Plan{Workload: tr.spec.Workload, Warmup: tr.warmup, Profile: bench.Profile{
 		Model: bench.ModelOpen, Connections: tr.spec.Profile.Connections,
 		Stages: []bench.Stage{{Name: string(trial.Phase), Duration: bench.Duration(trial.Duration), Rate: trial.Rate}},
 	}}
 	tr.warmup = bench.Warmup{Disabled: true}
 	tr.began = time.Time{}
-	res, err := tr.r.cfg.Attacker.Run(ctx, tr.t.BaseURL(), plan, tr.observer(trial))
+	res, err := tr.r.cfg.Attacker.Run(ctx, tr.target().BaseURL(), plan, tr.observer(trial))
 	if err != nil {
 		return capacity.Outcome{}, err
 	}
 	if len(res.Stages) != 1 {
 		return capacity.Outcome{}, fmt.Errorf("the attack measured %d stages, want 1", len(res.Stages))
 	}
-	var warmup time.Duration
+	warmup := restarted
 	if res.Warmup != nil {
-		tr.tr.Warmup, warmup = res.Warmup, res.Warmup.Duration.D()
+		if tr.tr.Warmup == nil { // the first: a restarted target's is its next trial's time
+			tr.tr.Warmup = res.Warmup
+		}
+		warmup += res.Warmup.Duration.D()
 	}
 	if tr.began.IsZero() { // an engine that did not say when it started
 		tr.startAt(orNow(res.T0))
 	}
 	st := res.Stages[0]
 	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset())
+	if err := tr.r.checkAlive(ctx, tr.target()); err != nil && ctx.Err() == nil {
+		tr.r.log.Warn("target died in a capacity trial; starting it again", "run", tr.run.ID, "target", tr.tr.Key(), "trial", st.Name, "err", err)
+		tr.died, st.Died = deathOf(err), deathOf(err)
+	}
 	tr.tr.Stages = append(tr.tr.Stages, st)
 	tr.tr.Seconds = append(tr.tr.Seconds, onSearchClock(res.Seconds, st.Index, tr.offset())...)
 	if err := tr.r.save(tr.run); err != nil {
 		return capacity.Outcome{}, err
 	}
-	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup}
+	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup, Died: st.Died}
 	if st.Generator != nil {
 		out.SendLag = st.Generator.OwnLagP99()
 	}

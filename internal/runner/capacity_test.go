@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -276,5 +277,85 @@ func TestExecute_CapacityGeneratorBound(t *testing.T) {
 		if tr.Capacity == nil || tr.Capacity.Stop != "generator-bound" || !strings.Contains(tr.Capacity.Reason, "generator CPU 97%") {
 			t.Errorf("%s: capacity %+v, want the generator named as the limit", tr.Target, tr.Capacity)
 		}
+	}
+}
+
+// dyingAttacker is a pool whose target dies in any trial at killAt req/s
+// or more, as java-virtual died of OutOfMemoryError at 6,400 req/s.
+type dyingAttacker struct {
+	*poolAttacker
+	rt     *fakeRuntime
+	killAt float64
+}
+
+func (a *dyingAttacker) Run(ctx context.Context, url string, plan bench.Plan, obs bench.Observer) (*bench.AttackResult, error) {
+	res, err := a.poolAttacker.Run(ctx, url, plan, obs)
+	if err == nil && plan.Profile.Stages[0].Rate >= a.killAt {
+		a.rt.killLatest()
+	}
+	return res, err
+}
+
+// A target that dies in a trial is started again, checked and recorded as
+// the first was, and warmed up again before the next trial: the trial is a
+// failure that says how it died, the search goes on below it, and the run
+// succeeds with its answer; the dead container and the last are both
+// stopped, and the recordings of both are kept on the search's clock.
+func TestExecute_CapacityTargetDies(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	rt := &fakeRuntime{}
+	att := &dyingAttacker{poolAttacker: &poolAttacker{capacity: 400}, rt: rt, killAt: 800}
+	rec := &searchRecorder{}
+	r := runner.New(runner.Config{Targets: rt, Store: st, Series: st, Attacker: att, Recorder: rec,
+		LockPath: t.TempDir() + "/attack.lock", CPUs: 1})
+	run := createRun(t, st, capacitySpec(t, "go"))
+	if err := r.Execute(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.FindRunByID(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := got.Target("go")
+	if tr.Status != bench.TargetSucceeded || tr.Capacity == nil {
+		t.Fatalf("go %s %q capacity %v, want the search's answer", tr.Status, tr.Error, tr.Capacity)
+	}
+	if c := tr.Capacity; c.Rate > 400 || c.Rate < 392 {
+		t.Errorf("capacity %.0f req/s (%s), want about 400 found below the death", c.Rate, c.Reason)
+	}
+	died := -1
+	for i, s := range tr.Stages {
+		if s.Died != "" {
+			if died >= 0 {
+				t.Errorf("stages %d and %d died: the target was started again once", died, i)
+			}
+			died = i
+		}
+	}
+	if died < 0 || tr.Stages[died].Rate < 800 || tr.Stages[died].Died != "container exited with code 3 during the attack: fatal: out of memory" {
+		t.Fatalf("died in stage %d: %+v", died, tr.Stages)
+	}
+	step := tr.Capacity.Steps[died]
+	if step.Pass || len(step.Violations) != 1 || !strings.HasPrefix(step.Violations[0], "the target died: container exited with code 3") {
+		t.Errorf("the trial it died in judged %+v, want a failure saying so", step)
+	}
+	for i, p := range att.plans {
+		if warm := !p.Warmup.Disabled; warm != (i == 0 || i == died+1) {
+			t.Errorf("trial %d warmed up: %v, want the first and the one after the death only", i, warm)
+		}
+	}
+	if fmt.Sprint(rt.started) != "[go go]" || fmt.Sprint(rt.stoppedTargets()) != "[go go]" {
+		t.Errorf("started %v, stopped %v: want the dead one and the new one both started and stopped", rt.started, rt.stoppedTargets())
+	}
+	if rec.records != 2 || len(rec.t0s) != 2 || !rec.t0s[0].Equal(rec.t0s[1]) {
+		t.Errorf("recorder started %d times with zeros %v: want twice, on the search's one clock", rec.records, rec.t0s)
+	}
+	if len(tr.Resources) != len(tr.Stages) {
+		t.Errorf("%d stages' resources kept for %d trials: want every one, across both recordings", len(tr.Resources), len(tr.Stages))
+	}
+	series, err := st.FindSeries(context.Background(), got.ID, tr.Key(), []string{"container_cpu_usage_ratio"})
+	if err != nil || len(series) != 1 || len(series[0].Points) != 4 {
+		t.Errorf("stored series %+v (%v), want one, both recordings' points in it", series, err)
 	}
 }

@@ -29,6 +29,16 @@ type fakeRuntime struct {
 	// cleanupErrs fail the first Cleanups, one each.
 	cleanupErrs []error
 	info        map[string]string // what the targets say about themselves; nil: GET /info fails
+	targets     []*fakeTarget     // every target started, in order
+}
+
+// killLatest makes the target started last die, as a container that
+// exited with code 3.
+func (f *fakeRuntime) killLatest() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := f.targets[len(f.targets)-1]
+	t.state = bench.ContainerState{ExitCode: 3}
 }
 
 var _ bench.TargetRuntime = (*fakeRuntime)(nil)
@@ -48,8 +58,10 @@ func (f *fakeRuntime) Start(_ context.Context, target string, _ bench.ImageInfo,
 	if !ok {
 		st = bench.ContainerState{Running: true}
 	}
-	return &fakeTarget{rt: f, name: target, srv: httptest.NewServer(server.NewHandler(target)), state: st,
-		stateErr: f.stateErr[target], checkErr: f.checkErr[target]}, nil
+	t := &fakeTarget{rt: f, name: target, srv: httptest.NewServer(server.NewHandler(target)), state: st,
+		stateErr: f.stateErr[target], checkErr: f.checkErr[target]}
+	f.targets = append(f.targets, t)
+	return t, nil
 }
 
 func (f *fakeRuntime) Cleanup(ctx context.Context) (int, error) {
@@ -99,6 +111,8 @@ func (t *fakeTarget) Logs(context.Context, int) (string, error) { return "fatal:
 func (t *fakeTarget) Entry() bench.TargetInfo                   { return bench.TargetInfo{Name: t.name, Kind: "go"} }
 func (t *fakeTarget) Check(context.Context) error               { return t.checkErr }
 func (t *fakeTarget) State(context.Context) (bench.ContainerState, error) {
+	t.rt.mu.Lock()
+	defer t.rt.mu.Unlock()
 	return t.state, t.stateErr
 }
 

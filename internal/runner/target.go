@@ -58,7 +58,7 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 		return fmt.Errorf("start: %w", err)
 	}
 	r.openInside(spec, tr, t)
-	defer r.collectAndStop(ctx, run, tr, t)
+	defer func() { r.collectAndStop(ctx, run, tr, t) }() // t as it is then: a search may start it again
 	tr.CPUSet, tr.StartupMs, tr.Settings = req.CPUSet, millis(t.Startup()), t.Settings()
 
 	if !r.cfg.NoCheck {
@@ -74,7 +74,12 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 		ee.CPUModel = tr.Settings["info.cpuModel"]
 	}
 	if spec.Capacity != nil {
-		return r.searchCapacity(ctx, run, spec, tr, t)
+		restart := func(ctx context.Context) error {
+			var err error
+			t, err = r.restart(ctx, run, spec, tr, t, img, req)
+			return err
+		}
+		return r.searchCapacity(ctx, run, spec, tr, func() bench.Target { return t }, restart)
 	}
 	return r.attack(ctx, run, spec, tr, t, ds)
 }
@@ -211,6 +216,52 @@ func seriesNames(series []bench.Series) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// restart starts a target again after it died under load, for a capacity
+// search to go on below the rate that killed it: the dead container is
+// stopped (its recording inside is lost with it), a new one started from
+// the same image and request, checked, and recorded inside as the first
+// was. It returns the new target, or the old one with the error.
+func (r *Runner) restart(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, old bench.Target, img bench.ImageInfo, req bench.StartRequest) (bench.Target, error) {
+	if s := r.sessions.take(tr); s != nil {
+		s.Close()
+	}
+	r.halt(run, tr, old)
+	r.phase(run, tr, bench.PhaseStarting)
+	t, err := r.cfg.Targets.Start(ctx, tr.Target, img, req)
+	if err != nil {
+		return old, fmt.Errorf("start again after it died: %w", err)
+	}
+	r.openInside(spec, tr, t)
+	if !r.cfg.NoCheck {
+		r.phase(run, tr, bench.PhaseChecking)
+		if err := t.Check(ctx); err != nil {
+			return t, fmt.Errorf("contract check after starting again: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// deathOf says how a target died, in a line: checkAlive's reason and the
+// last line of its log that names an error (or its last line), for a
+// trial's verdict; the whole reason with its log tail is kept in the log.
+func deathOf(err error) string {
+	reason, logs, _ := strings.Cut(err.Error(), "; last log lines:\n")
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	last := ""
+	for i := len(lines) - 1; i >= 0 && last == ""; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.Contains(l, "Error") || strings.Contains(l, "Exception") || strings.Contains(l, "panic") {
+			last = l
+		}
+	}
+	if last == "" && len(lines) > 0 {
+		last = strings.TrimSpace(lines[len(lines)-1])
+	}
+	if last != "" {
+		reason += ": " + last
+	}
+	return reason
 }
 
 // checkAlive fails a target whose container died under load (crash, OOM),
