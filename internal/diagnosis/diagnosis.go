@@ -30,6 +30,11 @@ const (
 	// pins, the request threads' for locks, the wall clock's for GC)
 	// from which a cause is reported.
 	NotableShare = 0.1
+	// TailShare is how far a stage's p99 must stand above its p50, a share
+	// of the p50, for its tail to have a cause of its own; StallShare how
+	// much of that lead one GC pause must take to be that cause (stall).
+	TailShare  = 0.5
+	StallShare = 0.5
 	// JEP491 is the JDK from which a virtual thread blocked in
 	// synchronized unmounts instead of pinning its carrier.
 	JEP491 = 24
@@ -88,7 +93,9 @@ type CPU struct {
 
 // Diagnose returns the verdicts the evidence supports, strongest first
 // (the generator's and the connections' flags before any, since they say
-// the figures are not the target's alone), and the top CPU frames.
+// the figures are not the target's alone, but the connections' after a
+// stall: a target that stopped in a GC pause ran them short), and the top
+// CPU frames.
 func Diagnose(e Evidence) bench.Diagnosis {
 	d := bench.Diagnosis{Target: e.Target, Stage: e.Stage.Index, Source: e.Source, NoProfile: e.NoProfile,
 		JDK: e.JDK, SynchronizedPins: e.JDK > 0 && e.JDK < JEP491}
@@ -97,8 +104,19 @@ func Diagnose(e Evidence) bench.Diagnosis {
 			d.Causes = append(d.Causes, c)
 		}
 	}
-	slices.SortStableFunc(d.Causes, func(a, b bench.Cause) int { return cmp.Compare(b.Share, a.Share) })
-	d.Causes = append(flagged(e), d.Causes...)
+	slices.SortStableFunc(d.Causes, func(a, b bench.Cause) int {
+		return cmp.Or(-cmp.Compare(boolInt(isStall(a)), boolInt(isStall(b))), cmp.Compare(b.Share, a.Share))
+	})
+	stalls := 0
+	for stalls < len(d.Causes) && isStall(d.Causes[stalls]) {
+		stalls++
+	}
+	flags := flagged(e)
+	gen := 0
+	for gen < len(flags) && flags[gen].Kind == bench.FlagGeneratorBound {
+		gen++
+	}
+	d.Causes = slices.Concat(flags[:gen], d.Causes[:stalls], flags[gen:], d.Causes[stalls:])
 	d.TopFrames = e.Samples.Top(TopFrames)
 	d.Samples = e.Samples.Total()
 	if e.Own != nil {
@@ -112,13 +130,23 @@ func Diagnose(e Evidence) bench.Diagnosis {
 	return d
 }
 
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // flagged turns the stage's generator-bound and connection-bound flags
 // into causes: the load, not the target, may have set the pace.
+// The generator's come first.
 func flagged(e Evidence) []bench.Cause {
 	var out []bench.Cause
-	for _, f := range e.Stage.Flags {
-		if f.Kind == bench.FlagGeneratorBound || f.Kind == bench.FlagConnectionBound {
-			out = append(out, bench.Cause{Kind: f.Kind, Share: 1, Sentence: flagSentence(e.Target, f)})
+	for _, kind := range []string{bench.FlagGeneratorBound, bench.FlagConnectionBound} {
+		for _, f := range e.Stage.Flags {
+			if f.Kind == kind {
+				out = append(out, bench.Cause{Kind: f.Kind, Share: 1, Sentence: flagSentence(e.Target, f)})
+			}
 		}
 	}
 	return out
