@@ -83,7 +83,7 @@ func sentence(r bench.CapacityRow, objective string) string {
 	s := fmt.Sprintf("%s carries %s req/s within %s (confirmations served %s–%s req/s)",
 		r.Target, Rate(r.Rate), objective, Rate(r.ServedLow), Rate(r.ServedHigh))
 	if len(r.Misses) > 0 {
-		s = fmt.Sprintf("%s carries %s req/s within %s in %d of %d confirmations, %d asked (they served %s–%s req/s; %s)",
+		s = fmt.Sprintf("%s carries %s req/s within %s (%d of %d confirmations passed, %d asked to; they served %s–%s req/s; %s)",
 			r.Target, Rate(r.Rate), objective, r.Passed, r.Ran, r.MustPass, Rate(r.ServedLow), Rate(r.ServedHigh), missWords(r.Misses))
 	}
 	switch {

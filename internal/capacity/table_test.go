@@ -110,7 +110,7 @@ func TestTableMajority(t *testing.T) {
 	if r := tab.Rows[0]; r.Passed != 2 || r.Ran != 3 || r.MustPass != 2 || len(r.Misses) != 1 {
 		t.Errorf("row %+v, want 2 of 3 passed, 2 asked, one miss", r)
 	}
-	want := "java-virtual carries 2683 req/s within p99<=300ms in 2 of 3 confirmations, 2 asked (they served 2683–2714 req/s; the other failed: p99 485.4ms > 300ms); 2769 req/s failed: p99 445.2ms > 300ms."
+	want := "java-virtual carries 2683 req/s within p99<=300ms (2 of 3 confirmations passed, 2 asked to; they served 2683–2714 req/s; the other failed: p99 485.4ms > 300ms); 2769 req/s failed: p99 445.2ms > 300ms."
 	if tab.Sentences[0] != want {
 		t.Errorf("sentence\n%s\nwant\n%s", tab.Sentences[0], want)
 	}
