@@ -250,7 +250,8 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset())
 	if err := tr.r.checkAlive(ctx, tr.target()); err != nil && ctx.Err() == nil {
 		tr.r.log.Warn("target died in a capacity trial; starting it again", "run", tr.run.ID, "target", tr.tr.Key(), "trial", st.Name, "err", err)
-		tr.died, st.Died = deathOf(err), deathOf(err)
+		st.Died = deathOf(err)
+		tr.died = st.Died
 	}
 	tr.tr.Stages = append(tr.tr.Stages, st)
 	tr.tr.Seconds = append(tr.tr.Seconds, onSearchClock(res.Seconds, st.Index, tr.offset())...)
