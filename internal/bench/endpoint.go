@@ -54,6 +54,8 @@ type Endpoint struct {
 	Params []Param `json:"params"`
 	// Downstream is set on endpoints that call the run's downstream service.
 	Downstream  bool   `json:"downstream,omitempty"`
+	// Database is set on endpoints that query the run's database server.
+	Database bool `json:"database,omitempty"`
 	Description string `json:"description"`
 }
 
@@ -137,6 +139,9 @@ var endpoints = []Endpoint{
 		{Name: "limit", Default: "0", Min: 0, Max: MaxCallsParam, Unit: "permits"},
 		{Name: "timeout", Default: "5000", Min: 1, Max: MaxDurationParam, Unit: "ms"},
 	}, Description: "one downstream call per request, through an optional bulkhead shared by all requests"},
+	{Name: "db", Path: "/api/db", Database: true, Params: []Param{
+		{Name: "delay", Default: "0", Min: 0, Max: MaxDurationParam, Unit: "ms"},
+	}, Description: "one query on a pooled connection: a row of the seeded table, after a delay spent in the database (pg_sleep, SLEEP)"},
 }
 
 // Endpoints returns the contract's workload endpoints.

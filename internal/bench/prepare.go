@@ -99,7 +99,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkGenerators, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream,
+		checkName, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkGenerators, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream, checkDatabase,
 	} {
 		if err := check(spec, c); err != nil {
 			return err

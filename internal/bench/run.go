@@ -60,6 +60,7 @@ type Run struct {
 	Parts       []string          `json:"parts,omitempty"`
 	Environment Environment       `json:"environment"`
 	Downstream  *DownstreamResult `json:"downstream,omitempty"`
+	Database    *DatabaseResult   `json:"database,omitempty"`
 	Targets     []TargetResult    `json:"targets"`
 	CreatedAt   time.Time         `json:"createdAt"`
 	StartedAt   *time.Time        `json:"startedAt,omitempty"`
@@ -168,6 +169,9 @@ type TargetResult struct {
 	// DownstreamResources are the downstream service's, during this
 	// target's attack: the flood the target sent it.
 	DownstreamResources []StageResources `json:"downstreamResources,omitempty"`
+	// Database is the run's database server's figures during this
+	// target's attack, per stage.
+	Database []DatabaseStage `json:"database,omitempty"`
 	Series              []string         `json:"series,omitempty"`
 	// Generators are the load generators that sent the attack together
 	// (a swarm's), each with its share, clock and own figures; empty when

@@ -306,6 +306,8 @@ type RunSpec struct {
 	Java     JavaOptions `json:"java,omitempty" yaml:"java,omitempty"`
 	// Downstream is a service the targets call, started before them.
 	Downstream *Downstream `json:"downstream,omitempty" yaml:"downstream,omitempty"`
+	// Database is a database server the targets use, started before them.
+	Database *Database `json:"database,omitempty" yaml:"database,omitempty"`
 	// Engine is the configured engine (by name, never by address) the
 	// targets run on unless a case names another; empty means the
 	// configuration's default, which Prepare fills in.
