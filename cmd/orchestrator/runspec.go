@@ -43,6 +43,9 @@ type specFlags struct {
 	repeat         int
 	engine         string
 	loadEngine     string
+	database       string
+	dbInit         string
+	dbPool         int
 	// fileNamesTargets: the spec file gave the targets (a service of one's
 	// own then does not replace them).
 	fileNamesTargets bool
@@ -77,6 +80,9 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
 	fs.StringVar(&f.loadEngine, "load-engine", "", "the load engine that sends the requests: "+strings.Join(bench.LoadEngines, " (default), ")+" (vegeta's attacker; latency stamped at the actual send)")
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
+	fs.StringVar(&f.database, "database", "", "start a database server beside the targets ("+strings.Join(bench.DatabaseKinds, ", ")+"; MariaDB serves mysql): the targets get its connection settings (DB_*, SPRING_DATASOURCE_*)")
+	fs.StringVar(&f.dbInit, "db-init", "", "with --database: an SQL file run once the server answers (default: the service's own migrations)")
+	fs.IntVar(&f.dbPool, "db-pool", 0, fmt.Sprintf("with --database: connections in each target's pool (default %d, HikariCP's)", bench.DefaultDatabasePool))
 	fs.Bool("no-profile", false, "record nothing inside the targets (no JFR recording of a JVM, no CPU profile of a Go target): the report then has no why from inside them")
 }
 
@@ -141,7 +147,36 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
 	set("engine", func() { spec.Engine = f.engine })
 	set("load-engine", func() { spec.Profile.Engine = f.loadEngine })
-	return spec, nil
+	return spec, f.databaseFlags(fs, &spec)
+}
+
+// databaseFlags puts --database, --db-init and --db-pool into the spec,
+// over a file's; the init script is read here, so that the spec carries
+// the SQL itself, never a path.
+func (f *specFlags) databaseFlags(fs *pflag.FlagSet, spec *bench.RunSpec) error {
+	if !fs.Changed("database") && !fs.Changed("db-init") && !fs.Changed("db-pool") {
+		return nil
+	}
+	if spec.Database == nil {
+		spec.Database = &bench.Database{}
+	}
+	if fs.Changed("database") {
+		spec.Database.Kind = f.database
+	}
+	if spec.Database.Kind == "" {
+		return bench.FieldErrorf("database", "--db-init and --db-pool need --database (%s)", strings.Join(bench.DatabaseKinds, ", "))
+	}
+	if fs.Changed("db-pool") {
+		spec.Database.Pool = f.dbPool
+	}
+	if fs.Changed("db-init") {
+		b, err := os.ReadFile(f.dbInit)
+		if err != nil {
+			return bench.FieldErrorf("database.init", "read --db-init: %v", err)
+		}
+		spec.Database.Init = string(b)
+	}
+	return nil
 }
 
 // experimentRef puts --experiment, --part and --case into the spec, over a file's.

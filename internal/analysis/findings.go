@@ -74,6 +74,7 @@ func (a *analysis) findings(scopes []*scopeData) []bench.Finding {
 			add(findResources, "%s", s)
 		}
 	}
+	out = append(out, a.poolFindings()...)
 	add(findErrors, "%s", errorSentence(whole))
 	for _, d := range scopes[1:] {
 		for _, res := range d.out.Results {

@@ -40,6 +40,10 @@ type StartRequest struct {
 	// Downstream is the base URL of the run's downstream service, handed
 	// to the target as DOWNSTREAM_URL; empty without one.
 	Downstream string
+	// Database is the run's database server's environment for the target
+	// (DatabaseConn.Env): the contract's DB_* variables and a service's
+	// datasource ones; nil without a database.
+	Database map[string]string
 	// Workers bounds the requests the target serves at once (a downstream
 	// service's pool); 0 keeps its own default.
 	Workers int

@@ -584,3 +584,73 @@ func TestPrepareOwnService(t *testing.T) {
 		})
 	}
 }
+
+// A database is checked field by field before anything starts; /api/db
+// without one is refused on the request that asks it.
+func TestPrepareDatabase(t *testing.T) {
+	valid := func() bench.RunSpec {
+		s := validSpec()
+		s.Workload.Requests = []bench.Request{{Endpoint: "db", Params: map[string]string{"delay": "20"}}}
+		s.Database = &bench.Database{Kind: bench.DatabasePostgres, Pool: 100}
+		return s
+	}
+	spec := valid()
+	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+		t.Fatal(err)
+	}
+	if l := spec.DatabaseLimits(); l != spec.Limits || spec.Database.PoolSize() != 100 {
+		t.Errorf("database limits %+v pool %d, want the spec's %+v and 100", l, spec.Database.PoolSize(), spec.Limits)
+	}
+	if got := (bench.Database{Kind: "postgres"}).PoolSize(); got != bench.DefaultDatabasePool {
+		t.Errorf("default pool %d, want HikariCP's %d", got, bench.DefaultDatabasePool)
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(*bench.RunSpec)
+		field  string
+	}{
+		{"db endpoint without a database", func(s *bench.RunSpec) { s.Database = nil }, "workload.requests[0].endpoint"},
+		{"unknown kind", func(s *bench.RunSpec) { s.Database.Kind = "oracle" }, "database.kind"},
+		{"pool too large", func(s *bench.RunSpec) { s.Database.Pool = bench.MaxDatabasePool + 1 }, "database.pool"},
+		{"negative pool", func(s *bench.RunSpec) { s.Database.Pool = -1 }, "database.pool"},
+		{"init too long", func(s *bench.RunSpec) { s.Database.Init = strings.Repeat("x", bench.MaxDatabaseInit+1) }, "database.init"},
+		{"not a variable's name", func(s *bench.RunSpec) { s.Database.Env.URL = "DB URL=1" }, "database.env.url"},
+		{"database bigger than the host", func(s *bench.RunSpec) { s.Database.Limits.CPUs = 64 }, "database.limits.cpus"},
+		{"delay out of range", func(s *bench.RunSpec) { s.Workload.Requests[0].Params["delay"] = "60001" }, "workload.requests[0].params.delay"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := valid()
+			tt.change(&spec)
+			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			var e *bench.Error
+			if !asError(err, &e) || e.Field != tt.field {
+				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
+			}
+		})
+	}
+}
+
+// A service reads its datasource from Spring Boot's variables unless the
+// spec names others; the built-in targets read the contract's DB_*.
+func TestDatabaseConnEnv(t *testing.T) {
+	c := bench.DatabaseConn{Kind: bench.DatabaseMySQL, Host: "127.0.0.1", Port: 3307, Name: "threadbench", User: "u", Password: "p"}
+	env := c.Env(10, bench.Database{Env: bench.DatabaseEnv{URL: "QUARKUS_DATASOURCE_JDBC_URL"}}.EnvNames())
+	for k, want := range map[string]string{
+		"QUARKUS_DATASOURCE_JDBC_URL": "jdbc:mysql://127.0.0.1:3307/threadbench", "SPRING_DATASOURCE_USERNAME": "u",
+		"SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE": "10", bench.EnvDBKind: "mysql", bench.EnvDBPort: "3307",
+	} {
+		if env[k] != want {
+			t.Errorf("%s = %q, want %q", k, env[k], want)
+		}
+	}
+	if _, ok := env["SPRING_DATASOURCE_URL"]; ok {
+		t.Error("SPRING_DATASOURCE_URL set though the spec named another variable for the URL")
+	}
+	if got, want := c.DSN(), "u:p@tcp(127.0.0.1:3307)/threadbench"; got != want {
+		t.Errorf("mysql DSN %q, want %q", got, want)
+	}
+	pg := bench.DatabaseConn{Kind: bench.DatabasePostgres, Host: "127.0.0.1", Port: 5433, Name: "threadbench", User: "u", Password: "p"}
+	if got, want := pg.DSN(), "postgres://u:p@127.0.0.1:5433/threadbench?sslmode=disable"; got != want {
+		t.Errorf("postgres DSN %q, want %q", got, want)
+	}
+}

@@ -29,7 +29,15 @@ type StageResources struct {
 	SubmitFailed float64 `json:"submitFailed,omitempty"`
 	// Scheduler is the virtual-thread scheduler as the JVM reports it (JDK
 	// 24 on), keyed by Scheduler... figure.
-	Scheduler      map[string]Gauge `json:"scheduler,omitempty"`
+	Scheduler map[string]Gauge `json:"scheduler,omitempty"`
+	// Pool is the target's database connection pool as it sees it
+	// (HikariCP's own series, or the Go target's under the same names),
+	// keyed by Pool... figure; PoolTimeouts are the requests that gave up
+	// waiting for a connection in the stage, PoolAcquireMs the mean time a
+	// connection took to get.
+	Pool           map[string]Gauge `json:"pool,omitempty"`
+	PoolTimeouts   float64          `json:"poolTimeouts,omitempty"`
+	PoolAcquireMs  float64          `json:"poolAcquireMs,omitempty"`
 	ScrapeFailures int              `json:"scrapeFailures,omitempty"`
 }
 
@@ -40,6 +48,15 @@ const (
 	SchedulerPoolSize    = "poolSize"    // the carriers it started and that live
 	SchedulerMounted     = "mounted"     // virtual threads on a carrier
 	SchedulerQueued      = "queued"      // virtual threads waiting for one
+)
+
+// The connection pool's figures, as StageResources.Pool keys them.
+const (
+	PoolActive  = "active"  // connections lent out
+	PoolIdle    = "idle"    // connections waiting in the pool
+	PoolPending = "pending" // requests waiting for a connection
+	PoolTotal   = "total"   // connections open
+	PoolMax     = "max"     // the pool's size
 )
 
 // UnmarshalJSON reads the current document and, for runs stored before

@@ -46,6 +46,7 @@ func Summarize(series []bench.Series, sources Sources, scrapeFailures []float64,
 	memory := pickAll(series, sources.Memory)
 	memory[bench.MemoryWorkingSet] = byName[ContainerMemoryWorkingSet]
 	scheduler := pickAll(series, schedulerSources)
+	pool := pickAll(series, poolSources)
 	all := stages
 	if warmup != nil {
 		all = append([]bench.StageResult{*warmup}, stages...)
@@ -56,6 +57,7 @@ func Summarize(series []bench.Series, sources Sources, scrapeFailures []float64,
 		r.Threads = gauges(threads, stageWindow(s))
 		r.Memory = gauges(memory, stageWindow(s))
 		r.Scheduler = gauges(scheduler, stageWindow(s))
+		summarizePool(&r, byName, pool, stageWindow(s))
 		out = append(out, r)
 	}
 	return out

@@ -74,6 +74,9 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	if analysis.HasJava(r.Spec) {
 		row("java", analysis.DescribeJava(r.Spec.Java))
 	}
+	if r.Database != nil {
+		row("database", databaseLine(r.Database))
+	}
 	writeEnvironment(row, r.Environment)
 	tw.Flush()
 }
@@ -163,6 +166,10 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 	if len(t.Resources) > 0 {
 		fmt.Fprintln(buf)
 		writeResourceTable(buf, t)
+	}
+	if len(t.Database) > 0 {
+		fmt.Fprintln(buf)
+		writeDatabaseTable(buf, t)
 	}
 }
 

@@ -25,6 +25,9 @@ type Config struct {
 	Series   bench.SeriesStore // optional: where recorded series go
 	Attacker bench.Attacker
 	Recorder bench.Recorder // optional metrics scraping
+	// Databases starts the database server a spec asks for; a run that
+	// asks for one fails without it.
+	Databases bench.DatabaseRuntime
 	// Responses, when set, logs every measured request of each target
 	// (a results file each).
 	Responses bench.ResponseLog
@@ -110,21 +113,24 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 	}
 	r.publishRun(run)
 
-	ds, dsErr := r.startDownstream(ctx, run)
-	defer r.stopDownstream(run, ds)
+	svc, svcErr := r.startServices(ctx, run)
+	defer r.stopServices(run, svc)
 	for i := range run.Targets {
-		if ctx.Err() != nil || dsErr != nil {
+		if ctx.Err() != nil || svcErr != nil {
 			run.Targets[i].Status = bench.TargetSkipped
 			continue
 		}
-		r.executeTarget(ctx, run, &run.Targets[i], ds)
+		r.executeTarget(ctx, run, &run.Targets[i], svc)
 		if err := r.save(run); err != nil {
 			return err
 		}
+		if svcErr = checkDatabaseAlive(ctx, svc.database); svcErr != nil && ctx.Err() == nil {
+			run.Database.Status, run.Database.Error = bench.TargetFailed, svcErr.Error()
+		}
 	}
 	status, msg := outcome(ctx, run)
-	if dsErr != nil && ctx.Err() == nil {
-		status, msg = bench.RunFailed, dsErr.Error()
+	if svcErr != nil && ctx.Err() == nil {
+		status, msg = bench.RunFailed, svcErr.Error()
 	}
 	return r.finish(run, status, msg)
 }

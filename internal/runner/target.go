@@ -15,7 +15,7 @@ const logTail = 30
 
 // executeTarget takes one target through its whole life and records how it
 // ended. It never fails the run: the next target goes on regardless.
-func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult, ds bench.Target) {
+func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult, svc services) {
 	started := time.Now().UTC()
 	tr.StartedAt, tr.Status = &started, bench.TargetRunning
 	// Recorded now, so that a process killed mid-attack leaves the target
@@ -23,7 +23,7 @@ func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.Ta
 	if err := r.save(run); err != nil {
 		r.log.Error("record target start", "run", run.ID, "target", tr.Key(), "err", err)
 	}
-	err := r.runTarget(ctx, run, tr, ds)
+	err := r.runTarget(ctx, run, tr, svc)
 	finished := time.Now().UTC()
 	tr.FinishedAt = &finished
 	switch {
@@ -38,7 +38,7 @@ func (r *Runner) executeTarget(ctx context.Context, run *bench.Run, tr *bench.Ta
 	r.phase(run, tr, bench.PhaseDone)
 }
 
-func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult, ds bench.Target) error {
+func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.TargetResult, svc services) error {
 	spec := caseOf(run.Spec, tr)
 	r.phase(run, tr, bench.PhaseBuilding)
 	img, err := r.cfg.Targets.Build(ctx, tr.Target, spec, r.cfg.BuildLog)
@@ -50,9 +50,10 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 	r.phase(run, tr, bench.PhaseStarting)
 	req := bench.StartRequest{RunID: run.ID, Engine: spec.Engine, Limits: spec.Limits, Java: spec.Java,
 		CPUSet: targetCPUSet(run.Environment, spec.Engine), Requests: spec.Workload.AllRequests(), Record: !spec.NoProfile}
-	if ds != nil {
-		req.Downstream = ds.BaseURL()
+	if svc.downstream != nil {
+		req.Downstream = svc.downstream.BaseURL()
 	}
+	req.Database = databaseEnv(spec, svc.database)
 	t, err := r.cfg.Targets.Start(ctx, tr.Target, img, req)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
@@ -81,18 +82,19 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 		}
 		return r.searchCapacity(ctx, run, spec, tr, func() bench.Target { return t }, restart)
 	}
-	return r.attack(ctx, run, spec, tr, t, ds)
+	return r.attack(ctx, run, spec, tr, t, svc)
 }
 
 // attack runs the warm-up and the profile against a started target, with the
 // load generator pinned off the target's CPU when they share this host, and
 // the metrics recorder on.
-func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t, ds bench.Target) error {
+func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec, tr *bench.TargetResult, t bench.Target, svc services) error {
 	var rec bench.Recording
 	if r.cfg.Recorder != nil {
 		rec = r.cfg.Recorder.Record(ctx, t, spec.Limits)
 	}
-	dsRec := r.recordDownstream(ctx, run, ds)
+	dsRec := r.recordDownstream(ctx, run, svc.downstream)
+	dbRec := r.recordDatabase(ctx, svc.database)
 	if run.Environment.CPUSplitApplied && onLocalEngine(spec.Engine) {
 		restore, err := pinProcess(run.Environment.LoadCPUSet)
 		if err != nil {
@@ -119,9 +121,13 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 		t0 = res.T0
 	}
 	r.keepDownstreamRecording(run, tr, dsRec, t0)
+	r.keepDatabaseRecording(run, tr, dbRec, t0)
 	noteGenerators(&run.Environment, tr.Generators)
 	if err != nil {
 		return fmt.Errorf("attack: %w", err)
+	}
+	if err := checkDatabaseAlive(ctx, svc.database); err != nil {
+		return err
 	}
 	return r.checkAlive(ctx, t)
 }

@@ -50,6 +50,7 @@ type StartOptions struct {
 	MetricsPort   int               // the metrics port of an entry with a MetricsPortEnv; 0 picks a free one
 	Env           map[string]string // extra environment, applied last
 	Downstream    string            // DOWNSTREAM_URL, the downstream service's base URL
+	Database      map[string]string // the run's database server's variables (bench.DatabaseConn.Env)
 	Workers       int               // requests served at once (a downstream's pool); 0 for the default
 	// Requests are the workload's, for a target of one's own: its
 	// readiness where it has no health path, and its pre-check.
@@ -62,7 +63,7 @@ type StartOptions struct {
 }
 
 func (o StartOptions) request() bench.StartRequest {
-	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Workers: o.Workers,
+	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Database: o.Database, Workers: o.Workers,
 		Requests: o.Requests, Record: o.Record}
 }
 
@@ -73,7 +74,7 @@ func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo,
 		return nil, fmt.Errorf("start target %s: asked for engine %s of the runtime of engine %s", target, req.Engine, r.engine.Name)
 	}
 	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID,
-		Downstream: req.Downstream, Workers: req.Workers, Requests: req.Requests, Record: req.Record})
+		Downstream: req.Downstream, Database: req.Database, Workers: req.Workers, Requests: req.Requests, Record: req.Record})
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +172,7 @@ func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env,
 	if opts.Downstream != "" {
 		env["DOWNSTREAM_URL"] = opts.Downstream
 	}
+	maps.Copy(env, opts.Database)
 	if l := entry.Listening; l.PortEnv != "" {
 		env[l.PortEnv] = env["PORT"]
 	}
@@ -432,6 +434,10 @@ func settings(entry Entry, img bench.ImageInfo, port int, launched map[string]st
 	maps.Copy(s, launched)
 	if opts.Downstream != "" {
 		s["downstream"] = opts.Downstream
+	}
+	if db := opts.Database; db != nil {
+		s["database"] = db[bench.EnvDBKind] + " " + net.JoinHostPort(db[bench.EnvDBHost], db[bench.EnvDBPort])
+		s["database.pool"] = db[bench.EnvDBPool]
 	}
 	for k, v := range entry.Env {
 		s["env."+k] = v

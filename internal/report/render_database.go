@@ -1,0 +1,62 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// databaseHeader names the database table's columns: the pool as the
+// service saw it, then the server as it answered its own statistics.
+var databaseHeader = []string{"STAGE", "POOL ACTIVE", "POOL PENDING", "ACQUIRE ms", "TIMEOUTS",
+	"DB ACTIVE", "DB IDLE", "DB IDLE IN TX", "DB WAITS (mean sessions)", "TX/s", "ROWS/s", "LOCKS"}
+
+// databaseLine describes a run's database server in the run's header.
+func databaseLine(d *bench.DatabaseResult) string {
+	s := fmt.Sprintf("%s at %s, pool of %d per target, %s", d.Kind, analysis.OrDash(d.Address), d.Pool, analysis.DescribeLimits(d.Limits))
+	if v := d.Settings["database.version"]; v != "" {
+		s += "; " + v
+	}
+	if d.Error != "" {
+		s += "; " + string(d.Status) + ": " + d.Error
+	}
+	return s
+}
+
+// writeDatabaseTable writes, per stage, a target's connection pool and the
+// database server's figures during its attack.
+func writeDatabaseTable(buf *bytes.Buffer, t *bench.TargetResult) {
+	pools := map[string]analysis.PoolStage{}
+	for _, p := range analysis.PoolStages(t) {
+		pools[p.Label] = p
+	}
+	names := map[int]string{}
+	for _, s := range t.Stages {
+		names[s.Index] = s.Name
+	}
+	rows := [][]string{databaseHeader}
+	for _, d := range t.Database {
+		if d.Warmup {
+			continue
+		}
+		label := analysis.StageLabel(d.Stage, names[d.Stage])
+		rows = append(rows, databaseRow(label, pools[label], d))
+	}
+	tw := newTable(buf)
+	writeRows(tw, "  ", rows)
+	tw.Flush()
+}
+
+func databaseRow(label string, p analysis.PoolStage, d bench.DatabaseStage) []string {
+	gauge := func(g bench.Gauge) string { return analysis.Num(g.Mean) + " (" + analysis.Num(g.Peak) + ")" }
+	pool := []string{"-", "-", "-", "-"}
+	if p.Label != "" {
+		pool = []string{gauge(p.Active) + " of " + analysis.Num(p.Size), gauge(p.Pending), analysis.Num(p.AcquireMs), analysis.Num(p.Timeouts)}
+	}
+	row := append([]string{label}, pool...)
+	return append(row, gauge(d.Connections[bench.DatabaseActive]), gauge(d.Connections[bench.DatabaseIdle]),
+		gauge(d.Connections[bench.DatabaseIdleInTransaction]), analysis.DatabaseWaits(d.Waits),
+		analysis.Num(d.TransactionsPerSec), analysis.Num(d.RowsPerSec), gauge(d.Locks))
+}
