@@ -18,6 +18,7 @@ type newRunView struct {
 	Endpoints   []bench.Endpoint
 	Models      []bench.Model
 	GCs         []string
+	Databases   []string
 	Defaults    formDefaults
 }
 
@@ -30,6 +31,7 @@ type formDefaults struct {
 	CapacityStartRate                   string
 	CPUs, MemoryMiB, TomcatMaxThreads   string
 	HeapPercent                         string
+	DatabasePool                        string
 }
 
 // newRunPart renders the form. It is sent by app.js as JSON to POST /runs;
@@ -40,6 +42,7 @@ type formDefaults struct {
 func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
 	view := newRunView{Targets: p.cfg.Targets, Profiles: p.cfg.Profiles, Experiments: p.cfg.Experiments,
 		Endpoints: p.cfg.Endpoints, Models: slices.Sorted(slices.Values(bench.ModelNames())), GCs: bench.GarbageCollectors,
+		Databases: bench.DatabaseKinds,
 		Defaults: formDefaults{
 			WarmupDuration: bench.DefaultWarmupDuration.String(), WarmupRate: formatNum(bench.DefaultWarmupRate),
 			WarmupMax: bench.DefaultWarmupMaxDuration.String(), WarmupWindow: bench.DefaultWarmupWindow.String(),
@@ -47,7 +50,7 @@ func (p *Pages) newRunPart(context.Context, url.Values) ([]byte, int, error) {
 			CapacityConfirmations: formatNum(bench.DefaultCapacityConfirmations), CapacityStartRate: formatNum(bench.DefaultCapacityStartRate),
 			Timeout: bench.DefaultTimeout.String(), CPUs: formatNum(bench.DefaultCPUs),
 			MemoryMiB: formatNum(bench.DefaultMemoryMiB), TomcatMaxThreads: formatNum(bench.DefaultTomcatMaxThreads),
-			HeapPercent: formatNum(bench.DefaultHeapPercent),
+			HeapPercent: formatNum(bench.DefaultHeapPercent), DatabasePool: formatNum(bench.DefaultDatabasePool),
 		}}
 	body, err := p.render("new", view)
 	return body, http.StatusOK, err

@@ -137,7 +137,7 @@ func TestNewRunFormSpeaksTheAPI(t *testing.T) {
 		"experiment.name", "experiment.scale", "experiment.part",
 		"workload.requests[0].endpoint", "workload.requests[0].params", "workload.requests[0].uri", "workload.requests[0].weight", "workload.timeout",
 		"warmup.duration", "warmup.rate", "warmup.disabled", "warmup.maxDuration", "warmup.fraction", "capacity.objective", "capacity.budget", "limits.cpus", "limits.memoryMiB",
-		"java.tomcatMaxThreads", "java.virtualParallelism", "java.heapPercent", "java.gc"} {
+		"java.tomcatMaxThreads", "java.virtualParallelism", "java.heapPercent", "java.gc", "database.kind", "database.pool", "database.init"} {
 		if !paths[want] {
 			t.Errorf("the form has no control for %s", want)
 		}
