@@ -23,7 +23,7 @@ import (
 type control struct{ field, kind string }
 
 var (
-	controlTag = regexp.MustCompile(`<(?:input|select)\b[^>]*\bdata-field="([^"]+)"[^>]*>`)
+	controlTag = regexp.MustCompile(`<(?:input|select|textarea)\b[^>]*\bdata-field="([^"]+)"[^>]*>`)
 	typeAttr   = regexp.MustCompile(`\bdata-type="([^"]+)"`)
 	boxAttr    = regexp.MustCompile(`\bdata-field-box="([^"]+)"`)
 )
