@@ -1,7 +1,7 @@
 // Command go is threadbench's Go target: the contract's endpoints
 // (targets/CONTRACT.md) on net/http, configured by BIND_ADDR, PORT and
-// TARGET_NAME, and DOWNSTREAM_URL for the fan-out endpoints. It stops
-// gracefully on SIGTERM or SIGINT.
+// TARGET_NAME, DOWNSTREAM_URL for the fan-out endpoints and the DB_*
+// variables for /api/db. It stops gracefully on SIGTERM or SIGINT.
 //
 // Built with CGO_ENABLED=0 it is a static binary that runs in a FROM-scratch
 // image: it reads no /etc file and resolves no name at start.
@@ -45,7 +45,8 @@ func run(ctx context.Context, logger *slog.Logger, getenv func(string) string) e
 		return err
 	}
 	logger.Info("listening", "addr", srv.Addr(), "target", cfg.Target,
-		"go", runtime.Version(), "gomaxprocs", runtime.GOMAXPROCS(0), "downstream", cfg.Downstream)
+		"go", runtime.Version(), "gomaxprocs", runtime.GOMAXPROCS(0), "downstream", cfg.Downstream,
+		"db", cfg.DB.Kind, "dbPool", cfg.DB.Pool)
 	select {
 	case <-ctx.Done():
 	case <-srv.Done():

@@ -19,15 +19,21 @@ const healthPath = "/health"
 const infoPath = "/info"
 
 // Handler serves the contract's endpoints. Close releases the connections
-// it keeps to the downstream service.
+// it keeps to the downstream service and the database.
 type Handler struct {
 	http.Handler
 	downstream *downstream
+	database   *database // nil: none configured
 }
 
-// Close closes the idle downstream connections. Call it once the server
-// has stopped serving.
-func (h *Handler) Close() { h.downstream.close() }
+// Close closes the idle downstream connections and the database's pool.
+// Call it once the server has stopped serving.
+func (h *Handler) Close() {
+	h.downstream.close()
+	if h.database != nil {
+		h.database.close()
+	}
+}
 
 // Option configures a Handler.
 type Option func(*handler)
@@ -37,6 +43,17 @@ type Option func(*handler)
 // answer 503.
 func WithDownstream(baseURL string) Option {
 	return func(h *handler) { h.downstream = newDownstream(baseURL) }
+}
+
+// WithDatabase gives /api/db a pool of cfg.Pool connections to the
+// database cfg describes (DB_*), made as requests need them; without it, or
+// with a zero Kind, /api/db answers 503.
+func WithDatabase(cfg DBConfig) Option {
+	return func(h *handler) {
+		if cfg.Kind != "" {
+			h.database = openDatabase(cfg)
+		}
+	}
 }
 
 // WithWorkers bounds the requests the work endpoints serve at once
@@ -59,6 +76,7 @@ type handler struct {
 	root       fs.FS // where /info reads the cgroup's memory limit
 	downstream *downstream
 	bulkheads  bulkheads
+	database   *database // nil: none configured
 }
 
 // NewHandler returns the contract's endpoints for the target name reported
@@ -74,7 +92,10 @@ func NewHandler(target string, opts ...Option) *Handler {
 	for _, opt := range opts {
 		opt(h)
 	}
-	return &Handler{Handler: h.routes(), downstream: h.downstream}
+	if h.database != nil {
+		h.metrics.registry.MustRegister(poolCollector{h.database})
+	}
+	return &Handler{Handler: h.routes(), downstream: h.downstream, database: h.database}
 }
 
 // routes mounts every endpoint, counting the requests in flight.
@@ -89,6 +110,7 @@ func (h *handler) routes() http.Handler {
 	h.route(mux, "/api/synchronized", h.pooled(h.sleeper("synchronized", lockedSleep)))
 	h.route(mux, "/api/fanout", h.pooled(h.serveFanout))
 	h.route(mux, "/api/downstream", h.pooled(h.serveDownstream))
+	h.route(mux, "/api/db", h.pooled(h.serveDB))
 	h.route(mux, MetricsPath, h.metrics.serve())
 	routeProfiles(mux)
 	mux.HandleFunc("/", h.metrics.instrument(notFoundURI, notFound))

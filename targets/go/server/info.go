@@ -46,10 +46,11 @@ type info struct {
 // newInfo reads the runtime's settings now rather than once at start: Go
 // 1.25+ updates GOMAXPROCS by itself when the container's CPU limit
 // changes, and GOGC and GOMEMLIMIT can be changed from inside the process.
-// root is the file system the cgroup files are read from.
-func newInfo(target string, root fs.FS, workers int) info {
+// root is the file system the cgroup files are read from; db is nil
+// without a database.
+func newInfo(target string, root fs.FS, workers int, db *database) info {
 	procs := runtime.GOMAXPROCS(0)
-	return info{
+	in := info{
 		Target:              target,
 		ThreadModel:         ThreadModel,
 		Runtime:             runtime.Version(),
@@ -65,6 +66,11 @@ func newInfo(target string, root fs.FS, workers int) info {
 			"WORKERS":    strconv.Itoa(workers), // 0: unbounded
 		},
 	}
+	if db != nil {
+		in.Knobs["dbKind"] = db.kind
+		in.Knobs["dbPool"] = strconv.Itoa(db.pool)
+	}
+	return in
 }
 
 // gogc returns the GC percent in effect, "off" when the collector is
@@ -125,7 +131,7 @@ func parseLimit(b []byte, none int64) int64 {
 
 // serveInfo answers GET /info.
 func (h *handler) serveInfo(w http.ResponseWriter, _ *http.Request) int {
-	body, err := json.Marshal(newInfo(h.target, h.root, cap(h.workers)))
+	body, err := json.Marshal(newInfo(h.target, h.root, cap(h.workers), h.database))
 	if err != nil {
 		return writeError(w, http.StatusInternalServerError, "encode /info: "+err.Error())
 	}

@@ -38,7 +38,7 @@ func TestMemoryLimit(t *testing.T) {
 // system it was given.
 func TestInfoReadsTheCgroup(t *testing.T) {
 	root := fstest.MapFS{cgroupV2MemoryMax: &fstest.MapFile{Data: []byte("268435456\n")}}
-	if got, want := newInfo("go", root, 0).MemoryLimitBytes, int64(256<<20); got != want {
+	if got, want := newInfo("go", root, 0, nil).MemoryLimitBytes, int64(256<<20); got != want {
 		t.Errorf("memoryLimitBytes = %d, want %d", got, want)
 	}
 }

@@ -62,6 +62,32 @@ func TestInfo(t *testing.T) {
 	}
 }
 
+// TestInfoDatabaseKnobs checks that /info's knobs say the database's kind
+// and pool when one is configured, and nothing of it otherwise.
+func TestInfoDatabaseKnobs(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		db   server.DBConfig
+		kind string // "": absent
+		pool string
+	}{
+		{"postgres", server.DBConfig{Kind: "postgres", Host: "127.0.0.1", Port: 5432, Pool: 7}, "postgres", "7"},
+		{"mysql", server.DBConfig{Kind: "mysql", Host: "127.0.0.1", Port: 3306, Pool: 10}, "mysql", "10"},
+		{"none", server.DBConfig{}, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := server.NewHandler("go", server.WithDatabase(tt.db))
+			defer h.Close()
+			knobs := getInfo(t, h).Knobs
+			kind, hasKind := knobs["dbKind"]
+			pool, hasPool := knobs["dbPool"]
+			if kind != tt.kind || pool != tt.pool || hasKind != (tt.kind != "") || hasPool != (tt.pool != "") {
+				t.Errorf("knobs dbKind %q (%v), dbPool %q (%v); want %q and %q", kind, hasKind, pool, hasPool, tt.kind, tt.pool)
+			}
+		})
+	}
+}
+
 // TestInfoKnobsAreLive checks that /info reports GOGC and GOMEMLIMIT as
 // they are when asked, not as they were at start.
 func TestInfoKnobsAreLive(t *testing.T) {

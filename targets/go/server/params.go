@@ -19,7 +19,7 @@ type param struct {
 
 // Limits shared by several parameters, as in internal/bench/endpoint.go.
 const (
-	maxDurationMs = 60000 // heavy, native, synchronized and the downstream calls
+	maxDurationMs = 60000 // heavy, native, synchronized, the downstream calls and db's delay
 	maxCalls      = 10000 // fan-out calls per request, and bulkhead permits
 )
 
@@ -33,6 +33,8 @@ var (
 	fanoutDurationParam = param{name: "duration", def: 3000, max: maxDurationMs}
 	timeoutParam        = param{name: "timeout", def: 5000, min: 1, max: maxDurationMs}
 	bulkheadLimitParam  = param{name: "limit", def: 0, max: maxCalls}
+
+	delayParam = param{name: "delay", def: 0, max: maxDurationMs}
 )
 
 // parse returns the parameter's value in rawQuery, its default when absent,

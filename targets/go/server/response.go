@@ -21,16 +21,31 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{out: make([]byte, 0, 256)} }}
 
+// fields are what an endpoint adds to the work response.
+type fields interface {
+	// appendFields appends the fields to b, each after a comma.
+	appendFields(b []byte) []byte
+}
+
 // cpuResult is what /api/cpu adds to the work response.
 type cpuResult struct {
 	work   int
 	result [32]byte
 }
 
+// appendFields appends the rounds done and the checksum.
+func (c *cpuResult) appendFields(b []byte) []byte {
+	b = append(b, `,"work":`...)
+	b = strconv.AppendInt(b, int64(c.work), 10)
+	b = append(b, `,"result":"`...)
+	b = hex.AppendEncode(b, c.result[:])
+	return append(b, '"')
+}
+
 // writeWork writes the contract's work response, encoding the JSON by hand:
 // the fields are fixed and the only free-form string, the target name, is
-// encoded once in targetJSON.
-func writeWork(w http.ResponseWriter, r *http.Request, targetJSON []byte, endpoint string, durationMs int, cpu *cpuResult) {
+// encoded once in targetJSON. extra, when not nil, adds the endpoint's own.
+func writeWork(w http.ResponseWriter, r *http.Request, targetJSON []byte, endpoint string, durationMs int, extra fields) {
 	sc := scratchPool.Get().(*scratch)
 	b := append(sc.out[:0], `{"target":`...)
 	b = append(b, targetJSON...)
@@ -41,12 +56,8 @@ func writeWork(w http.ResponseWriter, r *http.Request, targetJSON []byte, endpoi
 	b = append(b, `,"thread":"`...)
 	b = appendThread(b, r.Context(), sc.stack[:])
 	b = append(b, '"')
-	if cpu != nil {
-		b = append(b, `,"work":`...)
-		b = strconv.AppendInt(b, int64(cpu.work), 10)
-		b = append(b, `,"result":"`...)
-		b = hex.AppendEncode(b, cpu.result[:])
-		b = append(b, '"')
+	if extra != nil {
+		b = extra.appendFields(b)
 	}
 	b = append(b, '}')
 	writeJSON(w, http.StatusOK, b)

@@ -31,17 +31,23 @@ const (
 // Config is how the server is set up. ConfigFromEnv reads it from the
 // contract's environment variables.
 type Config struct {
-	BindAddr   string // BIND_ADDR
-	Port       int    // PORT; 0 picks a free port
-	Target     string // TARGET_NAME, reported in every work response
-	Downstream string // DOWNSTREAM_URL, the base URL fan-outs call; "" for none
-	Workers    int    // WORKERS, requests served at once; 0 for unbounded
+	BindAddr   string   // BIND_ADDR
+	Port       int      // PORT; 0 picks a free port
+	Target     string   // TARGET_NAME, reported in every work response
+	Downstream string   // DOWNSTREAM_URL, the base URL fan-outs call; "" for none
+	Workers    int      // WORKERS, requests served at once; 0 for unbounded
+	DB         DBConfig // DB_*, the database /api/db reads; a zero Kind for none
 }
 
-// ConfigFromEnv reads BIND_ADDR, PORT, TARGET_NAME and DOWNSTREAM_URL
-// through getenv, falling back to the defaults for unset or empty variables.
+// ConfigFromEnv reads BIND_ADDR, PORT, TARGET_NAME, DOWNSTREAM_URL,
+// WORKERS and the DB_* variables through getenv, falling back to the
+// defaults for unset or empty variables.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	cfg := Config{BindAddr: DefaultBindAddr, Port: DefaultPort, Target: DefaultTarget}
+	db, err := dbConfigFromEnv(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{BindAddr: DefaultBindAddr, Port: DefaultPort, Target: DefaultTarget, DB: db}
 	if v := getenv("BIND_ADDR"); v != "" {
 		cfg.BindAddr = v
 	}
@@ -103,7 +109,7 @@ func New(cfg Config) *Server {
 	// would not speak HTTP/2 anyway; this says so.
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
-	handler := NewHandler(cfg.Target, WithDownstream(cfg.Downstream), WithWorkers(cfg.Workers))
+	handler := NewHandler(cfg.Target, WithDownstream(cfg.Downstream), WithWorkers(cfg.Workers), WithDatabase(cfg.DB))
 	return &Server{
 		cfg:     cfg,
 		handler: handler,

@@ -391,6 +391,18 @@ func TestConfigFromEnv(t *testing.T) {
 		{map[string]string{"PORT": "http"}, server.Config{}, true},
 		// A port out of range.
 		{map[string]string{"PORT": "65536"}, server.Config{}, true},
+		// A database, every setting given.
+		{map[string]string{"DB_KIND": "postgres", "DB_HOST": "10.0.0.7", "DB_PORT": "15432", "DB_NAME": "items",
+			"DB_USER": "u", "DB_PASSWORD": "p@ss:/word", "DB_POOL": "50"},
+			server.Config{BindAddr: "127.0.0.1", Port: 8080, Target: "go", DB: server.DBConfig{Kind: "postgres",
+				Host: "10.0.0.7", Port: 15432, Name: "items", User: "u", Password: "p@ss:/word", Pool: 50}}, false},
+		// A database, only its kind given: the orchestrator's account on this host, the kind's port, a pool of 10.
+		{map[string]string{"DB_KIND": "mysql"},
+			server.Config{BindAddr: "127.0.0.1", Port: 8080, Target: "go", DB: server.DBConfig{Kind: "mysql",
+				Host: "127.0.0.1", Port: 3306, Name: "threadbench", User: "threadbench", Password: "threadbench", Pool: 10}}, false},
+		// Without DB_KIND the other DB_* variables are not read (DB_POOL is checked, below).
+		{map[string]string{"DB_HOST": "db", "DB_PORT": "x", "DB_POOL": "5"},
+			server.Config{BindAddr: "127.0.0.1", Port: 8080, Target: "go"}, false},
 	} {
 		got, err := server.ConfigFromEnv(func(k string) string { return tt.env[k] })
 		if gotErr := err != nil; gotErr != tt.wantErr {
@@ -400,6 +412,79 @@ func TestConfigFromEnv(t *testing.T) {
 			t.Errorf("%v: config = %+v, want %+v", tt.env, got, tt.want)
 		}
 	}
+}
+
+// TestConfigFromEnvRefusesABadDatabase checks that a DB_KIND or DB_POOL
+// that cannot be used stops the target at start, the message naming it.
+func TestConfigFromEnvRefusesABadDatabase(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string // the error
+	}{
+		{map[string]string{"DB_KIND": "oracle"}, `DB_KIND must be postgres or mysql, got "oracle"`},
+		// Kinds are case-sensitive.
+		{map[string]string{"DB_KIND": "Postgres"}, `DB_KIND must be postgres or mysql, got "Postgres"`},
+		{map[string]string{"DB_KIND": "postgres", "DB_POOL": "0"}, `DB_POOL must be an integer from 1 to 1000, got "0"`},
+		{map[string]string{"DB_KIND": "mysql", "DB_POOL": "1001"}, `DB_POOL must be an integer from 1 to 1000, got "1001"`},
+		{map[string]string{"DB_KIND": "mysql", "DB_POOL": "ten"}, `DB_POOL must be an integer from 1 to 1000, got "ten"`},
+		// A bad pool is refused even without a database.
+		{map[string]string{"DB_POOL": "-1"}, `DB_POOL must be an integer from 1 to 1000, got "-1"`},
+		{map[string]string{"DB_KIND": "postgres", "DB_PORT": "65536"}, `DB_PORT must be an integer from 1 to 65535, got "65536"`},
+	} {
+		_, err := server.ConfigFromEnv(func(k string) string { return tt.env[k] })
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%v: err = %v, want %q", tt.env, err, tt.want)
+		}
+	}
+}
+
+// TestServerStartsWithoutTheDatabase checks that a target whose database
+// does not answer yet starts, and that /api/db then answers 503 with the
+// driver's own words, for each kind's real driver.
+func TestServerStartsWithoutTheDatabase(t *testing.T) {
+	port := closedPort(t)
+	for _, kind := range []string{"postgres", "mysql"} {
+		t.Run(kind, func(t *testing.T) {
+			env := map[string]string{"PORT": "0", "DB_KIND": kind, "DB_PORT": strconv.Itoa(port), "DB_POOL": "2"}
+			cfg, err := server.ConfigFromEnv(func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := server.New(cfg)
+			if err := srv.Open(); err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close(context.Background())
+			resp, err := http.Get("http://" + srv.Addr() + "/api/db")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Status int    `json:"status"`
+				Error  string `json:"error"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusServiceUnavailable || !strings.HasPrefix(body.Error, "database: ") ||
+				!strings.Contains(body.Error, "connection refused") {
+				t.Errorf("status %d %q, want 503 and the driver's connection refused", resp.StatusCode, body.Error)
+			}
+		})
+	}
+}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
 }
 
 func TestServerOpenClose(t *testing.T) {

@@ -34,6 +34,12 @@ public class ErrorAdvice {
         return body(e.status(), e.getMessage());
     }
 
+    /** databaseFailed is db's 503: no database configured, no connection in time, or a failed query. */
+    @ExceptionHandler(DatabaseException.class)
+    public ResponseEntity<ErrorBody> databaseFailed(DatabaseException e) {
+        return body(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+    }
+
     /** notFound answers paths outside the contract. */
     @ExceptionHandler(NoResourceFoundException.class)
     public ResponseEntity<ErrorBody> notFound(NoResourceFoundException e) {

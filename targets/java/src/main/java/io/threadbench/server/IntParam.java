@@ -34,6 +34,9 @@ public record IntParam(String name, int defaultValue, int min, int max) {
     /** BULKHEAD_LIMIT is the permits of downstream's shared bulkhead; 0 is none. */
     public static final IntParam BULKHEAD_LIMIT = new IntParam("limit", 0, 0, MAX_CALLS);
 
+    /** DELAY is how long db sleeps in the database before it reads its row, in ms. */
+    public static final IntParam DELAY = new IntParam("delay", 0, 0, MAX_DURATION);
+
     /**
      * parse returns the parameter's value in {@code rawQuery} (undecoded, as
      * HttpServletRequest.getQueryString gives it, null when there is none),

@@ -12,11 +12,13 @@ import org.springframework.context.event.EventListener;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.java21.instrument.binder.jdk.VirtualThreadMetrics;
 
 /**
  * TargetConfig wires the target's own beans: its description, the native sleep,
- * the downstream client, the extra metrics and the in-flight request counter.
+ * the downstream client, the database pool, the extra metrics and the
+ * in-flight request counter.
  */
 @Configuration(proxyBeanMethods = false)
 public class TargetConfig {
@@ -36,6 +38,16 @@ public class TargetConfig {
     @Bean
     public Downstream downstream(Environment env) {
         return new Downstream(env.getProperty("DOWNSTREAM_URL", ""));
+    }
+
+    /**
+     * database is /api/db's pool when DB_KIND is set, its metrics on the
+     * target's registry; bad DB_* settings stop the start. Closed with the
+     * context.
+     */
+    @Bean
+    public Database database(Environment env, MeterRegistry registry) {
+        return DatabaseSettings.from(env).map(settings -> Database.open(settings, registry)).orElseGet(Database::none);
     }
 
     /**
@@ -102,9 +114,11 @@ public class TargetConfig {
         NativeSleep sleep = event.getApplicationContext().getBean(NativeSleep.class);
         Downstream downstream = event.getApplicationContext().getBean(Downstream.class);
         PinnedThreads pinned = event.getApplicationContext().getBean(PinnedThreads.class);
-        log.info("{} nativeSleep={} downstream={} pinnedEvents={}", info.logLine(),
+        Database database = event.getApplicationContext().getBean(Database.class);
+        log.info("{} nativeSleep={} downstream={} pinnedEvents={} database={}", info.logLine(),
                 sleep.isAvailable() ? "available" : "unavailable (" + sleep.unavailableReason() + ")",
                 downstream.isConfigured() ? downstream.baseUrl() : "none",
-                pinned.isStreaming() ? "streaming" : "unavailable");
+                pinned.isStreaming() ? "streaming" : "unavailable",
+                database.settings().map(DatabaseSettings::toString).orElse("none"));
     }
 }

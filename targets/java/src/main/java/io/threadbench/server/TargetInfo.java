@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,12 +65,16 @@ public record TargetInfo(
         // The JDK's default scheduler parallelism is the processor count unless overridden.
         int parallelism = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", processors);
         long maxHeap = Runtime.getRuntime().maxMemory();
-        Map<String, String> knobs = Map.of(
+        Map<String, String> knobs = new HashMap<>(Map.of(
                 "tomcatMaxThreads", String.valueOf(tomcatMaxThreads),
                 "virtualParallelism", String.valueOf(parallelism),
                 "gc", collector(),
                 "maxHeapBytes", String.valueOf(maxHeap),
-                "pinnedThresholdMs", String.valueOf(PinnedThreads.thresholdMs(env)));
+                "pinnedThresholdMs", String.valueOf(PinnedThreads.thresholdMs(env))));
+        DatabaseSettings.from(env).ifPresent(db -> {
+            knobs.put("dbKind", db.kind().word());
+            knobs.put("dbPool", String.valueOf(db.pool()));
+        });
         return new TargetInfo(
                 name.isBlank() ? model.defaultTargetName() : name,
                 model.label(),

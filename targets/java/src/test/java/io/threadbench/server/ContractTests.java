@@ -232,7 +232,10 @@ abstract class ContractTests {
                 Arguments.of("/api/downstream?limit=-1", "limit must be an integer from 0 to 10000, got \"-1\""),
                 Arguments.of("/api/downstream?limit=10001", "limit must be an integer from 0 to 10000, got \"10001\""),
                 Arguments.of("/api/downstream?timeout=0", "timeout must be an integer from 1 to 60000, got \"0\""),
-                Arguments.of("/api/downstream?duration=abc", duration + "got \"abc\""));
+                Arguments.of("/api/downstream?duration=abc", duration + "got \"abc\""),
+                Arguments.of("/api/db?delay=-1", "delay must be an integer from 0 to 60000, got \"-1\""),
+                Arguments.of("/api/db?delay=60001", "delay must be an integer from 0 to 60000, got \"60001\""),
+                Arguments.of("/api/db?delay=x", "delay must be an integer from 0 to 60000, got \"x\""));
     }
 
     private static final String MODES = "mode must be one of pool, unbounded, semaphore, virtual, goroutines, ";
@@ -359,6 +362,16 @@ abstract class ContractTests {
         assertEquals(504, resp.status(), resp.body());
         assertEquals(504, resp.json().get("status").asInt());
         assertEquals("downstream read timed out after 50 ms", resp.json().get("error").asString());
+    }
+
+    @Test
+    void dbWithoutADatabaseIs503() throws Exception {
+        // These servers have no DB_KIND; DatabasePostgresTest boots one with a database.
+        Response resp = get("/api/db?delay=10");
+        assertEquals(503, resp.status(), resp.body());
+        assertEquals("application/json", resp.contentType());
+        assertEquals(503, resp.json().get("status").asInt());
+        assertEquals("no database configured (DB_KIND)", resp.json().get("error").asString());
     }
 
     @ParameterizedTest(name = "limit={0}")

@@ -66,6 +66,15 @@ class TargetInfoTest {
     }
 
     @Test
+    void databaseKnobsWhenOneIsConfigured() {
+        TargetInfo info = TargetInfo.from(new MockEnvironment().withProperty("DB_KIND", "mysql").withProperty("DB_POOL", "40"));
+        assertEquals("mysql", info.knobs().get("dbKind"));
+        assertEquals("40", info.knobs().get("dbPool"));
+        TargetInfo byDefault = TargetInfo.from(new MockEnvironment().withProperty("DB_KIND", "postgres"));
+        assertEquals("10", byDefault.knobs().get("dbPool"), "HikariCP's default pool size");
+    }
+
+    @Test
     void runtimeNameIsTheVendorsShortName() {
         // Temurin and most builds say "OpenJDK Runtime Environment".
         assertEquals(System.getProperty("java.runtime.name").replace(" Runtime Environment", ""), TargetInfo.runtimeName());
