@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/database"
 	"github.com/threadbench/threadbench/internal/httpapi"
 	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/load/vegeta"
@@ -163,10 +164,11 @@ func newRunDeps(g *globalState, cfg config, db *store.DB, quiet bool) (*runDeps,
 		Attacker: attacker,
 		// Each target reads its container's stats from its own engine;
 		// the local engine's client is for anything else.
-		Recorder: metrics.NewSampler(engines.Local().Client()),
-		BuildLog: buildLog,
-		Logger:   logger,
-		LockPath: cfg.AttackLock,
+		Recorder:  metrics.NewSampler(engines.Local().Client()),
+		Databases: database.NewRuntime(engines, database.Options{History: history, Log: buildLog}),
+		BuildLog:  buildLog,
+		Logger:    logger,
+		LockPath:  cfg.AttackLock,
 	}
 	d.config.Artifacts = db // what recorded inside the targets
 	return d, nil

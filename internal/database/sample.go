@@ -1,0 +1,87 @@
+package database
+
+import (
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// The series a recording keeps, T on the attack's clock in seconds.
+const (
+	// SeriesConnections are the server's client connections, labelled
+	// LabelState: bench.DatabaseActive, DatabaseIdle or
+	// DatabaseIdleInTransaction.
+	SeriesConnections = "db_connections"
+	// SeriesWaits are the active connections by what they wait for,
+	// labelled LabelWait: PostgreSQL's wait_event_type ("Lock", "IO",
+	// "Timeout"...), MariaDB's processlist state ("User sleep", "Sending
+	// data"...), WaitCPU for those waiting for nothing.
+	SeriesWaits = "db_waits"
+	// SeriesTransactions are the transactions per second since the
+	// sample before (PostgreSQL: commits and rollbacks; MariaDB: statements
+	// of data, commits and rollbacks).
+	SeriesTransactions = "db_transactions_per_second"
+	// SeriesRows are the rows read and written per second since the sample
+	// before (PostgreSQL: tuples returned, fetched, inserted, updated and
+	// deleted; MariaDB: Rows_read, the rows read from tables other than
+	// temporary ones, and Handler_write, _update and _delete).
+	SeriesRows = "db_rows_per_second"
+	// SeriesLocks are the locks the connections hold (PostgreSQL: granted
+	// pg_locks; MariaDB: InnoDB's lock structures of open transactions).
+	SeriesLocks = "db_locks"
+)
+
+// Labels of the series.
+const (
+	// LabelState tells SeriesConnections apart: a connection state.
+	LabelState = "state"
+	// LabelWait tells SeriesWaits apart: what the connections wait for.
+	LabelWait = "kind"
+)
+
+// WaitCPU is the wait of an active connection that waits for nothing: it
+// runs, or is ready to.
+const WaitCPU = "CPU"
+
+// connectionStates are the states every sample counts, none or not.
+var connectionStates = []string{bench.DatabaseActive, bench.DatabaseIdle, bench.DatabaseIdleInTransaction}
+
+// sample is one reading of a server's figures.
+type sample struct {
+	connections  map[string]float64 // by state, every one of connectionStates
+	waits        map[string]float64 // active connections by wait
+	transactions float64            // a counter since the server started
+	rows         float64            // a counter since the server started
+	locks        float64
+}
+
+// newSample is a sample without any session.
+func newSample() sample {
+	s := sample{connections: map[string]float64{}, waits: map[string]float64{}}
+	for _, state := range connectionStates {
+		s.connections[state] = 0
+	}
+	return s
+}
+
+// addSession counts n sessions in state (none of the states: ignored), and
+// an active one's wait ("" for none: WaitCPU).
+func (s *sample) addSession(state, wait string, n float64) {
+	if state == "" {
+		return
+	}
+	s.connections[state] += n
+	if state != bench.DatabaseActive {
+		return
+	}
+	if wait == "" {
+		wait = WaitCPU
+	}
+	s.waits[wait] += n
+}
+
+// takenSample is a sample and the instant it was taken.
+type takenSample struct {
+	at time.Time
+	sample
+}

@@ -1,0 +1,80 @@
+package database
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// taken is a sample at t0+at seconds with one active session waiting for
+// wait (none: no session), and the counters given.
+func taken(t0 time.Time, at float64, wait string, transactions, rows float64) takenSample {
+	s := newSample()
+	if wait != "" {
+		s.addSession(bench.DatabaseActive, wait, 1)
+	}
+	s.transactions, s.rows, s.locks = transactions, rows, 1
+	return takenSample{at: t0.Add(time.Duration(at * float64(time.Second))), sample: s}
+}
+
+func TestBuildSeries(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	samples := []takenSample{
+		taken(t0, -0.5, "", 100, 1000),
+		taken(t0, 0.5, "Lock", 300, 1500),
+		taken(t0, 1.5, "", 50, 1600), // the server's counters were reset
+		taken(t0, 2, "", 70, 1700),
+	}
+	got := map[string][]bench.Point{}
+	for _, s := range buildSeries(samples, t0) {
+		key := s.Name
+		for _, v := range s.Labels {
+			key += "/" + v
+		}
+		got[key] = s.Points
+	}
+	pts := func(vs ...float64) []bench.Point {
+		at := []float64{-0.5, 0.5, 1.5, 2}
+		out := make([]bench.Point, len(vs))
+		for i, v := range vs {
+			out[i] = bench.Point{T: at[i], V: v}
+		}
+		return out
+	}
+	want := map[string][]bench.Point{
+		SeriesConnections + "/" + bench.DatabaseActive:            pts(0, 1, 0, 0),
+		SeriesConnections + "/" + bench.DatabaseIdle:              pts(0, 0, 0, 0),
+		SeriesConnections + "/" + bench.DatabaseIdleInTransaction: pts(0, 0, 0, 0),
+		SeriesWaits + "/Lock":                                     pts(0, 1, 0, 0),
+		SeriesTransactions:                                        {{T: 0.5, V: 200}, {T: 2, V: 40}},
+		SeriesRows:                                                {{T: 0.5, V: 500}, {T: 1.5, V: 100}, {T: 2, V: 200}},
+		SeriesLocks:                                               pts(1, 1, 1, 1),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("buildSeries =\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestBuildSeries_None(t *testing.T) {
+	if got := buildSeries(nil, time.Now()); got != nil {
+		t.Errorf("buildSeries of no samples = %v, want none", got)
+	}
+}
+
+func TestAddSession(t *testing.T) {
+	s := newSample()
+	s.addSession(pgState("active"), "", 2)
+	s.addSession(pgState("active"), "Lock", 1)
+	s.addSession(pgState("idle in transaction (aborted)"), "Client", 1)
+	s.addSession(pgState("disabled"), "", 4)
+	s.addSession(myState("Sleep", false), "", 3)
+	s.addSession(myState("Query", false), "User sleep", 5)
+	s.addSession(myState("Sleep", true), "", 1)
+	wantConns := map[string]float64{bench.DatabaseActive: 8, bench.DatabaseIdle: 3, bench.DatabaseIdleInTransaction: 2}
+	wantWaits := map[string]float64{WaitCPU: 2, "Lock": 1, "User sleep": 5}
+	if !reflect.DeepEqual(s.connections, wantConns) || !reflect.DeepEqual(s.waits, wantWaits) {
+		t.Errorf("connections %v, waits %v; want %v, %v", s.connections, s.waits, wantConns, wantWaits)
+	}
+}
