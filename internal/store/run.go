@@ -12,7 +12,7 @@ import (
 )
 
 // runColumns are the runs columns scanRun reads, in its order.
-const runColumns = `id, name, status, error, created_at, started_at, finished_at, spec, environment, parts`
+const runColumns = `id, name, status, error, created_at, started_at, finished_at, spec, environment, parts, services`
 
 // CreateRun stores a new run. It sets run.ID when empty (a short ID that
 // sorts by creation time), run.CreatedAt when zero, and run.Status to
@@ -151,9 +151,13 @@ func createRun(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	services, err := marshalServices(run)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		run.ID, run.Name, string(run.Status), run.Error, run.CreatedAt.UnixNano(),
-		nullNanos(run.StartedAt), nullNanos(run.FinishedAt), spec, env, parts); err != nil {
+		nullNanos(run.StartedAt), nullNanos(run.FinishedAt), spec, env, parts, services); err != nil {
 		return fmt.Errorf("insert run %s: %w", run.ID, err)
 	}
 	if err := insertTargets(ctx, tx, run); err != nil {
@@ -170,10 +174,14 @@ func updateRun(ctx context.Context, tx *sql.Tx, run *bench.Run) error {
 	if err != nil {
 		return err
 	}
+	services, err := marshalServices(run)
+	if err != nil {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `UPDATE runs SET name = ?, status = ?, error = ?, started_at = ?,
-		finished_at = ?, spec = ?, environment = ? WHERE id = ?`,
+		finished_at = ?, spec = ?, environment = ?, services = ? WHERE id = ?`,
 		run.Name, string(run.Status), run.Error, nullNanos(run.StartedAt), nullNanos(run.FinishedAt),
-		spec, env, run.ID)
+		spec, env, services, run.ID)
 	if err != nil {
 		return fmt.Errorf("update run %s: %w", run.ID, err)
 	}
@@ -343,8 +351,9 @@ func scanRun(rows *sql.Rows) (*bench.Run, error) {
 		created           int64
 		started, finished sql.NullInt64
 		spec, env, parts  string
+		services          string
 	)
-	if err := rows.Scan(&run.ID, &run.Name, &run.Status, &run.Error, &created, &started, &finished, &spec, &env, &parts); err != nil {
+	if err := rows.Scan(&run.ID, &run.Name, &run.Status, &run.Error, &created, &started, &finished, &spec, &env, &parts, &services); err != nil {
 		return nil, fmt.Errorf("scan run: %w", err)
 	}
 	run.CreatedAt = fromNanos(created)
@@ -360,6 +369,9 @@ func scanRun(rows *sql.Rows) (*bench.Run, error) {
 		if err := json.Unmarshal([]byte(parts), &run.Parts); err != nil {
 			return nil, fmt.Errorf("decode parts of run %s: %w", run.ID, err)
 		}
+	}
+	if err := unmarshalServices(services, &run); err != nil {
+		return nil, err
 	}
 	run.Targets = []bench.TargetResult{}
 	return &run, nil
@@ -470,6 +482,36 @@ func marshalRunDocs(run *bench.Run) (spec, env string, err error) {
 		return "", "", fmt.Errorf("encode environment of run %s: %w", run.ID, err)
 	}
 	return string(b), string(e), nil
+}
+
+// runServices is how the services column holds a run's services.
+type runServices struct {
+	Downstream *bench.DownstreamResult `json:"downstream,omitempty"`
+	Database   *bench.DatabaseResult   `json:"database,omitempty"`
+}
+
+// marshalServices encodes what became of a run's services: '' for none.
+func marshalServices(run *bench.Run) (string, error) {
+	if run.Downstream == nil && run.Database == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(runServices{Downstream: run.Downstream, Database: run.Database})
+	if err != nil {
+		return "", fmt.Errorf("encode services of run %s: %w", run.ID, err)
+	}
+	return string(b), nil
+}
+
+func unmarshalServices(doc string, run *bench.Run) error {
+	if doc == "" {
+		return nil
+	}
+	var s runServices
+	if err := json.Unmarshal([]byte(doc), &s); err != nil {
+		return fmt.Errorf("decode services of run %s: %w", run.ID, err)
+	}
+	run.Downstream, run.Database = s.Downstream, s.Database
+	return nil
 }
 
 // marshalParts encodes a run's parts as stored: ” for none.

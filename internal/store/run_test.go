@@ -618,6 +618,10 @@ func fullRun(name string) *bench.Run {
 		Status:    bench.RunSucceeded,
 		CreatedAt: t0,
 		StartedAt: &started, FinishedAt: &finished,
+		// The services' results are kept with the run (issue 49).
+		Database: &bench.DatabaseResult{Kind: bench.DatabasePostgres, Status: bench.TargetSucceeded, Address: "127.0.0.1:45432",
+			Pool: 10, Settings: map[string]string{"database.version": "PostgreSQL 15.18"}, StartupMs: 1250},
+		Downstream: &bench.DownstreamResult{Target: bench.TargetJavaPlatform, Status: bench.TargetSucceeded, URL: "http://127.0.0.1:41234"},
 		Spec: bench.RunSpec{
 			Name:    name,
 			Targets: []string{bench.TargetGo, bench.TargetJavaPlatform, bench.TargetJavaVirtual},
