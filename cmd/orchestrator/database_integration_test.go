@@ -136,4 +136,3 @@ func TestDatabaseBadInput(t *testing.T) {
 		t.Errorf("containers left: %v", left)
 	}
 }
-

@@ -53,9 +53,9 @@ type Endpoint struct {
 	Path   string  `json:"path"`
 	Params []Param `json:"params"`
 	// Downstream is set on endpoints that call the run's downstream service.
-	Downstream  bool   `json:"downstream,omitempty"`
+	Downstream bool `json:"downstream,omitempty"`
 	// Database is set on endpoints that query the run's database server.
-	Database bool `json:"database,omitempty"`
+	Database    bool   `json:"database,omitempty"`
 	Description string `json:"description"`
 }
 

@@ -172,7 +172,7 @@ type TargetResult struct {
 	// Database is the run's database server's figures during this
 	// target's attack, per stage.
 	Database []DatabaseStage `json:"database,omitempty"`
-	Series              []string         `json:"series,omitempty"`
+	Series   []string        `json:"series,omitempty"`
 	// Generators are the load generators that sent the attack together
 	// (a swarm's), each with its share, clock and own figures; empty when
 	// one process sent it.

@@ -490,7 +490,7 @@ type runServices struct {
 	Database   *bench.DatabaseResult   `json:"database,omitempty"`
 }
 
-// marshalServices encodes what became of a run's services: '' for none.
+// marshalServices encodes what became of a run's services: ” for none.
 func marshalServices(run *bench.Run) (string, error) {
 	if run.Downstream == nil && run.Database == nil {
 		return "", nil
