@@ -81,8 +81,8 @@ func checkDatabasePoolBound(t *testing.T, tr bench.TargetResult) {
 		t.Errorf("%s served %.1f req/s; a pool of 5 on a 20 ms query allows at most %.0f, and should be the bound", tr.Key(), tput, bound)
 	}
 	pools := analysis.PoolStages(&tr)
-	if len(pools) != 1 || pools[0].Size != 5 || pools[0].Pending.Mean < 5 || pools[0].Active.Mean < 4 {
-		t.Errorf("%s's pool per stage %+v: want a full pool of 5 with requests waiting", tr.Key(), pools)
+	if len(pools) != 1 || pools[0].Size != 5 || pools[0].Pending.Mean < 5 || pools[0].Active.Peak != 5 || pools[0].Bound == 0 || pools[0].HeldMs < 20 {
+		t.Errorf("%s's pool per stage %+v: want a full pool of 5 with requests waiting, each connection held at least the query's 20 ms", tr.Key(), pools)
 	}
 	var stage *bench.DatabaseStage
 	for i := range tr.Database {

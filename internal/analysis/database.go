@@ -12,11 +12,6 @@ import (
 // findPool is the finding kind of a database connection pool's sentences.
 const findPool = "pool"
 
-// poolFull is how full, as a share of its size, a pool must be on average
-// over a stage for it to be said to bind the stage's throughput while
-// requests wait for it.
-const poolFull = 0.9
-
 // PoolStage is what a target's connection pool did over one stage, from
 // its own series (HikariCP's, or the Go target's under the same names).
 type PoolStage struct {
@@ -28,9 +23,8 @@ type PoolStage struct {
 	Timeouts   float64
 	Throughput float64 // the stage's successful requests per second
 	// Bound is the throughput the pool allows, when it was full while
-	// requests waited: its size over the time a request held a connection
-	// (Little's law: mean active connections over throughput); 0 when the
-	// pool did not bind.
+	// requests waited: its size over the time a request held a connection;
+	// 0 when the pool did not bind.
 	Bound    float64
 	HeldMs   float64
 	WaitedOf float64 // the share of requests in the pool's hands (holding or waiting) that waited
@@ -60,12 +54,21 @@ func poolStage(r bench.StageResources, s bench.StageResult) PoolStage {
 	if held := p.Active.Mean + p.Pending.Mean; held > 0 {
 		p.WaitedOf = p.Pending.Mean / held
 	}
-	if p.Throughput > 0 {
+	if p.Throughput <= 0 {
+		return p
+	}
+	// A request waiting means no connection was idle: while requests wait
+	// on average, every connection is lent out, whatever a gauge sampled
+	// (HikariCP refreshes its own at most once a second), and each is held
+	// size ÷ throughput per request (Little's law). Else the mean active
+	// connections say it.
+	full := p.Size > 0 && p.Active.Peak >= p.Size && p.Pending.Mean >= 1
+	if !full {
 		p.HeldMs = p.Active.Mean / p.Throughput * 1000
+		return p
 	}
-	if p.Size > 0 && p.Active.Mean >= poolFull*p.Size && p.Pending.Mean >= 1 && p.HeldMs > 0 {
-		p.Bound = p.Size / (p.HeldMs / 1000)
-	}
+	p.HeldMs = p.Size / p.Throughput * 1000
+	p.Bound = p.Size / (p.HeldMs / 1000)
 	return p
 }
 
@@ -79,14 +82,14 @@ func poolSentence(label string, stages []PoolStage) string {
 	if worst.Pending.Peak < 1 && worst.Timeouts == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("%s, %s: %s of the requests in its pool's hands waited for one of its %s connections (%s waiting on average, %s at most; a connection took %s ms to get)",
-		label, worst.Label, Percent(worst.WaitedOf), Num(worst.Size), Num(worst.Pending.Mean), Num(worst.Pending.Peak), Num(worst.AcquireMs))
+	s := fmt.Sprintf("%s, %s: %s of the requests in its pool's hands waited for one of its %.0f connections (%s waiting on average, %.0f at most; a connection took %.0f ms to get)",
+		label, worst.Label, Percent(worst.WaitedOf), worst.Size, Num(worst.Pending.Mean), worst.Pending.Peak, worst.AcquireMs)
 	if worst.Timeouts > 0 {
-		s += fmt.Sprintf("; %s gave up waiting", Num(worst.Timeouts))
+		s += fmt.Sprintf("; %.0f gave up waiting", worst.Timeouts)
 	}
 	if worst.Bound > 0 {
-		s += fmt.Sprintf(". The pool is its bound: %s connections ÷ %s ms held each = %s req/s; it served %s req/s",
-			Num(worst.Size), Num(worst.HeldMs), Num(worst.Bound), Num(worst.Throughput))
+		s += fmt.Sprintf(". The pool is its bound: its %.0f connections were all lent out, each held %.1f ms per request, which allows %.0f req/s",
+			worst.Size, worst.HeldMs, worst.Bound)
 	}
 	return s + "."
 }
