@@ -151,16 +151,10 @@ func checkDatabase(spec *RunSpec, c Catalog) error {
 
 // DatabaseLimits are the database server's limits: its own, else the spec's.
 func (s RunSpec) DatabaseLimits() Limits {
-	l := s.Limits
-	if s.Database != nil {
-		if s.Database.Limits.CPUs != 0 {
-			l.CPUs = s.Database.Limits.CPUs
-		}
-		if s.Database.Limits.MemoryMiB != 0 {
-			l.MemoryMiB = s.Database.Limits.MemoryMiB
-		}
+	if s.Database == nil {
+		return s.Limits
 	}
-	return l
+	return s.Limits.Over(s.Database.Limits)
 }
 
 // DatabaseConn is where a started database server answers.

@@ -54,14 +54,20 @@ func checkDownstream(spec *RunSpec, c Catalog) error {
 
 // DownstreamLimits are the downstream's limits: its own, else the spec's.
 func (s RunSpec) DownstreamLimits() Limits {
-	l := s.Limits
-	if s.Downstream != nil {
-		if s.Downstream.Limits.CPUs != 0 {
-			l.CPUs = s.Downstream.Limits.CPUs
-		}
-		if s.Downstream.Limits.MemoryMiB != 0 {
-			l.MemoryMiB = s.Downstream.Limits.MemoryMiB
-		}
+	if s.Downstream == nil {
+		return s.Limits
+	}
+	return s.Limits.Over(s.Downstream.Limits)
+}
+
+// Over is l with the fields own sets replaced: a service's own limits over
+// the spec's.
+func (l Limits) Over(own Limits) Limits {
+	if own.CPUs != 0 {
+		l.CPUs = own.CPUs
+	}
+	if own.MemoryMiB != 0 {
+		l.MemoryMiB = own.MemoryMiB
 	}
 	return l
 }
