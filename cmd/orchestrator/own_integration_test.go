@@ -257,7 +257,7 @@ func TestOwnServiceFromConfig(t *testing.T) {
 	begin := time.Now()
 	b := newBrowser(t, d.url, 1400, 1000)
 	id := submitOwnThroughForm(t, b, variants)
-	run := client.waitRun(id, 5*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
+	run := client.waitRun(id, 10*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
 	if run.Status != bench.RunSucceeded {
 		t.Fatalf("run %s %s: %s\ndaemon:\n%s", id, run.Status, run.Error, d.log)
 	}
