@@ -15,6 +15,7 @@ const findPool = "pool"
 // PoolStage is what a target's connection pool did over one stage, from
 // its own series (HikariCP's, or the Go target's under the same names).
 type PoolStage struct {
+	Index      int // the stage's
 	Label      string
 	Size       float64 // connections the pool may hold
 	Active     bench.Gauge
@@ -28,6 +29,35 @@ type PoolStage struct {
 	Bound    float64
 	HeldMs   float64
 	WaitedOf float64 // the share of requests in the pool's hands (holding or waiting) that waited
+	// InFlight is the requests at the target on average (Little's law:
+	// completed per second × mean latency); Elsewhere is those neither
+	// holding a connection nor waiting for one: queued for a thread, on a
+	// CPU, on the wire.
+	InFlight, Elsewhere float64
+	// DatabaseMs is a request's time in the database (its server's active
+	// sessions over the requests per second: Little's law there); 0
+	// without the server's figures. HeldMs beyond it is the service's own
+	// time with a connection in hand.
+	DatabaseMs float64
+}
+
+// Where requests wait, as PoolStage.Where names it.
+const (
+	WaitPool     = "the pool"     // waiting for a connection
+	WaitDatabase = "the database" // holding one: the query and its round trip
+	WaitThreads  = "the threads"  // neither: a thread, a CPU
+)
+
+// Where is where most requests in flight were over the stage: waiting for
+// a connection, holding one, or neither.
+func (p PoolStage) Where() string {
+	switch {
+	case p.Pending.Mean >= p.Active.Mean && p.Pending.Mean >= p.Elsewhere:
+		return WaitPool
+	case p.Active.Mean >= p.Elsewhere:
+		return WaitDatabase
+	}
+	return WaitThreads
 }
 
 // PoolStages are a target's pool figures per measured stage, for the stages
@@ -43,16 +73,26 @@ func PoolStages(t *bench.TargetResult) []PoolStage {
 		if r.Warmup || !ok || len(r.Pool) == 0 {
 			continue
 		}
-		out = append(out, poolStage(r, s))
+		p := poolStage(r, s)
+		for _, d := range t.Database {
+			if d.Stage == r.Stage && !d.Warmup && p.Throughput > 0 {
+				p.DatabaseMs = d.Connections[bench.DatabaseActive].Mean / p.Throughput * 1000
+			}
+		}
+		out = append(out, p)
 	}
 	return out
 }
 
 func poolStage(r bench.StageResources, s bench.StageResult) PoolStage {
-	p := PoolStage{Label: StageLabel(s.Index, s.Name), Size: r.Pool[bench.PoolMax].Peak, Active: r.Pool[bench.PoolActive],
+	p := PoolStage{Index: s.Index, Label: StageLabel(s.Index, s.Name), Size: r.Pool[bench.PoolMax].Peak, Active: r.Pool[bench.PoolActive],
 		Pending: r.Pool[bench.PoolPending], AcquireMs: r.PoolAcquireMs, Timeouts: r.PoolTimeouts, Throughput: s.Stats.Throughput}
 	if held := p.Active.Mean + p.Pending.Mean; held > 0 {
 		p.WaitedOf = p.Pending.Mean / held
+	}
+	if secs := s.Stats.Elapsed.D().Seconds(); secs > 0 {
+		p.InFlight = float64(s.Stats.Completed) / secs * s.Stats.Latency.Mean / 1000
+		p.Elsewhere = max(0, p.InFlight-p.Active.Mean-p.Pending.Mean)
 	}
 	if p.Throughput <= 0 {
 		return p
@@ -88,8 +128,11 @@ func poolSentence(label string, stages []PoolStage) string {
 		s += fmt.Sprintf("; %.0f gave up waiting", worst.Timeouts)
 	}
 	if worst.Bound > 0 {
-		s += fmt.Sprintf(". The pool is its bound: its %.0f connections were all lent out, each held %.1f ms per request, which allows %.0f req/s",
-			worst.Size, worst.HeldMs, worst.Bound)
+		s += fmt.Sprintf(". The pool is its bound: its %.0f connections were all lent out, each held %.1f ms per request", worst.Size, worst.HeldMs)
+		if worst.DatabaseMs > 0 {
+			s += fmt.Sprintf(" (%.1f ms of it in the database, %.1f in the service)", worst.DatabaseMs, max(0, worst.HeldMs-worst.DatabaseMs))
+		}
+		s += fmt.Sprintf(", which allows %.0f req/s", worst.Bound)
 	}
 	return s + "."
 }

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -34,14 +36,56 @@ func TestPoolStage(t *testing.T) {
 
 func TestPoolSentence(t *testing.T) {
 	full := PoolStage{Label: "stage 1 (c20)", Size: 10, Active: bench.Gauge{Peak: 10, Mean: 10}, Pending: bench.Gauge{Peak: 90, Mean: 80},
-		AcquireMs: 160, Timeouts: 23, Throughput: 500, Bound: 500, HeldMs: 20, WaitedOf: 80.0 / 90}
+		AcquireMs: 160, Timeouts: 23, Throughput: 500, Bound: 500, HeldMs: 20, DatabaseMs: 17.5, WaitedOf: 80.0 / 90}
 	got := poolSentence("orders@virtual", []PoolStage{full})
-	for _, want := range []string{"orders@virtual, stage 1 (c20): 89 % of the requests", "one of its 10 connections", "23 gave up waiting", "each held 20.0 ms per request, which allows 500 req/s"} {
+	for _, want := range []string{"orders@virtual, stage 1 (c20): 89 % of the requests", "one of its 10 connections", "23 gave up waiting", "each held 20.0 ms per request (17.5 ms of it in the database, 2.5 in the service), which allows 500 req/s"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence %q lacks %q", got, want)
 		}
 	}
 	if got := poolSentence("go", []PoolStage{{Label: "stage 1", Size: 10, Active: bench.Gauge{Peak: 3, Mean: 2}}}); got != "" {
 		t.Errorf("a pool nobody waited for is said: %q", got)
+	}
+}
+
+// A stage's requests in flight split into those waiting for a connection,
+// those holding one and the rest, by Little's law over the stage.
+func TestPoolStageWhere(t *testing.T) {
+	// 400 req/s for 10 s at a mean of 500 ms: 200 in flight.
+	stage := bench.StageResult{Index: 1, Name: "c200", Stats: bench.Stats{Completed: 4000, Throughput: 400, Elapsed: bench.Duration(10 * time.Second), Latency: bench.Latency{Mean: 500}}}
+	for _, tt := range []struct {
+		name            string
+		active, pending float64
+		elsewhere       float64
+		where           string
+	}{
+		{"pool", 10, 185, 5, WaitPool},
+		{"database", 100, 0, 100, WaitDatabase},
+		{"database, the rest close behind", 100, 0.5, 99.5, WaitDatabase},
+		{"threads queue", 20, 30, 150, WaitThreads},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := poolStage(bench.StageResources{Stage: 1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: 100, Mean: 100},
+				bench.PoolActive: {Peak: tt.active, Mean: tt.active}, bench.PoolPending: {Peak: tt.pending, Mean: tt.pending}}}, stage)
+			if p.InFlight != 200 || math.Abs(p.Elsewhere-tt.elsewhere) > 1e-9 || p.Where() != tt.where {
+				t.Errorf("in flight %v, elsewhere %v, where %q; want 200, %v, %q", p.InFlight, p.Elsewhere, p.Where(), tt.elsewhere, tt.where)
+			}
+		})
+	}
+}
+
+// A request's time in the database is the server's active sessions over
+// the target's requests per second, in the same stage.
+func TestPoolStagesDatabaseTime(t *testing.T) {
+	tr := &bench.TargetResult{
+		Stages: []bench.StageResult{{Index: 1, Name: "c50", Stats: bench.Stats{Throughput: 400}}},
+		Resources: []bench.StageResources{{Stage: 1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: 10, Mean: 10},
+			bench.PoolActive: {Peak: 10, Mean: 10}, bench.PoolPending: {Peak: 40, Mean: 38}}}},
+		Database: []bench.DatabaseStage{{Stage: 0, Warmup: true, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 1}}},
+			{Stage: 1, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 8.4}}}},
+	}
+	p := PoolStages(tr)
+	if len(p) != 1 || math.Abs(p[0].DatabaseMs-21) > 1e-9 || p[0].HeldMs != 25 {
+		t.Errorf("pool stages %+v: want 21 ms in the database of 25 ms held", p)
 	}
 }

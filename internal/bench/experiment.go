@@ -57,6 +57,7 @@ const (
 	LayoutStages   = "stages"   // seed 001's service-level attack: error rate per stage and case
 	LayoutNGrinder = "ngrinder" // seeds 002 and 004: TPS, peak TPS, MTT, error rate, vusers
 	LayoutLocust   = "locust"   // seed 003: Locust's statistics table, with pinning
+	LayoutPool     = "pool"     // db-pool: throughput per stage beside the pool's bound, and where requests waited
 )
 
 // Figures a seed's table reports, as SeedRow.Seed keys them.

@@ -58,6 +58,8 @@ func SheetOf(run *bench.Run) (Sheet, bool) {
 		x.ngrinder()
 	case bench.LayoutLocust:
 		x.locust()
+	case bench.LayoutPool:
+		x.pool()
 	}
 	x.sheet.Notes = e.Notes
 	return x.sheet, true
@@ -74,9 +76,16 @@ type expTable struct {
 func (x *expTable) header() {
 	ref := x.run.Spec.Experiment
 	x.sheet.Title = fmt.Sprintf("experiment %s: seed %s, %s", ref.Name, x.exp.Seed, x.exp.Source)
+	if x.exp.Seed == "" {
+		x.sheet.Title = fmt.Sprintf("experiment %s: %s", ref.Name, x.exp.Source)
+	}
 	line := fmt.Sprintf("run %s (%s), scale %g", x.run.ID, x.run.Status, ref.Scale)
 	if ref.Part != "" {
 		line += ", part " + ref.Part
+	}
+	if x.exp.Seed == "" {
+		x.line(line)
+		return
 	}
 	x.line(line + "; each figure is ours, the seed's in parentheses")
 }

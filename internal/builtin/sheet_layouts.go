@@ -197,26 +197,37 @@ const mebibyte = 1 << 20
 // stages writes the error rate and throughput of each case in each stage
 // of a staged attack.
 func (x *expTable) stages() {
-	header := []string{"CASE"}
+	header, tables := x.perStage(
+		func(t *bench.TargetResult, i int) string { return expPercent(expErrorPercent(t.Stages[i].Stats)) },
+		func(t *bench.TargetResult, i int) string { return expRate(t.Stages[i].Stats.Throughput) })
+	x.table("error rate per stage", header, tables[0])
+	x.table("throughput per stage (successful req/s)", header, tables[1])
+}
+
+// perStage builds a table for each cell function: a row per case, a
+// column per stage of the profile (the cell of result t in stage i); a
+// stage a case did not measure says why.
+func (x *expTable) perStage(cells ...func(t *bench.TargetResult, i int) string) (header []string, tables [][][]string) {
+	header = []string{"CASE"}
 	for _, st := range x.run.Spec.Profile.Stages {
 		header = append(header, fmt.Sprintf("%s (%d clients)", analysis.OrDash(st.Name), st.Concurrency))
 	}
-	var errs, thr [][]string
+	tables = make([][][]string, len(cells))
 	for _, row := range x.rows {
 		t, why := x.measured(row)
-		e, h := []string{row.Label}, []string{row.Label}
-		for i := range x.run.Spec.Profile.Stages {
-			if t == nil || i >= len(t.Stages) {
-				e, h = append(e, analysis.OrDash(why)), append(h, analysis.OrDash(why))
-				continue
+		for c, cell := range cells {
+			r := []string{row.Label}
+			for i := range x.run.Spec.Profile.Stages {
+				if t == nil || i >= len(t.Stages) {
+					r = append(r, analysis.OrDash(why))
+					continue
+				}
+				r = append(r, cell(t, i))
 			}
-			s := t.Stages[i].Stats
-			e, h = append(e, expPercent(expErrorPercent(s))), append(h, expRate(s.Throughput))
+			tables[c] = append(tables[c], r)
 		}
-		errs, thr = append(errs, e), append(thr, h)
 	}
-	x.table("error rate per stage", header, errs)
-	x.table("throughput per stage (successful req/s)", header, thr)
+	return header, tables
 }
 
 // ngrinder writes nGrinder's summary: TPS, peak TPS, mean test time,

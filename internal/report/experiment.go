@@ -26,7 +26,7 @@ func experimentsTable(w io.Writer, exps []bench.Experiment) error {
 	tw := newTable(&buf)
 	writeRows(tw, "", [][]string{{"NAME", "SEED", "SCALE", "PARTS", "DESCRIPTION"}})
 	for _, e := range exps {
-		writeRows(tw, "", [][]string{{e.Name, e.Seed, fmt.Sprintf("%g", e.Scale), analysis.OrDash(strings.Join(e.Parts, ", ")), e.Description}})
+		writeRows(tw, "", [][]string{{e.Name, analysis.OrDash(e.Seed), fmt.Sprintf("%g", e.Scale), analysis.OrDash(strings.Join(e.Parts, ", ")), e.Description}})
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -9,3 +9,6 @@ var (
 
 // RefusedRecording exposes refusedRecording to the tests.
 var RefusedRecording = refusedRecording
+
+// Settings exposes settings to the tests.
+var Settings = settings

@@ -69,6 +69,42 @@ axes:
 	}
 }
 
+// An axis of pool sizes: the axis' datasource variable wins over the
+// run's database pool, and DB_POOL and the recorded pool follow it; a
+// value that sets none keeps the database's.
+func TestOwnAxisPoolOverDatabase(t *testing.T) {
+	doc := `
+name: orders
+jar: ` + writeJar(t, 21) + `
+axes:
+  pool:
+    p10: {SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE: "10"}
+    p100: {SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE: "100"}
+    other: {SERVER_TOMCAT_THREADS_MAX: "50"}
+`
+	var o targets.Own
+	if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate("targets[0]", targets.DefaultCatalog().Names()); err != nil {
+		t.Fatal(err)
+	}
+	db := bench.DatabaseConn{Kind: bench.DatabasePostgres, Host: "127.0.0.1", Port: 5432, Name: "threadbench", User: "threadbench", Password: "pw"}.Env(10, bench.DefaultDatabaseEnv)
+	for value, want := range map[string]string{"p10": "10", "p100": "100", "other": "10"} {
+		ref := "orders@virtual,pool=" + value
+		entry, opts := o.Entry().Resolve(ref), targets.StartOptions{Database: db}
+		env, _, err := targets.ContainerEnv(entry, ref, 18080, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		settings := targets.Settings(entry, bench.ImageInfo{}, 18080, nil, opts)
+		if env["SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE"] != want || env[bench.EnvDBPool] != want || settings["database.pool"] != want || env["SPRING_DATASOURCE_URL"] == "" {
+			t.Errorf("%s: pool variable %q, DB_POOL %q, recorded %q, URL %q; want %s and the database's URL", value,
+				env["SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE"], env[bench.EnvDBPool], settings["database.pool"], env["SPRING_DATASOURCE_URL"], want)
+		}
+	}
+}
+
 // The built-in Java targets take the same form: java-virtual@jdk=21 is
 // java-virtual@21, and a plain name runs on the run's JDK, else 25.
 func TestBuiltinAxis(t *testing.T) {

@@ -159,7 +159,13 @@ func (r *Runtime) launch(ctx context.Context, entry Entry, target string, img be
 // flags, GOMEMLIMIT), then opts.Env, which may override any of them. It
 // also returns the recipe's settings worth recording.
 func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env, settings map[string]string, err error) {
-	env = cloneEnv(entry.Env)
+	// The database's variables first: a variant's or an axis' own wins
+	// (an axis of pool sizes), and DB_POOL follows a pool size it sets.
+	env = cloneEnv(opts.Database)
+	maps.Copy(env, entry.Env)
+	if pool := poolOverride(entry.Env, opts.Database); pool != "" {
+		env[bench.EnvDBPool] = pool
+	}
 	env["PORT"] = strconv.Itoa(port)
 	env["BIND_ADDR"] = localAddress
 	if opts.bind != "" {
@@ -172,7 +178,6 @@ func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env,
 	if opts.Downstream != "" {
 		env["DOWNSTREAM_URL"] = opts.Downstream
 	}
-	maps.Copy(env, opts.Database)
 	if l := entry.Listening; l.PortEnv != "" {
 		env[l.PortEnv] = env["PORT"]
 	}
@@ -186,6 +191,24 @@ func ContainerEnv(entry Entry, target string, port int, opts StartOptions) (env,
 	maps.Copy(env, launch)
 	maps.Copy(env, opts.Env)
 	return env, settings, nil
+}
+
+// poolOverride is the pool size a variant's or axis' environment sets
+// through one of the variables that carry the database's (its datasource's
+// pool variable, DB_POOL); "" when it sets none.
+func poolOverride(own, db map[string]string) string {
+	size := db[bench.EnvDBPool]
+	if size == "" {
+		return ""
+	}
+	for k, v := range db {
+		if k != bench.EnvDBPort && v == size {
+			if o, ok := own[k]; ok && o != size {
+				return o
+			}
+		}
+	}
+	return ""
 }
 
 func healthTimeout(entry Entry, opts StartOptions) time.Duration {
@@ -438,6 +461,9 @@ func settings(entry Entry, img bench.ImageInfo, port int, launched map[string]st
 	if db := opts.Database; db != nil {
 		s["database"] = db[bench.EnvDBKind] + " " + net.JoinHostPort(db[bench.EnvDBHost], db[bench.EnvDBPort])
 		s["database.pool"] = db[bench.EnvDBPool]
+		if pool := poolOverride(entry.Env, db); pool != "" {
+			s["database.pool"] = pool
+		}
 	}
 	for k, v := range entry.Env {
 		s["env."+k] = v

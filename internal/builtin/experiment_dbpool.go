@@ -1,0 +1,113 @@
+package builtin
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// The db-pool experiment: each thread model against one PostgreSQL, its
+// requests each holding a pooled connection for a query that takes
+// dbPoolQuery in the database, with a pool of 10 and of 100 connections
+// (two parts: a run has one database) at 50, 200 and 400 clients. A pool
+// of n connections serves at most n ÷ query time requests a second.
+var (
+	dbPoolQuery   = 20 * time.Millisecond
+	dbPoolSizes   = map[string]int{"pool-10": 10, "pool-100": 100}
+	dbPoolClients = []int{50, 200, 400}
+)
+
+func dbPool() bench.Experiment {
+	return bench.Experiment{
+		Name:   "db-pool",
+		Source: "the database boundary (spring-boot#40155, HikariCP#2398): a connection pool in front of PostgreSQL",
+		Description: "java-platform, java-virtual and go against PostgreSQL, a 20 ms query per request on a pool of 10 and of 100 connections, " +
+			"at 50, 200 and 400 clients: where the requests waited (the pool, the database, the threads) and the bound the pool sets",
+		Scale:     0.5,
+		ScaleNote: "multiplies the three 10 s stages; the query stays 20 ms, so the pool's bound stays connections ÷ 20 ms. The default 0.5 holds each 5 s",
+		Parts:     []string{"pool-10", "pool-100"},
+		Layout:    bench.LayoutPool,
+		Rows: []bench.SeedRow{
+			{Label: "Tomcat, 200 platform threads", Case: bench.TargetJavaPlatform},
+			{Label: "virtual threads", Case: bench.TargetJavaVirtual},
+			{Label: "goroutines", Case: bench.TargetGo},
+		},
+		Notes: []string{
+			"no seed measured this: the figures in parentheses are the pool's bound, connections ÷ the query's 20 ms",
+			"a request in flight is waiting for a connection (the pool), holding one (the database: the query and its round trip) or neither " +
+				"(the threads: Tomcat's queue, a CPU); the split is the stage's means, from the target's HikariCP series and Little's law",
+			"the two pool sizes are two runs (parts): a run has one database",
+		},
+		Expand: expandDBPool,
+	}
+}
+
+func expandDBPool(scale float64, part string) bench.RunSpec {
+	size := dbPoolSizes[part]
+	var stages []bench.Stage
+	for _, c := range dbPoolClients {
+		stages = append(stages, bench.Stage{Name: fmt.Sprintf("c%d", c), Duration: scaled(10*time.Second, scale), Concurrency: c})
+	}
+	query := strconv.FormatInt(dbPoolQuery.Milliseconds(), 10)
+	return bench.RunSpec{
+		Targets:  []string{bench.TargetJavaPlatform, bench.TargetJavaVirtual, bench.TargetGo},
+		Profile:  bench.Profile{Name: "db-pool", Model: bench.ModelClosed, Scale: scale, Stages: stages},
+		Workload: bench.Workload{Requests: []bench.Request{request("query (20 ms)", "db", map[string]string{"delay": query})}},
+		// Half the smaller pool's bound: the path compiled, no queue.
+		Warmup:   bench.Warmup{Duration: bench.Duration(5 * time.Second), Rate: 250},
+		Database: &bench.Database{Kind: bench.DatabasePostgres, Pool: size},
+	}
+}
+
+// dbPoolBound is the throughput a pool of size connections allows on
+// the experiment's query.
+func dbPoolBound(size int) float64 { return float64(size) / dbPoolQuery.Seconds() }
+
+// pool writes, per case and stage, the throughput beside the pool's bound
+// and where the requests in flight were.
+func (x *expTable) pool() {
+	size := 0
+	if d := x.run.Spec.Database; d != nil {
+		size = d.Pool
+	}
+	bound := dbPoolBound(size)
+	throughput := func(t *bench.TargetResult, i int) string {
+		got := t.Stages[i].Stats.Throughput
+		return fmt.Sprintf("%s (%s, %s)", expRate(got), expRate(bound), expPercent(100*got/bound))
+	}
+	poolIn := func(t *bench.TargetResult, i int) (analysis.PoolStage, bool) {
+		for _, p := range analysis.PoolStages(t) {
+			if p.Index == t.Stages[i].Index {
+				return p, true
+			}
+		}
+		return analysis.PoolStage{}, false
+	}
+	where := func(t *bench.TargetResult, i int) string {
+		p, ok := poolIn(t, i)
+		if !ok {
+			return "no pool figures"
+		}
+		return fmt.Sprintf("%s: pool %s · database %s · threads %s", strings.TrimPrefix(p.Where(), "the "),
+			analysis.Num(p.Pending.Mean), analysis.Num(p.Active.Mean), analysis.Num(p.Elsewhere))
+	}
+	held := func(t *bench.TargetResult, i int) string {
+		p, ok := poolIn(t, i)
+		switch {
+		case !ok || p.HeldMs == 0:
+			return "-"
+		case p.DatabaseMs == 0:
+			return analysis.Num(p.HeldMs)
+		}
+		return fmt.Sprintf("%s = %s + %s", analysis.Num(p.HeldMs), analysis.Num(p.DatabaseMs), analysis.Num(max(0, p.HeldMs-p.DatabaseMs)))
+	}
+	header, tables := x.perStage(throughput, where, held)
+	x.line(fmt.Sprintf("a pool of %d connections, a query of %s in the database: the pool allows %s req/s", size, dbPoolQuery, expRate(bound)))
+	x.table("throughput per stage (successful req/s; the pool's bound and the share of it reached in parentheses)", header, tables[0])
+	x.table("where the requests in flight were, per stage (mean requests: waiting for a connection, holding one, neither)", header, tables[1])
+	x.table("a connection held per request, ms: in the database + in the service (its own time between statements, on a CPU it may wait for)", header, tables[2])
+}
