@@ -10,6 +10,9 @@ const (
 	VerdictPinned    = "pinned"     // virtual threads holding their carriers while blocked
 	VerdictLockBound = "lock-bound" // request threads blocked on monitors and locks
 	VerdictGCBound   = "gc-bound"   // the stage's time spent in GC pauses
+	// VerdictDBPoolBound: requests waiting for a database connection with
+	// every one of the pool's lent out.
+	VerdictDBPoolBound = "db-pool-bound"
 )
 
 // Profile sources: what recorded the evidence inside a target.

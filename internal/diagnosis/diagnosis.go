@@ -99,7 +99,7 @@ type CPU struct {
 func Diagnose(e Evidence) bench.Diagnosis {
 	d := bench.Diagnosis{Target: e.Target, Stage: e.Stage.Index, Source: e.Source, NoProfile: e.NoProfile,
 		JDK: e.JDK, SynchronizedPins: e.JDK > 0 && e.JDK < JEP491}
-	for _, verdict := range []func(Evidence) (bench.Cause, bool){pinned, lockBound, gcBound, cpuBound, poolBound} {
+	for _, verdict := range []func(Evidence) (bench.Cause, bool){pinned, lockBound, gcBound, cpuBound, poolBound, dbPoolBound} {
 		if c, ok := verdict(e); ok {
 			d.Causes = append(d.Causes, c)
 		}
@@ -107,6 +107,7 @@ func Diagnose(e Evidence) bench.Diagnosis {
 	slices.SortStableFunc(d.Causes, func(a, b bench.Cause) int {
 		return cmp.Or(-cmp.Compare(boolInt(isStall(a)), boolInt(isStall(b))), cmp.Compare(b.Share, a.Share))
 	})
+	d.Causes = explainedByDBPool(d.Causes, e)
 	stalls := 0
 	for stalls < len(d.Causes) && isStall(d.Causes[stalls]) {
 		stalls++

@@ -280,3 +280,48 @@ func TestStall(t *testing.T) {
 		t.Errorf("causes = %+v, want none but the flag: 24 ms of tail has no cause of its own", d.Causes)
 	}
 }
+
+// The pool of database connections: requests that waited for one with all
+// of them lent out are db-pool-bound, with or without a recording (a
+// virtual thread's wait leaves no park event). Where Tomcat's threads were
+// in use at their limit waiting for it, and parked inside HikariCP, the
+// pool is named first as their cause, and their sentences say so.
+func TestDBPoolBound(t *testing.T) {
+	// 400 req/s at a mean 500 ms: 200 requests in flight, 190 waiting.
+	st := bench.StageResult{Index: 3, Duration: bench.Duration(5 * time.Second),
+		Stats: bench.Stats{Successes: 2000, Throughput: 400, Latency: bench.Latency{Mean: 500}}}
+	res := &bench.StageResources{Stage: 3, PoolAcquireMs: 450, PoolTimeouts: 3, Pool: map[string]bench.Gauge{
+		bench.PoolMax: {Peak: 10, Mean: 10}, bench.PoolActive: {Peak: 10, Mean: 9.6}, bench.PoolPending: {Peak: 192, Mean: 190}}}
+	virtual := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: st, Resources: res, Limits: bench.Limits{CPUs: 1}})
+	if len(virtual.Causes) != 1 || virtual.Causes[0].Kind != bench.VerdictDBPoolBound {
+		t.Fatalf("causes %+v, want db-pool-bound alone", virtual.Causes)
+	}
+	want := "orders@virtual: 95 % of its requests in flight waited for one of its 10 database connections (190 waiting on average, 192 at the most; " +
+		"a connection took 450 ms to get); 3 gave up waiting: each connection was held 25 ms per request, so the pool allows the 400 req/s served"
+	if got := virtual.Causes[0].Sentence; got != want {
+		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
+	}
+
+	hikari := stack("java.util.concurrent.SynchronousQueue$Transferer.xferLifo", "java.util.concurrent.SynchronousQueue.poll",
+		"com.zaxxer.hikari.util.ConcurrentBag.borrow:63", "com.zaxxer.hikari.pool.HikariPool.getConnection:60")
+	platform := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@platform", JDK: 25, Stage: st, Resources: res, Limits: bench.Limits{CPUs: 1},
+		Pool:   &diagnosis.Pool{Name: "Tomcat's request threads", Busy: bench.Gauge{Mean: 200, Peak: 200}, Max: 200},
+		Events: events(jfr.TypeThreadPark, 400, 2*time.Second, hikari, map[string]string{"parkedClass": "java.util.concurrent.SynchronousQueue$Transferer"})})
+	var kinds []string
+	for _, c := range platform.Causes {
+		kinds = append(kinds, c.Kind)
+	}
+	if strings.Join(kinds, ",") != "db-pool-bound,pool-bound,lock-bound" {
+		t.Fatalf("causes %v, want the connection pool first, then the threads and the parks it explains", kinds)
+	}
+	if !strings.HasSuffix(platform.Causes[1].Sentence, "; 190 of them on average waited for a database connection (db-pool-bound)") ||
+		!strings.HasSuffix(platform.Causes[2].Sentence, "; those waits were for a database connection (db-pool-bound)") {
+		t.Errorf("the symptoms do not name their cause:\n%s\n%s", platform.Causes[1].Sentence, platform.Causes[2].Sentence)
+	}
+	// A pool nobody waited for binds nothing.
+	idle := *res
+	idle.Pool = map[string]bench.Gauge{bench.PoolMax: {Peak: 10}, bench.PoolActive: {Peak: 10, Mean: 6}, bench.PoolPending: {Peak: 3, Mean: 0.4}}
+	if d := diagnosis.Diagnose(diagnosis.Evidence{Target: "go", Stage: st, Resources: &idle}); len(d.Causes) != 0 {
+		t.Errorf("causes %+v for a pool nobody waited for", d.Causes)
+	}
+}

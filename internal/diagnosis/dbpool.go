@@ -1,0 +1,110 @@
+package diagnosis
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// dbPoolBound is the database connection pool as the stage's bound: its
+// requests waited for a connection (the pool's pending count, a mean of
+// at least one) with every connection lent out at some point. Its share
+// is the requests in flight that were waiting. It comes from the pool's
+// own gauges (HikariCP's, or the Go target's under the same names), so it
+// sees the waits of virtual threads and goroutines, which JFR records no
+// park for.
+func dbPoolBound(e Evidence) (bench.Cause, bool) {
+	if e.Resources == nil || len(e.Resources.Pool) == 0 {
+		return bench.Cause{}, false
+	}
+	pool := e.Resources.Pool
+	size, active, pending := pool[bench.PoolMax].Peak, pool[bench.PoolActive], pool[bench.PoolPending]
+	if size <= 0 || pending.Mean < 1 || active.Peak < size {
+		return bench.Cause{}, false
+	}
+	inFlight := max(e.Stage.Stats.Throughput*e.Stage.Stats.Latency.Mean/1000, active.Mean+pending.Mean)
+	share := min(pending.Mean/inFlight, 1)
+	c := bench.Cause{Kind: bench.VerdictDBPoolBound, Share: share, Evidence: []bench.Figure{
+		{Name: "requests waiting for a connection (mean)", Value: pending.Mean},
+		{Name: "requests waiting for a connection (peak)", Value: pending.Peak},
+		{Name: "connections lent out (mean)", Value: active.Mean, Limit: size},
+		{Name: "requests in flight waiting", Value: share, Unit: "share", Limit: 1},
+	}}
+	c.Sentence = fmt.Sprintf("%s: %s of its requests in flight waited for one of its %s database connections (%s waiting on average, %s at the most",
+		e.Target, percent(share), trimFloat(size), trimFloat(round2(pending.Mean)), trimFloat(pending.Peak))
+	if ms := e.Resources.PoolAcquireMs; ms > 0 {
+		c.Evidence = append(c.Evidence, bench.Figure{Name: "time to get a connection", Value: ms / 1000, Unit: "s"})
+		c.Sentence += fmt.Sprintf("; a connection took %s ms to get", trimFloat(round2(ms)))
+	}
+	c.Sentence += ")"
+	if n := e.Resources.PoolTimeouts; n > 0 {
+		c.Evidence = append(c.Evidence, bench.Figure{Name: "requests that gave up waiting", Value: n})
+		c.Sentence += fmt.Sprintf("; %s gave up waiting", trimFloat(n))
+	}
+	if tput := e.Stage.Stats.Throughput; tput > 0 {
+		held := size / tput
+		c.Evidence = append(c.Evidence, bench.Figure{Name: "a connection held per request", Value: held, Unit: "s"})
+		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request, so the pool allows the %s req/s served",
+			trimFloat(round2(held*1000)), trimFloat(round2(tput)))
+	}
+	return c, true
+}
+
+// round2 rounds to two decimals, for a sentence.
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+// connectionFrames are the frames a request waits in for a database
+// connection: HikariCP's, and the other pools' a JDBC service may use.
+var connectionFrames = []string{"com.zaxxer.hikari.", "org.apache.commons.dbcp2.", "org.apache.tomcat.jdbc.pool.", "com.mchange.v2.c3p0.",
+	"io.agroal.", "oracle.ucp.", "database/sql.(*DB).conn"}
+
+// waitsForConnection reports whether a cause's stacks are mostly a wait
+// for a database connection.
+func waitsForConnection(c bench.Cause) bool {
+	var share float64
+	for _, s := range c.Stacks {
+		if slices.ContainsFunc(s.Frames, func(f string) bool {
+			return slices.ContainsFunc(connectionFrames, func(p string) bool { return strings.HasPrefix(f, p) })
+		}) {
+			share += s.Share
+		}
+	}
+	return share >= 0.5
+}
+
+// explainedByDBPool puts a db-pool-bound cause before the causes it
+// explains, and says so in theirs: the request threads in use at their
+// limit (pool-bound) while most of them waited for a connection, and
+// request threads blocked (lock-bound) mostly inside the connection pool.
+// Those are the pool's symptoms; it is their cause.
+func explainedByDBPool(causes []bench.Cause, e Evidence) []bench.Cause {
+	i := slices.IndexFunc(causes, func(c bench.Cause) bool { return c.Kind == bench.VerdictDBPoolBound })
+	if i < 0 {
+		return causes
+	}
+	pending := e.Resources.Pool[bench.PoolPending].Mean
+	first := -1
+	for j := range causes {
+		c := &causes[j]
+		explained := false
+		switch {
+		case c.Kind == bench.VerdictPoolBound && e.Pool != nil && pending >= e.Pool.Busy.Mean/2:
+			explained = true
+			c.Sentence += fmt.Sprintf("; %s of them on average waited for a database connection (db-pool-bound)", trimFloat(round2(min(pending, e.Pool.Busy.Mean))))
+		case c.Kind == bench.VerdictLockBound && waitsForConnection(*c):
+			explained = true
+			c.Sentence += "; those waits were for a database connection (db-pool-bound)"
+		}
+		if explained && first < 0 {
+			first = j
+		}
+	}
+	if first < 0 || first > i {
+		return causes
+	}
+	db := causes[i]
+	causes = slices.Delete(causes, i, i+1)
+	return slices.Insert(causes, first, db)
+}
