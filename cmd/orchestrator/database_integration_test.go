@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,4 +171,115 @@ func TestDatabaseBadInput(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left: %v", left)
 	}
+}
+
+// checkOwnDatabase holds a run of the fixture service to its database:
+// the server (of the version named) answered, and every variant ran on it
+// with the pool size it was given, its HikariCP gauges and the server's
+// figures read in every measured stage.
+func checkOwnDatabase(t *testing.T, run *bench.Run, version string, pools ...float64) {
+	t.Helper()
+	if run.Database == nil || run.Database.Status != bench.TargetSucceeded || !strings.Contains(run.Database.Settings["database.version"], version) {
+		t.Fatalf("database %+v, want %s answering", run.Database, version)
+	}
+	for i, tr := range run.Targets {
+		want := pools[min(i, len(pools)-1)]
+		if tr.Settings["database.pool"] != fmt.Sprint(want) || !strings.Contains(tr.Settings["database"], run.Database.Kind+" 127.0.0.1:") {
+			t.Errorf("%s ran with database %q, pool %q; want %s and %v", tr.Key(), tr.Settings["database"], tr.Settings["database.pool"], run.Database.Kind, want)
+		}
+		pools := analysis.PoolStages(&tr)
+		if len(pools) != len(analysis.MeasuredStages(&tr)) {
+			// HikariCP's gauges come from Actuator, which a JVM on a
+			// saturated CPU may not answer in time: a stage without them
+			// must have had its scrapes fail, and say so.
+			for _, r := range tr.Resources {
+				if !r.Warmup && len(r.Pool) == 0 && r.ScrapeFailures == 0 {
+					t.Errorf("%s: no pool figures in stage %d, whose scrapes all answered", tr.Key(), r.Stage)
+				}
+			}
+			t.Logf("%s: pool figures in %d of %d stages (scrapes failed)", tr.Key(), len(pools), len(analysis.MeasuredStages(&tr)))
+		}
+		if len(tr.Database) == 0 {
+			t.Errorf("%s: no database figures, want the server's in every stage", tr.Key())
+		}
+		for _, p := range pools {
+			if p.Size != want {
+				t.Errorf("%s, %s: HikariCP's pool of %v, want %v", tr.Key(), p.Label, p.Size, want)
+			}
+		}
+	}
+}
+
+// An axis of its own on the fixture service against MariaDB: its pool of
+// 10 and of 100 (SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE), on both thread
+// models, checking out through a transaction that holds its connection 20
+// ms. The variants run with their own pool sizes; the report pairs them
+// along the pool; with 10 the why names the pool as the bound (50
+// clients for 10 connections), and no more than 10 ÷ 20 ms is served;
+// with 100, at 10 clients, it does not. None of this depends on the
+// machine's speed.
+func TestOwnServiceDatabasePoolAxis(t *testing.T) {
+	sideBySide(t)
+	startsJVMs(t, 120)
+	jar := ordersJar(t)
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--database", "mysql",
+		"--axis", "pool.p10=SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE=10", "--axis", "pool.p100=SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE=100",
+		"--requests", ordersDir+"/checkout.http", "--profile", "testdata/profile/own-db.yaml", "--warmup", "2s", "--warmup-rate", "50")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	var sizes []float64
+	for _, tr := range run.Targets {
+		sizes = append(sizes, map[string]float64{"p10": 10, "p100": 100}[tr.Settings["axis.pool"]])
+	}
+	checkOwnDatabase(t, run, "MariaDB", sizes...)
+	for i, tr := range run.Targets {
+		if tr.Total == nil || tr.Total.Successes != tr.Total.Requests || tr.Total.Requests == 0 {
+			t.Errorf("%s: %+v, want every checkout answered", tr.Key(), tr.Total)
+			continue
+		}
+		stages := analysis.MeasuredStages(&tr)
+		boundByPool := func(st bench.StageResult) (bool, []bench.Cause) {
+			why := analysis.WhyStage(&run.Targets[i], st)
+			return slices.ContainsFunc(why.Causes, func(c bench.Cause) bool { return c.Kind == bench.VerdictDBPoolBound }), why.Causes
+		}
+		switch sizes[i] {
+		case 10:
+			// The pool named as the bound: by its gauges (db-pool-bound),
+			// or, on platform threads, by their parks inside it (JFR)
+			// where Actuator's scrapes, on a CPU shared with other tests,
+			// came too late to show the waits.
+			last := stages[len(stages)-1]
+			bound, causes := boundByPool(last)
+			parks := slices.ContainsFunc(causes, func(c bench.Cause) bool { return strings.Contains(c.Sentence, "waits were for a database connection") })
+			scrapesFailed := slices.ContainsFunc(tr.Resources, func(r bench.StageResources) bool { return r.Stage == last.Index && r.ScrapeFailures > 0 })
+			switch {
+			case bound && causes[0].Kind != bench.VerdictDBPoolBound && causes[0].Kind != bench.VerdictCPUBound:
+				t.Errorf("%s at 50 clients on 10 connections: causes %+v, want db-pool-bound first (or after the CPU)", tr.Key(), causes)
+			case !bound && !parks && !scrapesFailed:
+				t.Errorf("%s at 50 clients on 10 connections: causes %+v, pool %+v; want the pool named as the bound", tr.Key(), causes, analysis.PoolStages(&tr))
+			case !bound:
+				t.Logf("%s at 50 clients: the pool named by its parks (%v) or not seen (scrapes failed: %v); pool %+v", tr.Key(), parks, scrapesFailed, analysis.PoolStages(&tr))
+			}
+			if tput := last.Stats.Throughput; tput > 10/0.020*1.05 {
+				t.Errorf("%s served %.0f req/s; 10 connections held 20 ms allow at most 500", tr.Key(), tput)
+			}
+		case 100:
+			if bound, causes := boundByPool(stages[0]); bound {
+				t.Errorf("%s: db-pool-bound with 100 connections for 10 clients: %+v", tr.Key(), causes)
+			}
+		}
+	}
+	code, md, stderr := runCLI(t, nil, "--db", db, "report", run.ID, "--format", "markdown")
+	if code != exitOK || !strings.Contains(md, "along the pool") {
+		t.Errorf("report: exit %d, no pair along the pool:\n%s%s", code, md, stderr)
+	}
+	noContainersOf(t, run.ID)
+}
+
+// hasPoolFigures reports whether a result's measured stage has its pool's.
+func hasPoolFigures(tr bench.TargetResult, stage int) bool {
+	return slices.ContainsFunc(tr.Resources, func(r bench.StageResources) bool { return r.Stage == stage && !r.Warmup && len(r.Pool) > 0 })
 }

@@ -379,16 +379,19 @@ func checkPoolMatrix(t *testing.T, rep bench.Report) {
 	}
 }
 
-// The one-command form: --jar and a request list, nothing else about the
-// service: it runs as platform and virtual (Spring Boot's property), is
-// ready by Actuator, its figures read from Actuator's Prometheus endpoint,
-// and the report pairs its virtual threads with its platform threads.
+// The one-command form: --jar, its database and a request list, nothing
+// else about the service: it runs as platform and virtual (Spring Boot's
+// property) against one PostgreSQL started beside it (its datasource from
+// SPRING_DATASOURCE_*, its schema its own), is ready by Actuator, its
+// figures read from Actuator's Prometheus endpoint (HikariCP's among
+// them) and the server's by SQL, and the report pairs its virtual threads
+// with its platform threads.
 func TestOwnServiceJarOneCommand(t *testing.T) {
 	sideBySide(t)
 	startsJVMs(t, 90)
 	jar := ordersJar(t)
 	db := filepath.Join(t.TempDir(), "history.db")
-	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--requests", ordersRequests,
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--database", "postgres", "--requests", ordersRequests,
 		"--profile", "testdata/profile/own-closed.yaml", "--warmup", "2s", "--warmup-rate", "100")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
@@ -398,6 +401,7 @@ func TestOwnServiceJarOneCommand(t *testing.T) {
 	if got := platform.Settings["info.readiness"]; got != "GET "+targets.ActuatorHealth {
 		t.Errorf("readiness by %q, want Actuator's health", got)
 	}
+	checkOwnDatabase(t, run, "PostgreSQL", 10)
 	code, md, stderr := runCLI(t, nil, "--db", db, "report", run.ID, "--format", "markdown")
 	if code != exitOK {
 		t.Fatalf("report: exit %d\n%s", code, stderr)

@@ -144,7 +144,11 @@ func (a *analysis) poolFindings() []bench.Finding {
 		if len(s.rounds) == 0 {
 			continue
 		}
-		if text := poolSentence(s.info.Label, PoolStages(s.rounds[0])); text != "" {
+		tr := s.rounds[0]
+		if st, ok := stageOf(tr, mattersStage(tr)); ok && firstCause(WhyStage(tr, st)) == bench.VerdictDBPoolBound {
+			continue // the why says it, in the stage that matters
+		}
+		if text := poolSentence(s.info.Label, PoolStages(tr)); text != "" {
 			out = append(out, bench.Finding{Kind: findPool, Text: text})
 		}
 	}
@@ -165,4 +169,22 @@ func DatabaseWaits(waits map[string]bench.Gauge) string {
 		parts = append(parts, k+" "+Num(waits[k].Mean))
 	}
 	return OrDash(strings.Join(parts, ", "))
+}
+
+// stageOf returns a result's measured stage of an index.
+func stageOf(tr *bench.TargetResult, index int) (bench.StageResult, bool) {
+	for _, st := range MeasuredStages(tr) {
+		if st.Index == index {
+			return st, true
+		}
+	}
+	return bench.StageResult{}, false
+}
+
+// firstCause is the kind of a diagnosis' strongest cause, "" for none.
+func firstCause(d bench.Diagnosis) string {
+	if len(d.Causes) == 0 {
+		return ""
+	}
+	return d.Causes[0].Kind
 }

@@ -60,6 +60,9 @@ func lockBound(e Evidence) (bench.Cause, bool) {
 	c.Sentence = fmt.Sprintf("%s: its request threads spent %s of the stage blocked on locks (%d waits, %s s in all; on %s)",
 		e.Target, percent(c.Share), len(blocked), secondsText(total), lockClasses(blocked))
 	c.Sentence += whereClause(c.Stacks)
+	if waitsForConnection(c) {
+		c.Sentence += connectionWaits
+	}
 	return c, true
 }
 
@@ -219,7 +222,7 @@ func poolBound(e Evidence) (bench.Cause, bool) {
 		{Name: p.Name + " busy (peak)", Value: p.Busy.Peak, Limit: p.Max},
 	}}
 	c.Sentence = fmt.Sprintf("%s had its %s in use: %s of %s on average, %s at the most",
-		e.Target, p.Name, trimFloat(p.Busy.Mean), trimFloat(p.Max), trimFloat(p.Busy.Peak))
+		e.Target, p.Name, oneDecimal(p.Busy.Mean), trimFloat(p.Max), trimFloat(p.Busy.Peak))
 	return c, true
 }
 

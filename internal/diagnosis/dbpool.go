@@ -2,7 +2,9 @@ package diagnosis
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -33,10 +35,10 @@ func dbPoolBound(e Evidence) (bench.Cause, bool) {
 		{Name: "requests in flight waiting", Value: share, Unit: "share", Limit: 1},
 	}}
 	c.Sentence = fmt.Sprintf("%s: %s of its requests in flight waited for one of its %s database connections (%s waiting on average, %s at the most",
-		e.Target, percent(share), trimFloat(size), trimFloat(round2(pending.Mean)), trimFloat(pending.Peak))
+		e.Target, percent(share), trimFloat(size), oneDecimal(pending.Mean), trimFloat(pending.Peak))
 	if ms := e.Resources.PoolAcquireMs; ms > 0 {
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "time to get a connection", Value: ms / 1000, Unit: "s"})
-		c.Sentence += fmt.Sprintf("; a connection took %s ms to get", trimFloat(round2(ms)))
+		c.Sentence += fmt.Sprintf("; a connection took %.0f ms to get", ms)
 	}
 	c.Sentence += ")"
 	if n := e.Resources.PoolTimeouts; n > 0 {
@@ -46,19 +48,30 @@ func dbPoolBound(e Evidence) (bench.Cause, bool) {
 	if tput := e.Stage.Stats.Throughput; tput > 0 {
 		held := size / tput
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "a connection held per request", Value: held, Unit: "s"})
-		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request, so the pool allows the %s req/s served",
-			trimFloat(round2(held*1000)), trimFloat(round2(tput)))
+		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request", oneDecimal(held*1000))
+		if db := e.Database; db != nil {
+			// The server's active sessions over the requests a second:
+			// a request's time in it (Little's law there).
+			in := db.Connections[bench.DatabaseActive].Mean / tput
+			c.Evidence = append(c.Evidence, bench.Figure{Name: "in the database per request", Value: in, Unit: "s"})
+			c.Sentence += fmt.Sprintf(" (%s ms of it in the database, %s in the service)", oneDecimal(in*1000), oneDecimal(max(0, held-in)*1000))
+		}
+		c.Sentence += fmt.Sprintf(", so the pool allows the %.0f req/s served", tput)
 	}
 	return c, true
 }
 
-// round2 rounds to two decimals, for a sentence.
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+// oneDecimal formats a mean with at most one decimal: "190", "38.7".
+func oneDecimal(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
 
 // connectionFrames are the frames a request waits in for a database
 // connection: HikariCP's, and the other pools' a JDBC service may use.
 var connectionFrames = []string{"com.zaxxer.hikari.", "org.apache.commons.dbcp2.", "org.apache.tomcat.jdbc.pool.", "com.mchange.v2.c3p0.",
 	"io.agroal.", "oracle.ucp.", "database/sql.(*DB).conn"}
+
+// connectionWaits ends the sentence of a lock-bound cause whose waits
+// were mostly for a database connection.
+const connectionWaits = "; those waits were for a database connection"
 
 // waitsForConnection reports whether a cause's stacks are mostly a wait
 // for a database connection.
@@ -92,10 +105,10 @@ func explainedByDBPool(causes []bench.Cause, e Evidence) []bench.Cause {
 		switch {
 		case c.Kind == bench.VerdictPoolBound && e.Pool != nil && pending >= e.Pool.Busy.Mean/2:
 			explained = true
-			c.Sentence += fmt.Sprintf("; %s of them on average waited for a database connection (db-pool-bound)", trimFloat(round2(min(pending, e.Pool.Busy.Mean))))
+			c.Sentence += fmt.Sprintf("; %s of them on average waited for a database connection (db-pool-bound)", oneDecimal(min(pending, e.Pool.Busy.Mean)))
 		case c.Kind == bench.VerdictLockBound && waitsForConnection(*c):
 			explained = true
-			c.Sentence += "; those waits were for a database connection (db-pool-bound)"
+			c.Sentence += " (db-pool-bound)"
 		}
 		if explained && first < 0 {
 			first = j

@@ -53,7 +53,10 @@ type Evidence struct {
 	JDK       int    // the Java major the target ran on; 0 for other runtimes
 	Stage     bench.StageResult
 	Resources *bench.StageResources // nil when nothing was scraped
-	Limits    bench.Limits
+	// Database is the run's database server over the stage, nil without
+	// one.
+	Database *bench.DatabaseStage
+	Limits   bench.Limits
 	// Pool is the target's request pool, where it has one and it was
 	// measured: Tomcat's threads, the Go target's workers.
 	Pool *Pool

@@ -292,12 +292,13 @@ func TestDBPoolBound(t *testing.T) {
 		Stats: bench.Stats{Successes: 2000, Throughput: 400, Latency: bench.Latency{Mean: 500}}}
 	res := &bench.StageResources{Stage: 3, PoolAcquireMs: 450, PoolTimeouts: 3, Pool: map[string]bench.Gauge{
 		bench.PoolMax: {Peak: 10, Mean: 10}, bench.PoolActive: {Peak: 10, Mean: 9.6}, bench.PoolPending: {Peak: 192, Mean: 190}}}
-	virtual := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: st, Resources: res, Limits: bench.Limits{CPUs: 1}})
+	virtual := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: st, Resources: res, Limits: bench.Limits{CPUs: 1},
+		Database: &bench.DatabaseStage{Stage: 3, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 8.4}}}})
 	if len(virtual.Causes) != 1 || virtual.Causes[0].Kind != bench.VerdictDBPoolBound {
 		t.Fatalf("causes %+v, want db-pool-bound alone", virtual.Causes)
 	}
 	want := "orders@virtual: 95 % of its requests in flight waited for one of its 10 database connections (190 waiting on average, 192 at the most; " +
-		"a connection took 450 ms to get); 3 gave up waiting: each connection was held 25 ms per request, so the pool allows the 400 req/s served"
+		"a connection took 450 ms to get); 3 gave up waiting: each connection was held 25 ms per request (21 ms of it in the database, 4 in the service), so the pool allows the 400 req/s served"
 	if got := virtual.Causes[0].Sentence; got != want {
 		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
 	}

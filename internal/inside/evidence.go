@@ -38,6 +38,11 @@ func StageEvidence(tr *bench.TargetResult, st bench.StageResult, series []bench.
 			e.Resources = r
 		}
 	}
+	for i := range tr.Database {
+		if d := &tr.Database[i]; d.Stage == st.Index && !d.Warmup {
+			e.Database = d
+		}
+	}
 	from := st.StartOffset.D().Seconds()
 	to := from + st.Duration.D().Seconds()
 	e.Pool = pool(tr, series, from, to)

@@ -37,6 +37,10 @@ final class Dtos {
 	record QuoteView(Long productId, String name, BigDecimal price, long delayMs, boolean virtual, String thread) {
 	}
 
+	/** A checkout: the order it placed, and the thread that served it. */
+	record CheckoutView(Long orderId, Long productId, long delayMs, boolean virtual, String thread) {
+	}
+
 	/** A call through the legacy driver: the connection it used, and the thread that served it. */
 	record LegacyView(int connection, long delayMs, boolean virtual, String thread) {
 	}
