@@ -66,7 +66,8 @@ java-test:
 
 ## fixtures: the service of one's own the integration tests run (testdata/springapp: a Spring Boot jar)
 fixtures:
-	cd testdata/springapp && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp package -DskipTests
+	cd testdata/springapp && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp package -DskipTests && \
+	  JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp -Plegacy-driver package -DskipTests
 
 ## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip.
 ##   In cmd/orchestrator the tests that measure nothing run side by side, each on an attack lock of its own, then

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -282,4 +283,44 @@ func TestOwnServiceDatabasePoolAxis(t *testing.T) {
 // hasPoolFigures reports whether a result's measured stage has its pool's.
 func hasPoolFigures(tr bench.TargetResult, stage int) bool {
 	return slices.ContainsFunc(tr.Resources, func(r bench.StageResources) bool { return r.Stage == stage && !r.Warmup && len(r.Pool) > 0 })
+}
+
+// The fixture's two builds on JDK 21, virtual threads, against MariaDB, on
+// a report whose query waits 30 ms in the server: on MySQL Connector/J 8.4
+// (its I/O inside synchronized) the why is pinned, the pins' stacks inside
+// the driver's socket read; on 9.x (locks) no pin is in the driver. The
+// driver's code pins or does not, whatever the machine's load.
+func TestOwnServiceDriverPins(t *testing.T) {
+	sideBySide(t)
+	startsJVMs(t, 90)
+	jar := ordersJar(t)
+	for _, build := range []struct {
+		jar    string
+		pinned bool
+	}{{filepath.Join(filepath.Dir(jar), legacyDriverJar), true}, {jar, false}} {
+		db := t.TempDir() + "/history.db"
+		code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", build.jar, "--database", "mysql", "--jdk", "21",
+			"--variant", "virtual", "--requests", ordersDir+"/report.http", "--profile", "testdata/profile/own-pins.yaml", "--warmup", "2s", "--warmup-rate", "20")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\nstderr:\n%s", filepath.Base(build.jar), code, stderr)
+		}
+		run, _ := storedRun(t, db, stdout)
+		tr := run.Targets[0]
+		st := analysis.MeasuredStages(&tr)[0]
+		var inDriver []bench.Cause
+		for _, c := range analysis.WhyStage(&tr, st).Causes {
+			if c.Kind == bench.VerdictPinned && slices.ContainsFunc(c.Stacks, func(s bench.StackCount) bool {
+				return slices.ContainsFunc(s.Frames, func(f string) bool { return strings.HasPrefix(f, "com.mysql.cj.") })
+			}) {
+				inDriver = append(inDriver, c)
+			}
+		}
+		if build.pinned != (len(inDriver) > 0) {
+			t.Errorf("%s on JDK 21: pinned inside the driver %v (%+v), want %v", filepath.Base(build.jar), len(inDriver) > 0, inDriver, build.pinned)
+		}
+		if tr.Total == nil || tr.Total.Successes == 0 || tr.Total.Successes != tr.Total.Requests {
+			t.Errorf("%s: %+v, want every report answered", filepath.Base(build.jar), tr.Total)
+		}
+		noContainersOf(t, run.ID)
+	}
 }

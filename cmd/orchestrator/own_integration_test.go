@@ -45,8 +45,11 @@ func ordersJar(t *testing.T) string {
 	ordersBuild.once.Do(func() {
 		dir, _ := filepath.Abs(ordersDir)
 		jar := filepath.Join(dir, "target", "orders.jar")
-		if st, err := os.Stat(jar); err != nil || newerThan(dir, st.ModTime()) {
-			ordersBuild.err = buildFixture(dir)
+		for _, built := range []string{jar, filepath.Join(dir, "target", legacyDriverJar)} {
+			if st, err := os.Stat(built); err != nil || newerThan(dir, st.ModTime()) {
+				ordersBuild.err = buildFixture(dir)
+				break
+			}
 		}
 		ordersBuild.jar = jar
 	})
@@ -77,14 +80,21 @@ func buildFixture(dir string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("./mvnw", "-B", "-q", "-ntp", "package", "-DskipTests")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "JAVA_HOME="+strings.TrimSpace(string(home)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return &exec.ExitError{ProcessState: cmd.ProcessState, Stderr: out}
+	// Both builds: the jar, and its twin on the legacy driver.
+	for _, profile := range [][]string{nil, {"-Plegacy-driver"}} {
+		cmd := exec.Command("./mvnw", append([]string{"-B", "-q", "-ntp", "package", "-DskipTests"}, profile...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "JAVA_HOME="+strings.TrimSpace(string(home)))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return &exec.ExitError{ProcessState: cmd.ProcessState, Stderr: out}
+		}
 	}
 	return nil
 }
+
+// legacyDriverJar is the fixture built on MySQL Connector/J 8.4 (its
+// legacy-driver profile), which ordersJar builds beside orders.jar.
+const legacyDriverJar = "orders-legacy-driver.jar"
 
 // ordersRequestNames are the per-request labels the request list gives.
 var ordersRequestNames = []string{"GET /api/products", "GET /api/products/3", "POST /api/orders", "GET /api/quote?productId=2&delayMs=50"}

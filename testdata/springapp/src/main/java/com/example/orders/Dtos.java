@@ -41,6 +41,14 @@ final class Dtos {
 	record CheckoutView(Long orderId, Long productId, long delayMs, boolean virtual, String thread) {
 	}
 
+	/** A product's line of the sales report. */
+	record SalesLine(long productId, long orders, long quantity) {
+	}
+
+	/** The sales report: its lines, the database that made it, and the thread that served it. */
+	record SalesReport(java.util.List<SalesLine> lines, String database, long dbMs, boolean virtual, String thread) {
+	}
+
 	/** A call through the legacy driver: the connection it used, and the thread that served it. */
 	record LegacyView(int connection, long delayMs, boolean virtual, String thread) {
 	}
