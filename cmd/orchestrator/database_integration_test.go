@@ -5,14 +5,20 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/targets"
 )
 
 // dbProfile is 20 clients for 6 s: with a pool of 5 connections and a
@@ -172,6 +178,47 @@ func TestDatabaseBadInput(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left: %v", left)
 	}
+	databaseBadInputThroughAPI(t)
+}
+
+// databaseBadInputThroughAPI sends the same bad input to a daemon: a 400
+// problem naming the field before anything starts, and an init script that
+// fails a run named by its line, with nothing left running.
+func databaseBadInputThroughAPI(t *testing.T) {
+	t.Helper()
+	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
+	client := apiClient{t: t, base: d.url}
+	spec := func(db map[string]any) map[string]any {
+		s := map[string]any{"targets": []string{"go"}, "profile": "smoke", "workload": map[string]any{"requests": []any{map[string]any{"endpoint": "db"}}}}
+		if db != nil {
+			s["database"] = db
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		db    map[string]any
+		field string
+	}{
+		{map[string]any{"kind": "oracle"}, "database.kind"},
+		{map[string]any{"kind": "postgres", "pool": 5000}, "database.pool"},
+		{map[string]any{"kind": "postgres", "env": map[string]any{"url": "1-NOT-A-NAME"}}, "database.env.url"},
+		{nil, "workload.requests[0].endpoint"},
+	} {
+		resp, body := client.do(http.MethodPost, "/runs", spec(tt.db))
+		var problem struct{ Field, Detail string }
+		_ = json.Unmarshal(body, &problem)
+		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/problem+json" || problem.Field != tt.field {
+			t.Errorf("POST /runs with database %v: %s %s %s; want 400 problem+json naming %s", tt.db, resp.Status, resp.Header.Get("Content-Type"), body, tt.field)
+		}
+	}
+	run := client.submit(spec(map[string]any{"kind": "postgres", "init": "CREATE TABLE orders (id int primary key);\nINSERT INTO orderz VALUES (1);\n"}))
+	run = client.waitRun(run.ID, 2*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
+	if run.Status != bench.RunFailed || !strings.Contains(run.Error, "line 2") || run.Targets[0].Status != bench.TargetSkipped {
+		t.Errorf("run %s %q, target %s; want failed naming line 2, the target skipped", run.Status, run.Error, run.Targets[0].Status)
+	}
+	if left := runContainers(t, run.ID); len(left) > 0 {
+		t.Errorf("containers left: %v", left)
+	}
 }
 
 // checkOwnDatabase holds a run of the fixture service to its database:
@@ -322,5 +369,36 @@ func TestOwnServiceDriverPins(t *testing.T) {
 			t.Errorf("%s: %+v, want every report answered", filepath.Base(build.jar), tr.Total)
 		}
 		noContainersOf(t, run.ID)
+	}
+}
+
+// A database server killed during an attack: the target's requests fail
+// (the target made no error of its own: the run says the server died), the
+// run fails naming it, and nothing is left running.
+func TestDatabaseDiesMidRun(t *testing.T) {
+	sideBySide(t)
+	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
+	client := apiClient{t: t, base: d.url}
+	run := client.submit(map[string]any{"targets": []string{"go"}, "warmup": map[string]any{"disabled": true},
+		"profile":  map[string]any{"model": "closed", "stages": []any{map[string]any{"name": "c5", "duration": "8s", "concurrency": 5}}},
+		"workload": map[string]any{"requests": []any{map[string]any{"endpoint": "db", "params": map[string]string{"delay": "5"}}}},
+		"database": map[string]any{"kind": "postgres", "pool": 5}})
+	client.waitRun(run.ID, 2*time.Minute, "attacking", func(r *bench.Run) bool {
+		return r.Status.Finished() || len(r.Targets) > 0 && r.Targets[0].Status == bench.TargetRunning
+	})
+	time.Sleep(2 * time.Second) // into the stage
+	ids := labelledContainers(t, func(c container.Summary) string { return c.ID }, targets.LabelManaged+"=true", targets.LabelRun+"="+run.ID, targets.LabelTarget+"=database-postgres")
+	if len(ids) != 1 {
+		t.Fatalf("the run's database containers: %v, want one", ids)
+	}
+	if out, err := exec.Command("docker", "kill", ids[0]).CombinedOutput(); err != nil {
+		t.Fatalf("docker kill: %v: %s", err, out)
+	}
+	run = client.waitRun(run.ID, 2*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
+	if run.Status != bench.RunFailed || !strings.Contains(run.Error+run.Targets[0].Error, "database server") {
+		t.Errorf("run %s %q, target %s %q; want failed, naming the database server", run.Status, run.Error, run.Targets[0].Status, run.Targets[0].Error)
+	}
+	if left := runContainers(t, run.ID); len(left) > 0 {
+		t.Errorf("containers left: %v", left)
 	}
 }
