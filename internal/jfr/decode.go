@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -173,7 +174,9 @@ func ParseISODuration(s string) (time.Duration, error) {
 			return 0, fmt.Errorf("not an ISO-8601 duration: %q", s)
 		}
 		unit := map[byte]time.Duration{'H': time.Hour, 'M': time.Minute, 'S': time.Second}[rest[i]]
-		total += time.Duration(v * float64(unit))
+		// Rounded: 0.008376228 seconds is 8376227.9999... nanoseconds
+		// in floating point.
+		total += time.Duration(math.Round(v * float64(unit)))
 		rest = rest[i+1:]
 	}
 	return total, nil
@@ -202,12 +205,13 @@ func frames(st *rawStack) []Frame {
 
 // className turns a JVM class name ("java/lang/Object") into the dotted
 // one. A hidden class (a lambda form, a lambda) loses what the JVM adds to
-// its name, the address and number of that one class
-// ("java/lang/invoke/LambdaForm$DMH+0x00007f93a8ac4000/2053679105"), so
-// that the same code's frames are one frame in stacks and flame graphs.
+// its name, the address and number of that one class, as JDK 21 writes it
+// ("java/lang/invoke/LambdaForm$DMH+0x00007f93a8ac4000/2053679105") or
+// JDK 25 ("java.lang.invoke.LambdaForm$DMH/0x0000000072041000"), so that
+// the same code's frames are one frame in stacks and flame graphs.
 func className(name string) string {
 	return strings.ReplaceAll(hiddenSuffix.ReplaceAllString(name, ""), "/", ".")
 }
 
 // hiddenSuffix is what a hidden class's name carries after its own.
-var hiddenSuffix = regexp.MustCompile(`\+0x[0-9a-fA-F]+(/\d+)?$`)
+var hiddenSuffix = regexp.MustCompile(`(\+0x[0-9a-fA-F]+(/\d+)?|/0x[0-9a-fA-F]+)$`)

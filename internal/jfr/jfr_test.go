@@ -163,6 +163,8 @@ func TestParseISODuration(t *testing.T) {
 		{in: "PT0S", want: 0},
 		{in: "PT0.023961274S", want: 23961274 * time.Nanosecond},
 		{in: "PT1M2.5S", want: 62500 * time.Millisecond},
+		// 8376227.9999... ns in floating point: rounded, not cut
+		{in: "PT0.008376228S", want: 8376228 * time.Nanosecond},
 		{in: "PT2H", want: 2 * time.Hour},
 		{in: "PT-0.5S", want: -500 * time.Millisecond},
 		{in: "P1D", err: true}, // jfr writes no days

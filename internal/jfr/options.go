@@ -3,8 +3,10 @@
 // a continuous recording through JAVA_TOOL_OPTIONS (so that any JVM, the
 // built-in targets, a jar, a Dockerfile's or an image's, records without a
 // change to its command), copying the recording out of the stopped
-// target's container, reading it with the JDK's own `jfr print --json`
-// into typed events, and cutting those by the stages' time windows.
+// target's container, reading it with the JDK's own reader
+// (jdk.jfr.consumer, through the embedded reader/Reader.java on a host
+// JDK, or `jfr print --json` in a target's image) into typed events, and
+// cutting those by the stages' time windows.
 //
 // A Go JFR parser is not used: none that is served here reads
 // jdk.VirtualThreadPinned, and the JDK's own reader follows every format

@@ -44,13 +44,16 @@ var depths = []int{RecorderDepth, 32, 16, 8, 4, 1}
 // stackless are the types whose events carry no stack.
 var stackless = map[string]bool{TypeGarbageCollection: true}
 
-// Tool runs the JDK's `jfr` command, which reads recordings of its own
-// JDK and of older ones (a JDK 25's reads a JDK 21's): the host's
-// (FindTool, HostTool), or one in an image (ImageTool) where the host has
-// no JDK.
+// Tool reads recordings with a JDK, which reads those of its own JDK and
+// of older ones (a JDK 25's reads a JDK 21's): the host's JDK (FindTool)
+// runs the embedded reader (ReadWhole); a `jfr` command alone, the host's
+// (HostTool) or one in an image (ImageTool) where the host has no JDK,
+// prints the events as JSON.
 type Tool struct {
 	run  runner
 	name string
+	// reader runs the embedded reader on the host's JDK; nil without one.
+	reader *javaReader
 }
 
 // runner runs `jfr args... file`, writing its standard output to stdout.
@@ -59,10 +62,11 @@ type runner func(ctx context.Context, stdout io.Writer, file string, args ...str
 // String says which jfr the tool runs.
 func (t Tool) String() string { return t.name }
 
-// FindTool returns the `jfr` of the host's newest JDK 21 or later (as
+// FindTool returns the tool of the host's newest JDK 21 or later (as
 // scripts/find-jdk.sh finds one: $JAVA_HOME, then /usr/lib/jvm and the
-// javac on PATH). With none it returns an EUNAVAILABLE *bench.Error; an
-// ImageTool then reads recordings in a JDK's image.
+// javac on PATH): its java runs the embedded reader, its `jfr` the rest.
+// With none it returns an EUNAVAILABLE *bench.Error; an ImageTool then
+// reads recordings in a JDK's image.
 func FindTool() (Tool, error) {
 	j, err := jdk.Find()
 	if err != nil {
@@ -72,7 +76,9 @@ func FindTool() (Tool, error) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode()&0o111 == 0 {
 		return Tool{}, bench.Errorf(bench.EUNAVAILABLE, "%s has no jfr command (%s), so recordings cannot be read on this host", j, path)
 	}
-	return HostTool(path), nil
+	t := HostTool(path)
+	t.reader = &javaReader{jdk: j}
+	return t, nil
 }
 
 // FuncTool runs jfr through run, which runs `jfr args... file` and writes
@@ -106,19 +112,33 @@ func HostTool(path string) Tool {
 }
 
 // Recording is what Read got from a recording: its events, sorted by
-// start, the stack depth each type was printed with, and the types left
-// out to keep within the budget, with how many events they had.
+// start, the stack depth each type was read with (RecorderDepth, all that
+// was recorded, from ReadWhole), and the types left out to keep within
+// the budget, with how many events they had (none from ReadWhole).
 type Recording struct {
 	Events  []Event
 	Depths  map[string]int
 	Skipped map[string]int64
 }
 
-// Read reads the events of Types from the recording at file, with stacks
-// as deep as budget bytes of JSON allow (DefaultBudget when 0): it counts
+// Read reads the events of Types from the recording at file: whole, with
+// the host JDK's reader (ReadWhole), when the tool has one; otherwise, or
+// when the reader cannot be compiled, with `jfr print`, stacks as deep as
+// budget bytes of JSON allow (DefaultBudget when 0).
+func (t Tool) Read(ctx context.Context, file string, budget int64) (*Recording, error) {
+	if t.reader != nil {
+		rec, err := t.ReadWhole(ctx, file)
+		if !errors.Is(err, errNoReader) {
+			return rec, err
+		}
+	}
+	return t.readPrinted(ctx, file, budget)
+}
+
+// readPrinted reads the events of Types with `jfr print --json`: it counts
 // each type's events first (`jfr summary`), plans the depths (Plan) and
 // prints each depth's types in one `jfr print --json`.
-func (t Tool) Read(ctx context.Context, file string, budget int64) (*Recording, error) {
+func (t Tool) readPrinted(ctx context.Context, file string, budget int64) (*Recording, error) {
 	counts, err := t.Counts(ctx, file)
 	if err != nil {
 		return nil, err
