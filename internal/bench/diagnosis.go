@@ -58,6 +58,13 @@ type Cause struct {
 	Share    float64      `json:"share"`
 	Evidence []Figure     `json:"evidence,omitempty"`
 	Stacks   []StackCount `json:"stacks,omitempty"` // where it happened, most first
+	// Waits is what the cause's threads waited for, where its stacks name
+	// a well-known wait ("database connections", "a downstream's answer");
+	// empty otherwise.
+	Waits string `json:"waits,omitempty"`
+	// Try is what to try against the cause, one line; empty where nothing
+	// is known to help.
+	Try string `json:"try,omitempty"`
 }
 
 // Figure is one measured figure behind a cause, and the bound it was

@@ -36,15 +36,19 @@ func pinned(e Evidence) (bench.Cause, bool) {
 // lockBound is the share of the request threads' time spent blocked
 // entering monitors (jdk.JavaMonitorEnter) or parked on a lock or a pool
 // (jdk.ThreadPark on a class; sleeps, idle pool threads and the server's
-// own I/O threads left out), and where.
+// own I/O threads left out), and where. Where most of that time was one
+// of the well-known waits (waits), the sentence names the wait's frame and
+// the cause's Waits what it waited for.
 func lockBound(e Evidence) (bench.Cause, bool) {
 	var blocked []jfr.Event
+	var ws []waited
+	m := newMatcher()
 	for _, ev := range e.Events {
-		if ev.ServerLoop() {
-			continue // a poller's waits are no request's
+		if ev.Type != jfr.TypeMonitorEnter && (ev.Type != jfr.TypeThreadPark || ev.Fields["parkedClass"] == "" || ev.Sleep()) || ev.ServerLoop() {
+			continue // not a wait on a lock or a pool, or a poller's: no request's
 		}
-		if ev.Type == jfr.TypeMonitorEnter || ev.Type == jfr.TypeThreadPark && ev.Fields["parkedClass"] != "" && !ev.Sleep() && !ev.Idle() {
-			blocked = append(blocked, ev)
+		if w := m.waitOf(ev.Stack); ev.Type == jfr.TypeMonitorEnter || !w.idle(ev) { // idle workers wait for work
+			blocked, ws = append(blocked, ev), append(ws, w)
 		}
 	}
 	c, total, ok := timeCause(bench.VerdictLockBound, blocked, e.seconds()*e.requestThreads())
@@ -57,13 +61,33 @@ func lockBound(e Evidence) (bench.Cause, bool) {
 		{Name: "request threads' time blocked", Value: c.Share, Unit: "share", Limit: 1},
 		{Name: "request threads", Value: e.requestThreads()},
 	}
+	if w, ok := mainWait(blocked, ws); ok && w.Share >= MainWaitShare {
+		c.Waits = w.What
+		c.Evidence = append(c.Evidence, bench.Figure{Name: "blocked time waiting for " + w.What, Value: w.Share, Unit: "share", Limit: 1})
+		c.Sentence = waitSentence(e, c, w, blocked, ws, total)
+		return c, true
+	}
 	c.Sentence = fmt.Sprintf("%s: its request threads spent %s of the stage blocked on locks (%d waits, %s s in all; on %s)",
 		e.Target, percent(c.Share), len(blocked), secondsText(total), lockClasses(blocked))
 	c.Sentence += whereClause(c.Stacks)
-	if waitsForConnection(c) {
-		c.Sentence += connectionWaits
-	}
 	return c, true
+}
+
+// waitSentence says a lock-bound cause whose time was mostly one
+// well-known wait: "its request threads waited in
+// com.zaxxer.hikari.pool.HikariPool.getConnection for 87 % of the stage
+// (…), 90 % of it from com.example.orders.OrderRepository.save:31".
+func waitSentence(e Evidence, c bench.Cause, w waitShare, blocked []jfr.Event, ws []waited, total float64) string {
+	inWait := c.Share * w.Share
+	s := fmt.Sprintf("%s: its request threads waited in %s for %s of the stage (", e.Target, w.Frame, percent(inWait))
+	if percent(inWait) != percent(c.Share) {
+		s += fmt.Sprintf("of %s blocked: ", percent(c.Share))
+	}
+	s += fmt.Sprintf("%d waits, %s s in all; on %s)", len(blocked), secondsText(total), lockClasses(blocked))
+	if frame, share := ownCaller(e, blocked, ws, w.What); frame != "" {
+		s += fmt.Sprintf(", %s of it from %s", percent(share), frame)
+	}
+	return s
 }
 
 // gcBound is the share of the stage spent in GC pauses: JFR's collections

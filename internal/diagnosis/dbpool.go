@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -64,28 +63,14 @@ func dbPoolBound(e Evidence) (bench.Cause, bool) {
 // oneDecimal formats a mean with at most one decimal: "190", "38.7".
 func oneDecimal(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
 
-// connectionFrames are the frames a request waits in for a database
-// connection: HikariCP's, and the other pools' a JDBC service may use.
-var connectionFrames = []string{"com.zaxxer.hikari.", "org.apache.commons.dbcp2.", "org.apache.tomcat.jdbc.pool.", "com.mchange.v2.c3p0.",
-	"io.agroal.", "oracle.ucp.", "database/sql.(*DB).conn"}
-
 // connectionWaits ends the sentence of a lock-bound cause whose waits
-// were mostly for a database connection.
-const connectionWaits = "; those waits were for a database connection"
+// were mostly for a database connection, when the pool's gauges found it
+// the bound.
+const connectionWaits = "; those waits were for a database connection (db-pool-bound)"
 
-// waitsForConnection reports whether a cause's stacks are mostly a wait
-// for a database connection.
-func waitsForConnection(c bench.Cause) bool {
-	var share float64
-	for _, s := range c.Stacks {
-		if slices.ContainsFunc(s.Frames, func(f string) bool {
-			return slices.ContainsFunc(connectionFrames, func(p string) bool { return strings.HasPrefix(f, p) })
-		}) {
-			share += s.Share
-		}
-	}
-	return share >= 0.5
-}
+// waitsForConnection reports whether a cause's threads waited mostly for
+// a database connection (waits).
+func waitsForConnection(c bench.Cause) bool { return c.Waits == WaitDatabaseConnections }
 
 // explainedByDBPool puts a db-pool-bound cause before the causes it
 // explains, and says so in theirs: the request threads in use at their
@@ -108,7 +93,7 @@ func explainedByDBPool(causes []bench.Cause, e Evidence) []bench.Cause {
 			c.Sentence += fmt.Sprintf("; %s of them on average waited for a database connection (db-pool-bound)", oneDecimal(min(pending, e.Pool.Busy.Mean)))
 		case c.Kind == bench.VerdictLockBound && waitsForConnection(*c):
 			explained = true
-			c.Sentence += " (db-pool-bound)"
+			c.Sentence += connectionWaits
 		}
 		if explained && first < 0 {
 			first = j

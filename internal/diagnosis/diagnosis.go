@@ -4,6 +4,10 @@
 // pools in use, the container's CPU, GC pauses, the generator's flags), a
 // verdict per cause with its figures, the stacks it happened in, and one
 // sentence naming it; and the frames the stage's CPU samples fell in most.
+// Its knowledge is in documented tables: the well-known waits a blocked
+// thread's stack names (waits.go: pools, drivers, clients), the generic
+// dispatch a CPU sentence looks past (subtree.go), and what to try
+// against each cause (tries.go).
 //
 // It returns bench.Diagnosis, which the report renders; it renders nothing
 // itself.
@@ -38,6 +42,12 @@ const (
 	// JEP491 is the JDK from which a virtual thread blocked in
 	// synchronized unmounts instead of pinning its carrier.
 	JEP491 = 24
+	// MainWaitShare is the share of a lock-bound cause's time one
+	// well-known wait (waits) must take for the cause to be named by it.
+	MainWaitShare = 0.5
+	// SubtreeShare is the share of a stage's CPU samples a frame must be
+	// on the stack of for the CPU sentence to name it (heaviestSubtree).
+	SubtreeShare = 0.3
 )
 
 // How much a diagnosis lists.
@@ -98,7 +108,7 @@ type CPU struct {
 // (the generator's and the connections' flags before any, since they say
 // the figures are not the target's alone, but the connections' after a
 // stall: a target that stopped in a GC pause ran them short), and the top
-// CPU frames.
+// CPU frames; each cause says what to try against it (tries).
 func Diagnose(e Evidence) bench.Diagnosis {
 	d := bench.Diagnosis{Target: e.Target, Stage: e.Stage.Index, Source: e.Source, NoProfile: e.NoProfile,
 		JDK: e.JDK, SynchronizedPins: e.JDK > 0 && e.JDK < JEP491}
@@ -128,8 +138,9 @@ func Diagnose(e Evidence) bench.Diagnosis {
 	}
 	for i := range d.Causes {
 		if d.Causes[i].Kind == bench.VerdictCPUBound {
-			d.Causes[i].Sentence += framesClause(d)
+			d.Causes[i].Sentence += cpuClause(d, e.Samples)
 		}
+		d.Causes[i].Try = tryFor(d.Causes[i], e)
 	}
 	return d
 }

@@ -163,7 +163,7 @@ func TestCPUBound(t *testing.T) {
 	if len(d.Causes) != 1 {
 		t.Fatalf("causes = %+v, want cpu-bound alone", d.Causes)
 	}
-	want := "go used 95 % of its 2-CPU limit; its CPU samples fell most in sha256.blockSHANI (80 % of 100)"
+	want := "go used 95 % of its 2-CPU limit; 80 % of its 100 CPU samples under sha256.blockSHANI"
 	if got := d.Causes[0].Sentence; got != want {
 		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
 	}
@@ -173,7 +173,7 @@ func TestCPUBound(t *testing.T) {
 	// told the service's own frames, it names the one its code was in
 	e.Own = func(f string) bool { return strings.HasPrefix(f, "server.") || f == "main" }
 	d = diagnosis.Diagnose(e)
-	want = "go used 95 % of its 2-CPU limit; its own code was most in server.cpuWork (100 % of 100 CPU samples), which ran most in sha256.blockSHANI (80 %)"
+	want = "go used 95 % of its 2-CPU limit; 80 % of its 100 CPU samples under sha256.blockSHANI; its own code was most in server.cpuWork (100 %)"
 	if got := d.Causes[0].Sentence; got != want {
 		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
 	}
@@ -318,6 +318,15 @@ func TestDBPoolBound(t *testing.T) {
 	if !strings.HasSuffix(platform.Causes[1].Sentence, "; 190 of them on average waited for a database connection (db-pool-bound)") ||
 		!strings.HasSuffix(platform.Causes[2].Sentence, "; those waits were for a database connection (db-pool-bound)") {
 		t.Errorf("the symptoms do not name their cause:\n%s\n%s", platform.Causes[1].Sentence, platform.Causes[2].Sentence)
+	}
+	if lock := platform.Causes[2]; lock.Waits != diagnosis.WaitDatabaseConnections ||
+		!strings.HasPrefix(lock.Sentence, "orders@platform: its request threads waited in com.zaxxer.hikari.pool.HikariPool.getConnection for 80 % of the stage") {
+		t.Errorf("the parks do not name HikariCP's wait: %q, %q", lock.Waits, lock.Sentence)
+	}
+	for _, c := range platform.Causes {
+		if c.Try == "" {
+			t.Errorf("%s says nothing to try", c.Kind)
+		}
 	}
 	// A pool nobody waited for binds nothing.
 	idle := *res

@@ -13,14 +13,15 @@ import (
 // them (the innermost frame not the JDK's) outwards, StackDepth frames at
 // most; the innermost frames when every frame is the JDK's.
 func blame(e jfr.Event) []string {
-	frames := e.StackStrings()
-	for i, f := range e.Stack {
-		if !f.JDK() {
-			frames = frames[i:]
-			break
-		}
+	stack := e.Stack
+	if i := slices.IndexFunc(stack, func(f jfr.Frame) bool { return !f.JDK() }); i >= 0 {
+		stack = stack[i:]
 	}
-	return frames[:min(len(frames), StackDepth)]
+	frames := make([]string, min(len(stack), StackDepth))
+	for i := range frames { // only the frames kept: stacks arrive 64 deep
+		frames[i] = stack[i].String()
+	}
+	return frames
 }
 
 // topStacks groups the events by where they happened, weighs each place

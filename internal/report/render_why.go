@@ -157,8 +157,8 @@ func sizeWords(n int64) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
-// stageWhyLines are one stage's causes, one line each, or one line saying
-// none showed.
+// stageWhyLines are one stage's causes, one line each (its kind with what
+// it waited for) and what to try under it, or one line saying none showed.
 func stageWhyLines(t bench.WhyTarget, d bench.Diagnosis) []string {
 	name := fmt.Sprintf("stage %d", d.Stage+1)
 	if d.Stage == t.Matters && len(t.Stages) > 1 {
@@ -173,7 +173,14 @@ func stageWhyLines(t bench.WhyTarget, d bench.Diagnosis) []string {
 	}
 	var lines []string
 	for _, c := range d.Causes {
-		lines = append(lines, fmt.Sprintf("%s, %s: %s", name, c.Kind, strings.TrimPrefix(c.Sentence, d.Target+": ")))
+		kind := c.Kind
+		if c.Waits != "" {
+			kind += " (" + c.Waits + ")"
+		}
+		lines = append(lines, fmt.Sprintf("%s, %s: %s", name, kind, strings.TrimPrefix(c.Sentence, d.Target+": ")))
+		if c.Try != "" {
+			lines = append(lines, fmt.Sprintf("%s, what to try (%s): %s", name, c.Kind, c.Try))
+		}
 	}
 	return lines
 }

@@ -85,3 +85,24 @@ func TestWhyFlamesHTML(t *testing.T) {
 		t.Errorf("the table report's why:\n%s", buf.String())
 	}
 }
+
+// A cause is shown with what it waited for beside its kind, and what to
+// try under it.
+func TestWhyWaitsAndTry(t *testing.T) {
+	r := whyRun(t)
+	d := &r.Targets[0].Inside.Why[0]
+	d.Causes = []bench.Cause{{Kind: bench.VerdictLockBound, Share: 0.87, Waits: "database connections", Try: "size the pool",
+		Sentence: d.Target + ": its request threads waited in com.zaxxer.hikari.pool.HikariPool.getConnection for 87 % of the stage"}}
+	var buf bytes.Buffer
+	if err := report.WriteReport(&buf, report.Source{Run: r}, report.FormatTable, analysis.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"stage 1, lock-bound (database connections): its request threads waited in com.zaxxer.hikari.pool.HikariPool.getConnection for 87 % of the stage",
+		"stage 1, what to try (lock-bound): size the pool",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the table report's why does not say %q:\n%s", want, buf.String())
+		}
+	}
+}
