@@ -21,6 +21,7 @@ type capacityFlags struct {
 	precision     float64
 	confirmations int
 	mustPass      int
+	goal          time.Duration
 	trial         time.Duration
 	confirm       time.Duration
 	settle        time.Duration
@@ -43,8 +44,10 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 		Short: "Find the highest rate each target sustains within an objective, or fit the USL to a concurrency sweep",
 		Long: "Per target, under the open model, search for the highest arrival rate whose trials meet the objective\n" +
 			"(--slo): short trials double up from --start-rate until one fails, bisection narrows the bracket to\n" +
-			"--precision, and the answer is confirmed --confirmations times at full length, a majority of them\n" +
-			"passing (--must-pass; as many as --confirmations asks every one). A trial the load\n" +
+			"--precision, and the answer is confirmed --confirmations times at full length: the objective is judged\n" +
+			"over their time pooled (their latency histograms merged), at least --goal-duration long. With\n" +
+			"--must-pass, the strict rule instead: that many windows must pass each (as many as --confirmations:\n" +
+			"every one). A budget that ends after a pass answers the highest rate that passed, unconfirmed. A trial the load\n" +
 			"generator limited stops the search and says so. Every trial is stored as a stage of an ordinary run.\n\n" +
 			"With --sweep, run a closed-model sweep at those concurrencies instead and fit the Universal\n" +
 			"Scalability Law per target: contention σ, coherency κ, the peak N* and its throughput.",
@@ -80,8 +83,10 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 	f.DurationVar(&cf.budget, "budget", 0, fmt.Sprintf("time the search may take for all targets together (default %s a target)", capacity.DefaultBudget))
 	f.Float64Var(&cf.precision, "precision", capacity.DefaultPrecision, "relative width of the bracket at which bisection stops")
 	f.IntVar(&cf.confirmations, "confirmations", capacity.DefaultConfirmations, "full-length trials at the answer")
-	f.IntVar(&cf.mustPass, "must-pass", 0, "confirmations that must pass (as many as --confirmations for every one)")
-	f.Lookup("must-pass").DefValue = "a majority" // 0 in the spec
+	f.IntVar(&cf.mustPass, "must-pass", 0, "judge window by window, the strict rule: confirmations that must pass each (as many as --confirmations for every one)")
+	f.Lookup("must-pass").DefValue = "the pooled rule" // 0 in the spec
+	f.DurationVar(&cf.goal, "goal-duration", 0, "time the objective is judged over at a rate, its confirmations' histograms pooled; more confirmations run where theirs is shorter")
+	f.Lookup("goal-duration").DefValue = "the confirmations' time, " + capacity.DefaultGoalDuration.String() // 0 in the spec
 	f.DurationVar(&cf.trial, "trial", capacity.DefaultTrialDuration, "length of a bracketing or bisecting trial")
 	f.DurationVar(&cf.confirm, "confirm", capacity.DefaultConfirmDuration, "length of a confirmation")
 	f.DurationVar(&cf.settle, "settle", capacity.DefaultSettle, "pause between trials")
@@ -122,7 +127,7 @@ func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet) (bench.RunSpe
 	// Prepare checks the settings (mapped back to the flags by flagError)
 	// and gives the search its profile; the load engine chosen stays.
 	spec.Capacity = &bench.CapacitySpec{Objective: cf.slo, Precision: cf.precision, Confirmations: cf.confirmations, MustPass: cf.mustPass,
-		TrialDuration: bench.Duration(cf.trial), ConfirmDuration: bench.Duration(cf.confirm), Settle: bench.Duration(cf.settle),
+		GoalDuration: bench.Duration(cf.goal), TrialDuration: bench.Duration(cf.trial), ConfirmDuration: bench.Duration(cf.confirm), Settle: bench.Duration(cf.settle),
 		Budget: bench.Duration(cf.budget), StartRate: cf.startRate, MaxRate: cf.maxRate}
 	spec.Profile = bench.Profile{Engine: spec.Profile.Engine}
 	return spec, nil
@@ -135,7 +140,7 @@ func (cf *capacityFlags) checkZero(fs *pflag.FlagSet) error {
 	for _, f := range []struct {
 		name string
 		zero bool
-	}{{"precision", cf.precision == 0}, {"confirmations", cf.confirmations == 0}, {"must-pass", cf.mustPass == 0}, {"trial", cf.trial == 0},
+	}{{"precision", cf.precision == 0}, {"confirmations", cf.confirmations == 0}, {"must-pass", cf.mustPass == 0}, {"goal-duration", cf.goal == 0}, {"trial", cf.trial == 0},
 		{"confirm", cf.confirm == 0}, {"start-rate", cf.startRate == 0}} {
 		if f.zero && fs.Changed(f.name) {
 			return bench.FieldErrorf("--"+f.name, "0 stands for the default in a spec: leave --%s out for it (%s), or give a positive value", f.name, fs.Lookup(f.name).DefValue)
@@ -164,7 +169,7 @@ func (cf *capacityFlags) sweepProfile() (bench.Profile, error) {
 // capacityFlagNames are the flags of the capacity spec's fields.
 var capacityFlagNames = map[string]string{
 	"capacity.objective": "--slo", "capacity.budget": "--budget", "capacity.precision": "--precision",
-	"capacity.confirmations": "--confirmations", "capacity.mustPass": "--must-pass", "capacity.trialDuration": "--trial", "capacity.confirmDuration": "--confirm",
+	"capacity.confirmations": "--confirmations", "capacity.mustPass": "--must-pass", "capacity.goalDuration": "--goal-duration", "capacity.trialDuration": "--trial", "capacity.confirmDuration": "--confirm",
 	"capacity.settle": "--settle", "capacity.startRate": "--start-rate", "capacity.maxRate": "--max-rate",
 }
 

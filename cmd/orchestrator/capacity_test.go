@@ -30,7 +30,12 @@ func TestCapacityBadInput(t *testing.T) {
 		{"PrecisionZero", []string{"--slo", "p99<=300ms", "--precision", "0"}, "--precision: 0 stands for the default in a spec: leave --precision out for it (0.02)"},
 		{"ConfirmationsNegative", []string{"--slo", "p99<=300ms", "--confirmations", "-2"}, "--confirmations: -2: at least one confirmation is needed"},
 		{"MustPassAboveConfirmations", []string{"--slo", "p99<=300ms", "--confirmations", "5", "--must-pass", "6"}, "--must-pass: 6 is not between 1 and the 5 confirmations (0 for the default, a majority: 3)"},
-		{"MustPassZero", []string{"--slo", "p99<=300ms", "--must-pass", "0"}, "--must-pass: 0 stands for the default in a spec: leave --must-pass out for it (a majority)"},
+		{"MustPassZero", []string{"--slo", "p99<=300ms", "--must-pass", "0"}, "--must-pass: 0 stands for the default in a spec: leave --must-pass out for it (the pooled rule)"},
+		{"GoalDurationZero", []string{"--slo", "p99<=300ms", "--goal-duration", "0s"}, "--goal-duration: 0 stands for the default in a spec: leave --goal-duration out for it (the confirmations' time, 30s)"},
+		{"GoalDurationNegative", []string{"--slo", "p99<=300ms", "--goal-duration", "-30s"}, "--goal-duration: -30s: the time the objective is judged over must be positive"},
+		// a target's search may take 100 s by default: a 2 h goal never fits
+		{"GoalDurationAbsurd", []string{"--slo", "p99<=300ms", "--goal-duration", "2h"}, "--goal-duration: 2h0m0s is longer than the configured maximum run 1h0m0s"},
+		{"GoalDurationOverBudget", []string{"--slo", "p99<=300ms", "--goal-duration", "5m"}, "--goal-duration: 5m0s is longer than a target's search may take (1m40s)"},
 		{"SettleNegative", []string{"--slo", "p99<=300ms", "--settle", "-1s"}, "--settle: must not be negative, got -1s"},
 		{"StartAboveMax", []string{"--slo", "p99<=300ms", "--start-rate", "500", "--max-rate", "100"}, "--start-rate: 500 req/s is not between the minimum 1 and the maximum 100"},
 		{"MaxAboveGuardrail", []string{"--slo", "p99<=300ms", "--max-rate", "1e6"}, "--max-rate: 1e+06 req/s is above the configured maximum rate"},

@@ -14,9 +14,17 @@ type CapacitySpec struct {
 	Objective     string  `json:"objective" yaml:"objective"`                             // e.g. "p99<=250ms,errors<=0.1%"
 	Precision     float64 `json:"precision,omitempty" yaml:"precision,omitempty"`         // relative width at which bisection stops
 	Confirmations int     `json:"confirmations,omitempty" yaml:"confirmations,omitempty"` // full-length trials at the answer
-	// MustPass is how many of the confirmations must pass for a rate to be
-	// confirmed; 0 for the default, a majority (MustPassOf).
-	MustPass        int      `json:"mustPass,omitempty" yaml:"mustPass,omitempty"`
+	// MustPass is how many of the confirmations must each pass for a rate to be
+	// confirmed: the strict rule, judged window by window ("windows"). 0
+	// for the default, the confirmations' pooled time judged ("pooled",
+	// see GoalDuration).
+	MustPass int `json:"mustPass,omitempty" yaml:"mustPass,omitempty"`
+	// GoalDuration is the time over which the objective is judged at a
+	// rate: its confirmations' latency histograms merged and the
+	// percentile taken over their sum, which must be at least this long
+	// (more confirmations run where theirs is shorter). 0 for the default,
+	// the confirmations' own time (3 × 10 s).
+	GoalDuration    Duration `json:"goalDuration,omitempty" yaml:"goalDuration,omitempty"`
 	TrialDuration   Duration `json:"trialDuration,omitempty" yaml:"trialDuration,omitempty"`     // of a bracketing or bisecting trial
 	ConfirmDuration Duration `json:"confirmDuration,omitempty" yaml:"confirmDuration,omitempty"` // of a confirmation
 	Settle          Duration `json:"settle,omitempty" yaml:"settle,omitempty"`                   // pause between trials
@@ -54,6 +62,48 @@ type CapacityResult struct {
 	// Steps are every trial of the search in order, as it judged them
 	// (absent from runs stored before they were kept).
 	Steps []CapacityTrial `json:"steps,omitempty"`
+	// Rule says how a rate's confirmations were judged: RulePooled or
+	// RuleWindows; absent from runs stored before the rule was said
+	// (window by window). RuleNote says why a search asked to pool judged
+	// window by window (its windows had no histograms to merge).
+	Rule     string `json:"rule,omitempty"`
+	RuleNote string `json:"ruleNote,omitempty"`
+	// GoalDuration is the time the objective is judged over at a rate.
+	GoalDuration Duration `json:"goalDuration,omitempty"`
+	// Pooled is the objective judged over the confirmations at Rate
+	// pooled: their histograms merged. Absent where they had none.
+	Pooled *CapacityPooled `json:"pooled,omitempty"`
+	// Unconfirmed says why Rate is not confirmed, when it is not: the
+	// search ended (its budget spent) after it passed, and the answer is
+	// the highest rate that passed, with a lower confidence. Its evidence
+	// is Confirmations: the trials that passed at it.
+	Unconfirmed string `json:"unconfirmed,omitempty"`
+}
+
+// The rules a capacity search judges a rate's confirmations by.
+const (
+	// RulePooled judges the objective over the confirmations' time
+	// pooled: their latency histograms merged, the percentile taken over
+	// the sum, which must be as long as the goal duration.
+	RulePooled = "pooled"
+	// RuleWindows asks MustPass of the confirmations to pass each (every
+	// one: the strict rule).
+	RuleWindows = "windows"
+)
+
+// CapacityPooled is the objective judged over a rate's confirmations
+// pooled: their latency histograms merged exactly, the percentiles taken
+// over their whole time.
+type CapacityPooled struct {
+	Windows  int      `json:"windows"`  // confirmations pooled
+	Held     int      `json:"held"`     // of which passed on their own
+	Duration Duration `json:"duration"` // their time together
+	P99      float64  `json:"p99"`      // ms, over the whole
+	Pass     bool     `json:"pass,omitempty"`
+	// Violations are the objective's bounds the pooled figures broke, or
+	// why the pool did not pass (shorter than the goal, a window the
+	// target died in).
+	Violations []string `json:"violations,omitempty"`
 }
 
 // LastPassed is the last confirmation at the answer that passed: the
@@ -135,6 +185,12 @@ type CapacityRow struct {
 	// its CPU limit (CPUs), when both were recorded.
 	CPUShare float64 `json:"cpuShare,omitempty"`
 	CPUs     float64 `json:"cpus,omitempty"`
+	// Rule is how the confirmations were judged (CapacityResult.Rule),
+	// Pooled their pooled figures, and Unconfirmed why Rate is not
+	// confirmed when it is not (a lower confidence).
+	Rule        string          `json:"rule,omitempty"`
+	Pooled      *CapacityPooled `json:"pooled,omitempty"`
+	Unconfirmed string          `json:"unconfirmed,omitempty"`
 }
 
 // SearchReport is what a report says of a capacity run's searches: each
@@ -248,10 +304,38 @@ func orDefault[T comparable](v, def T) T {
 }
 
 // MinBudget is the least time a search of c needs for one target: one
-// short trial and the confirmations, with their pauses.
+// short trial and the confirmations of a rate (Windows), with their
+// pauses.
 func (c CapacitySpec) MinBudget() Duration {
 	confirm := orDefault(c.ConfirmDuration, DefaultCapacityConfirm) + orDefault(c.Settle, DefaultCapacitySettle)
-	return orDefault(c.TrialDuration, DefaultCapacityTrial) + Duration(orDefault(c.Confirmations, DefaultCapacityConfirmations))*confirm
+	return orDefault(c.TrialDuration, DefaultCapacityTrial) + Duration(c.Windows())*confirm
+}
+
+// Rule is the rule c's confirmations are judged by: the strict one,
+// window by window, when MustPass is given; else their time pooled.
+func (c CapacitySpec) Rule() string {
+	if c.MustPass != 0 {
+		return RuleWindows
+	}
+	return RulePooled
+}
+
+// Goal is the time the objective is judged over at a rate: GoalDuration,
+// or by default the confirmations' own time.
+func (c CapacitySpec) Goal() Duration {
+	confirmations := Duration(orDefault(c.Confirmations, DefaultCapacityConfirmations))
+	return orDefault(c.GoalDuration, confirmations*orDefault(c.ConfirmDuration, DefaultCapacityConfirm))
+}
+
+// Windows is how many confirmations run at a rate: those asked, and under
+// the pooled rule as many more as the goal duration needs.
+func (c CapacitySpec) Windows() int {
+	n := orDefault(c.Confirmations, DefaultCapacityConfirmations)
+	confirm := orDefault(c.ConfirmDuration, DefaultCapacityConfirm)
+	if c.Rule() != RulePooled || n < 0 || confirm <= 0 || c.Goal() <= 0 {
+		return n
+	}
+	return max(n, int((c.Goal()+confirm-1)/confirm))
 }
 
 // DefaultCapacityStartRate is the first trial's rate when a search is given
@@ -305,6 +389,8 @@ func checkCapacity(spec *RunSpec, cat Catalog) error {
 		return FieldErrorf("capacity.maxRate", "%g req/s is above the configured maximum rate %g", c.MaxRate, cat.Guardrails.MaxRate)
 	case max(c.TrialDuration, c.ConfirmDuration, c.Settle) > cat.Guardrails.MaxDuration:
 		return FieldErrorf("capacity", "a trial or pause is longer than the configured maximum stage %s", cat.Guardrails.MaxDuration)
+	case c.GoalDuration > cat.Guardrails.MaxDuration:
+		return FieldErrorf("capacity.goalDuration", "%s is longer than the configured maximum run %s: the objective is judged over a rate's confirmations, which cannot last longer", c.GoalDuration, cat.Guardrails.MaxDuration)
 	}
 	return prefixField(c.Check(len(spec.RunCases())*spec.Rounds()), "capacity.")
 }
@@ -338,7 +424,24 @@ func (c CapacitySpec) Check(targets int) error {
 	if err := c.checkRates(); err != nil {
 		return err
 	}
+	if err := c.checkGoal(targets); err != nil {
+		return err
+	}
 	return c.checkBudget(targets)
+}
+
+// checkGoal checks the goal duration: positive (0 for the default), and
+// no longer than a target's share of the budget, which the confirmations
+// it asks must fit in.
+func (c CapacitySpec) checkGoal(targets int) error {
+	each := orDefault(c.Budget/Duration(max(targets, 1)), DefaultCapacityBudget)
+	switch {
+	case c.GoalDuration < 0:
+		return FieldErrorf("goalDuration", "%s: the time the objective is judged over must be positive (0 for the default, the confirmations' own time, %s)", c.GoalDuration, CapacitySpec{Confirmations: c.Confirmations, ConfirmDuration: c.ConfirmDuration}.Goal())
+	case c.GoalDuration > each:
+		return FieldErrorf("goalDuration", "%s is longer than a target's search may take (%s): its confirmations could never fit in it", c.GoalDuration, each)
+	}
+	return nil
 }
 
 // checkRates checks the first and the highest rate against each other and
@@ -371,7 +474,7 @@ func (c CapacitySpec) checkBudget(targets int) error {
 		return nil
 	}
 	return FieldErrorf("budget", "%s%s is below one trial of the search (a %s trial and %d confirmations of %s, with %s pauses: %s)",
-		which, each, orDefault(c.TrialDuration, DefaultCapacityTrial), orDefault(c.Confirmations, DefaultCapacityConfirmations),
+		which, each, orDefault(c.TrialDuration, DefaultCapacityTrial), c.Windows(),
 		orDefault(c.ConfirmDuration, DefaultCapacityConfirm), orDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
 }
 

@@ -21,6 +21,25 @@ const (
 	DefaultMaxRate         = 100_000.0
 )
 
+// Rule is how a search judges a rate by its confirmations.
+type Rule string
+
+// The rules.
+const (
+	// RulePooled merges the confirmations' latency histograms and judges
+	// the objective over their time together, at least the goal
+	// duration: a rare pause counts in proportion to how often it
+	// happens, not by which window it fell in (MLRsearch's goal duration,
+	// RFC 9971).
+	RulePooled Rule = bench.RulePooled
+	// RuleWindows asks MustPass of the confirmations to pass each.
+	RuleWindows Rule = bench.RuleWindows
+)
+
+// DefaultGoalDuration is the time the objective is judged over at a rate
+// by default: the default confirmations' own time, 3 × 10 s.
+const DefaultGoalDuration = DefaultConfirmations * DefaultConfirmDuration
+
 // Config says what a search looks for and how long it may take. Zero
 // fields take the defaults above.
 type Config struct {
@@ -29,10 +48,20 @@ type Config struct {
 	// bisection stops.
 	Precision float64
 	// Confirmations is how many full-length trials run at the answer, and
-	// MustPass how many of them must pass (0: a majority, see
-	// bench.MustPassOf; Confirmations: every one).
-	Confirmations   int
-	MustPass        int
+	// MustPass how many of them must pass each: given, the rule is
+	// RuleWindows (Confirmations: every one, the strict rule); 0, it is
+	// RulePooled, and MustPass a majority (bench.MustPassOf) for windows
+	// that carry no histogram to pool.
+	Confirmations int
+	MustPass      int
+	// Rule is how a rate's confirmations are judged; "" takes it from
+	// MustPass, as above.
+	Rule Rule
+	// GoalDuration is the time the pooled rule judges the objective over
+	// at a rate: the confirmations' time together must be as long (more
+	// run where Confirmations × ConfirmDuration is shorter). 0: that time,
+	// and it stays 0 (see goal).
+	GoalDuration    time.Duration
 	TrialDuration   time.Duration // of a bracketing or bisecting trial
 	ConfirmDuration time.Duration // of a confirmation
 	Settle          time.Duration // the pause between trials
@@ -80,8 +109,14 @@ func (c Config) withDefaults() Config {
 	defDur(&c.ConfirmDuration, DefaultConfirmDuration)
 	defDur(&c.Settle, DefaultSettle)
 	defDur(&c.Budget, DefaultBudget)
+	if c.Rule == "" {
+		c.Rule = Rule(c.spec().Rule())
+	}
 	if c.Confirmations == 0 {
 		c.Confirmations = DefaultConfirmations
+	}
+	if c.Rule == RulePooled {
+		c.Confirmations = max(c.Confirmations, c.spec().Windows())
 	}
 	if c.MustPass == 0 {
 		c.MustPass = bench.MustPassOf(c.Confirmations)
@@ -111,8 +146,17 @@ func (c Config) Validate() error {
 }
 
 // spec is the configuration as a run's capacity spec says it.
+// goal is the time the objective is judged over at a rate: GoalDuration,
+// or the confirmations' own time.
+func (c Config) goal() time.Duration { return c.spec().Goal().D() }
+
 func (c Config) spec() bench.CapacitySpec {
-	return bench.CapacitySpec{Objective: c.Objective.String(), Precision: c.Precision, Confirmations: c.Confirmations, MustPass: c.MustPass,
+	mustPass := c.MustPass
+	if c.Rule == RulePooled {
+		mustPass = 0
+	}
+	return bench.CapacitySpec{Objective: c.Objective.String(), Precision: c.Precision, Confirmations: c.Confirmations, MustPass: mustPass,
+		GoalDuration:  bench.Duration(c.GoalDuration),
 		TrialDuration: bench.Duration(c.TrialDuration), ConfirmDuration: bench.Duration(c.ConfirmDuration),
 		Settle: bench.Duration(c.Settle), Budget: bench.Duration(c.Budget), StartRate: c.StartRate, MaxRate: c.MaxRate}
 }

@@ -99,6 +99,9 @@ type Step struct {
 	// GeneratorNote is what the generator did in a trial it did not decide:
 	// a pass despite it, or a failure larger than its lag.
 	GeneratorNote string `json:"generatorNote,omitempty"`
+
+	stats bench.Stats // what it measured, for pooling
+	died  string      // how the target died in it, if it did
 }
 
 // Result is the answer of a search.
@@ -120,6 +123,19 @@ type Result struct {
 	Reason string        `json:"reason"` // a sentence saying why it stopped
 	Steps  []Step        `json:"steps"`  // every trial, in order
 	Spent  time.Duration `json:"spent"`
+	// Rule is how the confirmations were judged, and RuleNote why not as
+	// asked (windows without histograms to pool); GoalDuration the time
+	// the pooled rule judges over.
+	Rule         Rule          `json:"rule"`
+	RuleNote     string        `json:"ruleNote,omitempty"`
+	GoalDuration time.Duration `json:"goalDuration"`
+	// Pooled is the objective over the confirmations at Rate pooled;
+	// nil where they carried no histograms.
+	Pooled *bench.CapacityPooled `json:"pooled,omitempty"`
+	// Unconfirmed says why Rate is not confirmed when it is not: the
+	// budget ended after it passed, and it is the highest rate that did,
+	// a lower confidence (see search.unconfirmed).
+	Unconfirmed string `json:"unconfirmed,omitempty"`
 }
 
 // stopped ends a search early for a reason other than an error.
@@ -146,6 +162,10 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (*Result, error) {
 	}
 	res.Steps, res.Spent = s.steps, s.spent()
 	res.MustPass, res.Asked = cfg.MustPass, cfg.Confirmations
+	res.Rule, res.GoalDuration = cfg.Rule, cfg.goal()
+	if cfg.Rule == RulePooled && s.unpooled {
+		res.Rule, res.RuleNote = RuleWindows, fmt.Sprintf("the trials carried no latency histograms to pool: %d of %d windows had to pass each", cfg.MustPass, cfg.Confirmations)
+	}
 	return res, nil
 }
 
@@ -167,6 +187,12 @@ type search struct {
 	// upper edge's served figure read low, and the aim is the middle until
 	// another rate fails.
 	distrustServed bool
+	// unpooled is set when a trial measured latencies without a
+	// histogram: windows cannot be pooled, and are judged one by one.
+	unpooled bool
+	// climbed is set when a round held at a rate a short trial had
+	// failed: the rounds go on up, doubling, until one fails.
+	climbed bool
 }
 
 // find brackets and bisects with short trials while the budget keeps
@@ -199,8 +225,11 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 		held := s.held(confirms)
 		if held {
 			best = confirms
+			if hi != nil && hi.Rate <= rate { // a short trial's failure, which held at length
+				hi, s.climbed = s.lowestFailureAbove(rate), true
+			}
 		} else {
-			hi = lastFailure(confirms)
+			hi = s.roundFailure(confirms)
 			s.failed = append(s.failed, rate)
 		}
 		s.distrustServed = held
@@ -231,10 +260,29 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 		}
 		return rate, nil
 	}
-	if hi == nil || s.atCeiling(best[0].Rate) || !s.wide(best[0].Rate, hi.Rate) || s.left() < s.cost.round(s.cfg.Confirmations) {
+	rate, roundLeft := best[0].Rate, s.left() >= s.cost.round(s.cfg.Confirmations)
+	switch {
+	case !roundLeft || s.atCeiling(rate):
 		return 0, nil
+	case hi == nil && s.climbed && rate < s.top():
+		return min(2*rate, s.top()), nil
+	case hi == nil:
+		return 0, nil
+	case s.wide(rate, hi.Rate):
+		return s.towards(rate, hi), nil
+	case s.shortEdge(hi):
+		return hi.Rate, nil
 	}
-	return s.towards(best[0].Rate, hi), nil
+	return 0, nil
+}
+
+// shortEdge reports whether the upper edge hi is a short trial's failure
+// that the pooled rule has yet to judge at full length: a short trial
+// holding one pause of the target fails at any rate, and the bracket's
+// edge it drew is a question for a round, as MLRsearch asks of an upper
+// bound at the final trial duration.
+func (s *search) shortEdge(hi *Step) bool {
+	return s.pooling() && hi != nil && hi.Phase != PhaseConfirm
 }
 
 // lastRound reports whether the budget left holds one round of
@@ -247,16 +295,48 @@ func (s *search) lastRound() bool {
 	return s.left() < 2*s.cost.round(s.cfg.Confirmations)
 }
 
-// held reports whether a round of confirmations passed as many as asked.
+// held reports whether a round of confirmations passed: pooled, every
+// window run and the objective met over their time together; window by
+// window, as many passed as asked.
 func (s *search) held(confirms []Step) bool {
+	if s.pooling() {
+		return len(confirms) >= s.cfg.Confirmations && s.pool(confirms).Pass
+	}
 	return passes(confirms) >= s.cfg.MustPass
 }
 
-// undecided reports whether a round can still go either way: too few
-// passed yet, and enough left to run for them to.
+// undecided reports whether a round can still go either way: pooled,
+// until its every window ran (a window that failed may be one pause in
+// its goal's time); window by window, while too few passed yet and enough
+// are left to run for them to.
 func (s *search) undecided(confirms []Step) bool {
+	if s.pooling() {
+		return len(confirms) < s.cfg.Confirmations
+	}
 	p := passes(confirms)
 	return p < s.cfg.MustPass && s.cfg.MustPass-p <= s.cfg.Confirmations-len(confirms)
+}
+
+// pooling reports whether rates are judged by their confirmations' time
+// pooled: asked, and no trial has measured latencies without a histogram
+// to merge.
+func (s *search) pooling() bool { return s.cfg.Rule == RulePooled && !s.unpooled }
+
+// roundFailure is a failed round's upper edge: window by window, its last
+// failing confirmation; pooled, its last window judged as the pool was
+// (which may have passed on its own), with what the pool served.
+func (s *search) roundFailure(confirms []Step) *Step {
+	if !s.pooling() {
+		return lastFailure(confirms)
+	}
+	p := s.pool(confirms)
+	edge := confirms[len(confirms)-1]
+	edge.Pass, edge.Violations = false, nil
+	for _, v := range p.Violations {
+		edge.Violations = append(edge.Violations, fmt.Sprintf("%s (pooled over %d windows, %s)", v, p.Windows, p.Duration))
+	}
+	edge.Throughput = pooledThroughput(confirms)
+	return &edge
 }
 
 // passes counts the confirmations that passed.
@@ -346,6 +426,9 @@ func (s *search) cut(err error, best, confirms []Step, lo, hi *Step) (*Result, e
 	if res := s.partial(confirms, st, hi); res != nil {
 		return res, nil
 	}
+	if res := s.unconfirmed(st, confirms); res != nil {
+		return res, nil
+	}
 	return s.unanswered(err, lo, hi)
 }
 
@@ -355,7 +438,7 @@ func (s *search) cut(err error, best, confirms []Step, lo, hi *Step) (*Result, e
 // many of those asked for ran. Nil otherwise.
 func (s *search) partial(confirms []Step, st *stopped, hi *Step) *Result {
 	p := passes(confirms)
-	if len(confirms) == 0 || st.stop != StopBudget || (p < s.cfg.MustPass && p < len(confirms)) {
+	if s.pooling() || len(confirms) == 0 || st.stop != StopBudget || (p < s.cfg.MustPass && p < len(confirms)) {
 		return nil
 	}
 	res := s.answer(confirms, hi)
@@ -376,6 +459,9 @@ func (s *search) unanswered(err error, lo, hi *Step) (*Result, error) {
 	if !errors.As(err, &st) {
 		return nil, err
 	}
+	if res := s.unconfirmed(st, nil); res != nil {
+		return res, nil
+	}
 	res := &Result{Failed: hi, Stop: st.stop, Reason: st.reason}
 	if lo != nil && st.stop != StopNoPass {
 		res.Reason += fmt.Sprintf(" (%.0f req/s passed a short trial, unconfirmed)", lo.Rate)
@@ -387,7 +473,7 @@ func (s *search) unanswered(err error, lo, hi *Step) (*Result, error) {
 // best's, hi being the lowest failure above it.
 func (s *search) answer(best []Step, hi *Step) *Result {
 	rate := best[0].Rate
-	res := &Result{Rate: rate, Confirmations: best, Failed: hi}
+	res := &Result{Rate: rate, Confirmations: best, Failed: hi, Pooled: s.pool(best)}
 	if hi != nil {
 		res.Width = (hi.Rate - rate) / hi.Rate
 	}
@@ -396,6 +482,10 @@ func (s *search) answer(best []Step, hi *Step) *Result {
 		res.Width = 0
 		res.Stop, res.Reason = StopPrecision, fmt.Sprintf("held to %s, %.0f req/s, which passed its confirmations: no steady state carries more than the bound (a rate above it queues the excess, too slowly for a short trial to show), so no rate above it was tried",
 			s.cfg.CeilingWhat, s.cfg.Ceiling)
+	case hi == nil && s.climbed && rate < s.top():
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended before a rate failed at full length: the target carries at least %.0f req/s (a short trial had failed below it, by a pause)", s.cfg.Budget, rate)
+	case s.shortEdge(hi) && !s.wide(rate, hi.Rate):
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended before the upper edge, %.0f req/s (a short trial failed there), was judged at full length", s.cfg.Budget, hi.Rate)
 	case hi == nil && s.bracketCut:
 		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bracket before a rate failed: the target carries at least %.0f req/s", s.cfg.Budget, rate)
 	case hi == nil:
@@ -496,6 +586,9 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 // them early.
 func (s *search) confirm(ctx context.Context, rate float64) ([]Step, error) {
 	var confirms []Step
+	if s.pooling() && s.left() < s.cost.round(s.cfg.Confirmations) {
+		return nil, s.outOfTime() // a round cut short judges nothing: plan whole ones
+	}
 	for len(confirms) < s.cfg.Confirmations && (s.held(confirms) || s.undecided(confirms)) {
 		if s.left() < s.cost.confirmation() {
 			return confirms, s.outOfTime()
@@ -548,6 +641,9 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 		return nil, fmt.Errorf("trial at %.0f req/s: %w", t.Rate, err)
 	}
 	s.warm += out.Warmup
+	if out.Stats.Histogram == "" && out.Stats.Latency != (bench.Latency{}) {
+		s.unpooled = true
+	}
 	step := judge(t, out, s.cfg.Objective)
 	s.cost.observe(t, step.Pass, s.cfg.Now().Sub(began)-nominal-out.Warmup)
 	step.N = len(s.steps)
@@ -567,7 +663,7 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 // not a latency). Otherwise it says nothing of the target and is marked
 // neither pass nor fail (no violations), which stops the search.
 func judge(t Trial, out Outcome, o bench.Objective) Step {
-	step := Step{Trial: t, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99}
+	step := Step{Trial: t, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99, stats: out.Stats, died: out.Died}
 	if out.Died != "" {
 		step.Violations = []string{"the target died: " + out.Died}
 		return step

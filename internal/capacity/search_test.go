@@ -416,16 +416,25 @@ func TestSearchBudgetDuringLateConfirmation(t *testing.T) {
 	}
 }
 
-// When every confirmation fails until the budget ends, there is no
-// answer, and the reason says where they failed, what a confirmation
-// costs here, and what passed short trials only.
+// When every confirmation fails until the budget ends, no rate is
+// confirmed, but the answer is not 0 after a pass: it is the highest rate
+// that passed a trial below every rate whose confirmations failed (800,
+// 400, and 200 where the budget cut the round after a failure), 100 req/s,
+// said to be unconfirmed with its evidence; the reason says where they
+// failed and what a confirmation costs here.
 func TestSearchBudgetBeforeConfirmation(t *testing.T) {
 	_, res := searchWithConfirmLuck(t, 80*time.Second, func(int) float64 { return 0.01 }) // the long trials see next to nothing
-	if res.Stop != capacity.StopBudget || res.Rate != 0 || len(res.Confirmations) != 0 {
-		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and no answer", res.Stop, res.Rate, res.Confirmations)
+	if res.Stop != capacity.StopBudget || res.Rate != 100 || len(res.Confirmations) != 1 || !res.Confirmations[0].Pass {
+		t.Fatalf("stop %s rate %.0f confirmations %+v, want budget and 100 req/s passed once", res.Stop, res.Rate, res.Confirmations)
+	}
+	if want := "passed a 3s bracket trial once, not confirmed: the time budget ended"; res.Unconfirmed != want {
+		t.Errorf("unconfirmed %q, want %q", res.Unconfirmed, want)
+	}
+	if res.Failed == nil || res.Failed.Rate != 200 {
+		t.Errorf("failed %+v, want the cut round at 200 req/s above the answer", res.Failed)
 	}
 	for _, want := range []string{"the time budget (1m20s) ran out before a rate passed its confirmations: they failed at 800, 400",
-		"a 10s confirmation 11s, pauses and measured overhead included", "req/s passed a short trial, unconfirmed)"} {
+		"a 10s confirmation 11s, pauses and measured overhead included"} {
 		if !strings.Contains(res.Reason, want) {
 			t.Errorf("reason %q lacks %q", res.Reason, want)
 		}

@@ -20,7 +20,7 @@ func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
 		return Config{}, underCapacity(err, "")
 	}
 	cfg := Config{
-		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations, MustPass: spec.MustPass,
+		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations, MustPass: spec.MustPass, GoalDuration: spec.GoalDuration.D(),
 		TrialDuration: spec.TrialDuration.D(), ConfirmDuration: spec.ConfirmDuration.D(), Settle: spec.Settle.D(),
 		StartRate: spec.StartRate, MaxRate: spec.MaxRate, Budget: RunBudget(spec, targets) / time.Duration(targets),
 	}
@@ -62,7 +62,8 @@ func underCapacity(err error, shared string) error {
 func (r *Result) Summary(objective bench.Objective) *bench.CapacityResult {
 	out := &bench.CapacityResult{Objective: objective.String(), Rate: r.Rate, Width: r.Width,
 		MustPass: r.MustPass, Asked: r.Asked,
-		Stop: string(r.Stop), Reason: r.Reason, Trials: len(r.Steps), Spent: bench.Duration(r.Spent)}
+		Stop: string(r.Stop), Reason: r.Reason, Trials: len(r.Steps), Spent: bench.Duration(r.Spent),
+		Rule: string(r.Rule), RuleNote: r.RuleNote, GoalDuration: bench.Duration(r.GoalDuration), Pooled: r.Pooled, Unconfirmed: r.Unconfirmed}
 	for _, c := range r.Confirmations {
 		out.Confirmations = append(out.Confirmations, c.summary())
 	}

@@ -54,13 +54,14 @@ func workloadOf(spec bench.RunSpec, caseName string) bench.Workload {
 
 func row(target string, c *bench.CapacityResult) bench.CapacityRow {
 	r := bench.CapacityRow{Target: target, Rate: c.Rate, Stop: c.Stop, Reason: c.Reason,
-		Passed: c.Passed(), Ran: len(c.Confirmations), MustPass: c.MustPass}
+		Passed: c.Passed(), Ran: len(c.Confirmations), MustPass: c.MustPass,
+		Rule: c.Rule, Pooled: c.Pooled, Unconfirmed: c.Unconfirmed}
 	for i, conf := range c.Confirmations {
 		if i == 0 || conf.Throughput < r.ServedLow {
 			r.ServedLow = conf.Throughput
 		}
 		r.ServedHigh = max(r.ServedHigh, conf.Throughput)
-		if c.Asked > 0 && !conf.Pass {
+		if c.Asked > 0 && !conf.Pass && c.Unconfirmed == "" {
 			r.Misses = append(r.Misses, strings.Join(conf.Violations, ", "))
 		}
 	}
@@ -80,12 +81,45 @@ func sentence(r bench.CapacityRow, objective string) string {
 	if r.Rate == 0 {
 		return fmt.Sprintf("%s: no rate confirmed within %s; %s.", r.Target, objective, r.Reason)
 	}
+	if r.Unconfirmed != "" {
+		return fmt.Sprintf("%s: %s req/s within %s %s (a lower confidence); %s.", r.Target, Rate(r.Rate), objective, r.Unconfirmed, r.Reason)
+	}
+	if r.Rule == bench.RulePooled && r.Pooled != nil {
+		return pooledSentence(r, objective)
+	}
+	return windowSentence(r, objective)
+}
+
+// pooledSentence says a row answered by the pooled rule: how many windows
+// held and the percentile over their time together.
+func pooledSentence(r bench.CapacityRow, objective string) string {
+	p := r.Pooled
+	s := fmt.Sprintf("%s carries %s req/s within %s over its confirmations pooled (%d of %d windows held; pooled p99 %s over %s; they served %s–%s req/s)",
+		r.Target, Rate(r.Rate), objective, p.Held, p.Windows, ms(p.P99), p.Duration, Rate(r.ServedLow), Rate(r.ServedHigh))
+	return s + bounds(r)
+}
+
+// windowSentence says a row answered window by window.
+func windowSentence(r bench.CapacityRow, objective string) string {
 	s := fmt.Sprintf("%s carries %s req/s within %s (confirmations served %s–%s req/s)",
 		r.Target, Rate(r.Rate), objective, Rate(r.ServedLow), Rate(r.ServedHigh))
 	if len(r.Misses) > 0 {
 		s = fmt.Sprintf("%s carries %s req/s within %s (%d of %d confirmations passed, %d asked to; they served %s–%s req/s; %s)",
 			r.Target, Rate(r.Rate), objective, r.Passed, r.Ran, r.MustPass, Rate(r.ServedLow), Rate(r.ServedHigh), missWords(r.Misses))
 	}
+	if r.Rule == bench.RuleWindows {
+		s += fmt.Sprintf(", judged window by window (%d had to pass each)", r.MustPass)
+		if r.Pooled != nil {
+			s += fmt.Sprintf("; pooled p99 %s over %s", ms(r.Pooled.P99), r.Pooled.Duration)
+		}
+	}
+	return s + bounds(r)
+}
+
+// bounds says what bounds a row's answer (a pool, the CPU), what failed
+// above it, and why the search stopped when not on its precision.
+func bounds(r bench.CapacityRow) string {
+	s := ""
 	switch {
 	case r.PoolRate > 0 && r.Rate >= poolNear*r.PoolRate:
 		s += fmt.Sprintf(", bounded by its %d-thread pool (%s allowed)", r.PoolThreads, Rate(r.PoolRate))

@@ -42,13 +42,22 @@ func capacityBlock(t *bench.CapacityTable) block {
 		if r.Rate > 0 {
 			served = capacity.Rate(r.ServedLow) + "–" + capacity.Rate(r.ServedHigh)
 		}
-		if len(r.Misses) > 0 {
+		switch {
+		case r.Unconfirmed != "":
+			served += " (passed, unconfirmed)"
+		case r.Rule == bench.RulePooled && r.Pooled != nil:
+			served += fmt.Sprintf(" (%d of %d held; pooled p99 %s)", r.Pooled.Held, r.Pooled.Windows, analysis.Num(r.Pooled.P99)+" ms")
+		case len(r.Misses) > 0:
 			served += fmt.Sprintf(" (%d of %d passed)", r.Passed, r.Ran)
 		}
 		if r.FailedRate > 0 {
 			failed = capacity.Rate(r.FailedRate)
 		}
-		b.Rows = append(b.Rows, []string{r.Target, capacity.Rate(r.Rate), served, failed, analysis.OrDash(r.FailedWhy),
+		rate := capacity.Rate(r.Rate)
+		if r.Unconfirmed != "" {
+			rate += " unconfirmed"
+		}
+		b.Rows = append(b.Rows, []string{r.Target, rate, served, failed, analysis.OrDash(r.FailedWhy),
 			fmt.Sprintf("%.2f", r.Ratio), r.Stop})
 		b.Color = append(b.Color, -1)
 	}
