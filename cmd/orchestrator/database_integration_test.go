@@ -397,3 +397,27 @@ func TestDatabaseDiesMidRun(t *testing.T) {
 		t.Errorf("containers left: %v", left)
 	}
 }
+
+// A service whose datasource settings are wrong (its password): it exits
+// before it is healthy, the run fails quoting the service's own line that
+// says why, not only the stack frames its log ends with, and nothing is
+// left running.
+func TestOwnServiceWrongDatasource(t *testing.T) {
+	sideBySide(t)
+	startsJVMs(t, 20)
+	jar := ordersJar(t)
+	db := t.TempDir() + "/history.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--jar", jar, "--database", "postgres",
+		"--target-env", "SPRING_DATASOURCE_PASSWORD=wrong", "--variant", "virtual", "--requests", ordersDir+"/checkout.http", "--profile", "smoke")
+	var run bench.Run
+	if err := json.Unmarshal([]byte(stdout), &run); err != nil {
+		t.Fatalf("exit %d, stdout is not a run (%v); stderr:\n%s", code, err, stderr)
+	}
+	if code != exitFailure || run.Status != bench.RunFailed || !strings.Contains(run.Targets[0].Error, `it said: `) ||
+		!strings.Contains(run.Targets[0].Error, "password authentication failed") {
+		t.Errorf("exit %d, run %s, target error %q; want failed, quoting the service's password failure", code, run.Status, run.Targets[0].Error)
+	}
+	if left := runContainers(t, run.ID); len(left) > 0 {
+		t.Errorf("containers left: %v", left)
+	}
+}

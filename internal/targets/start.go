@@ -393,14 +393,17 @@ func (e *statusError) Error() string { return fmt.Sprintf("GET %s: %s", e.url, e
 // end of its log, which usually says why.
 func (in *Instance) failure(ctx context.Context, format string, args ...any) error {
 	msg := fmt.Sprintf("target %s ", in.entry.Name) + fmt.Sprintf(format, args...)
-	logs, err := in.Logs(context.WithoutCancel(ctx), errorLogLines)
+	logs, err := in.Logs(context.WithoutCancel(ctx), failureLogLines)
 	switch {
 	case err != nil:
 		msg += fmt.Sprintf("; its log could not be read: %v", err)
 	case strings.TrimSpace(logs) == "":
 		msg += "; its log is empty"
 	default:
-		msg += "; its log ends:\n" + strings.TrimRight(logs, "\n")
+		if said := tellingLines(logs); len(said) > 0 {
+			msg += "; it said: " + strings.Join(said, " / ")
+		}
+		msg += "; its log ends:\n" + lastLines(logs, errorLogLines)
 	}
 	return bench.Errorf(bench.EUNAVAILABLE, "%s", msg)
 }
