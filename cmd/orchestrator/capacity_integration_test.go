@@ -397,7 +397,7 @@ func TestCapacityTargetDiesAndStartsAgain(t *testing.T) {
 		}
 	}
 	if c.Rate < 50 {
-		t.Errorf("answer %.1f req/s (%s): want a confirmed rate, 50 req/s having passed before the death", c.Rate, c.Reason)
+		t.Errorf("answer %.1f req/s (%s): want at least 50 req/s, which passed before the death (confirmed, or said unconfirmed where the generator became the limit on a busy machine)", c.Rate, c.Reason)
 	}
 	checkTrialSeconds(t, tr)
 	if left := docker(t, "ps", "-aq", "--filter", "label=io.threadbench.run="+queued.ID); left != "" {

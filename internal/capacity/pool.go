@@ -70,13 +70,21 @@ func pooledThroughput(confirms []Step) float64 {
 // as it went, see cutPassed), with its evidence: the cut
 // round's windows when it is their rate, else the trial that passed. It
 // is said to be unconfirmed, a lower confidence. Nil when the stop was
-// not the budget's or nothing passed below those rates. cut is the round
+// neither the budget's nor the load generator's (whose limit is no rate
+// of the target's: the answer stays below it), or nothing passed below
+// those rates. cut is the round
 // the budget ended, if one.
 func (s *search) unconfirmed(st *stopped, cut []Step) *Result {
-	if st.stop != StopBudget {
+	why := map[Stop]string{StopBudget: "the time budget ended", StopGenerator: "the load generator became the limit"}[st.stop]
+	if why == "" {
 		return nil
 	}
 	ceiling := math.Inf(1)
+	for _, step := range s.steps {
+		if step.GeneratorBound != "" {
+			ceiling = min(ceiling, step.Rate) // its figures say nothing of the target
+		}
+	}
 	for _, r := range s.failed {
 		ceiling = min(ceiling, r)
 	}
@@ -93,8 +101,8 @@ func (s *search) unconfirmed(st *stopped, cut []Step) *Result {
 	if best == nil {
 		return nil
 	}
-	res := &Result{Rate: best.Rate, Confirmations: []Step{*best}, Stop: StopBudget, Reason: st.reason}
-	res.Unconfirmed = fmt.Sprintf("passed a %s %s trial once, not confirmed: the time budget ended", best.Duration, best.Phase)
+	res := &Result{Rate: best.Rate, Confirmations: []Step{*best}, Stop: st.stop, Reason: st.reason}
+	res.Unconfirmed = fmt.Sprintf("passed a %s %s trial once, not confirmed: %s", best.Duration, best.Phase, why)
 	if len(cut) > 0 && cut[0].Rate == best.Rate {
 		res.Confirmations, res.Pooled = cut, cutPool
 		res.Unconfirmed = s.cutWords(cut, cutPool)
