@@ -114,7 +114,17 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 	r.publishRun(run)
 
 	svc, svcErr := r.startServices(ctx, run)
-	defer r.stopServices(run, svc)
+	// The services are gone before the run says it finished (a client
+	// that sees it finished finds nothing of it running), and on every
+	// other way out.
+	servicesStopped := false
+	stopServices := func() {
+		if !servicesStopped {
+			servicesStopped = true
+			r.stopServices(run, svc)
+		}
+	}
+	defer stopServices()
 	for i := range run.Targets {
 		if ctx.Err() != nil || svcErr != nil {
 			run.Targets[i].Status = bench.TargetSkipped
@@ -132,6 +142,7 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 	if svcErr != nil && ctx.Err() == nil {
 		status, msg = bench.RunFailed, svcErr.Error()
 	}
+	stopServices()
 	return r.finish(run, status, msg)
 }
 

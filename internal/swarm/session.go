@@ -51,12 +51,15 @@ const (
 	// prepared; the slowest sets the margins.
 	probeRounds = 3
 	// minGuard is the least guard, on an idle machine.
-	minGuard = 100 * time.Millisecond
+	minGuard = 250 * time.Millisecond
 	// controlFactor is how many of the slowest probe's round trips the
 	// guard is at least: the begin and its armed make one such round
 	// trip, and a machine's busy moments come and go between the probe
-	// and the begin.
-	controlFactor = 3
+	// and the begin. At 3 (and 100 ms at least), a generator on a
+	// machine saturated by a whole suite's JVMs and databases was not
+	// armed 158 ms before the start after a 53 ms probe (clean-clone run
+	// on Intel Xeon); a later start costs a few hundred ms once.
+	controlFactor = 5
 )
 
 // margins are how far ahead the common start is set once every generator
