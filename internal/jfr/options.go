@@ -31,6 +31,14 @@ const (
 	TypeGarbageCollection   = "jdk.GarbageCollection"
 )
 
+// TypeThreadSample is not JFR's: it is a thread seen by threadbench's
+// thread sampler (internal/threaddump) in one of its dumps, as an event of
+// the sample's period, so that the diagnosis reads it as it reads JFR's.
+// It lasts the sampler's period; its Fields hold "state" (RUNNABLE,
+// WAITING...; "" where the JDK's dump does not say) and "parkedClass"
+// (what it waited on, where said).
+const TypeThreadSample = "threadbench.ThreadSample"
+
 // Types are the event types Read asks for, in that order.
 var Types = []string{TypeVirtualThreadPinned, TypeSubmitFailed, TypeMonitorEnter, TypeThreadPark, TypeExecutionSample, TypeGarbageCollection}
 

@@ -3,17 +3,12 @@ package jfr
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -33,6 +28,10 @@ var readerSource []byte
 
 // readerClass is the class the reader's source declares.
 const readerClass = "Reader"
+
+// readerProgram is the reader as the host JDK compiles it, once per source
+// and JDK, into ~/.cache/threadbench/jfr-reader.
+var readerProgram = jdk.Program{Name: "jfr-reader", Sources: map[string][]byte{readerClass + ".java": readerSource}, Main: readerClass}
 
 // readerOptions are the JVM options the reader runs with: the serial
 // collector, since a reader keeps little and a 2-CPU host has no threads
@@ -83,9 +82,9 @@ func (t Tool) ReadWhole(ctx context.Context, file string) (*Recording, error) {
 // read runs the reader on file for the given types and decodes its output
 // as it comes.
 func (r *javaReader) read(ctx context.Context, file string, types []string) ([]Event, error) {
-	classes, done, err := r.compile(ctx)
+	classes, done, err := readerProgram.Compile(ctx, r.jdk)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errNoReader, err)
 	}
 	defer done()
 	runCtx, kill := context.WithCancel(ctx)
@@ -126,104 +125,9 @@ func (r *javaReader) outcome(ctx context.Context, file string, waitErr, decodeEr
 	exitedOnItsOwn := errors.As(waitErr, &exit) && exit.ExitCode() > 0
 	switch {
 	case waitErr != nil && (decodeErr == nil || exitedOnItsOwn):
-		return fmt.Errorf("read %s with %s: %w: %s", file, r, waitErr, tail(stderr, 5))
+		return fmt.Errorf("read %s with %s: %w: %s", file, r, waitErr, jdk.Tail(stderr, 5))
 	case decodeErr != nil:
 		return fmt.Errorf("read %s with %s: %w", file, r, decodeErr)
 	}
 	return nil
-}
-
-// compileMu keeps two reads in one process from compiling at once; the
-// rename in compileInto keeps two processes from seeing half a
-// compilation.
-var compileMu sync.Mutex
-
-// compile returns the directory that holds the reader compiled by the
-// JDK's javac, compiling it the first time, and what to call once the
-// read is done with it. The compilation is kept in the user's cache
-// directory; without one that can be written (no $HOME, a read-only
-// one), each read compiles its own in a private temporary directory,
-// removed after: a directory of a name anyone can guess, in a directory
-// anyone can write, could hold a class that is not the reader.
-func (r *javaReader) compile(ctx context.Context) (string, func(), error) {
-	compileMu.Lock()
-	defer compileMu.Unlock()
-	var errs []error
-	if root, err := os.UserCacheDir(); err == nil {
-		dir := filepath.Join(root, "threadbench", "jfr-reader", r.cacheKey())
-		if compiled(dir) {
-			return dir, func() {}, nil
-		}
-		err := r.compileInto(ctx, dir)
-		if err == nil || compiled(dir) {
-			return dir, func() {}, nil
-		}
-		errs = append(errs, err)
-	}
-	if ctx.Err() == nil {
-		dir, done, err := r.compilePrivate(ctx)
-		if err == nil {
-			return dir, done, nil
-		}
-		errs = append(errs, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return "", nil, fmt.Errorf("compile %s: %w", r, err)
-	}
-	return "", nil, fmt.Errorf("%w with %s: %w", errNoReader, r, errors.Join(errs...))
-}
-
-// compilePrivate compiles the reader into a new temporary directory of
-// its own; done removes it.
-func (r *javaReader) compilePrivate(ctx context.Context) (dir string, done func(), err error) {
-	tmp, err := os.MkdirTemp("", "threadbench-jfr-reader-")
-	if err != nil {
-		return "", nil, err
-	}
-	done = func() { os.RemoveAll(tmp) }
-	dir = filepath.Join(tmp, "classes")
-	if err := r.compileInto(ctx, dir); err != nil {
-		done()
-		return "", nil, err
-	}
-	return dir, done, nil
-}
-
-// compileInto compiles the reader into dir, which must not exist yet.
-func (r *javaReader) compileInto(ctx context.Context, dir string) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".compiling-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, readerClass+".java")
-	if err := os.WriteFile(src, readerSource, 0o644); err != nil {
-		return err
-	}
-	javac := r.jdk.Tool("javac")
-	out, err := jdk.Command(ctx, javac, "-nowarn", "-encoding", "UTF-8", "-d", tmp, src).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s: %w: %s", javac, err, tail(string(out), 5))
-	}
-	return os.Rename(tmp, dir)
-}
-
-// compiled reports whether dir holds a compiled reader.
-func compiled(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, readerClass+".class"))
-	return err == nil
-}
-
-// cacheKey names the compiled reader of this source and this JDK: the
-// JDK's version (readable in a listing) and a hash of the source and of
-// the JDK's home and version, so that a changed source or another JDK
-// compiles anew.
-func (r *javaReader) cacheKey() string {
-	h := sha256.New()
-	h.Write(readerSource)
-	fmt.Fprintf(h, "\x00%s\x00%s", r.jdk.Home, r.jdk.Version)
-	return r.jdk.Version + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 }

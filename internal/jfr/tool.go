@@ -201,20 +201,9 @@ func (t Tool) Counts(ctx context.Context, file string) (map[string]int64, error)
 	var out bytes.Buffer
 	if err := t.run(ctx, &out, file, "summary"); err != nil {
 		// jfr writes some of its errors to its standard output
-		return nil, fmt.Errorf("jfr summary %s (%s): %w %s", file, t, err, tail(out.String(), 3))
+		return nil, fmt.Errorf("jfr summary %s (%s): %w %s", file, t, err, jdk.Tail(out.String(), 3))
 	}
 	return parseSummary(out.String())
-}
-
-// tail returns the last n non-blank lines of text, joined by " / ".
-func tail(text string, n int) string {
-	var lines []string
-	for _, line := range strings.Split(text, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			lines = append(lines, line)
-		}
-	}
-	return strings.Join(lines[max(len(lines)-n, 0):], " / ")
 }
 
 // parseSummary reads the event table of `jfr summary`'s output: lines of
