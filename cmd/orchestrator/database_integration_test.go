@@ -306,6 +306,18 @@ func TestOwnServiceDatabasePoolAxis(t *testing.T) {
 			case !bound || causes[0].Kind != bench.VerdictDBPoolBound && causes[0].Kind != bench.VerdictCPUBound:
 				t.Errorf("%s at 50 clients on 10 connections: causes %+v, pool %+v; want db-pool-bound first (or after the CPU)", tr.Key(), causes, analysis.PoolStages(&tr))
 			}
+			// The thread sampler's dumps see the virtual threads wait,
+			// whatever the scrapes did: the why names the pool's entry.
+			if waits := slices.IndexFunc(causes, func(c bench.Cause) bool { return c.Waits == "database connections" }); waits < 0 ||
+				!strings.Contains(causes[waits].Sentence, "virtual request threads waited in com.zaxxer.hikari.pool.HikariPool.getConnection") {
+				t.Errorf("%s at 50 clients on 10 connections: causes %+v; want the virtual threads' waits in HikariPool.getConnection, from thread dumps", tr.Key(), causes)
+			}
+			if in := tr.Inside; in == nil || in.Cost == nil || in.Cost.ThreadDumps == 0 || in.Cost.DumpShare <= 0 ||
+				!slices.ContainsFunc(in.Files, func(a bench.Artifact) bool { return a.Kind == bench.ArtifactThreads }) {
+				t.Errorf("%s: inside %+v; want thread dumps taken, their cost measured and their file kept", tr.Key(), in)
+			} else {
+				t.Logf("%s: %d thread dumps every %.0f ms, %.1f ms each (%.1f %% of a CPU)", tr.Key(), in.Cost.ThreadDumps, in.Cost.DumpPeriodMs, in.Cost.DumpMs, 100*in.Cost.DumpShare)
+			}
 			if tput := last.Stats.Throughput; tput > 10/0.020*1.05 {
 				t.Errorf("%s served %.0f req/s; 10 connections held 20 ms allow at most 500", tr.Key(), tput)
 			}

@@ -48,6 +48,13 @@ type InsideCost struct {
 	Events  int64            `json:"events,omitempty"`
 	Depths  map[string]int   `json:"depths,omitempty"`
 	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// ThreadDumps are the thread sampler's dumps over the whole run, taken
+	// every DumpPeriodMs; DumpMs is a dump's mean time, DumpShare the
+	// share of one CPU the dumps took at that period (an upper bound).
+	ThreadDumps  int     `json:"threadDumps,omitempty"`
+	DumpPeriodMs float64 `json:"dumpPeriodMs,omitempty"`
+	DumpMs       float64 `json:"dumpMs,omitempty"`
+	DumpShare    float64 `json:"dumpShare,omitempty"`
 }
 
 // Stage returns the diagnosis of a stage, or nil.
@@ -68,10 +75,18 @@ const (
 	ArtifactJFR    = "recording.jfr" // a JVM's whole recording
 	ArtifactPprof  = "profile.pb.gz" // a Go target's CPU profile of one stage
 	ArtifactFolded = "stacks.folded" // one stage's CPU samples, folded
+	// ArtifactThreads is a JVM's thread samples over the whole attack: the
+	// thread sampler's file (internal/threaddump), virtual threads
+	// included.
+	ArtifactThreads = "threads.txt"
 )
 
 // ArtifactKinds are the kinds of Artifact, in the order they are listed.
-var ArtifactKinds = []string{ArtifactJFR, ArtifactPprof, ArtifactFolded}
+var ArtifactKinds = []string{ArtifactJFR, ArtifactThreads, ArtifactPprof, ArtifactFolded}
+
+// WholeRun reports whether a kind of Artifact is of a target's whole
+// attack, not of one stage.
+func WholeRun(kind string) bool { return kind == ArtifactJFR || kind == ArtifactThreads }
 
 // Bounds of what a run keeps of its recordings: a file beyond a bound is
 // not kept (its diagnosis is), and the result's notes say so.
@@ -112,6 +127,8 @@ func (a Artifact) FileName() string {
 		return name + ".jfr"
 	case ArtifactPprof:
 		return name + ".pb.gz"
+	case ArtifactThreads:
+		return name + ".threads.txt"
 	}
 	return name + ".folded"
 }
@@ -151,6 +168,11 @@ type InsideInfo struct {
 	// package "com.example.orders.", a Go module path), so that a
 	// diagnosis finds its code among the libraries'; empty when not known.
 	OwnPrefix string
+	// ThreadSamples says a JVM runs threadbench's thread sampler (its
+	// dumps list virtual threads, parked or not); NoThreadSamples why one
+	// that records does not.
+	ThreadSamples   bool
+	NoThreadSamples string
 }
 
 // InsideTarget is a started Target that can record what happens inside
@@ -167,6 +189,9 @@ type InsideTarget interface {
 	// CopyRecording copies the JVM's recording out of the halted container
 	// into the file dst, and returns its size.
 	CopyRecording(ctx context.Context, dst string) (int64, error)
+	// CopyThreadSamples copies the thread sampler's file out of the
+	// halted container into dst, and returns its size.
+	CopyThreadSamples(ctx context.Context, dst string) (int64, error)
 	// RunJFR runs the JDK's jfr tool with args on a recording (file, the
 	// last argument), writing its output to stdout: the tool in the
 	// target's image, for a host without a JDK.

@@ -36,10 +36,14 @@ func pinned(e Evidence) (bench.Cause, bool) {
 // lockBound is the share of the request threads' time spent blocked
 // entering monitors (jdk.JavaMonitorEnter) or parked on a lock or a pool
 // (jdk.ThreadPark on a class; sleeps, idle pool threads and the server's
-// own I/O threads left out), and where. Where most of that time was one
+// own I/O threads left out), and where; from the thread sampler's dumps
+// where the stage has them (sampledWaits). Where most of that time was one
 // of the well-known waits (waits), the sentence names the wait's frame and
 // the cause's Waits what it waited for.
 func lockBound(e Evidence) (bench.Cause, bool) {
+	if samples := jfr.OfType(e.Events, jfr.TypeThreadSample); len(samples) > 0 {
+		return sampledWaits(e, samples)
+	}
 	var blocked []jfr.Event
 	var ws []waited
 	m := newMatcher()

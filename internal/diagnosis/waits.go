@@ -52,7 +52,10 @@ var waits = []knownWait{
 	// ones too; they are here so that the table is whole.
 	{What: WaitIdle, Idle: true, Frames: []string{"java.util.concurrent.ThreadPoolExecutor.getTask", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask",
 		"org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll", "org.eclipse.jetty.util.thread.ReservedThreadExecutor$ReservedThread.reservedWait",
-		"java.util.concurrent.ForkJoinPool.awaitWork", "java.lang.ref.ReferenceQueue.remove"}},
+		"java.util.concurrent.ForkJoinPool.awaitWork", "java.lang.ref.ReferenceQueue.remove",
+		// Tomcat's main thread, waiting for a shutdown command: no
+		// request's.
+		"org.apache.catalina.core.StandardServer.await"}},
 	// HikariCP: getConnection waits in ConcurrentBag.borrow (on a
 	// SynchronousQueue) until a connection is handed back.
 	{What: WaitDatabaseConnections, Frames: []string{"com.zaxxer.hikari.pool.HikariPool.getConnection", "com.zaxxer.hikari.util.ConcurrentBag.borrow"}},

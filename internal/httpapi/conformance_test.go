@@ -35,6 +35,7 @@ func TestHeadOnGetRoutes(t *testing.T) {
 		"/runs/{id}/targets/{target}/series": "/runs/r1/targets/go/series", "/compare": "/compare?base=r1&head=r2",
 		"/runs/{id}/report": "/runs/r1/report?format=html", "/runs/{id}/files": "/runs/r1/files",
 		"/runs/{id}/targets/{target}/recording.jfr":         "/runs/r1/targets/go/recording.jfr",
+		"/runs/{id}/targets/{target}/threads.txt":           "/runs/r1/targets/go/threads.txt",
 		"/runs/{id}/targets/{target}/stages/{stage}/{file}": "/runs/r1/targets/go/stages/0/stacks.folded",
 	}
 	for _, route := range e.api.Routes() {

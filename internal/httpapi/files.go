@@ -21,9 +21,10 @@ import (
 
 // fileTypes are the media types the files are served as.
 var fileTypes = map[string]string{
-	bench.ArtifactJFR:    "application/octet-stream",
-	bench.ArtifactPprof:  "application/octet-stream", // gzipped protobuf, served as is: not a Content-Encoding
-	bench.ArtifactFolded: "text/plain; charset=utf-8",
+	bench.ArtifactJFR:     "application/octet-stream",
+	bench.ArtifactPprof:   "application/octet-stream", // gzipped protobuf, served as is: not a Content-Encoding
+	bench.ArtifactFolded:  "text/plain; charset=utf-8",
+	bench.ArtifactThreads: "text/plain; charset=utf-8",
 }
 
 // listFiles answers the files a run keeps.
@@ -50,11 +51,16 @@ func (s *Server) getRecording(w http.ResponseWriter, r *http.Request) {
 	s.serveFile(w, r, bench.Artifact{Kind: bench.ArtifactJFR})
 }
 
+// getThreads answers a target's JVM thread samples.
+func (s *Server) getThreads(w http.ResponseWriter, r *http.Request) {
+	s.serveFile(w, r, bench.Artifact{Kind: bench.ArtifactThreads})
+}
+
 // getStageFile answers a file of one stage of a target.
 func (s *Server) getStageFile(w http.ResponseWriter, r *http.Request) {
 	stage, err := strconv.Atoi(chi.URLParam(r, "stage"))
 	kind := chi.URLParam(r, "file")
-	if err != nil || stage < 0 || kind == bench.ArtifactJFR || !slices.Contains(bench.ArtifactKinds, kind) {
+	if err != nil || stage < 0 || bench.WholeRun(kind) || !slices.Contains(bench.ArtifactKinds, kind) {
 		s.writeError(w, r, bench.Errorf(bench.ENOTFOUND, "no such file of a stage: %s", quoteClipped(kind)))
 		return
 	}

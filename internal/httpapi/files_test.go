@@ -19,6 +19,7 @@ func filesEnv(t *testing.T) *env {
 		"targets/go/stages/0/profile.pb.gz":  {0x1f, 0x8b, 1, 2, 3},
 		"targets/go/stages/0/stacks.folded":  []byte("main;work 3\n"),
 		"targets/java-virtual/recording.jfr": []byte("FLR\x00recording"),
+		"targets/java-virtual/threads.txt":   []byte("P\t500\t25\n"),
 	}
 	e.store.FindRunByIDFn = func(_ ctxT, id string) (*bench.Run, error) {
 		if id != "r1" {
@@ -36,7 +37,8 @@ func filesEnv(t *testing.T) *env {
 		}
 		return []bench.Artifact{{Target: "go", Stage: &zero, Kind: bench.ArtifactPprof, Bytes: 5},
 			{Target: "go", Stage: &zero, Kind: bench.ArtifactFolded, Bytes: 12},
-			{Target: bench.TargetJavaVirtual, Kind: bench.ArtifactJFR, Bytes: 13}}, nil
+			{Target: bench.TargetJavaVirtual, Kind: bench.ArtifactJFR, Bytes: 13},
+			{Target: bench.TargetJavaVirtual, Kind: bench.ArtifactThreads, Bytes: 9}}, nil
 	}
 	e.store.WriteArtifactFn = func(_ ctxT, id string, a bench.Artifact, w io.Writer) error {
 		b, ok := files[a.Path()]
@@ -58,7 +60,7 @@ func TestListFiles(t *testing.T) {
 	}
 	conforms(t, req, resp)
 	list := decode[api.FileList](t, resp)
-	if len(list.Files) != 3 || list.Files[2].Path != "targets/java-virtual/recording.jfr" {
+	if len(list.Files) != 4 || list.Files[3].Path != "targets/java-virtual/threads.txt" || list.Files[2].Path != "targets/java-virtual/recording.jfr" {
 		t.Errorf("files %+v", list.Files)
 	}
 }
@@ -73,6 +75,8 @@ func TestGetFiles(t *testing.T) {
 		{"a recording", "/runs/r1/targets/java-virtual/recording.jfr", 200, "application/octet-stream", []byte("FLR\x00recording")},
 		{"a stage's profile", "/runs/r1/targets/go/stages/0/profile.pb.gz", 200, "application/octet-stream", []byte{0x1f, 0x8b, 1, 2, 3}},
 		{"a stage's folded stacks", "/runs/r1/targets/go/stages/0/stacks.folded", 200, "text/plain; charset=utf-8", []byte("main;work 3\n")},
+		{"a JVM's thread samples", "/runs/r1/targets/java-virtual/threads.txt", 200, "text/plain; charset=utf-8", []byte("P\t500\t25\n")},
+		{"thread samples are not a stage's", "/runs/r1/targets/java-virtual/stages/0/threads.txt", 400, "", nil},
 		{"a target without a recording", "/runs/r1/targets/go/recording.jfr", 404, "", nil},
 		{"a stage without a file", "/runs/r1/targets/go/stages/1/stacks.folded", 404, "", nil},
 		{"a target the run has not", "/runs/r1/targets/orders/recording.jfr", 404, "", nil},

@@ -248,6 +248,7 @@ func (s *Server) operations(r chi.Router) {
 	r.Get("/runs/{id}/targets/{target}/series", s.getSeries)
 	r.Get("/runs/{id}/files", s.listFiles)
 	r.Get("/runs/{id}/targets/{target}/recording.jfr", s.getRecording)
+	r.Get("/runs/{id}/targets/{target}/threads.txt", s.getThreads)
 	r.Get("/runs/{id}/targets/{target}/stages/{stage}/{file}", s.getStageFile)
 	r.Get("/runs/{id}/report", s.getReport)
 

@@ -125,6 +125,10 @@ func (s *Session) readRecording(ctx context.Context, c Collection, in *bench.Ins
 	}
 	cost.Events, cost.Depths, cost.Skipped = int64(len(rec.Events)), rec.Depths, rec.Skipped
 	in.Notes = append(in.Notes, readingNotes(rec)...)
+	if samples := s.readThreadSamples(ctx, c, in, dir); len(samples) > 0 {
+		rec.Events = append(rec.Events, samples...)
+		slices.SortStableFunc(rec.Events, func(a, b jfr.Event) int { return a.Start.Compare(b.Start) })
+	}
 	return s.recordingStages(rec)
 }
 

@@ -3,6 +3,7 @@ package inside
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,6 +32,10 @@ type fakeTarget struct {
 func (f *fakeTarget) Inside() bench.InsideInfo                  { return f.info }
 func (f *fakeTarget) Halt(context.Context) error                { f.halted = true; return nil }
 func (f *fakeTarget) Logs(context.Context, int) (string, error) { return f.logs, nil }
+func (f *fakeTarget) CopyThreadSamples(context.Context, string) (int64, error) {
+	return 0, errors.New("the fake keeps no thread samples")
+}
+
 func (f *fakeTarget) CopyRecording(_ context.Context, dst string) (int64, error) {
 	if f.recording == nil {
 		return 0, jfr.ErrNoRecording

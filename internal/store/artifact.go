@@ -57,9 +57,9 @@ func validateArtifact(a bench.Artifact) error {
 	switch {
 	case !slices.Contains(bench.ArtifactKinds, a.Kind):
 		return bench.FieldErrorf("kind", "unknown kind of file %q (kinds: %v)", a.Kind, bench.ArtifactKinds)
-	case a.Kind == bench.ArtifactJFR && a.Stage != nil:
-		return bench.FieldErrorf("stage", "a recording is of the whole attack, not of a stage")
-	case a.Kind != bench.ArtifactJFR && (a.Stage == nil || *a.Stage < 0):
+	case bench.WholeRun(a.Kind) && a.Stage != nil:
+		return bench.FieldErrorf("stage", "a %s is of the whole attack, not of a stage", a.Kind)
+	case !bench.WholeRun(a.Kind) && (a.Stage == nil || *a.Stage < 0):
 		return bench.FieldErrorf("stage", "a %s is of one stage", a.Kind)
 	case a.Bytes < 0 || a.Bytes > bench.MaxArtifactBytes:
 		return bench.FieldErrorf("bytes", "a file must be at most %d MiB, got %d bytes", bench.MaxArtifactBytes>>20, a.Bytes)

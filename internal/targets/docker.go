@@ -1,11 +1,14 @@
 package targets
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/go-archive"
@@ -21,17 +24,48 @@ import (
 // engine's info for the whole process, so it cannot drive two engines at
 // once; the moby client it wraps can.
 
-// createAndStart creates a container and starts it, returning its ID; on a
-// failed start the ID is returned too, for the caller to remove it.
-func (r *Runtime) createAndStart(ctx context.Context, name string, cfg *container.Config, hc *container.HostConfig) (string, error) {
+// containerFile is a file copied into a container before it starts (the
+// thread sampler's jar): through the engine's API, so that it reaches a
+// remote engine's containers as a local one's.
+type containerFile struct {
+	Dir, Name string
+	Data      []byte
+}
+
+// createAndStart creates a container, copies files into it and starts it,
+// returning its ID; on a failed start the ID is returned too, for the
+// caller to remove it.
+func (r *Runtime) createAndStart(ctx context.Context, name string, cfg *container.Config, hc *container.HostConfig, files ...containerFile) (string, error) {
 	created, err := r.docker.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: hc})
 	if err != nil {
 		return "", fmt.Errorf("create container: %w", err)
+	}
+	for _, f := range files {
+		if err := r.copyInto(ctx, created.ID, f); err != nil {
+			return created.ID, err
+		}
 	}
 	if _, err := r.docker.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		return created.ID, fmt.Errorf("start container %.12s: %w", created.ID, err)
 	}
 	return created.ID, nil
+}
+
+// copyInto copies f into a created container, its directory made.
+func (r *Runtime) copyInto(ctx context.Context, id string, f containerFile) error {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dir := strings.Trim(f.Dir, "/")
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o755})
+	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: dir + "/" + f.Name, Mode: 0o644, Size: int64(len(f.Data))})
+	tw.Write(f.Data)
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if _, err := r.docker.CopyToContainer(ctx, id, client.CopyToContainerOptions{DestinationPath: "/", Content: &buf}); err != nil {
+		return fmt.Errorf("copy %s/%s into container %.12s: %w", f.Dir, f.Name, id, err)
+	}
+	return nil
 }
 
 // containerState inspects a container.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -13,7 +14,9 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/jdk"
 	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/threaddump"
 )
 
 // What records inside a target: a JVM's flight recording (JFR), started
@@ -45,9 +48,10 @@ func (e Entry) RunsJVM() bool {
 // recording it cannot write) is launched again without, and its instance
 // says why it has no recording.
 func (r *Runtime) launchRecorded(ctx context.Context, entry Entry, target string, img bench.ImageInfo, opts StartOptions, port int, env, launched map[string]string) (*Instance, error) {
-	inst, err := r.launch(ctx, entry, target, img, opts, port, r.withRecording(ctx, img, env), launched)
+	smp := r.threadSampler(ctx)
+	inst, err := r.launch(ctx, entry, target, img, opts, port, r.withRecording(ctx, img, env, smp), launched, smp.files()...)
 	if err == nil {
-		inst.recording = true
+		inst.recording, inst.noSamples = true, smp.missing
 		inst.settings[settingToolOptions] = inst.env[jfr.EnvVar]
 		return inst, nil
 	}
@@ -65,10 +69,13 @@ func (r *Runtime) launchRecorded(ctx context.Context, entry Entry, target string
 
 // withRecording returns env with the recording's options added to
 // JAVA_TOOL_OPTIONS: after the value env gives, else the image's own, so
-// that those stay in force.
-func (r *Runtime) withRecording(ctx context.Context, img bench.ImageInfo, env map[string]string) map[string]string {
+// that those stay in force; and the thread sampler's, where there is one.
+func (r *Runtime) withRecording(ctx context.Context, img bench.ImageInfo, env map[string]string, smp sampler) map[string]string {
 	out := maps.Clone(env)
 	out[jfr.EnvVar] = jfr.DefaultSettings().ToolOptions(r.javaToolBase(ctx, img, env))
+	if smp.jar != nil {
+		out[jfr.EnvVar] += " " + threaddump.Option(threaddump.DefaultPeriod)
+	}
 	return out
 }
 
@@ -106,8 +113,9 @@ func (r *Runtime) imageEnv(ctx context.Context, ref, name string) string {
 	return ""
 }
 
-// jfrLine finds a JVM's lines about its flight recorder in a log.
-var jfrLine = regexp.MustCompile(`(?im)^.*(jfr|flight ?record).*$`)
+// jfrLine finds a JVM's lines about its flight recorder, or about the
+// thread sampler's agent, in a log.
+var jfrLine = regexp.MustCompile(`(?im)^.*(jfr|flight ?record|javaagent|threadbench-sampler|agent library).*$`)
 
 // refusedRecording returns the JVM's own words when a start failed because
 // of the recording (the log the error quotes speaks of JFR), "" otherwise.
@@ -135,6 +143,7 @@ func (in *Instance) Inside() bench.InsideInfo {
 	switch {
 	case in.entry.RunsJVM() && in.recording:
 		info.Source = bench.ProfileJFR
+		info.ThreadSamples, info.NoThreadSamples = in.noSamples == "", in.noSamples
 	case in.entry.RunsJVM():
 		info.NoProfile = cmp.Or(in.noProfile, "the JVM was started without the flight recording")
 	case in.entry.PprofPath != "":
@@ -172,6 +181,12 @@ func (in *Instance) CopyRecording(ctx context.Context, dst string) (int64, error
 	return jfr.Copy(ctx, in.runtime.docker, in.id, jfr.Path, dst)
 }
 
+// CopyThreadSamples copies the thread sampler's file out of the halted
+// container into dst: jfr.ErrNoRecording when it holds none.
+func (in *Instance) CopyThreadSamples(ctx context.Context, dst string) (int64, error) {
+	return jfr.Copy(ctx, in.runtime.docker, in.id, threaddump.Path, dst)
+}
+
 // RunJFR runs jfr in the instance's image (jfr.ImageTool), on its engine,
 // in a container labelled as the run's, so that a sweep finds any a crash
 // left.
@@ -182,3 +197,42 @@ func (in *Instance) RunJFR(ctx context.Context, stdout io.Writer, file string, a
 }
 
 var _ bench.InsideTarget = (*Instance)(nil)
+
+// sampler is the thread sampler's jar as a recorded JVM's container gets
+// it, or why there is none (missing).
+type sampler struct {
+	jar     []byte
+	missing string
+}
+
+// threadSampler returns the thread sampler, built once with the host's
+// JDK: the agent must be compiled here, as the target's image may hold no
+// javac. Without a JDK the JVMs record without it, and say why.
+func (r *Runtime) threadSampler(ctx context.Context) sampler {
+	r.samplerOnce.Do(func() {
+		j, err := jdk.Find()
+		if err != nil {
+			r.sampler.missing = "no host JDK to build the thread sampler with: " + err.Error()
+			return
+		}
+		jar, done, err := threaddump.Jar(context.WithoutCancel(ctx), j)
+		if err != nil {
+			r.sampler.missing = "the thread sampler could not be built: " + err.Error()
+			return
+		}
+		defer done()
+		if r.sampler.jar, err = os.ReadFile(jar); err != nil {
+			r.sampler.missing = "the thread sampler could not be read: " + err.Error()
+		}
+	})
+	return r.sampler
+}
+
+// files are what a container gets copied in before it starts: the jar,
+// where there is one.
+func (s sampler) files() []containerFile {
+	if s.jar == nil {
+		return nil
+	}
+	return []containerFile{{Dir: threaddump.ContainerDir, Name: threaddump.JarName, Data: s.jar}}
+}

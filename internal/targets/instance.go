@@ -51,6 +51,8 @@ type Instance struct {
 	// JVM does not.
 	recording bool
 	noProfile string
+	// noSamples says why a recorded JVM runs without the thread sampler.
+	noSamples string
 
 	mu      sync.Mutex
 	stopped bool

@@ -94,6 +94,9 @@ type Runtime struct {
 	bases          map[string]string // resolved JRE bases, by major and wanted image
 
 	buildMu sync.Mutex // one build at a time: they share CPU and the java image
+
+	samplerOnce sync.Once
+	sampler     sampler // the thread sampler's jar, or why there is none
 }
 
 // NewRuntime connects to a Docker engine: the local one (DOCKER_HOST or

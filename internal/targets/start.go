@@ -122,14 +122,14 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 
 // launch creates and starts the target's container with env and returns
 // once it is healthy; a container that is not is removed.
-func (r *Runtime) launch(ctx context.Context, entry Entry, target string, img bench.ImageInfo, opts StartOptions, port int, env, launched map[string]string) (*Instance, error) {
+func (r *Runtime) launch(ctx context.Context, entry Entry, target string, img bench.ImageInfo, opts StartOptions, port int, env, launched map[string]string, files ...containerFile) (*Instance, error) {
 	instance := newInstanceID()
 	// The create and start calls are not cancelled half-way: a cancelled
 	// create request does not stop the engine from creating the container a
 	// moment later, out of reach. They run to the end (bounded), and a
 	// cancel is honoured after, by removing what they made.
 	createCtx, cancelCreate := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
-	id, err := r.createAndStart(createCtx, containerName(entry.Name, port), r.containerConfig(entry, img, env, opts, instance), hostConfig(opts))
+	id, err := r.createAndStart(createCtx, containerName(entry.Name, port), r.containerConfig(entry, img, env, opts, instance), hostConfig(opts), files...)
 	cancelCreate()
 	inst := &Instance{entry: entry, name: target, image: img, host: r.engine.Address, port: port, metricsPort: opts.MetricsPort,
 		id: id, runtime: r, downstream: opts.Downstream, instance: instance, requests: opts.Requests, runID: opts.RunID, env: env}

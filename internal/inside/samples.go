@@ -1,0 +1,49 @@
+package inside
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/threaddump"
+)
+
+// readThreadSamples copies the thread sampler's file out of the halted
+// target, keeps it, and returns its threads as events
+// (jfr.TypeThreadSample), its cost in in.Cost; none, with a note saying
+// why, where the JVM ran without the sampler or its file is not there.
+func (s *Session) readThreadSamples(ctx context.Context, c Collection, in *bench.Inside, dir string) []jfr.Event {
+	if !s.info.ThreadSamples {
+		if s.info.NoThreadSamples != "" {
+			in.Notes = append(in.Notes, "no thread samples (virtual threads' waits unseen): "+s.info.NoThreadSamples)
+		}
+		return nil
+	}
+	file := filepath.Join(dir, "threads.txt")
+	size, err := s.target.CopyThreadSamples(ctx, file)
+	if err != nil {
+		in.Notes = append(in.Notes, "no thread samples: "+err.Error())
+		return nil
+	}
+	s.keepFile(ctx, c, in, bench.Artifact{Target: c.Result.Key(), Kind: bench.ArtifactThreads, Bytes: size}, file)
+	f, err := os.Open(file)
+	if err != nil {
+		in.Notes = append(in.Notes, "no thread samples: "+err.Error())
+		return nil
+	}
+	defer f.Close()
+	samples, err := threaddump.Parse(f)
+	if err != nil {
+		in.Notes = append(in.Notes, "the thread samples could not be read: "+err.Error())
+		return nil
+	}
+	if samples.Stopped != "" {
+		in.Notes = append(in.Notes, "the thread sampler stopped early: "+samples.Stopped)
+	}
+	mean, share := samples.Cost()
+	in.Cost.ThreadDumps, in.Cost.DumpPeriodMs = len(samples.Samples), float64(samples.Period.Milliseconds())
+	in.Cost.DumpMs, in.Cost.DumpShare = float64(mean.Microseconds())/1000, share
+	return samples.Events()
+}

@@ -1,0 +1,227 @@
+package threaddump
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/jfr"
+)
+
+// Samples is what the sampler wrote: its period, the Java version it ran
+// on, and each dump it took in order.
+type Samples struct {
+	Period  time.Duration
+	Java    string
+	Samples []Sample
+	// Stopped is what ended the sampling early, as the sampler said it;
+	// "" when it ran until its JVM stopped.
+	Stopped string
+}
+
+// Sample is one dump: when it was taken, how long it took, how many
+// threads it listed, and those threads grouped by name, stack and state.
+type Sample struct {
+	At      time.Time
+	Cost    time.Duration
+	Threads int
+	Groups  []Group
+}
+
+// Group is threads of one dump with the same stack (innermost frame
+// first), kind, state, lock and name (a pool's numbers replaced by '#').
+type Group struct {
+	Stack   []jfr.Frame
+	Virtual bool
+	State   string // RUNNABLE, WAITING...; "" where the dump did not say (JDK 21's)
+	Blocker string // the class waited on, where the dump said
+	Name    string
+	Count   int
+}
+
+// maxLine bounds one line of the file: a stack of a few hundred frames.
+const maxLine = 4 << 20
+
+// Parse reads the sampler's file. A last line cut short (the JVM killed
+// mid-write) is left out; any other line that makes no sense is an error
+// naming it.
+func Parse(r io.Reader) (*Samples, error) {
+	p := parser{out: &Samples{}, stacks: map[int][]jfr.Frame{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var pending string
+	n := 0
+	for sc.Scan() {
+		if pending != "" {
+			if err := p.line(pending); err != nil {
+				return nil, fmt.Errorf("thread samples, line %d: %w", n, err)
+			}
+		}
+		pending = sc.Text()
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("thread samples: %w", err)
+	}
+	if pending != "" && p.line(pending) != nil {
+		p.dropLast() // the last line, cut short
+	}
+	if p.out.Period <= 0 {
+		return nil, fmt.Errorf("thread samples: no header line (P): not the sampler's file")
+	}
+	return p.out, nil
+}
+
+// parser keeps the stacks seen so far, by id.
+type parser struct {
+	out    *Samples
+	stacks map[int][]jfr.Frame
+}
+
+// line reads one line of the file.
+func (p *parser) line(text string) error {
+	kind, rest, _ := strings.Cut(text, "\t")
+	fields := strings.Split(rest, "\t")
+	switch kind {
+	case "P":
+		return p.header(fields)
+	case "K":
+		return p.stack(fields)
+	case "S":
+		return p.sample(fields)
+	case "T":
+		return p.group(fields)
+	case "E":
+		p.out.Stopped = rest
+		return nil
+	}
+	return fmt.Errorf("unknown line %q", short(text))
+}
+
+// header reads "P <period ms> <java version>".
+func (p *parser) header(f []string) error {
+	if len(f) < 2 {
+		return fmt.Errorf("header %q: want a period and a version", strings.Join(f, " "))
+	}
+	ms, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || ms <= 0 {
+		return fmt.Errorf("header: period %q is not a positive number of ms", f[0])
+	}
+	p.out.Period, p.out.Java = time.Duration(ms)*time.Millisecond, f[1]
+	return nil
+}
+
+// stack reads "K <id> <frame>...".
+func (p *parser) stack(f []string) error {
+	id, err := strconv.Atoi(f[0])
+	if err != nil {
+		return fmt.Errorf("stack id %q", f[0])
+	}
+	frames := make([]jfr.Frame, 0, len(f)-1)
+	for _, text := range f[1:] {
+		class, method, line := frame(text)
+		frames = append(frames, jfr.Frame{Class: class, Method: method, Line: line})
+	}
+	p.stacks[id] = frames
+	return nil
+}
+
+// sample reads "S <epoch ms> <cost us> <threads>".
+func (p *parser) sample(f []string) error {
+	if len(f) < 3 {
+		return fmt.Errorf("sample %q: want a time, a cost and a count", strings.Join(f, " "))
+	}
+	at, err1 := strconv.ParseInt(f[0], 10, 64)
+	cost, err2 := strconv.ParseInt(f[1], 10, 64)
+	threads, err3 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return fmt.Errorf("sample %q: not numbers", strings.Join(f, " "))
+	}
+	p.out.Samples = append(p.out.Samples, Sample{At: time.UnixMilli(at), Cost: time.Duration(cost) * time.Microsecond, Threads: threads})
+	return nil
+}
+
+// group reads "T <stack id> <v|p> <state> <count> <blocker> <name>".
+func (p *parser) group(f []string) error {
+	if len(p.out.Samples) == 0 {
+		return fmt.Errorf("threads before any sample")
+	}
+	if len(f) < 5 {
+		return fmt.Errorf("threads %q: want a stack, a kind, a state, a count and a lock", strings.Join(f, " "))
+	}
+	id, err := strconv.Atoi(f[0])
+	stack, known := p.stacks[id]
+	count, err2 := strconv.Atoi(f[3])
+	if err != nil || !known || err2 != nil || count <= 0 {
+		return fmt.Errorf("threads %q: unknown stack or bad count", strings.Join(f, " "))
+	}
+	g := Group{Stack: stack, Virtual: f[1] == "v", State: dash(f[2]), Count: count, Blocker: dash(f[4])}
+	if len(f) > 5 {
+		g.Name = f[5]
+	}
+	last := &p.out.Samples[len(p.out.Samples)-1]
+	last.Groups = append(last.Groups, g)
+	return nil
+}
+
+// dropLast drops a sample cut short with its last line: one whose
+// threads were not all written.
+func (p *parser) dropLast() {
+	if n := len(p.out.Samples); n > 0 {
+		p.out.Samples = p.out.Samples[:n-1]
+	}
+}
+
+// dash reads "-" as "".
+func dash(s string) string {
+	if s == "-" {
+		return ""
+	}
+	return s
+}
+
+// short cuts a line for an error message.
+func short(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// Events returns the threads of every sample as events of type
+// jfr.TypeThreadSample (see there), in order of time: one per thread
+// seen, starting at its sample and lasting the period, so that a wait's
+// events add up to the thread-seconds it held, and a stage's edge cuts
+// them as it cuts JFR's.
+func (s *Samples) Events() []jfr.Event {
+	var out []jfr.Event
+	for _, sample := range s.Samples {
+		for _, g := range sample.Groups {
+			ev := jfr.Event{Type: jfr.TypeThreadSample, Start: sample.At, Duration: s.Period,
+				Thread: jfr.Thread{Name: g.Name, Virtual: g.Virtual}, Stack: g.Stack,
+				Fields: map[string]string{"state": g.State, "parkedClass": g.Blocker}}
+			for range g.Count {
+				out = append(out, ev)
+			}
+		}
+	}
+	return out
+}
+
+// Cost is the sampling's cost: the dumps' mean time, and the share of
+// one CPU's time they took at the period (an upper bound: a dump waits on
+// threads as well as using the CPU).
+func (s *Samples) Cost() (mean time.Duration, share float64) {
+	if len(s.Samples) == 0 || s.Period <= 0 {
+		return 0, 0
+	}
+	var total time.Duration
+	for _, sample := range s.Samples {
+		total += sample.Cost
+	}
+	mean = total / time.Duration(len(s.Samples))
+	return mean, mean.Seconds() / s.Period.Seconds()
+}

@@ -1,0 +1,123 @@
+package threaddump_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/threaddump"
+)
+
+// The files under testdata are the sampler's, written on JDK 21 and 25 by
+// a program whose 8 virtual threads share a semaphore of 2 permits, each
+// holding one for a 20 ms sleep: at any moment some 6 wait in
+// Semaphore.acquire and 2 sleep.
+func TestParseVirtualWaits(t *testing.T) {
+	for _, file := range []string{"testdata/semaphore-virtual-21.txt", "testdata/semaphore-virtual-25.txt"} {
+		t.Run(file, func(t *testing.T) {
+			s := parseFile(t, file)
+			if got, want := s.Period, 100*time.Millisecond; got != want {
+				t.Errorf("period %s, want %s", got, want)
+			}
+			if len(s.Samples) < 5 || s.Stopped != "" {
+				t.Fatalf("%d samples (stopped %q), want some and no stop", len(s.Samples), s.Stopped)
+			}
+			var waiting, sleeping float64
+			for _, ev := range s.Events() {
+				if !ev.Thread.Virtual || !onStack(ev, "Load.lambda$main$0") {
+					continue
+				}
+				switch {
+				case onStack(ev, "java.util.concurrent.Semaphore.acquire"):
+					waiting += ev.Duration.Seconds()
+				case onStack(ev, "java.lang.Thread.sleep"):
+					sleeping += ev.Duration.Seconds()
+				}
+			}
+			if share := waiting / (waiting + sleeping); share < 0.6 || share > 0.9 {
+				t.Errorf("virtual threads waiting for the semaphore %.2f of their time (%.1f s against %.1f asleep), want about 0.75", share, waiting, sleeping)
+			}
+			mean, share := s.Cost()
+			if mean <= 0 || share <= 0 || share > 1 {
+				t.Errorf("cost %s a dump, %.3f of a CPU: want both measured", mean, share)
+			}
+		})
+	}
+}
+
+// A JDK 25 dump says the state and what a thread parks on; JDK 21's does
+// not, and the groups say "" rather than a guess.
+func TestParseStates(t *testing.T) {
+	s25, s21 := parseFile(t, "testdata/semaphore-virtual-25.txt"), parseFile(t, "testdata/semaphore-virtual-21.txt")
+	if g, ok := groupOn(s25, "java.util.concurrent.Semaphore.acquire"); !ok || g.State != "WAITING" || !strings.HasPrefix(g.Blocker, "java.util.concurrent.Semaphore") {
+		t.Errorf("JDK 25 semaphore wait %+v, want WAITING on the semaphore's sync", g)
+	}
+	if g, ok := groupOn(s21, "java.util.concurrent.Semaphore.acquire"); !ok || g.State != "" || g.Blocker != "" {
+		t.Errorf("JDK 21 semaphore wait %+v, want no state and no lock (its dump says neither)", g)
+	}
+}
+
+func TestParseBadInput(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"empty", "", "no header line"},
+		{"not the sampler's", "hello\nworld\n", "unknown line"},
+		{"bad period", "P\tx\t25\nS\t1\t1\t1\n", "period"},
+		{"threads before a sample", "P\t100\t25\nK\t0\ta.B.c\nT\t0\tv\t-\t1\t-\tx\nS\t1\t1\t1\n", "before any sample"},
+		{"unknown stack", "P\t100\t25\nS\t1\t1\t1\nT\t7\tv\t-\t1\t-\tx\nS\t2\t1\t1\n", "unknown stack"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := threaddump.Parse(strings.NewReader(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A JVM killed while writing leaves its last sample cut short: it is left
+// out, the rest kept.
+func TestParseCutShort(t *testing.T) {
+	text := "P\t100\t25\nK\t0\ta.B.c:3\nS\t1000\t50\t1\nT\t0\tv\tWAITING\t1\t-\tx\nS\t1100\t50\t1\nT\t0\tv\tWAI"
+	s, err := threaddump.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Samples) != 1 || len(s.Samples[0].Groups) != 1 {
+		t.Fatalf("samples %+v, want the whole first one only", s.Samples)
+	}
+	if f := s.Samples[0].Groups[0].Stack[0]; f != (jfr.Frame{Class: "a.B", Method: "c", Line: 3}) {
+		t.Errorf("frame %+v, want a.B.c:3", f)
+	}
+}
+
+func parseFile(t *testing.T, name string) *threaddump.Samples {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := threaddump.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func onStack(ev jfr.Event, name string) bool {
+	return slices.ContainsFunc(ev.Stack, func(f jfr.Frame) bool { return f.Name() == name })
+}
+
+func groupOn(s *threaddump.Samples, name string) (threaddump.Group, bool) {
+	for _, sample := range s.Samples {
+		for _, g := range sample.Groups {
+			if slices.ContainsFunc(g.Stack, func(f jfr.Frame) bool { return f.Name() == name }) {
+				return g, true
+			}
+		}
+	}
+	return threaddump.Group{}, false
+}
