@@ -132,7 +132,25 @@ func checkPinningWhy(t *testing.T, run *bench.Run, db string) {
 		t.Errorf("the why names %+v, want a flame graph or a reason for none of each variant", why)
 	}
 	saveShot(t, "why.png", page.why)
+	checkJMC(t, run)
+	saveShot(t, "jmc.png", page.jmc)
 	checkRecordingServed(t, db, run, "orders@virtual,jdk=21")
+}
+
+// checkJMC checks that JDK Mission Control's rules ran on each variant's
+// recording: they found something and judged most rules, and the run's
+// JSON says what they found.
+func checkJMC(t *testing.T, run *bench.Run) {
+	t.Helper()
+	for _, tr := range run.Targets {
+		j := tr.Inside.JMC
+		if j == nil || j.Error != "" || j.OK < 10 || len(j.Rules) == 0 || j.Rules[0].Summary == "" {
+			t.Errorf("%s: JMC %+v; want its rules run on the recording", tr.Key(), j)
+			continue
+		}
+		t.Logf("%s: JMC %s in %.1f s: %d found something (%d warnings), %d nothing; disagrees %q", tr.Key(), j.Version, j.Seconds,
+			len(j.Rules), len(j.Warnings()), j.OK, j.Disagree)
+	}
 }
 
 // sampled counts the variants whose stage kept CPU samples, those a flame

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -141,6 +142,26 @@ type openedPage struct {
 	timeCharts []byte
 	flames     int
 	why        []byte
+	jmc        []byte // JDK Mission Control's rules, where the page lists them
+}
+
+// headingShot scrolls the page to the first heading that says text and
+// takes a screenshot; nil where no heading says it.
+func headingShot(t *testing.T, tabCtx context.Context, text string) []byte {
+	t.Helper()
+	found, err := chromedp.Run(tabCtx, chromedp.Evaluate[bool](`(() => { const h = Array.from(document.querySelectorAll('h3'))`+
+		`.find(e => e.textContent.includes(`+strconv.Quote(text)+`)); if (!h) return false; h.scrollIntoView(); return true })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		return nil
+	}
+	shot, err := chromedp.Run(tabCtx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shot
 }
 
 // shotOf scrolls the page to the element of id and takes a screenshot.
@@ -225,6 +246,7 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 	}
 	page := openedPage{screenshot: shot, charts: map[string]drawnChart{}, timeCharts: shotOf(t, tabCtx, "charts")}
 	page.flames, page.why = whyInChromium(t, tabCtx)
+	page.jmc = headingShot(t, tabCtx, "JDK Mission Control")
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {

@@ -30,6 +30,8 @@ type Inside struct {
 	// Notes say what was left out, and why: a type of event beyond the
 	// reading budget, a file beyond the store's bound.
 	Notes []string `json:"notes,omitempty"`
+	// JMC is JDK Mission Control's analysis of a JVM's recording.
+	JMC *JMCAnalysis `json:"jmc,omitempty"`
 }
 
 // InsideCost is what recording took in time and room once the attack was

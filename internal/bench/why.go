@@ -38,6 +38,8 @@ type WhyTarget struct {
 	Cost    *InsideCost `json:"cost,omitempty"`
 	Files   []Artifact  `json:"files,omitempty"`
 	Notes   []string    `json:"notes,omitempty"`
+	// JMC is JDK Mission Control's analysis of its recording.
+	JMC *JMCAnalysis `json:"jmc,omitempty"`
 }
 
 // Stage returns the diagnosis of a stage, or nil.

@@ -17,6 +17,7 @@ import (
 	"github.com/threadbench/threadbench/internal/diagnosis"
 	"github.com/threadbench/threadbench/internal/flame"
 	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/jmcrules"
 )
 
 // profileWait bounds the wait for the stage profile under way when the
@@ -38,6 +39,9 @@ type Collection struct {
 	// Tool reads the recording; nil means the host's jfr, else the one in
 	// the target's image.
 	Tool *jfr.Tool
+	// JMC runs JDK Mission Control's rules on the recording; nil means
+	// jmcrules.Analyze (the host's JDK, JMC's jars from Maven Central).
+	JMC func(ctx context.Context, recording string) (*jmcrules.Result, error)
 }
 
 // Collect ends the session once the attack is over and returns what the
@@ -58,6 +62,9 @@ func (s *Session) Collect(ctx context.Context, c Collection) *bench.Inside {
 	}
 	for _, st := range measured(c.Result) {
 		in.Why = append(in.Why, s.diagnose(ctx, c, in, st, ev))
+	}
+	if in.JMC != nil {
+		in.JMC.Disagree = diagnosis.AgainstJMC(in.JMC, in.Why)
 	}
 	return in
 }
@@ -125,6 +132,7 @@ func (s *Session) readRecording(ctx context.Context, c Collection, in *bench.Ins
 	}
 	cost.Events, cost.Depths, cost.Skipped = int64(len(rec.Events)), rec.Depths, rec.Skipped
 	in.Notes = append(in.Notes, readingNotes(rec)...)
+	in.JMC = s.analyzeJMC(ctx, c, file)
 	if samples := s.readThreadSamples(ctx, c, in, dir); len(samples) > 0 {
 		rec.Events = append(rec.Events, samples...)
 		slices.SortStableFunc(rec.Events, func(a, b jfr.Event) int { return a.Start.Compare(b.Start) })

@@ -17,6 +17,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/jmcrules"
 )
 
 // fakeTarget is a target that records inside: a JVM whose recording
@@ -119,8 +120,21 @@ func TestCollectRecording(t *testing.T) {
 	tr := &bench.TargetResult{Target: "orders@virtual", Image: bench.ImageInfo{Runtime: "OpenJDK 21.0.8+9"},
 		Limits: bench.Limits{CPUs: 1}, Stages: stages}
 	store := &memStore{}
-	in := s.Collect(context.Background(), Collection{RunID: "r1", Result: tr, Store: store, Dir: t.TempDir(), Tool: fixtureTool(t)})
+	score := 100.0
+	jmc := func(_ context.Context, recording string) (*jmcrules.Result, error) {
+		if b, err := os.ReadFile(recording); err != nil || string(b) != "a recording" {
+			return nil, fmt.Errorf("JMC given %q: %v", b, err)
+		}
+		return &jmcrules.Result{Version: "9.1.0", Rules: []jmcrules.Rule{{ID: "JavaBlocking", Severity: jmcrules.SeverityWarning, Score: &score, Summary: "blocked"},
+			{ID: "GcOptions", Severity: jmcrules.SeverityOK}, {ID: "HeapDump", Severity: jmcrules.SeverityNA}}}, nil
+	}
+	in := s.Collect(context.Background(), Collection{RunID: "r1", Result: tr, Store: store, Dir: t.TempDir(), Tool: fixtureTool(t), JMC: jmc})
 
+	// JMC's rules ran on the recording copied out; its blocking warning
+	// is no stage's verdict (pinned, not lock-bound), which is said.
+	if j := in.JMC; j == nil || j.Error != "" || len(j.Rules) != 1 || j.OK != 1 || len(j.Disagree) != 1 || !strings.Contains(j.Disagree[0], "JMC warns JavaBlocking (score 100: blocked)") {
+		t.Errorf("JMC %+v, want its one warning, one rule OK, and the disagreement", in.JMC)
+	}
 	if !target.halted {
 		t.Error("the JVM was not halted before its recording was copied")
 	}

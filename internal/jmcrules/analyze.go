@@ -118,7 +118,8 @@ func (a *Analyzer) prepare(ctx context.Context) (classpath string, done func(), 
 	if err == nil {
 		classes, compiled, err := program(jars).Compile(ctx, a.JDK)
 		if err == nil {
-			return strings.Join(append([]string{classes}, jars...), string(os.PathListSeparator)), func() { compiled(); done() }, nil
+			removeJars := done
+			return strings.Join(append([]string{classes}, jars...), string(os.PathListSeparator)), func() { compiled(); removeJars() }, nil
 		}
 		done()
 		return "", nil, fmt.Errorf("the JMC rules runner: %w", err)

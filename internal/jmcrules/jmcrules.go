@@ -68,15 +68,39 @@ type Result struct {
 // first (those without a score last, then by ID).
 func (r *Result) Warnings() []Rule {
 	var warnings []Rule
-	for _, rule := range r.Rules {
+	for _, rule := range r.Found() {
 		if rule.Severity == SeverityWarning {
 			warnings = append(warnings, rule)
 		}
 	}
-	slices.SortStableFunc(warnings, func(a, b Rule) int {
-		return cmp.Or(cmp.Compare(scoreOf(b), scoreOf(a)), cmp.Compare(a.ID, b.ID))
-	})
 	return warnings
+}
+
+// Found returns the rules that found something: the warnings, then the
+// informations, each highest score first (rules without a score last),
+// then by id.
+func (r *Result) Found() []Rule {
+	var found []Rule
+	for _, rule := range r.Rules {
+		if rule.Severity == SeverityWarning || rule.Severity == SeverityInfo {
+			found = append(found, rule)
+		}
+	}
+	slices.SortStableFunc(found, func(a, b Rule) int {
+		return cmp.Or(boolRank(a.Severity == SeverityInfo, b.Severity == SeverityInfo), cmp.Compare(scoreOf(b), scoreOf(a)), cmp.Compare(a.ID, b.ID))
+	})
+	return found
+}
+
+// boolRank orders false before true.
+func boolRank(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // scoreOf returns a rule's score, -1 (below any JMC gives) when it has none.

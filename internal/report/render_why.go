@@ -106,6 +106,9 @@ func whyTargetBlocks(t bench.WhyTarget) []block {
 	}
 	head.Lines = append(head.Lines, t.Notes...)
 	blocks := []block{head}
+	if t.JMC != nil {
+		blocks = append(blocks, jmcBlock(t.Label, t.JMC))
+	}
 	d := t.Stage(t.Matters)
 	if d == nil {
 		return blocks
@@ -230,6 +233,30 @@ func overheadBlock(overheads []bench.Overhead) block {
 		b.Rows = append(b.Rows, []string{o.Target, o.Recorded + " (" + o.Source + ")", o.Unrecorded,
 			fmt.Sprintf("%.1f", o.With), fmt.Sprintf("%.1f", o.Without), fmt.Sprintf("%+.1f%%", o.Change)})
 		b.Color = append(b.Color, -1)
+	}
+	return b
+}
+
+// jmcBlock lists what JDK Mission Control's rules found in a subject's
+// recording, warnings first, and where they part from the why.
+func jmcBlock(label string, j *bench.JMCAnalysis) block {
+	b := block{Title: fmt.Sprintf("%s: JDK Mission Control's rules (JMC %s)", label, j.Version)}
+	if j.Error != "" {
+		b.Lines = append(b.Lines, "not run: "+j.Error)
+		return b
+	}
+	b.Header, b.Right = []string{"SEVERITY", "SCORE", "RULE", "WHAT IT FOUND"}, map[int]bool{1: true}
+	for _, r := range j.Rules {
+		score := "-"
+		if r.Score != nil {
+			score = fmt.Sprintf("%.0f", *r.Score)
+		}
+		b.Rows = append(b.Rows, []string{r.Severity, score, r.ID, r.Summary})
+		b.Color = append(b.Color, -1)
+	}
+	b.Lines = append(b.Lines, fmt.Sprintf("%d rules found something, %d nothing, in %.1f s", len(j.Rules), j.OK, j.Seconds))
+	for _, d := range j.Disagree {
+		b.Lines = append(b.Lines, "disagrees: "+d)
 	}
 	return b
 }

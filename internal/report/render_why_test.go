@@ -106,3 +106,28 @@ func TestWhyWaitsAndTry(t *testing.T) {
 		}
 	}
 }
+
+// JDK Mission Control's rules are listed beside the why, in every
+// format, with where they part from it.
+func TestWhyJMC(t *testing.T) {
+	r := whyRun(t)
+	score := 100.0
+	r.Targets[0].Inside.JMC = &bench.JMCAnalysis{Version: "9.1.0", Seconds: 1.2, OK: 40,
+		Rules:    []bench.JMCRule{{ID: "JavaBlocking", Severity: "WARNING", Score: &score, Summary: "Threads were blocked on monitors."}},
+		Disagree: []string{"JMC warns JavaBlocking (score 100), where no stage's why is lock-bound"}}
+	for _, format := range []string{report.FormatTable, report.FormatMarkdown, report.FormatHTML} {
+		var buf bytes.Buffer
+		if err := report.WriteReport(&buf, report.Source{Run: r}, format, analysis.ReportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"JDK Mission Control&#39;s rules (JMC 9.1.0)", "JavaBlocking", "Threads were blocked on monitors.",
+			"1 rules found something, 40 nothing, in 1.2 s", "disagrees: JMC warns JavaBlocking (score 100), where no stage&#39;s why is lock-bound"} {
+			if format != report.FormatHTML {
+				want = strings.ReplaceAll(want, "&#39;", "'")
+			}
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("%s report does not say %q", format, want)
+			}
+		}
+	}
+}
