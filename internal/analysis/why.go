@@ -281,6 +281,38 @@ func (a *analysis) overhead(rep bench.Report) []bench.Overhead {
 			out = append(out, o)
 		}
 	}
+	return append(out, a.dumpsOverhead(rep)...)
+}
+
+// SourceThreadDumps names the thread sampler's dumps as what an Overhead
+// measured.
+const SourceThreadDumps = "thread dumps"
+
+// dumpsOverhead finds the subjects that ran the same target under the
+// same settings, recorded, with the thread sampler and without, and sets
+// their throughput side by side: what the dumps cost.
+func (a *analysis) dumpsOverhead(rep bench.Report) []bench.Overhead {
+	var out []bench.Overhead
+	for _, on := range a.subjects {
+		if !recorded(on) || on.rounds[0].Inside.Cost == nil || on.rounds[0].Inside.Cost.ThreadDumps == 0 {
+			continue
+		}
+		for _, off := range a.subjects {
+			if !recorded(off) || !off.rounds[0].Inside.ThreadSamplesOff || off.info.Target != on.info.Target || !sameSettings(on.spec, off.spec) {
+				continue
+			}
+			with, ok1 := throughputOf(rep.Scopes[0], on.info.Label)
+			without, ok2 := throughputOf(rep.Scopes[0], off.info.Label)
+			if !ok1 || !ok2 || without <= 0 {
+				continue
+			}
+			o := bench.Overhead{Target: on.info.Target, Recorded: on.info.Label, Unrecorded: off.info.Label,
+				Source: SourceThreadDumps, With: with, Without: without, Change: (with - without) / without * 100}
+			o.Sentence = fmt.Sprintf("Thread dumps cost %s: %s req/s with them (%s), %s req/s without (%s), %+.1f %%; a dump took %.1f ms every %.0f ms.",
+				o.Target, Num(with), o.Recorded, Num(without), o.Unrecorded, o.Change, on.rounds[0].Inside.Cost.DumpMs, on.rounds[0].Inside.Cost.DumpPeriodMs)
+			out = append(out, o)
+		}
+	}
 	return out
 }
 

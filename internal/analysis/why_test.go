@@ -122,6 +122,26 @@ func TestWhyOverhead(t *testing.T) {
 	}
 }
 
+// The same target recorded with the thread sampler and without, in one
+// run, sets what the dumps cost.
+func TestWhyDumpsOverhead(t *testing.T) {
+	r := analysistest.CraftedRun(t, 100, heavy500,
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, PerSecond: analysistest.Around(196, 10), Low: 500, High: 520},
+		analysistest.Crafted{Target: bench.TargetJavaVirtual, PerSecond: analysistest.Around(200, 10), Low: 500, High: 520})
+	off := true
+	r.Spec.Cases = []bench.Case{{Name: "dumps", Target: bench.TargetJavaVirtual}, {Name: "no-dumps", Target: bench.TargetJavaVirtual, NoThreadSamples: &off}}
+	r.Targets[0].Case, r.Targets[0].Inside = "dumps", &bench.Inside{Source: bench.ProfileJFR, Cost: &bench.InsideCost{ThreadDumps: 60, DumpMs: 12, DumpPeriodMs: 1000}}
+	r.Targets[1].Case, r.Targets[1].Inside = "no-dumps", &bench.Inside{Source: bench.ProfileJFR, ThreadSamplesOff: true}
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
+	if len(rep.Why.Overhead) != 1 {
+		t.Fatalf("overhead %+v, want one pair", rep.Why.Overhead)
+	}
+	if o := rep.Why.Overhead[0]; o.Source != analysis.SourceThreadDumps || o.Recorded != "dumps" || o.Unrecorded != "no-dumps" || math.Abs(o.Change-(-2)) > 1 {
+		t.Errorf("overhead %+v, want dumps vs no-dumps, about -2 %%", o)
+	}
+	hasFinding(t, rep, "Thread dumps cost java-virtual", "a dump took 12.0 ms every 1000 ms")
+}
+
 // A capacity search's why is given at its first failing rate beside its
 // last passing one, and its flame graph is of the failing trial.
 func TestWhyCapacity(t *testing.T) {

@@ -32,6 +32,10 @@ type Inside struct {
 	Notes []string `json:"notes,omitempty"`
 	// JMC is JDK Mission Control's analysis of a JVM's recording.
 	JMC *JMCAnalysis `json:"jmc,omitempty"`
+	// ThreadSamplesOff is set when the spec turned the thread sampler off
+	// for this result (RunSpec.NoThreadSamples): its figures are the ones
+	// without it.
+	ThreadSamplesOff bool `json:"threadSamplesOff,omitempty"`
 }
 
 // InsideCost is what recording took in time and room once the attack was
@@ -175,6 +179,8 @@ type InsideInfo struct {
 	// that records does not.
 	ThreadSamples   bool
 	NoThreadSamples string
+	// ThreadSamplesOff says the spec turned the sampler off.
+	ThreadSamplesOff bool
 }
 
 // InsideTarget is a started Target that can record what happens inside

@@ -54,6 +54,9 @@ type StartRequest struct {
 	// Record starts what records inside the target: a JVM's flight
 	// recording (a Go target's CPU profiles need nothing at start).
 	Record bool
+	// NoThreadSamples leaves the thread sampler out of a recorded JVM
+	// (RunSpec.NoThreadSamples).
+	NoThreadSamples bool
 }
 
 // EngineInfo describes a container engine and the host it runs on.

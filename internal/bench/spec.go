@@ -290,6 +290,9 @@ type Case struct {
 	// NoProfile, when set, replaces the spec's for the case: a case of the
 	// same target with it set measures what recording costs.
 	NoProfile *bool `json:"noProfile,omitempty" yaml:"noProfile,omitempty"`
+	// NoThreadSamples, when set, replaces the spec's for the case: a case
+	// of the same target with it set measures what the dumps cost.
+	NoThreadSamples *bool `json:"noThreadSamples,omitempty" yaml:"noThreadSamples,omitempty"`
 }
 
 // RunSpec is everything a run needs: which targets (or cases), in which
@@ -321,6 +324,10 @@ type RunSpec struct {
 	// NoProfile turns off what records inside the targets: a JVM's flight
 	// recording, a Go service's CPU profiles. A case may set it for itself.
 	NoProfile bool `json:"noProfile,omitempty" yaml:"noProfile,omitempty"`
+	// NoThreadSamples leaves the thread sampler out of the recorded JVMs
+	// (internal/threaddump): they record JFR alone, and virtual threads'
+	// waits go unseen. A case may set it for itself.
+	NoThreadSamples bool `json:"noThreadSamples,omitempty" yaml:"noThreadSamples,omitempty"`
 }
 
 // Defaults applied by RunSpec.ApplyDefaults.
@@ -424,8 +431,8 @@ func (s RunSpec) RunCases() []Case {
 func (s RunSpec) Rounds() int { return max(s.Repeat, 1) }
 
 // ForCase returns the spec a case runs under: the case's Java options
-// replace the spec's field by field, its workload, its engine and its
-// NoProfile replace the spec's.
+// replace the spec's field by field, its workload, its engine, its
+// NoProfile and its NoThreadSamples replace the spec's.
 func (s RunSpec) ForCase(c Case) RunSpec {
 	out := s
 	if c.Java != nil {
@@ -437,6 +444,9 @@ func (s RunSpec) ForCase(c Case) RunSpec {
 	out.Engine = s.EngineOf(c)
 	if c.NoProfile != nil {
 		out.NoProfile = *c.NoProfile
+	}
+	if c.NoThreadSamples != nil {
+		out.NoThreadSamples = *c.NoThreadSamples
 	}
 	return out
 }

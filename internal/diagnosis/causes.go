@@ -37,12 +37,14 @@ func pinned(e Evidence) (bench.Cause, bool) {
 // entering monitors (jdk.JavaMonitorEnter) or parked on a lock or a pool
 // (jdk.ThreadPark on a class; sleeps, idle pool threads and the server's
 // own I/O threads left out), and where; from the thread sampler's dumps
-// where the stage has them (sampledWaits). Where most of that time was one
+// where they find it (sampledWaits), as they see virtual threads. Where most of that time was one
 // of the well-known waits (waits), the sentence names the wait's frame and
 // the cause's Waits what it waited for.
 func lockBound(e Evidence) (bench.Cause, bool) {
 	if samples := jfr.OfType(e.Events, jfr.TypeThreadSample); len(samples) > 0 {
-		return sampledWaits(e, samples)
+		if c, ok := sampledWaits(e, samples); ok {
+			return c, true
+		} // a JDK 21 dump says no state: a thread blocked entering a monitor looks busy there, not in JFR
 	}
 	var blocked []jfr.Event
 	var ws []waited

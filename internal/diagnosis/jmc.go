@@ -28,7 +28,8 @@ var jmcRules = []jmcAgree{
 
 // AgainstJMC says where JMC's analysis and the stages' whys part: a rule
 // that warned where no stage's cause is of its verdict, and a verdict a
-// stage reached where none of its rules warned.
+// stage reached where none of its rules warned. Stages are numbered from
+// 1, as the report says them.
 func AgainstJMC(jmc *bench.JMCAnalysis, whys []bench.Diagnosis) []string {
 	if jmc == nil || jmc.Error != "" {
 		return nil
@@ -58,7 +59,7 @@ func AgainstJMC(jmc *bench.JMCAnalysis, whys []bench.Diagnosis) []string {
 		case len(warnings) > 0 && !reached:
 			out = append(out, fmt.Sprintf("JMC warns %s, where no stage's why is %s", strings.Join(warnings, "; "), row.Kind))
 		case len(warnings) == 0 && reached:
-			out = append(out, fmt.Sprintf("the why says %s (stage %d) where none of JMC's %s warned", row.Kind, stage, strings.Join(row.Rules, ", ")))
+			out = append(out, fmt.Sprintf("the why says %s (stage %d) where none of JMC's %s warned", row.Kind, stage+1, strings.Join(row.Rules, ", ")))
 		}
 	}
 	return out

@@ -26,7 +26,7 @@ func TestAgainstJMC(t *testing.T) {
 		// JMC warns of blocking where the why found none; the why's
 		// gc-bound stage had no GC rule warn.
 		{"disagree", []bench.Diagnosis{{Stage: 0}, {Stage: 2, Causes: []bench.Cause{{Kind: bench.VerdictGCBound}}}}, []string{
-			"the why says gc-bound (stage 2) where none of JMC's GcPauseRatio, LongGcPause, HighGc, GcStall, FullGc, ApplicationHalts warned",
+			"the why says gc-bound (stage 3) where none of JMC's GcPauseRatio, LongGcPause, HighGc, GcStall, FullGc, ApplicationHalts warned",
 			"JMC warns JavaBlocking (score 100: Threads were blocked on monitors.), where no stage's why is lock-bound",
 		}},
 	} {

@@ -30,8 +30,13 @@ func requestSample(ev jfr.Event, w waited) bool {
 
 // sampledWaiting reports whether a sampled request thread was waiting: in
 // a well-known wait (a socket read included, which a dump calls
-// RUNNABLE), in a state that waits, or parked by its innermost frame.
+// RUNNABLE), in a state that waits, or parked by its innermost frame. A
+// sleep is no wait: it is the request's own time (a simulated call, a
+// back-off), as the CPU is, and nothing another request holds.
 func sampledWaiting(ev jfr.Event, w waited) bool {
+	if w.What == WaitSleeping {
+		return false
+	}
 	switch ev.Fields["state"] {
 	case "WAITING", "TIMED_WAITING", "BLOCKED":
 		return true

@@ -79,3 +79,13 @@ func TestSampledWaitsWithoutState(t *testing.T) {
 		t.Errorf("cause %+v\nwant sentence:\n%s", c, want)
 	}
 }
+
+// Request threads asleep (a simulated call) are no cause: their time is
+// the request's own, as the CPU's is.
+func TestSampledSleepIsNoWait(t *testing.T) {
+	sleep := stack("java.lang.Thread.sleep0", "java.lang.Thread.sleep", "com.example.orders.LegacyDriver$Connection.roundTrip:55")
+	ev := append(sampled(90, sleep, false, "TIMED_WAITING"), sampled(10, stack("com.example.orders.Prices.total:19"), false, "RUNNABLE")...)
+	if d := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@platform", JDK: 25, Stage: stage(), Events: ev}); len(d.Causes) != 0 {
+		t.Errorf("request threads asleep: causes = %+v", d.Causes)
+	}
+}

@@ -15,8 +15,9 @@ import (
 // (jfr.TypeThreadSample), its cost in in.Cost; none, with a note saying
 // why, where the JVM ran without the sampler or its file is not there.
 func (s *Session) readThreadSamples(ctx context.Context, c Collection, in *bench.Inside, dir string) []jfr.Event {
+	in.ThreadSamplesOff = s.info.ThreadSamplesOff
 	if !s.info.ThreadSamples {
-		if s.info.NoThreadSamples != "" {
+		if s.info.NoThreadSamples != "" && !s.info.ThreadSamplesOff {
 			in.Notes = append(in.Notes, "no thread samples (virtual threads' waits unseen): "+s.info.NoThreadSamples)
 		}
 		return nil

@@ -49,7 +49,7 @@ func (r *Runner) runTarget(ctx context.Context, run *bench.Run, tr *bench.Target
 
 	r.phase(run, tr, bench.PhaseStarting)
 	req := bench.StartRequest{RunID: run.ID, Engine: spec.Engine, Limits: spec.Limits, Java: spec.Java,
-		CPUSet: targetCPUSet(run.Environment, spec.Engine), Requests: spec.Workload.AllRequests(), Record: !spec.NoProfile}
+		CPUSet: targetCPUSet(run.Environment, spec.Engine), Requests: spec.Workload.AllRequests(), Record: !spec.NoProfile, NoThreadSamples: spec.NoThreadSamples}
 	if svc.downstream != nil {
 		req.Downstream = svc.downstream.BaseURL()
 	}

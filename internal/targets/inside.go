@@ -49,6 +49,9 @@ func (e Entry) RunsJVM() bool {
 // says why it has no recording.
 func (r *Runtime) launchRecorded(ctx context.Context, entry Entry, target string, img bench.ImageInfo, opts StartOptions, port int, env, launched map[string]string) (*Instance, error) {
 	smp := r.threadSampler(ctx)
+	if opts.NoThreadSamples {
+		smp = sampler{missing: samplesOff}
+	}
 	inst, err := r.launch(ctx, entry, target, img, opts, port, r.withRecording(ctx, img, env, smp), launched, smp.files()...)
 	if err == nil {
 		inst.recording, inst.noSamples = true, smp.missing
@@ -143,7 +146,7 @@ func (in *Instance) Inside() bench.InsideInfo {
 	switch {
 	case in.entry.RunsJVM() && in.recording:
 		info.Source = bench.ProfileJFR
-		info.ThreadSamples, info.NoThreadSamples = in.noSamples == "", in.noSamples
+		info.ThreadSamples, info.NoThreadSamples, info.ThreadSamplesOff = in.noSamples == "", in.noSamples, in.noSamples == samplesOff
 	case in.entry.RunsJVM():
 		info.NoProfile = cmp.Or(in.noProfile, "the JVM was started without the flight recording")
 	case in.entry.PprofPath != "":
@@ -197,6 +200,9 @@ func (in *Instance) RunJFR(ctx context.Context, stdout io.Writer, file string, a
 }
 
 var _ bench.InsideTarget = (*Instance)(nil)
+
+// samplesOff is why a JVM the spec asked no thread samples of has none.
+const samplesOff = "turned off (noThreadSamples)"
 
 // sampler is the thread sampler's jar as a recorded JVM's container gets
 // it, or why there is none (missing).

@@ -58,13 +58,15 @@ type StartOptions struct {
 	// Record starts a JVM's flight recording (RunsJVM entries only); a JVM
 	// that will not start with it is started again without.
 	Record bool
+	// NoThreadSamples leaves the thread sampler out of a recorded JVM.
+	NoThreadSamples bool
 
 	bind string // BIND_ADDR: the engine's, set by StartTarget
 }
 
 func (o StartOptions) request() bench.StartRequest {
 	return bench.StartRequest{RunID: o.RunID, Limits: o.Limits, CPUSet: o.CPUSet, Java: o.Java, Downstream: o.Downstream, Database: o.Database, Workers: o.Workers,
-		Requests: o.Requests, Record: o.Record}
+		Requests: o.Requests, Record: o.Record, NoThreadSamples: o.NoThreadSamples}
 }
 
 // Start starts a target on the runtime's engine; req.Engine must name it
@@ -74,7 +76,8 @@ func (r *Runtime) Start(ctx context.Context, target string, img bench.ImageInfo,
 		return nil, fmt.Errorf("start target %s: asked for engine %s of the runtime of engine %s", target, req.Engine, r.engine.Name)
 	}
 	inst, err := r.StartTarget(ctx, target, img, StartOptions{Limits: req.Limits, CPUSet: req.CPUSet, Java: req.Java, RunID: req.RunID,
-		Downstream: req.Downstream, Database: req.Database, Workers: req.Workers, Requests: req.Requests, Record: req.Record})
+		Downstream: req.Downstream, Database: req.Database, Workers: req.Workers, Requests: req.Requests, Record: req.Record,
+		NoThreadSamples: req.NoThreadSamples})
 	if err != nil {
 		return nil, err
 	}
