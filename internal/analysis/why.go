@@ -255,50 +255,41 @@ func causeText(d *bench.Diagnosis) string {
 
 // overhead finds the subjects that ran the same target under the same
 // settings with recording and without, and sets their whole attack's
-// throughput side by side.
+// throughput side by side; and the same for the thread sampler's dumps.
 func (a *analysis) overhead(rep bench.Report) []bench.Overhead {
 	if len(rep.Scopes) == 0 {
 		return nil
 	}
-	var out []bench.Overhead
-	for _, on := range a.subjects {
-		if !recorded(on) {
-			continue
-		}
-		for _, off := range a.subjects {
-			if !turnedOff(off) || off.info.Target != on.info.Target || !sameSettings(on.spec, off.spec) {
-				continue
-			}
-			with, ok1 := throughputOf(rep.Scopes[0], on.info.Label)
-			without, ok2 := throughputOf(rep.Scopes[0], off.info.Label)
-			if !ok1 || !ok2 || without <= 0 {
-				continue
-			}
-			o := bench.Overhead{Target: on.info.Target, Recorded: on.info.Label, Unrecorded: off.info.Label,
-				Source: on.rounds[0].Inside.Source, With: with, Without: without, Change: (with - without) / without * 100}
-			o.Sentence = fmt.Sprintf("Recording (%s) cost %s: %s req/s with it (%s), %s req/s without (%s), %+.1f %%.",
-				o.Source, o.Target, Num(with), o.Recorded, Num(without), o.Unrecorded, o.Change)
-			out = append(out, o)
-		}
-	}
-	return append(out, a.dumpsOverhead(rep)...)
+	out := a.sideBySide(rep, recorded, turnedOff, func(o bench.Overhead, on *subject) bench.Overhead {
+		o.Source = on.rounds[0].Inside.Source
+		o.Sentence = fmt.Sprintf("Recording (%s) cost %s: %s req/s with it (%s), %s req/s without (%s), %+.1f %%.",
+			o.Source, o.Target, Num(o.With), o.Recorded, Num(o.Without), o.Unrecorded, o.Change)
+		return o
+	})
+	return append(out, a.sideBySide(rep, sampledDumps, dumpsOff, func(o bench.Overhead, on *subject) bench.Overhead {
+		cost := on.rounds[0].Inside.Cost
+		o.Source = SourceThreadDumps
+		o.Sentence = fmt.Sprintf("Thread dumps cost %s: %s req/s with them (%s), %s req/s without (%s), %+.1f %%; a dump took %.1f ms every %.0f ms.",
+			o.Target, Num(o.With), o.Recorded, Num(o.Without), o.Unrecorded, o.Change, cost.DumpMs, cost.DumpPeriodMs)
+		return o
+	})...)
 }
 
 // SourceThreadDumps names the thread sampler's dumps as what an Overhead
 // measured.
 const SourceThreadDumps = "thread dumps"
 
-// dumpsOverhead finds the subjects that ran the same target under the
-// same settings, recorded, with the thread sampler and without, and sets
-// their throughput side by side: what the dumps cost.
-func (a *analysis) dumpsOverhead(rep bench.Report) []bench.Overhead {
+// sideBySide sets side by side each subject with something on and a subject
+// of the same target, under the same settings, with it off: their whole
+// attack's throughput, said by say.
+func (a *analysis) sideBySide(rep bench.Report, isOn, isOff func(*subject) bool, say func(bench.Overhead, *subject) bench.Overhead) []bench.Overhead {
 	var out []bench.Overhead
 	for _, on := range a.subjects {
-		if !recorded(on) || on.rounds[0].Inside.Cost == nil || on.rounds[0].Inside.Cost.ThreadDumps == 0 {
+		if !isOn(on) {
 			continue
 		}
 		for _, off := range a.subjects {
-			if !recorded(off) || !off.rounds[0].Inside.ThreadSamplesOff || off.info.Target != on.info.Target || !sameSettings(on.spec, off.spec) {
+			if !isOff(off) || off.info.Target != on.info.Target || !sameSettings(on.spec, off.spec) {
 				continue
 			}
 			with, ok1 := throughputOf(rep.Scopes[0], on.info.Label)
@@ -306,15 +297,21 @@ func (a *analysis) dumpsOverhead(rep bench.Report) []bench.Overhead {
 			if !ok1 || !ok2 || without <= 0 {
 				continue
 			}
-			o := bench.Overhead{Target: on.info.Target, Recorded: on.info.Label, Unrecorded: off.info.Label,
-				Source: SourceThreadDumps, With: with, Without: without, Change: (with - without) / without * 100}
-			o.Sentence = fmt.Sprintf("Thread dumps cost %s: %s req/s with them (%s), %s req/s without (%s), %+.1f %%; a dump took %.1f ms every %.0f ms.",
-				o.Target, Num(with), o.Recorded, Num(without), o.Unrecorded, o.Change, on.rounds[0].Inside.Cost.DumpMs, on.rounds[0].Inside.Cost.DumpPeriodMs)
-			out = append(out, o)
+			out = append(out, say(bench.Overhead{Target: on.info.Target, Recorded: on.info.Label, Unrecorded: off.info.Label,
+				With: with, Without: without, Change: (with - without) / without * 100}, on))
 		}
 	}
 	return out
 }
+
+// sampledDumps says whether a subject's first round took thread dumps.
+func sampledDumps(s *subject) bool {
+	return recorded(s) && s.rounds[0].Inside.Cost != nil && s.rounds[0].Inside.Cost.ThreadDumps > 0
+}
+
+// dumpsOff says whether the spec turned the thread sampler off for a
+// recorded subject.
+func dumpsOff(s *subject) bool { return recorded(s) && s.rounds[0].Inside.ThreadSamplesOff }
 
 // recorded says whether a subject's first round recorded inside its target.
 func recorded(s *subject) bool {
