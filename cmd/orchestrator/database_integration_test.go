@@ -53,8 +53,19 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 		t.Errorf("%s's settings say database %q", tr.Key(), env)
 	}
 	pools := analysis.PoolStages(&tr)
-	if last := pools[len(pools)-1]; last.Where() != analysis.WaitPool || last.DatabaseMs <= 0 {
+	last := pools[len(pools)-1]
+	if last.Where() != analysis.WaitPool || last.DatabaseMs <= 0 {
 		t.Errorf("at 400 clients the requests were at %s (%+v), want waiting for the pool, and their time in the database", last.Where(), last)
+	}
+	// Where the pool is the limit, its 10 connections always busy, the
+	// throughput is 10 ÷ the hold measured (Little's law), within 5 %;
+	// the nominal bound (10 ÷ 20 ms) less what the service adds to it.
+	if st := tr.Stages[len(tr.Stages)-1]; last.HeldMs > 0 {
+		held := 10 / (last.HeldMs / 1000)
+		t.Logf("at 400 clients: %.1f req/s; held %.2f ms (%.2f in the database): bound %.1f req/s, reached %.1f %%", st.Stats.Throughput, last.HeldMs, last.DatabaseMs, held, 100*st.Stats.Throughput/held)
+		if share := st.Stats.Throughput / held; share < 0.95 || share > 1.05 {
+			t.Errorf("at 400 clients %.1f req/s, %.1f %% of the bound the hold measured sets (10 ÷ %.2f ms = %.1f): want within 5 %%", st.Stats.Throughput, 100*share, last.HeldMs, held)
+		}
 	}
 	sheet, ok := builtin.SheetOf(run)
 	var text strings.Builder
@@ -64,7 +75,7 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 			fmt.Fprintf(&text, "%s\n%v\n", p.Table.Title, p.Table.Rows)
 		}
 	}
-	for _, want := range []string{"the pool allows 500.0 req/s", "(500.0, ", "pool: pool ", "a connection held per request"} {
+	for _, want := range []string{"the pool allows 500.0 req/s", "(500.0, ", "; held ", "pool: pool ", "a connection held per request"} {
 		if !ok || !strings.Contains(text.String(), want) {
 			t.Errorf("the sheet lacks %q:\n%s", want, text.String())
 		}
