@@ -282,8 +282,9 @@ const (
 	DefaultCapacityBudget        = Duration(100e9)
 )
 
-// MustPassOf is how many of n confirmations must pass by default: a
-// majority. A target's figures over one confirmation can be taken by a
+// MustPassOf is how many of n confirmations must pass under the window
+// rule (RuleWindows) when none was asked, and for windows the pooled rule
+// cannot pool (they carry no histogram): a majority. A target's figures over one confirmation can be taken by a
 // rare event of its own (a full garbage collection pausing it for a
 // quarter of a second every half-minute fails a 10 s trial's p99 when it
 // falls inside it, and passes the next); asking every confirmation to pass

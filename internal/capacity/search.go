@@ -2,11 +2,13 @@
 // an objective, the way FD.io CSIT's MLRsearch finds a packet rate: short
 // trials bracket the answer (doubling up from a start rate), bisection
 // narrows the bracket to a relative width, and the lower edge is confirmed
-// at full trial length, several times, so that the answer is a rate whose
-// confirmations passed as many as asked: a majority by default, as
-// MLRsearch's goal exceed ratio of one half (see bench.MustPassOf), or
-// every one. Trials run through a TrialFunc, so the search knows nothing of
-// targets or load generators.
+// at full trial length, several times. By default the objective is judged
+// over the confirmations' time pooled (their latency histograms merged, as
+// MLRsearch judges a load over the sum of its trials against a goal
+// duration), so that a rare pause counts in proportion to how often it
+// happens; asked (MustPass), over each confirmation's window, that many of
+// them passing. Trials run through a TrialFunc, so the search knows
+// nothing of targets or load generators.
 //
 // Like MLRsearch, the search plans its budget so that confirming fits: a
 // short trial runs only when the budget left holds it and the
