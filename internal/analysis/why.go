@@ -269,8 +269,8 @@ func (a *analysis) overhead(rep bench.Report) []bench.Overhead {
 	return append(out, a.sideBySide(rep, sampledDumps, dumpsOff, func(o bench.Overhead, on *subject) bench.Overhead {
 		cost := on.rounds[0].Inside.Cost
 		o.Source = SourceThreadDumps
-		o.Sentence = fmt.Sprintf("Thread dumps cost %s: %s req/s with them (%s), %s req/s without (%s), %+.1f %%; a dump took %.1f ms every %.0f ms.",
-			o.Target, Num(o.With), o.Recorded, Num(o.Without), o.Unrecorded, o.Change, cost.DumpMs, cost.DumpPeriodMs)
+		o.Sentence = fmt.Sprintf("Thread dumps cost %s: %s req/s with them (%s), %s req/s without (%s), %+.1f %%; %d dumps, %.1f ms each (%.1f %% of a CPU).",
+			o.Target, Num(o.With), o.Recorded, Num(o.Without), o.Unrecorded, o.Change, cost.ThreadDumps, cost.DumpMs, 100*cost.DumpShare)
 		return o
 	})...)
 }

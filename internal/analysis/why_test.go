@@ -130,7 +130,7 @@ func TestWhyDumpsOverhead(t *testing.T) {
 		analysistest.Crafted{Target: bench.TargetJavaVirtual, PerSecond: analysistest.Around(200, 10), Low: 500, High: 520})
 	off := true
 	r.Spec.Cases = []bench.Case{{Name: "dumps", Target: bench.TargetJavaVirtual}, {Name: "no-dumps", Target: bench.TargetJavaVirtual, NoThreadSamples: &off}}
-	r.Targets[0].Case, r.Targets[0].Inside = "dumps", &bench.Inside{Source: bench.ProfileJFR, Cost: &bench.InsideCost{ThreadDumps: 60, DumpMs: 12, DumpPeriodMs: 1000}}
+	r.Targets[0].Case, r.Targets[0].Inside = "dumps", &bench.Inside{Source: bench.ProfileJFR, Cost: &bench.InsideCost{ThreadDumps: 60, DumpMs: 12, DumpPeriodMs: 1000, DumpShare: 0.012}}
 	r.Targets[1].Case, r.Targets[1].Inside = "no-dumps", &bench.Inside{Source: bench.ProfileJFR, ThreadSamplesOff: true}
 	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	if len(rep.Why.Overhead) != 1 {
@@ -139,7 +139,7 @@ func TestWhyDumpsOverhead(t *testing.T) {
 	if o := rep.Why.Overhead[0]; o.Source != analysis.SourceThreadDumps || o.Recorded != "dumps" || o.Unrecorded != "no-dumps" || math.Abs(o.Change-(-2)) > 1 {
 		t.Errorf("overhead %+v, want dumps vs no-dumps, about -2 %%", o)
 	}
-	hasFinding(t, rep, "Thread dumps cost java-virtual", "a dump took 12.0 ms every 1000 ms")
+	hasFinding(t, rep, "Thread dumps cost java-virtual", "60 dumps, 12.0 ms each (1.2 % of a CPU)")
 }
 
 // A capacity search's why is given at its first failing rate beside its

@@ -151,7 +151,7 @@ func costWords(source string, c *bench.InsideCost) string {
 	s := fmt.Sprintf("%s recording, %d events read; stop with the JVM's dump %.2f s, copy %.2f s, reading %.2f s",
 		sizeWords(c.Bytes), c.Events, c.StopSeconds, c.CopySeconds, c.ReadSeconds)
 	if c.ThreadDumps > 0 {
-		s += fmt.Sprintf("; %d thread dumps every %.0f ms, %.1f ms each (%.1f %% of a CPU)", c.ThreadDumps, c.DumpPeriodMs, c.DumpMs, 100*c.DumpShare)
+		s += fmt.Sprintf("; %d thread dumps, %.1f ms each (%.1f %% of a CPU)", c.ThreadDumps, c.DumpMs, 100*c.DumpShare)
 	}
 	return s
 }

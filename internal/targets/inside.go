@@ -77,7 +77,7 @@ func (r *Runtime) withRecording(ctx context.Context, img bench.ImageInfo, env ma
 	out := maps.Clone(env)
 	out[jfr.EnvVar] = jfr.DefaultSettings().ToolOptions(r.javaToolBase(ctx, img, env))
 	if smp.jar != nil {
-		out[jfr.EnvVar] += " " + threaddump.Option(threaddump.DefaultPeriod)
+		out[jfr.EnvVar] += " " + threaddump.Option(threaddump.DefaultPeriod, threaddump.DefaultBudget)
 	}
 	return out
 }

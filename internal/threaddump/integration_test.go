@@ -62,7 +62,7 @@ func TestSamplerInRealJVMs(t *testing.T) {
 				t.Fatalf("no JVM at %s: %v", tc.home, err)
 			}
 			out := filepath.Join(t.TempDir(), "threads.txt")
-			args := []string{"-javaagent:" + jar + "=file=" + out + ",period=100", "-cp", dir, "Gate"}
+			args := []string{"-javaagent:" + jar + "=file=" + out + ",period=100,budget=1", "-cp", dir, "Gate"}
 			if tc.virtual {
 				args = append(args, "virtual")
 			}

@@ -11,11 +11,14 @@ import (
 	"github.com/threadbench/threadbench/internal/jfr"
 )
 
-// Samples is what the sampler wrote: its period, the Java version it ran
-// on, and each dump it took in order.
+// Samples is what the sampler wrote: its period (the least time between
+// two dumps: it waits longer after a dump that cost more than its budget
+// allows), the Java version it ran on, its budget (a share of one CPU),
+// and each dump it took in order.
 type Samples struct {
 	Period  time.Duration
 	Java    string
+	Budget  float64
 	Samples []Sample
 	// Stopped is what ended the sampling early, as the sampler said it;
 	// "" when it ran until its JVM stopped.
@@ -111,6 +114,9 @@ func (p *parser) header(f []string) error {
 		return fmt.Errorf("header: period %q is not a positive number of ms", f[0])
 	}
 	p.out.Period, p.out.Java = time.Duration(ms)*time.Millisecond, f[1]
+	if len(f) > 2 {
+		p.out.Budget, _ = strconv.ParseFloat(f[2], 64)
+	}
 	return nil
 }
 
@@ -193,14 +199,14 @@ func short(s string) string {
 
 // Events returns the threads of every sample as events of type
 // jfr.TypeThreadSample (see there), in order of time: one per thread
-// seen, starting at its sample and lasting the period, so that a wait's
-// events add up to the thread-seconds it held, and a stage's edge cuts
-// them as it cuts JFR's.
+// seen, starting at its sample and lasting until the next (Interval), so
+// that a wait's events add up to the thread-seconds it held, and a
+// stage's edge cuts them as it cuts JFR's.
 func (s *Samples) Events() []jfr.Event {
 	var out []jfr.Event
-	for _, sample := range s.Samples {
+	for i, sample := range s.Samples {
 		for _, g := range sample.Groups {
-			ev := jfr.Event{Type: jfr.TypeThreadSample, Start: sample.At, Duration: s.Period,
+			ev := jfr.Event{Type: jfr.TypeThreadSample, Start: sample.At, Duration: s.Interval(i),
 				Thread: jfr.Thread{Name: g.Name, Virtual: g.Virtual}, Stack: g.Stack,
 				Fields: map[string]string{"state": g.State, "parkedClass": g.Blocker}}
 			for range g.Count {
@@ -211,17 +217,33 @@ func (s *Samples) Events() []jfr.Event {
 	return out
 }
 
+// Interval is the time sample i stands for: until the next sample; the
+// last, as long as the one before it (the period when it is the only one).
+func (s *Samples) Interval(i int) time.Duration {
+	switch {
+	case i+1 < len(s.Samples):
+		return s.Samples[i+1].At.Sub(s.Samples[i].At)
+	case i > 0:
+		return s.Samples[i].At.Sub(s.Samples[i-1].At)
+	}
+	return s.Period
+}
+
 // Cost is the sampling's cost: the dumps' mean time, and the share of
-// one CPU's time they took at the period (an upper bound: a dump waits on
-// threads as well as using the CPU).
+// one CPU's time they took over the time sampled (an upper bound: a dump
+// waits on threads as well as using the CPU).
 func (s *Samples) Cost() (mean time.Duration, share float64) {
-	if len(s.Samples) == 0 || s.Period <= 0 {
+	if len(s.Samples) == 0 {
 		return 0, 0
 	}
-	var total time.Duration
-	for _, sample := range s.Samples {
+	var total, span time.Duration
+	for i, sample := range s.Samples {
 		total += sample.Cost
+		span += s.Interval(i)
 	}
 	mean = total / time.Duration(len(s.Samples))
-	return mean, mean.Seconds() / s.Period.Seconds()
+	if span <= 0 {
+		return mean, 0
+	}
+	return mean, total.Seconds() / span.Seconds()
 }
