@@ -12,6 +12,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // Sample is one value of a curated series: a name as exposed (a summary's
@@ -46,6 +48,24 @@ func (s Sample) String() string {
 	return s.Name + "{" + strings.Join(labels, ",") + "} " + value
 }
 
+// A JVM's series, as Micrometer names them, which the tables and the
+// warm-up read. A JVM without Micrometer gets them from its perf counters
+// (perfdata.go), labelled SourceLabel=SourcePerfData.
+const (
+	JVMThreadsLive     = "jvm_threads_live_threads"   // live platform threads
+	JVMMemoryUsed      = "jvm_memory_used_bytes"      // by area: heap, nonheap
+	JVMMemoryCommitted = "jvm_memory_committed_bytes" // by area: heap, nonheap
+	JVMGCPauses        = "jvm_gc_pause_seconds_count" // collection pauses since start
+	JVMGCPauseSeconds  = "jvm_gc_pause_seconds_sum"   // time in them
+	JVMCompilationMs   = bench.SeriesJITMs            // JIT compilation time since start, ms
+)
+
+// The label that splits the JVM's memory series, and its heap's value.
+const (
+	areaLabel = "area"
+	areaHeap  = "heap"
+)
+
 // InflightRequests is the targets' gauge of requests being handled,
 // labelled thread="platform", "virtual" or "goroutine" by what runs them.
 const InflightRequests = "threadbench_inflight_requests"
@@ -61,7 +81,7 @@ var curated = map[string][]string{
 	// requests being handled by the kind of thread running them, one thread
 	// each, parked or not (targets/CONTRACT.md).
 	InflightRequests:                           {"thread"},
-	"jvm_threads_live_threads":                 nil,
+	JVMThreadsLive:                             nil,
 	"jvm_threads_peak_threads":                 nil, // the JVM's own peak since it started
 	"jvm_threads_states_threads":               {"state"},
 	"tomcat_threads_busy_threads":              nil,
@@ -88,8 +108,8 @@ var curated = map[string][]string{
 	"go_goroutines": nil,
 	"go_threads":    nil,
 	// Memory.
-	"jvm_memory_used_bytes":                {"area"},
-	"jvm_memory_committed_bytes":           {"area"},
+	JVMMemoryUsed:                          {areaLabel},
+	JVMMemoryCommitted:                     {areaLabel},
 	"go_memstats_heap_inuse_bytes":         nil,
 	"go_memstats_stack_inuse_bytes":        nil,
 	"process_resident_memory_bytes":        nil,
@@ -100,13 +120,13 @@ var curated = map[string][]string{
 	"jvm_nmt_total_reserved_bytes":         nil,
 	"jvm_nmt_total_committed_bytes":        nil,
 	// GC.
-	"jvm_gc_pause_seconds_count":   nil,
-	"jvm_gc_pause_seconds_sum":     nil,
+	JVMGCPauses:                    nil,
+	JVMGCPauseSeconds:              nil,
 	"go_gc_duration_seconds_count": nil,
 	"go_gc_duration_seconds_sum":   nil,
 	// JIT: the JVM's accumulated compilation time, which a warm-up until
 	// steady reports (still growing in the measured part: not warm yet).
-	"jvm_compilation_time_ms_total": nil,
+	JVMCompilationMs: nil,
 	// CPU: Go's counter is in seconds, Micrometer's in nanoseconds;
 	// process_cpu_usage is the JVM's recent share of all CPUs.
 	"process_cpu_seconds_total": nil,

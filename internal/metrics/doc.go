@@ -11,6 +11,12 @@
 // (bench.StageResources) and hands back the raw expositions of the first and
 // the last successful scrape for anything the curated series lack.
 //
-// A failed scrape or stats read is counted and reported, never fatal: the
-// attack is the measurement, the resources are context.
+// A JVM whose scrape lacks the JVM's own series (no Prometheus endpoint,
+// or one without Micrometer's JVM metrics) gets them from its perf
+// counters instead, its hsperfdata file copied out of the container every
+// interval (perfdata.go); they are labelled source="hsperfdata".
+//
+// A failed scrape, stats read or perf data read is counted and reported
+// (the last two together, as the container's), never fatal: the attack is
+// the measurement, the resources are context.
 package metrics

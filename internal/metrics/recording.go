@@ -10,7 +10,8 @@ import (
 )
 
 // Recording is one target's sampling in progress: a goroutine scraping its
-// metrics endpoint every interval and one following its container's stats.
+// metrics endpoint every interval, one following its container's stats
+// and, for a JVM, one reading its perf counters where the scrape lacks them.
 // Its methods are safe for concurrent use.
 type Recording struct {
 	target   Target
@@ -92,18 +93,29 @@ func (r *Recording) summarize(warmup *bench.StageResult, stages []bench.StageRes
 	return res
 }
 
-// scrapeEvery scrapes at once and then every interval until ctx ends.
-func (r *Recording) scrapeEvery(ctx context.Context, sc *scraper) {
+// scrapeEvery scrapes at once and then every interval until ctx ends;
+// it closes tried once the first scrape has been tried.
+func (r *Recording) scrapeEvery(ctx context.Context, sc *scraper, tried chan<- struct{}) {
 	ticker := time.NewTicker(r.interval)
 	defer ticker.Stop()
+	r.scrape(ctx, sc)
+	close(tried)
 	for {
-		r.scrape(ctx, sc)
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
 		}
+		r.scrape(ctx, sc)
 	}
+}
+
+// scrapeCovers reports whether the scrape has given the series the JVM's
+// perf counters would (covering): they are then not read.
+func (r *Recording) scrapeCovers() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timeline.has(covering())
 }
 
 // scrapeTimeouts is how many intervals a scrape may take. A JVM whose one

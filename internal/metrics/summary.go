@@ -22,8 +22,8 @@ var (
 		{"process_cpu_time_ns_total", 1e-9},
 		{ContainerCPUSeconds, 1}, // when the process does not say
 	}
-	gcCountCounters   = []counter{{"jvm_gc_pause_seconds_count", 1}, {"go_gc_duration_seconds_count", 1}}
-	gcSecondsCounters = []counter{{"jvm_gc_pause_seconds_sum", 1}, {"go_gc_duration_seconds_sum", 1}}
+	gcCountCounters   = []counter{{JVMGCPauses, 1}, {"go_gc_duration_seconds_count", 1}}
+	gcSecondsCounters = []counter{{JVMGCPauseSeconds, 1}, {"go_gc_duration_seconds_sum", 1}}
 )
 
 // Sources map a target's series onto the generic thread and memory

@@ -44,7 +44,7 @@ func (tl *timeline) add(at time.Time, samples []Sample) {
 // labels, taken at the earliest of their latest instants.
 func (tl *timeline) latest(name string) (at time.Time, value float64, ok bool) {
 	for _, tr := range tl.tracks {
-		if tr.name != name || len(tr.at) == 0 {
+		if tr.name != name || len(tr.at) == 0 || tl.shadowed(tr) {
 			continue
 		}
 		last := len(tr.at) - 1
@@ -58,11 +58,14 @@ func (tl *timeline) latest(name string) (at time.Time, value float64, ok bool) {
 }
 
 // series returns every series, sorted by name and labels, with T in seconds
-// since t0.
+// since t0; those a scrape shadows are left out.
 func (tl *timeline) series(t0 time.Time) []bench.Series {
 	out := make([]bench.Series, 0, len(tl.tracks))
 	for _, k := range slices.Sorted(maps.Keys(tl.tracks)) {
 		tr := tl.tracks[k]
+		if tl.shadowed(tr) {
+			continue
+		}
 		points := make([]bench.Point, len(tr.at))
 		for i, at := range tr.at {
 			points[i] = bench.Point{T: offset(at, t0), V: tr.values[i]}
@@ -70,6 +73,39 @@ func (tl *timeline) series(t0 time.Time) []bench.Series {
 		out = append(out, bench.Series{Name: tr.name, Labels: tr.labels, Points: points})
 	}
 	return out
+}
+
+// shadowed reports whether tr was read from the JVM's perf counters and a
+// scrape gave the same series (the same name and other labels): the
+// scrape's wins, whole. Mixing the two in one series would not do: the
+// same counter starts at the JVM's start in one and at Micrometer's in the
+// other (GC pauses), and a heap is summed over pools in one and over
+// generations in the other.
+func (tl *timeline) shadowed(tr *track) bool {
+	if tr.labels[SourceLabel] != SourcePerfData {
+		return false
+	}
+	_, scraped := tl.tracks[scrapedKey(tr.name, tr.labels)]
+	return scraped
+}
+
+// has reports whether the timeline holds every one of series (by name and
+// labels) with at least one sample.
+func (tl *timeline) has(series []Sample) bool {
+	for _, s := range series {
+		if _, ok := tl.tracks[s.key()]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// scrapedKey is the key of the series a scrape would give under name and
+// labels: theirs without SourceLabel.
+func scrapedKey(name string, labels map[string]string) string {
+	s := Sample{Name: name, Labels: maps.Clone(labels)}
+	delete(s.Labels, SourceLabel)
+	return s.key()
 }
 
 // offset is at on the clock whose zero is t0, in seconds.

@@ -60,8 +60,9 @@ func (w *warmup) outcome(stage *bench.StageResult) *bench.WarmupSteady {
 	return ws
 }
 
-// jitSeries is Micrometer's accumulated JIT compilation time, in ms.
-const jitSeries = "jvm_compilation_time_ms_total"
+// jitSeries is the JVM's accumulated JIT compilation time, in ms:
+// Micrometer's, else read from the JVM's perf counters.
+const jitSeries = bench.SeriesJITMs
 
 // noteJIT adds to a warm-up until steady the JVM's compilation time during
 // it and during the measured profile, read from the recorded series (on
