@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -57,6 +58,9 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	row := func(key, value string) { fmt.Fprintf(tw, "%s\t%s\n", key, value) }
 	row("run", r.ID)
 	row("name", analysis.OrDash(r.Name))
+	if len(r.Spec.Labels) > 0 {
+		row("labels", labelWords(r.Spec.Labels))
+	}
 	row("status", string(r.Status))
 	if r.Error != "" {
 		row("error", r.Error)
@@ -131,6 +135,32 @@ func gib(bytes int64) string {
 	return fmt.Sprintf("%.1f GiB", float64(bytes)/(1<<30))
 }
 
+// settingsWidth bounds the settings a run's table prints: a target
+// records every knob it ran with (a thousand characters for a JVM: its
+// JAVA_TOOL_OPTIONS alone is half of that), which buried the table a
+// reader came for; the JSON and `runs show -o json` keep them all.
+const settingsWidth = 160
+
+// settingsLine says a target's settings within settingsWidth, saying how
+// many more there are and where they are.
+func settingsLine(settings map[string]string) string {
+	keys := slices.Sorted(maps.Keys(settings))
+	var shown []string
+	width := 0
+	for _, k := range keys {
+		pair := k + "=" + settings[k]
+		if width+len(pair) > settingsWidth && len(shown) > 0 {
+			break
+		}
+		shown, width = append(shown, pair), width+len(pair)+1
+	}
+	line := strings.Join(shown, " ")
+	if more := len(keys) - len(shown); more > 0 {
+		line += fmt.Sprintf(" … (%d more: -o json)", more)
+	}
+	return line
+}
+
 func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 	fmt.Fprintf(buf, "target %s: %s\n", t.Key(), t.Status)
 	if t.Key() != t.Target {
@@ -152,7 +182,7 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 		row("cpuset", t.CPUSet)
 	}
 	if len(t.Settings) > 0 {
-		row("settings", analysis.JoinSorted(t.Settings, ""))
+		row("settings", settingsLine(t.Settings))
 	}
 	tw.Flush()
 	if t.Warmup != nil || len(t.Stages) > 0 || t.Total != nil {

@@ -268,3 +268,17 @@ func TestWriteComparison_SignificantUnderMinimumEffect(t *testing.T) {
 		}
 	}
 }
+
+// A run's table says a target's settings within a line, and how many more
+// the JSON holds.
+func TestSettingsLine(t *testing.T) {
+	settings := map[string]string{"a": "1", "b": "2"}
+	if got := report.SettingsLine(settings); got != "a=1 b=2" {
+		t.Errorf("short: %q", got)
+	}
+	settings["javaToolOptions"] = strings.Repeat("-XX:Option=x ", 40)
+	settings["z"] = "3"
+	if got := report.SettingsLine(settings); got != "a=1 b=2 … (2 more: -o json)" {
+		t.Errorf("long: %q", got)
+	}
+}

@@ -1,0 +1,4 @@
+package report
+
+// SettingsLine is settingsLine, for the tests.
+var SettingsLine = settingsLine
