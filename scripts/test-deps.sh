@@ -14,11 +14,14 @@
 #   /usr/sbin/mariadbd                   mariadb-server  the MariaDB image
 #                      (internal/database assembles a server's image from
 #                      its host package; neither server runs on the host)
+#   /usr/lib/python3/dist-packages/junitparser  python3-junitparser  a JUnit
+#                      reader that check's JUnit XML is read back with
 set -euo pipefail
 
 # program -> Debian package
 declare -A NEED=([/usr/bin/chromium]=chromium [ip]=iproute2 [nsenter]=util-linux [taskset]=util-linux
-	[/usr/lib/postgresql/15/bin/postgres]=postgresql-15 [/usr/sbin/mariadbd]=mariadb-server)
+	[/usr/lib/postgresql/15/bin/postgres]=postgresql-15 [/usr/sbin/mariadbd]=mariadb-server
+	[/usr/lib/python3/dist-packages/junitparser]=python3-junitparser)
 
 die() { echo "test-deps: $*" >&2; exit 1; }
 have() { [[ $1 == /* ]] && [ -x "$1" ] || { [[ $1 != /* ]] && command -v "$1" >/dev/null 2>&1; }; }

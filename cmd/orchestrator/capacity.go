@@ -66,7 +66,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			if cfg.Server != "" {
 				return bench.FieldErrorf("--server", "capacity runs locally for now: leave out --server")
 			}
-			spec, err := cf.spec(&flags, cmd.Flags())
+			spec, err := cf.spec(&flags, cmd.Flags(), g.getenv)
 			if err != nil {
 				return err
 			}
@@ -101,13 +101,13 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 
 // spec builds the run spec of a search or a sweep from the run flags and
 // the command's own, checking everything before anything starts.
-func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet) (bench.RunSpec, error) {
+func (cf *capacityFlags) spec(flags *specFlags, fs *pflag.FlagSet, getenv func(string) string) (bench.RunSpec, error) {
 	for _, name := range []string{"profile", "scale", "experiment", "part", "case", "repeat"} {
 		if fs.Changed(name) {
 			return bench.RunSpec{}, bench.FieldErrorf("--"+name, "capacity makes its own profile: leave out --%s", name)
 		}
 	}
-	spec, err := flags.spec(fs)
+	spec, err := flags.spec(fs, getenv)
 	if err != nil {
 		return spec, err
 	}

@@ -16,28 +16,35 @@ import (
 // the run (and the parts after it), keeping what was measured. responses,
 // when not nil, logs every measured request of each target.
 func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) error {
+	_, err := runLocalRuns(g, cfg, spec, output, quiet, responses)
+	return err
+}
+
+// runLocalRuns is runLocal returning the runs it followed to their end,
+// as stored: for a command that goes on to judge them (check).
+func runLocalRuns(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) ([]*bench.Run, error) {
 	// A local run's user may name the images to build on; a daemon's
 	// callers may not.
 	catalog := g.specCatalog(cfg)
 	catalog.AllowImages = true
 	if _, err := bench.PrepareRuns(spec, catalog); err != nil {
-		return err
+		return nil, err
 	}
 	db := store.NewDB(cfg.DB)
 	if err := db.Open(); err != nil {
-		return bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
+		return nil, bench.Errorf(bench.EUNAVAILABLE, "open run history %s: %v", cfg.DB, err)
 	}
 	defer db.Close()
 	deps, err := openRunDeps(g, cfg, db, quiet)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer deps.Close()
 	deps.config.Responses = responses
 	queue := newRunQueue(deps, db, catalog, 0)
 	first, err := queue.Submit(context.WithoutCancel(g.ctx), spec)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	l := &localRuns{g: g, cfg: cfg, db: db, queue: queue, parts: runParts(first)}
 	return l.follow(output, quiet, responses)
@@ -61,8 +68,9 @@ type localRuns struct {
 }
 
 // follow starts the queue and prints each run's progress and results in
-// turn, until one does not succeed (the queue cancels the parts after it).
-func (l *localRuns) follow(output string, quiet bool, responses bench.ResponseLog) error {
+// turn, until one does not succeed (the queue cancels the parts after it),
+// and returns the runs that ended, that one among them.
+func (l *localRuns) follow(output string, quiet bool, responses bench.ResponseLog) ([]*bench.Run, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	// Subscribed before the queue starts, so that no event goes unseen.
@@ -70,7 +78,7 @@ func (l *localRuns) follow(output string, quiet bool, responses bench.ResponseLo
 	for i, id := range l.parts {
 		var err error
 		if events[i], err = l.queue.Subscribe(ctx, id); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	l.queue.Start()
@@ -82,17 +90,19 @@ func (l *localRuns) follow(output string, quiet bool, responses bench.ResponseLo
 		l.queue.Close(context.Background())
 	}()
 	go l.cancelOnInterrupt(ctx)
+	var ended []*bench.Run
 	for i, id := range l.parts {
 		run, err := l.await(ctx, id, events[i], quiet)
 		if err != nil {
-			return err
+			return ended, err
 		}
+		ended = append(ended, run)
 		listResultsFiles(l.g, run, responses)
 		if err := finishRun(l.g, run, output, l.cfg.DB); err != nil {
-			return err
+			return ended, err
 		}
 	}
-	return nil
+	return ended, nil
 }
 
 // await shows a run's progress until it has finished and returns it as

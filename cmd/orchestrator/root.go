@@ -19,7 +19,7 @@ const (
 	exitOK         = 0
 	exitFailure    = 1 // the command could not do its job (engine down, run failed...)
 	exitBadInput   = 2 // the user's input is wrong: flags, spec, unknown IDs
-	exitRegression = 3 // compare --fail-on-regression found a regression
+	exitRegression = 3 // a regression or a broken objective: compare --fail-on-regression, check
 	exitBusy       = 4 // the daemon's run queue stayed full: nothing was submitted; try again later
 )
 
@@ -72,6 +72,7 @@ func newRootCmd(g *globalState) *cobra.Command {
 		newCompareCmd(g),
 		newReportCmd(g),
 		newRunCmd(g),
+		newCheckCmd(g),
 		newCapacityCmd(g),
 		newServeCmd(g),
 		newProfilesCmd(g),

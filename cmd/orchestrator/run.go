@@ -54,7 +54,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			spec, err := flags.spec(cmd.Flags())
+			spec, err := flags.spec(cmd.Flags(), g.getenv)
 			if err != nil {
 				return err
 			}

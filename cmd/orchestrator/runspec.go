@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/check"
 	"github.com/threadbench/threadbench/internal/requests"
 )
 
@@ -46,6 +48,7 @@ type specFlags struct {
 	database       string
 	dbInit         string
 	dbPool         int
+	labels         []string
 	// fileNamesTargets: the spec file gave the targets (a service of one's
 	// own then does not replace them).
 	fileNamesTargets bool
@@ -83,14 +86,16 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.StringVar(&f.database, "database", "", "start a database server beside the targets ("+strings.Join(bench.DatabaseKinds, ", ")+"; MariaDB serves mysql): the targets get its connection settings (DB_*, SPRING_DATASOURCE_*)")
 	fs.StringVar(&f.dbInit, "db-init", "", "with --database: an SQL file run once the server answers (default: the service's own migrations)")
 	fs.IntVar(&f.dbPool, "db-pool", 0, fmt.Sprintf("with --database: connections in each target's pool (default %d, HikariCP's)", bench.DefaultDatabasePool))
+	fs.StringArrayVar(&f.labels, "label", nil, "a label stored with the run, KEY=VALUE (repeatable; over the spec file's labels and the commit, branch and build a GitHub Actions or GitLab CI job sets)")
 	fs.Bool("no-profile", false, "record nothing inside the targets (no JFR recording of a JVM, no CPU profile of a Go target): the report then has no why from inside them")
 }
 
 // fileTargets reports whether the spec file names the targets (set by spec).
 func (f *specFlags) fileTargets() bool { return f.fileNamesTargets }
 
-// spec builds the run spec: the file first, then the flags the user gave.
-func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
+// spec builds the run spec: the file first, then the flags the user gave;
+// labels also from a CI job's environment, read with getenv.
+func (f *specFlags) spec(fs *pflag.FlagSet, getenv func(string) string) (bench.RunSpec, error) {
 	var spec bench.RunSpec
 	if f.file != "" {
 		if err := readSpecFile(f.file, &spec); err != nil {
@@ -147,7 +152,29 @@ func (f *specFlags) spec(fs *pflag.FlagSet) (bench.RunSpec, error) {
 	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
 	set("engine", func() { spec.Engine = f.engine })
 	set("load-engine", func() { spec.Profile.Engine = f.loadEngine })
+	if err := f.labelSpec(&spec, getenv); err != nil {
+		return spec, err
+	}
 	return spec, f.databaseFlags(fs, &spec)
+}
+
+// labelSpec labels the spec in layers: the file's labels, then the
+// commit, branch and build of the CI job the environment describes, then
+// --label. Prepare checks them.
+func (f *specFlags) labelSpec(spec *bench.RunSpec, getenv func(string) string) error {
+	given, err := check.ParseLabels(f.labels)
+	if err != nil {
+		return err
+	}
+	labels := maps.Clone(spec.Labels)
+	for _, layer := range []map[string]string{check.EnvLabels(getenv), given} {
+		if len(layer) > 0 && labels == nil {
+			labels = map[string]string{}
+		}
+		maps.Copy(labels, layer)
+	}
+	spec.Labels = labels
+	return nil
 }
 
 // databaseFlags puts --database, --db-init and --db-pool into the spec,

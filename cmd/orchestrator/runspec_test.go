@@ -17,6 +17,12 @@ import (
 // builds the spec from them.
 func parseSpec(t *testing.T, args ...string) (bench.RunSpec, error) {
 	t.Helper()
+	return parseSpecEnv(t, nil, args...)
+}
+
+// parseSpecEnv is parseSpec in an environment of env.
+func parseSpecEnv(t *testing.T, env map[string]string, args ...string) (bench.RunSpec, error) {
+	t.Helper()
 	var f specFlags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	f.register(fs, targets.DefaultCatalog().Names())
@@ -24,7 +30,7 @@ func parseSpec(t *testing.T, args ...string) (bench.RunSpec, error) {
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("parse %q: %v", args, err)
 	}
-	return f.spec(fs)
+	return f.spec(fs, func(k string) string { return env[k] })
 }
 
 func secs(n float64) bench.Duration { return bench.Duration(n * float64(time.Second)) }

@@ -3,7 +3,9 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +53,8 @@ const (
 	MaxNameLength    = 200                     // a run's name
 	MaxRepeat        = 20                      // rounds of a run
 	MaxCases         = 50                      // cases of a run
+	MaxLabels        = 32                      // labels of a run
+	MaxLabelKey      = 63                      // characters of a label's key
 	maxDurationNanos = Duration(math.MaxInt64) // the largest duration there is
 )
 
@@ -99,7 +103,7 @@ func Prepare(spec *RunSpec, c Catalog) error {
 	}
 	spec.ApplyDefaults()
 	for _, check := range []func(*RunSpec, Catalog) error{
-		checkName, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkGenerators, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream, checkDatabase,
+		checkName, checkLabels, checkTargets, checkOwnServices, checkCases, checkRepeat, checkCapacity, checkProfile, checkSpecWorkload, checkLoadEngine, checkGenerators, checkWarmup, checkTotal, checkEngines, checkLimits, checkJava, checkDownstream, checkDatabase,
 	} {
 		if err := check(spec, c); err != nil {
 			return err
@@ -181,6 +185,28 @@ func checkName(spec *RunSpec, _ Catalog) error {
 	}
 	if strings.IndexFunc(spec.Name, unicode.IsControl) >= 0 {
 		return FieldErrorf("name", "must not contain control characters")
+	}
+	return nil
+}
+
+// labelKey is what a label's key may be: a letter or digit, then letters,
+// digits, '.', '_', '-' or '/', as a Kubernetes label's name part.
+var labelKey = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+
+// checkLabels keeps labels words: a few, short keys without '=', values
+// as long as a name at most, with no control characters.
+func checkLabels(spec *RunSpec, _ Catalog) error {
+	if len(spec.Labels) > MaxLabels {
+		return FieldErrorf("labels", "at most %d labels, got %d", MaxLabels, len(spec.Labels))
+	}
+	for _, key := range slices.Sorted(maps.Keys(spec.Labels)) {
+		if len(key) > MaxLabelKey || !labelKey.MatchString(key) {
+			return FieldErrorf("labels", "key %q: must be 1 to %d letters, digits, '.', '_', '-' or '/', starting with a letter or digit", key, MaxLabelKey)
+		}
+		value := spec.Labels[key]
+		if utf8.RuneCountInString(value) > MaxNameLength || strings.IndexFunc(value, unicode.IsControl) >= 0 {
+			return FieldErrorf("labels."+key, "must be at most %d characters without control characters", MaxNameLength)
+		}
 	}
 	return nil
 }

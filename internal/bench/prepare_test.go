@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +248,12 @@ func TestPrepareSpecErrors(t *testing.T) {
 		// a name is a label, not a payload
 		{"long name", func(s *bench.RunSpec) { s.Name = strings.Repeat("x", 201) }, "name", "200"},
 		{"control characters in name", func(s *bench.RunSpec) { s.Name = "a\nb\x00" }, "name", "control"},
+		// labels are words too
+		{"label key with =", func(s *bench.RunSpec) { s.Labels = map[string]string{"a=b": "c"} }, "labels", `key "a=b"`},
+		{"empty label key", func(s *bench.RunSpec) { s.Labels = map[string]string{"": "c"} }, "labels", `key ""`},
+		{"long label value", func(s *bench.RunSpec) { s.Labels = map[string]string{"branch": strings.Repeat("x", 201)} }, "labels.branch", "200"},
+		{"control characters in a label", func(s *bench.RunSpec) { s.Labels = map[string]string{"commit": "a\nb"} }, "labels.commit", "control"},
+		{"too many labels", func(s *bench.RunSpec) { s.Labels = manyLabels(33) }, "labels", "at most 32"},
 		// the first problem wins: an unknown target before a bad stage
 		{"first problem", func(s *bench.RunSpec) { s.Targets = []string{"x"}; s.Profile.Stages[0].Rate = -1 }, "targets[0]", "unknown"},
 	}
@@ -653,4 +660,13 @@ func TestDatabaseConnEnv(t *testing.T) {
 	if got, want := pg.DSN(), "postgres://u:p@127.0.0.1:5433/threadbench?sslmode=disable"; got != want {
 		t.Errorf("postgres DSN %q, want %q", got, want)
 	}
+}
+
+// manyLabels returns n labels k0=v ... k(n-1)=v.
+func manyLabels(n int) map[string]string {
+	labels := map[string]string{}
+	for i := range n {
+		labels[fmt.Sprintf("k%d", i)] = "v"
+	}
+	return labels
 }

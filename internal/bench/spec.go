@@ -328,6 +328,10 @@ type RunSpec struct {
 	// (internal/threaddump): they record JFR alone, and virtual threads'
 	// waits go unseen. A case may set it for itself.
 	NoThreadSamples bool `json:"noThreadSamples,omitempty" yaml:"noThreadSamples,omitempty"`
+	// Labels are the user's own words about the run, stored with it, such
+	// as the commit, branch and build of a CI job that made it: what a
+	// check finds its baseline by (branch=main).
+	Labels map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
 }
 
 // Defaults applied by RunSpec.ApplyDefaults.

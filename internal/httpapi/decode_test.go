@@ -57,6 +57,8 @@ func TestDecodeSpec(t *testing.T) {
 		{name: "Header", body: `{"targets":["go"],"workload":{"requests":[{"uri":"/orders","method":"POST","header":{"Content-Type":["application/json"]},"body":"{}"}]}}`},
 		{name: "HeaderNotList", body: `{"targets":["go"],"workload":{"requests":[{"uri":"/orders","header":{"Content-Type":"application/json"}}]}}`, code: bench.EINVALID,
 			field: "workload.requests[0].header.Content-Type", detail: "must be a list"},
+		// labels, the user's own words
+		{name: "Labels", body: `{"targets":["go"],"labels":{"branch":"main","build":"81"}}`},
 		{name: "TabsAndEscapes", body: "{\n\t\"name\": \"caf\\u00e9 \\/ bar\",\n\t\"targets\": [\"go\"]\n}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

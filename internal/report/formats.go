@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/check"
 )
 
 // Output formats, by the names --output, --format and ?format= take.
@@ -15,6 +16,7 @@ const (
 	FormatJSON     = "json"
 	FormatCSV      = "csv"
 	FormatHTML     = "html"
+	FormatJUnit    = "junit"
 )
 
 // A Kind is a thing this package writes: a run, a list of runs, a
@@ -31,10 +33,11 @@ const (
 	KindExperiments               // WriteExperiments
 	KindExperimentRun             // WriteExperimentRun
 	KindReport                    // WriteReport
+	KindCheck                     // WriteCheck
 )
 
 // Kinds are every kind, in the order above.
-var Kinds = []Kind{KindRun, KindRunList, KindComparison, KindTargets, KindProfiles, KindExperiments, KindExperimentRun, KindReport}
+var Kinds = []Kind{KindRun, KindRunList, KindComparison, KindTargets, KindProfiles, KindExperiments, KindExperimentRun, KindReport, KindCheck}
 
 // Format is one output format: what the CLI, HTTP and the web page call it
 // and how it is served, and its renderer for each kind it writes (nil for
@@ -62,6 +65,7 @@ type renderers struct {
 	experiments   func(io.Writer, []bench.Experiment) error
 	experimentRun func(io.Writer, *bench.Run) error
 	report        func(io.Writer, Source, analysis.ReportOptions) error
+	check         func(io.Writer, check.Result) error
 }
 
 // formats are every format, in the order help texts and errors list them.
@@ -71,13 +75,13 @@ var formats = []Format{
 		renderers: renderers{
 			run: runTable, runList: runListTable, comparison: comparisonTable,
 			targets: targetsTable, profiles: profilesTable, experiments: experimentsTable,
-			experimentRun: experimentRunTable, report: reportTable,
+			experimentRun: experimentRunTable, report: reportTable, check: checkTable,
 		},
 	},
 	{
 		Name: FormatMarkdown, MediaType: "text/markdown", ContentType: "text/markdown; charset=utf-8", Extension: "md",
 		Note: "pastes into an issue or a PR", Download: "Markdown",
-		renderers: renderers{comparison: comparisonMarkdown, experimentRun: experimentRunMarkdown, report: reportMarkdown},
+		renderers: renderers{comparison: comparisonMarkdown, experimentRun: experimentRunMarkdown, report: reportMarkdown, check: checkMarkdown},
 	},
 	{
 		Name: FormatJSON, MediaType: "application/json", ContentType: "application/json", Extension: "json",
@@ -85,7 +89,7 @@ var formats = []Format{
 		renderers: renderers{
 			run: jsonOf[*bench.Run], runList: jsonList[bench.RunSummary], comparison: jsonOf[bench.Comparison],
 			targets: jsonList[bench.TargetInfo], profiles: jsonList[bench.Profile], experiments: jsonList[bench.Experiment],
-			report: reportJSON,
+			report: reportJSON, check: jsonOf[check.Result],
 		},
 	},
 	{
@@ -98,11 +102,17 @@ var formats = []Format{
 		Note: "one self-contained page with charts", Download: "HTML (one file)", NeedsSeries: true,
 		renderers: renderers{report: reportHTML},
 	},
+	{
+		// A check's verdict only: the one format CI systems read test
+		// results in (a test case per target and objective or figure).
+		Name: FormatJUnit, MediaType: "application/xml", ContentType: "application/xml; charset=utf-8", Extension: "xml",
+		Note: "JUnit XML, which CI systems show as test results", renderers: renderers{check: checkJUnit},
+	},
 }
 
 // acceptOrder is the order Accept negotiation prefers formats in when a
 // client accepts several equally: the API's own JSON first, plain text last.
-var acceptOrder = []string{FormatJSON, FormatHTML, FormatMarkdown, FormatCSV, FormatTable}
+var acceptOrder = []string{FormatJSON, FormatHTML, FormatMarkdown, FormatCSV, FormatJUnit, FormatTable}
 
 // downloadOrder is the order of the web page's download links.
 var downloadOrder = []string{FormatMarkdown, FormatCSV, FormatJSON, FormatHTML}
@@ -129,6 +139,8 @@ func (f Format) Writes(k Kind) bool {
 		return f.experimentRun != nil
 	case KindReport:
 		return f.report != nil
+	case KindCheck:
+		return f.check != nil
 	}
 	return false
 }

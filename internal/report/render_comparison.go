@@ -129,27 +129,33 @@ func upperFirst(s string) string {
 func deltaRows(scope string, deltas []bench.MetricDelta, markdown bool) [][]string {
 	rows := make([][]string, len(deltas))
 	for i, d := range deltas {
-		verdict := d.Verdict
-		if markdown && verdict == bench.VerdictWorse {
-			verdict = "**" + verdict + "**"
-		}
-		switch {
-		case d.Test != nil && d.Test.NA > 0 && d.Test.NB > 0 && !analysis.Tested(*d.Test):
-			verdict = fmt.Sprintf("not tested (n = %d+%d)", d.Test.NA, d.Test.NB)
-		case d.Test != nil && !analysis.Tested(*d.Test):
-			verdict = "not tested"
-		case d.Test != nil && d.Verdict == bench.VerdictNoDifference && d.Test.Significant:
-			// Significant, but a smaller change than the minimum effect.
-			verdict += " (" + analysis.TestString(*d.Test) + "; under the minimum effect)"
-		case d.Test != nil:
-			verdict += " (" + analysis.TestString(*d.Test) + ")"
-		}
-		rows[i] = []string{"", figureLabel(d), analysis.Value(d.Base, d.Unit), analysis.Value(d.Head, d.Unit), analysis.Change(d), verdict}
+		rows[i] = []string{"", figureLabel(d), analysis.Value(d.Base, d.Unit), analysis.Value(d.Head, d.Unit), analysis.Change(d), verdictCell(d, markdown)}
 		if i == 0 {
 			rows[i][0] = scope
 		}
 	}
 	return rows
+}
+
+// verdictCell says a compared figure's verdict with the test behind it,
+// "worse" in bold in Markdown.
+func verdictCell(d bench.MetricDelta, markdown bool) string {
+	verdict := d.Verdict
+	if markdown && verdict == bench.VerdictWorse {
+		verdict = "**" + verdict + "**"
+	}
+	switch {
+	case d.Test != nil && d.Test.NA > 0 && d.Test.NB > 0 && !analysis.Tested(*d.Test):
+		verdict = fmt.Sprintf("not tested (n = %d+%d)", d.Test.NA, d.Test.NB)
+	case d.Test != nil && !analysis.Tested(*d.Test):
+		verdict = "not tested"
+	case d.Test != nil && d.Verdict == bench.VerdictNoDifference && d.Test.Significant:
+		// Significant, but a smaller change than the minimum effect.
+		verdict += " (" + analysis.TestString(*d.Test) + "; under the minimum effect)"
+	case d.Test != nil:
+		verdict += " (" + analysis.TestString(*d.Test) + ")"
+	}
+	return verdict
 }
 
 func lower(ss []string) []string {

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/check"
+	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/targets"
+)
+
+// checkFlags are what check judges a run by and where it writes verdicts.
+type checkFlags struct {
+	objectives []string
+	baseline   string
+	threshold  float64
+	junit      string
+	summary    string
+}
+
+// checkPlan is checkFlags read: nothing of it is wrong once it exists.
+type checkPlan struct {
+	objectives []check.Objective
+	baseline   *check.Baseline
+}
+
+func newCheckCmd(g *globalState) *cobra.Command {
+	var (
+		flags specFlags
+		own   ownFlags
+		cf    checkFlags
+		quiet bool
+	)
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Run a spec as run does, then pass or fail it against objectives and a baseline run: for CI",
+		Long: "Run the spec as run does and store it, then judge it: against each --objective, per target, on the\n" +
+			"whole attack (throughput at least, latency percentiles and error rate at most), and against a --baseline\n" +
+			"run as compare compares them: throughput, p50 to p99 and the error rate, whole attack and stage by stage,\n" +
+			"fail when significantly worse (Mann-Whitney U at alpha 0.05) by at least --threshold percent. The\n" +
+			"baseline is a run ID, or label:KEY=VALUE for the latest succeeded run of the same spec name carrying\n" +
+			"that label. In a GitHub Actions or GitLab CI job the run is labelled with its commit, branch and build.\n" +
+			"Exit 0: every verdict passed; 3: one failed (the reasons are printed); 2: bad input (nothing ran);\n" +
+			"1: the run itself failed. --junit writes the verdicts as JUnit XML, --summary as Markdown for\n" +
+			"$GITHUB_STEP_SUMMARY or a pull-request comment (one line when nothing failed or changed).",
+		Example: "  orchestrator check -f bench.yaml --objective 'go:throughput>=100,p99<=250ms,errors<=1%'\n" +
+			"  orchestrator check -f bench.yaml --baseline label:branch=main --junit check.xml --summary \"$GITHUB_STEP_SUMMARY\"\n" +
+			"  orchestrator check -f bench.yaml --baseline r01jq3v8k2m4n6p8q --label host=ci-7",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			plan, err := cf.plan()
+			if err != nil {
+				return err
+			}
+			cfg, err := loadConfig(g, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if cfg.Server != "" {
+				return bench.FieldErrorf("--server", "check runs locally for now: leave out --server")
+			}
+			spec, err := flags.spec(cmd.Flags(), g.getenv)
+			if err != nil {
+				return err
+			}
+			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), false); err != nil {
+				return err
+			}
+			return runCheck(g, cfg, spec, plan, cf, quiet)
+		},
+	}
+	flags.register(cmd.Flags(), g.catalog.Names())
+	own.register(cmd.Flags())
+	f := cmd.Flags()
+	f.String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
+	f.StringArrayVar(&cf.objectives, "objective", nil, "TARGET:TERMS a target must meet over the whole attack, e.g. 'go:throughput>=100,p99<=250ms,errors<=1%'\n(throughput>=REQ/S; p50, p90, p95, p99, p999<=DURATION; errors<=SHARE; repeatable)")
+	f.StringVar(&cf.baseline, "baseline", "", "the run to compare with: a run ID, or label:KEY=VALUE for the latest succeeded run of the same spec name carrying it")
+	f.Float64Var(&cf.threshold, "threshold", bench.DefaultNoiseThreshold, "with --baseline: minimum effect in percent; smaller changes are never worse")
+	f.StringVar(&cf.junit, "junit", "", "write the verdicts to this file as JUnit XML")
+	f.StringVar(&cf.summary, "summary", "", "write a Markdown summary to this file (appended to, as $GITHUB_STEP_SUMMARY wants)")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no live progress")
+	return cmd
+}
+
+// plan reads the flags, refusing bad ones with the flag's name.
+func (cf checkFlags) plan() (checkPlan, error) {
+	var p checkPlan
+	for _, s := range cf.objectives {
+		o, err := check.ParseObjective(s)
+		if err != nil {
+			return p, err
+		}
+		p.objectives = append(p.objectives, o)
+	}
+	if cf.baseline != "" {
+		b, err := check.ParseBaseline(cf.baseline)
+		if err != nil {
+			return p, err
+		}
+		p.baseline = &b
+	}
+	if len(p.objectives) == 0 && p.baseline == nil {
+		return p, bench.FieldErrorf(check.FieldObjective, "nothing to judge: give --objective, --baseline or both")
+	}
+	if cf.threshold < 0 {
+		return p, bench.FieldErrorf("--threshold", "must not be negative, got %g", cf.threshold)
+	}
+	for _, out := range []struct{ flag, path string }{{"--junit", cf.junit}, {"--summary", cf.summary}} {
+		if err := checkWritable(out.flag, out.path); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// checkWritable refuses an output file whose directory does not exist,
+// before a run that would have nowhere to write its verdict.
+func checkWritable(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return bench.FieldErrorf(flag, "%s: no directory %s to write it in", path, filepath.Dir(path))
+	}
+	return nil
+}
+
+// runCheck checks the spec and the objectives' targets, finds the
+// baseline, runs the spec, judges the run and writes the verdicts. A
+// failed verdict is exit status 3.
+func runCheck(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf checkFlags, quiet bool) error {
+	prepared, err := prepareOne(g, cfg, spec)
+	if err != nil {
+		return err
+	}
+	if err := check.CheckTargets(plan.objectives, check.SubjectLabels(prepared)); err != nil {
+		return err
+	}
+	var base *baselineRun
+	if plan.baseline != nil {
+		if base, err = openBaseline(g, cfg, *plan.baseline, prepared.Name); err != nil {
+			return err
+		}
+		defer base.history.Close()
+	}
+	runs, err := runLocalRuns(g, cfg, spec, report.FormatTable, quiet, nil)
+	if err != nil {
+		return err
+	}
+	var against *check.Against
+	if base != nil {
+		cmp, err := compareRuns(g.ctx, base.history, base.id, runs[0].ID, cf.threshold)
+		if err != nil {
+			return err
+		}
+		against = &check.Against{Comparison: cmp, ChosenBy: base.chosenBy.String()}
+	}
+	return verdict(g, check.Judge(runs[0], plan.objectives, against), cf)
+}
+
+// baselineRun is the run a check compares with, in the history it was
+// found in, which stays open for the comparison.
+type baselineRun struct {
+	history  history
+	id       string
+	chosenBy check.Baseline
+}
+
+// openBaseline opens the history and finds the baseline of a run named
+// name in it, before the run starts; the caller closes the history.
+func openBaseline(g *globalState, cfg config, b check.Baseline, name string) (*baselineRun, error) {
+	if err := b.CheckName(name); err != nil {
+		return nil, err
+	}
+	h, err := openHistory(cfg)
+	if err != nil {
+		return nil, err
+	}
+	id, err := findBaseline(g.ctx, h, b, name)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	return &baselineRun{history: h, id: id, chosenBy: b}, nil
+}
+
+// prepareOne prepares the spec as a local run does, and refuses one that
+// makes several runs: a check judges one.
+func prepareOne(g *globalState, cfg config, spec bench.RunSpec) (bench.RunSpec, error) {
+	catalog := g.specCatalog(cfg)
+	catalog.AllowImages = true
+	specs, err := bench.PrepareRuns(spec, catalog)
+	if err != nil {
+		return bench.RunSpec{}, err
+	}
+	if len(specs) > 1 {
+		return bench.RunSpec{}, bench.FieldErrorf("experiment.part", "the experiment makes %d runs and a check judges one: pick a part (--part)", len(specs))
+	}
+	return specs[0], nil
+}
+
+// findBaseline returns the ID of the baseline of a run named name: the
+// one given, checked, or the latest run of that name carrying the label.
+func findBaseline(ctx context.Context, h history, b check.Baseline, name string) (string, error) {
+	if b.ByLabel() {
+		return latestLabelled(ctx, h, b, name)
+	}
+	run, err := h.FindRunByID(ctx, b.RunID)
+	if bench.ErrorCode(err) == bench.ENOTFOUND {
+		return "", bench.FieldErrorf(check.FieldBaseline, "no run %s in the history", b.RunID)
+	} else if err != nil {
+		return "", err
+	}
+	return run.ID, check.CheckRun(run, name)
+}
+
+// latestLabelled pages through the succeeded runs named name, newest
+// first, for the first that carries the baseline's label (labels are in
+// the documents, not the summaries).
+func latestLabelled(ctx context.Context, h history, b check.Baseline, name string) (string, error) {
+	filter := bench.RunFilter{Name: name, Status: []bench.RunStatus{bench.RunSucceeded}, Limit: 200}
+	for {
+		page, next, err := h.FindRunSummaries(ctx, filter)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range page {
+			if s.Name != name { // the filter matches part of a name
+				continue
+			}
+			run, err := h.FindRunByID(ctx, s.ID)
+			if err != nil {
+				return "", err
+			}
+			if b.Picks(run, name) {
+				return run.ID, nil
+			}
+		}
+		if next == "" {
+			return "", b.NoneCarries(name)
+		}
+		filter.Cursor = next
+	}
+}
+
+// verdict prints the check's verdicts, writes the files asked for, and
+// turns a failure into exit status 3 with its reasons.
+func verdict(g *globalState, r check.Result, cf checkFlags) error {
+	fmt.Fprintln(g.stdout)
+	if err := report.WriteCheck(g.stdout, r, report.FormatTable); err != nil {
+		return err
+	}
+	if err := writeVerdict(cf.junit, r, report.FormatJUnit, false); err != nil {
+		return err
+	}
+	if err := writeVerdict(cf.summary, r, report.FormatMarkdown, true); err != nil {
+		return err
+	}
+	if failures := r.Failures(); len(failures) > 0 {
+		return &exitError{code: exitRegression, err: fmt.Errorf("check failed, %d verdict(s):\n  %s", len(failures), strings.Join(failures, "\n  "))}
+	}
+	return nil
+}
+
+// writeVerdict writes r to path in format, appending when asked (a step
+// summary file gathers every step's).
+func writeVerdict(path string, r check.Result, format string, appending bool) error {
+	if path == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := report.WriteCheck(&buf, r, format); err != nil {
+		return err
+	}
+	mode := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if appending {
+		mode = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, mode, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,129 @@
+//go:build integration
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// checkSpec is a short run of the Go target: a second's warm-up, then 6 s
+// at 20 req/s of the heavy endpoint sleeping sleepMs. Recording inside is
+// off: the check reads the load generator's figures only.
+func checkSpec(t *testing.T, sleepMs string) string {
+	t.Helper()
+	spec := map[string]any{
+		"name":      "check-it",
+		"targets":   []string{"go"},
+		"noProfile": true,
+		"profile":   map[string]any{"model": "open", "stages": []any{map[string]any{"name": "hold", "duration": "6s", "rate": 20}}},
+		"warmup":    map[string]any{"duration": "1s", "rate": 20},
+		"workload":  map[string]any{"requests": []any{map[string]any{"endpoint": "heavy", "params": map[string]any{"duration": sleepMs}}}},
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "check-"+sleepMs+"ms.json", string(b))
+}
+
+// TestCheckAgainstItsBaseline runs the Go target three times through
+// check, as a CI job would: main's run, labelled by its job and judged by
+// objectives; a pull request's run of the same setting against main's
+// latest (label:branch=main), which passes; and one whose requests sleep
+// five times as long, which fails against it, naming the figure, with its
+// JUnit XML read back by a JUnit reader (junitparser).
+func TestCheckAgainstItsBaseline(t *testing.T) {
+	sideBySide(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	same, slower := checkSpec(t, "20"), checkSpec(t, "100")
+	onMain := map[string]string{"GITHUB_SHA": "3f2a9c1", "GITHUB_REF_NAME": "main", "GITHUB_RUN_ID": "81"}
+	onBranch := map[string]string{"GITHUB_SHA": "9d8e7f6", "GITHUB_REF_NAME": "42/merge", "GITHUB_HEAD_REF": "slower", "GITHUB_RUN_ID": "82"}
+
+	code, stdout, stderr := runCLI(t, onMain, "check", "-q", "--db", db, "-f", same, "--objective", "go:throughput>=15,p99<=1s,errors<=1%")
+	if code != exitOK {
+		t.Fatalf("main's check: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	main := storedRuns(t, db)[0]
+	if main.Spec.Labels["branch"] != "main" || main.Spec.Labels["commit"] != "3f2a9c1" {
+		t.Errorf("main's run is labelled %v", main.Spec.Labels)
+	}
+
+	// The machine runs other tests side by side, so this run's latencies
+	// may move a little from main's without the code moving them: the
+	// minimum effect is set, as a CI job on a shared runner would, above
+	// that noise and far below the slower setting's +400%.
+	threshold := "20"
+	sameJUnit, sameSummary := filepath.Join(dir, "same.xml"), filepath.Join(dir, "same.md")
+	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", same, "--baseline", "label:branch=main",
+		"--threshold", threshold, "--junit", sameJUnit, "--summary", sameSummary)
+	if code != exitOK {
+		t.Errorf("the same setting against main: exit %d, want %d\n%s\n%s", code, exitOK, stdout, stderr)
+	}
+	t.Logf("the same setting against main:\n%s", checkTableOf(stdout))
+
+	slowJUnit, slowSummary := filepath.Join(dir, "slower.xml"), filepath.Join(dir, "slower.md")
+	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", slower, "--baseline", "label:branch=main",
+		"--threshold", threshold, "--junit", slowJUnit, "--summary", slowSummary)
+	if code != exitRegression || !strings.Contains(stderr, "regression: go p50 +") || !strings.Contains(stdout, "baseline  "+main.ID) {
+		t.Errorf("five times the sleep against main: exit %d, want %d naming go's p50\n%s\n%s", code, exitRegression, stdout, stderr)
+	}
+	t.Logf("five times the sleep against main:\n%s\n%s", checkTableOf(stdout), stderr)
+
+	read := readJUnit(t, slowJUnit)
+	t.Logf("junitparser reads the slower run's JUnit XML:\n%s", read)
+	if !strings.Contains(read, "failures=") || !strings.Contains(read, "Failure go p50 +") {
+		t.Errorf("junitparser read no failure of go's p50:\n%s", read)
+	}
+	if read := readJUnit(t, sameJUnit); !strings.Contains(read, " failures=0 ") {
+		t.Errorf("junitparser read failures in the same setting's JUnit:\n%s", read)
+	}
+	if quiet, _ := os.ReadFile(sameSummary); strings.Count(string(quiet), "\n") != 1 || !strings.HasPrefix(string(quiet), "threadbench check passed") {
+		t.Errorf("the same setting's summary, want one line:\n%s", quiet)
+	}
+	summary, _ := os.ReadFile(slowSummary)
+	if !strings.HasPrefix(string(summary), "### threadbench check failed") || !strings.Contains(string(summary), "**worse**") {
+		t.Errorf("summary:\n%s", summary)
+	}
+	t.Logf("summary of the slower run:\n%s", summary)
+	for _, r := range storedRuns(t, db) {
+		if r.Status != bench.RunSucceeded {
+			t.Errorf("run %s %s", r.ID, r.Status)
+		}
+	}
+}
+
+// checkTableOf is the check's table at the end of its stdout.
+func checkTableOf(stdout string) string {
+	if i := strings.LastIndex(stdout, "\ncheck: "); i >= 0 {
+		return stdout[i+1:]
+	}
+	return stdout
+}
+
+// junitReader prints what junitparser reads of a JUnit file: each suite
+// with its counts, each case with its results.
+const junitReader = `import sys, junitparser
+for suite in junitparser.JUnitXml.fromfile(sys.argv[1]):
+    print("suite", suite.name, "tests=%d failures=%d errors=%d skipped=%d " % (suite.tests, suite.failures, suite.errors, suite.skipped))
+    for case in suite:
+        print("  case", case.classname, case.name, *[type(r).__name__ + " " + (r.message or "") for r in case.result])
+`
+
+// readJUnit reads a JUnit file with junitparser, Debian's package on the
+// system's Python (scripts/test-deps.sh installs it).
+func readJUnit(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command("/usr/bin/python3", "-c", junitReader, path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("junitparser could not read %s: %v\n%s(make test-deps installs python3-junitparser)", path, err, out)
+	}
+	return string(out)
+}

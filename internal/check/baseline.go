@@ -1,0 +1,82 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// FieldBaseline is the flag a baseline is given by, which its errors name.
+const FieldBaseline = "--baseline"
+
+// labelPrefix starts a baseline chosen by a label: "label:branch=main".
+const labelPrefix = "label:"
+
+// Baseline is the run a check compares against: one by its ID, or the
+// latest succeeded run of the same name carrying a label.
+type Baseline struct {
+	RunID string
+	Key   string // with Value, the label; empty for a baseline by ID
+	Value string
+}
+
+// ParseBaseline reads a run ID or "label:KEY=VALUE".
+func ParseBaseline(s string) (Baseline, error) {
+	s = strings.TrimSpace(s)
+	label, byLabel := strings.CutPrefix(s, labelPrefix)
+	if !byLabel {
+		if s == "" {
+			return Baseline{}, bench.FieldErrorf(FieldBaseline, "empty: give a run ID or label:KEY=VALUE, e.g. label:branch=main")
+		}
+		return Baseline{RunID: s}, nil
+	}
+	key, value, ok := strings.Cut(label, "=")
+	if !ok || strings.TrimSpace(key) == "" {
+		return Baseline{}, bench.FieldErrorf(FieldBaseline, "%q: want label:KEY=VALUE, e.g. label:branch=main", s)
+	}
+	return Baseline{Key: strings.TrimSpace(key), Value: value}, nil
+}
+
+// ByLabel reports whether the baseline is chosen by a label.
+func (b Baseline) ByLabel() bool { return b.Key != "" }
+
+// String writes the baseline as ParseBaseline reads it.
+func (b Baseline) String() string {
+	if b.ByLabel() {
+		return labelPrefix + b.Key + "=" + b.Value
+	}
+	return b.RunID
+}
+
+// Picks reports whether r may be the baseline of a run named name chosen
+// by the label: it succeeded, has the same name and carries the label.
+func (b Baseline) Picks(r *bench.Run, name string) bool {
+	v, ok := r.Spec.Labels[b.Key]
+	return r.Status == bench.RunSucceeded && r.Name == name && ok && v == b.Value
+}
+
+// CheckName refuses a baseline by label for a run without a name: the
+// label would pick the latest unnamed run of any spec.
+func (b Baseline) CheckName(name string) error {
+	if b.ByLabel() && name == "" {
+		return bench.FieldErrorf(FieldBaseline, "%s finds the latest run of the same spec name: name the spec (name:, or --name)", b)
+	}
+	return nil
+}
+
+// NoneCarries is the error of a label no run of the name carries.
+func (b Baseline) NoneCarries(name string) error {
+	return bench.FieldErrorf(FieldBaseline, "no succeeded run named %q carries the label %s=%s", name, b.Key, b.Value)
+}
+
+// CheckRun refuses a baseline given by ID that cannot be one for a run
+// named name: another spec's (another name), or one that did not succeed.
+func CheckRun(r *bench.Run, name string) error {
+	switch {
+	case r.Name != name:
+		return bench.FieldErrorf(FieldBaseline, "run %s is of spec %q, not %q: compare runs of the same spec", r.ID, r.Name, name)
+	case r.Status != bench.RunSucceeded:
+		return bench.FieldErrorf(FieldBaseline, "run %s %s: a baseline must have succeeded", r.ID, r.Status)
+	}
+	return nil
+}
