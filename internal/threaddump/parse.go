@@ -25,12 +25,16 @@ type Samples struct {
 	Stopped string
 }
 
-// Sample is one dump: when it was taken, how long it took, how many
-// threads it listed, and those threads grouped by name, stack and state.
+// Sample is one dump: when it was taken, how long it took (on the wall
+// clock, and of the sampler's CPU where the file says), how many threads
+// it listed, those threads grouped by name, stack and state, and how long
+// the sampler meant to wait for the next (0 where the file does not say).
 type Sample struct {
 	At      time.Time
 	Cost    time.Duration
+	CPU     time.Duration
 	Threads int
+	Next    time.Duration
 	Groups  []Group
 }
 
@@ -146,7 +150,16 @@ func (p *parser) sample(f []string) error {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return fmt.Errorf("sample %q: not numbers", strings.Join(f, " "))
 	}
-	p.out.Samples = append(p.out.Samples, Sample{At: time.UnixMilli(at), Cost: time.Duration(cost) * time.Microsecond, Threads: threads})
+	sample := Sample{At: time.UnixMilli(at), Cost: time.Duration(cost) * time.Microsecond, CPU: time.Duration(cost) * time.Microsecond, Threads: threads}
+	if len(f) >= 5 {
+		cpu, err1 := strconv.ParseInt(f[3], 10, 64)
+		next, err2 := strconv.ParseInt(f[4], 10, 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("sample %q: not numbers", strings.Join(f, " "))
+		}
+		sample.CPU, sample.Next = time.Duration(cpu)*time.Microsecond, time.Duration(next)*time.Millisecond
+	}
+	p.out.Samples = append(p.out.Samples, sample)
 	return nil
 }
 
@@ -218,30 +231,33 @@ func (s *Samples) Events() []jfr.Event {
 }
 
 // Interval is the time sample i stands for: until the next sample; the
-// last, as long as the one before it (the period when it is the only one).
+// last, until the next the sampler meant to take (its JVM stopped first),
+// else as long as the one before it, else the period.
 func (s *Samples) Interval(i int) time.Duration {
 	switch {
 	case i+1 < len(s.Samples):
 		return s.Samples[i+1].At.Sub(s.Samples[i].At)
+	case s.Samples[i].Next > 0:
+		return s.Samples[i].Next
 	case i > 0:
 		return s.Samples[i].At.Sub(s.Samples[i-1].At)
 	}
 	return s.Period
 }
 
-// Cost is the sampling's cost: the dumps' mean time, and the share of
-// one CPU's time they took over the time sampled (an upper bound: a dump
-// waits on threads as well as using the CPU).
+// Cost is the sampling's cost: the dumps' mean time on the wall clock,
+// and the share of one CPU's time the sampler used over the time sampled.
 func (s *Samples) Cost() (mean time.Duration, share float64) {
 	if len(s.Samples) == 0 {
 		return 0, 0
 	}
-	var total, span time.Duration
+	var wall, total, span time.Duration
 	for i, sample := range s.Samples {
-		total += sample.Cost
+		wall += sample.Cost
+		total += sample.CPU
 		span += s.Interval(i)
 	}
-	mean = total / time.Duration(len(s.Samples))
+	mean = wall / time.Duration(len(s.Samples))
 	if span <= 0 {
 		return mean, 0
 	}

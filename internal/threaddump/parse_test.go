@@ -121,3 +121,20 @@ func groupOn(s *threaddump.Samples, name string) (threaddump.Group, bool) {
 	}
 	return threaddump.Group{}, false
 }
+
+// A sample says its CPU and the wait the sampler meant before the next:
+// the last sample stands for that wait (its JVM stopped before it), and
+// the cost's share is of CPU, not of the wall clock.
+func TestParseNextAndCPU(t *testing.T) {
+	text := "P\t1000\t25\t0.02\nK\t0\ta.B.c:3\nS\t1000\t400000\t1\t50000\t2500\nT\t0\tp\tWAITING\t1\t-\tx\nS\t3500\t400000\t1\t50000\t9000\nT\t0\tp\tWAITING\t1\t-\tx\n"
+	s, err := threaddump.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []time.Duration{s.Interval(0), s.Interval(1)}; got[0] != 2500*time.Millisecond || got[1] != 9*time.Second {
+		t.Errorf("intervals %v, want 2.5 s to the next and the 9 s the last meant to wait", got)
+	}
+	if mean, share := s.Cost(); mean != 400*time.Millisecond || share < 0.0086 || share > 0.0088 {
+		t.Errorf("cost %s a dump, %.4f of a CPU; want 400 ms on the wall and 0.1 s of CPU over 11.5 s", mean, share)
+	}
+}

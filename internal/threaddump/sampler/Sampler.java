@@ -25,12 +25,14 @@ import java.util.Map;
  *
  *   P <period ms> <java version> <budget>   once
  *   K <id> <frame> <frame> ...              a stack, innermost frame first, once
- *   S <epoch ms> <cost us> <threads>        a sample
+ *   S <epoch ms> <cost us> <threads> <cpu us> <next ms>   a sample: its wall
+ *                                           time, the sampler's CPU time, the wait to the next
  *   T <stack id> <v|p> <state> <count> <blocker> <name>   threads of the sample
  *
  * fields separated by tabs. It keeps within a budget of one CPU's time
- * (2 % by default): after a dump that took c, the next waits at least
- * c / budget. A frame is class.method, with :line where
+ * (2 % by default): after a dump whose thread used c of CPU, the next
+ * waits at least c / budget. Its CPU, not its wall time: on a busy CPU a
+ * dump waits for the CPU far longer than it uses it. A frame is class.method, with :line where
  * known. It never stops its JVM: any failure ends the sampling, said in
  * one line "E <text>".
  */
@@ -74,18 +76,22 @@ public final class Sampler implements Runnable {
             w.write("P\t" + periodMillis + "\t" + Runtime.version() + "\t" + budget + "\n");
             w.flush();
             Method dumpThreads = dumpThreadsMethod();
+            java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            boolean cpuTimed = mx.isCurrentThreadCpuTimeSupported();
             long delay = periodMillis;
             while (true) {
                 Thread.sleep(delay);
                 long at = System.currentTimeMillis();
                 long begin = System.nanoTime();
+                long cpuBegin = cpuTimed ? mx.getCurrentThreadCpuTime() : 0;
                 List<Seen> seen = dumpThreads != null ? dumped(dumpThreads) : managed();
                 long cost = (System.nanoTime() - begin) / 1000;
-                write(at, cost, seen);
-                // Within budget: a dump that took c waits c / budget before
-                // the next (200 platform threads on a busy CPU took 435 ms a
-                // dump, 20 % of the throughput at one a second).
-                delay = Math.max(periodMillis, (long) (cost / 1000.0 / budget));
+                long cpu = cpuTimed ? (mx.getCurrentThreadCpuTime() - cpuBegin) / 1000 : cost;
+                // Within budget: a dump that used c of CPU waits c / budget
+                // before the next (200 platform threads on a busy CPU: 436 ms
+                // a dump, 20 % of the throughput at one a second).
+                delay = Math.max(periodMillis, (long) (cpu / 1000.0 / budget));
+                write(at, cost, seen, cpu, delay);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -215,7 +221,7 @@ public final class Sampler implements Runnable {
     }
 
     /** write appends a sample: new stacks first, then the threads grouped. */
-    private void write(long at, long cost, List<Seen> seen) throws IOException {
+    private void write(long at, long cost, List<Seen> seen, long cpu, long next) throws IOException {
         Map<String, Integer> groups = new LinkedHashMap<>();
         for (Seen s : seen) {
             if (s.name.equals("threadbench-sampler")) continue;
@@ -230,7 +236,7 @@ public final class Sampler implements Runnable {
             String tail = (s.blocker.isEmpty() ? "-" : s.blocker) + "\t" + nameClass(s.name);
             groups.merge(key + "\u0000" + tail, 1, Integer::sum);
         }
-        w.write("S\t" + at + "\t" + cost + "\t" + seen.size() + "\n");
+        w.write("S\t" + at + "\t" + cost + "\t" + seen.size() + "\t" + cpu + "\t" + next + "\n");
         for (Map.Entry<String, Integer> g : groups.entrySet()) {
             String[] parts = g.getKey().split("\u0000", 2);
             w.write("T\t" + parts[0] + g.getValue() + "\t" + parts[1] + "\n");
