@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -109,7 +110,7 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 	run.Environment = hostEnvironment(ctx, r.cfg.Targets, r.cfg.CPUs, run.Spec)
 	run.Targets = pendingTargets(run.Spec)
 	if err := r.save(run); err != nil {
-		return err
+		return r.unstored(run, err)
 	}
 	r.publishRun(run)
 
@@ -132,7 +133,7 @@ func (r *Runner) Execute(ctx context.Context, run *bench.Run) error {
 		}
 		r.executeTarget(ctx, run, &run.Targets[i], svc)
 		if err := r.save(run); err != nil {
-			return err
+			return r.unstored(run, err)
 		}
 		if svcErr = checkDatabaseAlive(ctx, svc.database); svcErr != nil && ctx.Err() == nil {
 			run.Database.Status, run.Database.Error = bench.TargetFailed, svcErr.Error()
@@ -194,9 +195,41 @@ func outcome(ctx context.Context, run *bench.Run) (bench.RunStatus, string) {
 func (r *Runner) finish(run *bench.Run, status bench.RunStatus, msg string) error {
 	now := time.Now().UTC()
 	run.Status, run.Error, run.FinishedAt = status, msg, &now
-	err := r.save(run)
+	if err := r.save(run); err != nil {
+		return r.unstored(run, err)
+	}
 	r.publishRun(run)
-	return err
+	return nil
+}
+
+// unstored ends a run the history could not store (its disk full, say):
+// the run fails with the store's reason, the target it was on fails with
+// it and those after are skipped, and only its state is written again,
+// the seconds stored before kept (the store keeps room on its disk for
+// the write that finishes a run). It returns an error only when that
+// write fails too; the run then stays as last stored, and the next start
+// marks it interrupted.
+func (r *Runner) unstored(run *bench.Run, err error) error {
+	r.log.Error("store run", "run", run.ID, "err", err)
+	now := time.Now().UTC()
+	reason := "the run could not be stored: " + bench.ErrorMessage(err)
+	run.Status, run.Error, run.FinishedAt = bench.RunFailed, reason, &now
+	for i := range run.Targets {
+		switch t := &run.Targets[i]; t.Status {
+		case bench.TargetRunning:
+			t.Status, t.Error, t.FinishedAt = bench.TargetFailed, reason, &now
+		case bench.TargetPending:
+			t.Status = bench.TargetSkipped
+		}
+	}
+	state := *run
+	state.Targets = slices.Clone(run.Targets)
+	for i := range state.Targets {
+		state.Targets[i].Seconds = nil
+	}
+	saveErr := r.save(&state)
+	r.publishRun(run)
+	return saveErr
 }
 
 // save stores the run with a context of its own: a cancelled run must still

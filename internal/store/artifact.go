@@ -25,10 +25,14 @@ var _ bench.ArtifactStore = (*DB)(nil)
 // ENOTFOUND for a run or a target the run does not have; EINVALID for an
 // unknown kind, a stage a kind does not take, a size beyond
 // bench.MaxArtifactBytes or one r does not hold; ECONFLICT when the run's
-// files would pass bench.MaxRunArtifactBytes. Nothing is kept of a file
-// that fails.
+// files would pass bench.MaxRunArtifactBytes; EUNAVAILABLE, before any
+// of it is written, when the history's disk has no room for it
+// (roomForArtifact). Nothing is kept of a file that fails.
 func (db *DB) SaveArtifact(ctx context.Context, runID string, a bench.Artifact, r io.Reader) error {
 	if err := validateArtifact(a); err != nil {
+		return err
+	}
+	if err := db.roomForArtifact(a); err != nil {
 		return err
 	}
 	bound := cmp.Or(db.RunArtifactBytes, bench.MaxRunArtifactBytes)

@@ -58,6 +58,12 @@ type DB struct {
 	// RunArtifactBytes bounds the files a run keeps (SaveArtifact);
 	// bench.MaxRunArtifactBytes when 0.
 	RunArtifactBytes int64
+	// ReserveBytes is the room kept on the history's disk for the write
+	// that finishes a run (space.go); DefaultReserveBytes when 0, none
+	// when negative.
+	ReserveBytes int64
+
+	reserveHeld bool // the reserve is on disk; read and set by Open, then in the write slot
 }
 
 // NewDB returns a DB for the file at path (MemoryPath for a private
@@ -126,6 +132,7 @@ func (db *DB) Open() error {
 		db.sql = nil
 		return fmt.Errorf("summarise runs in %s: %w", db.path, err)
 	}
+	db.holdReserve()
 	return nil
 }
 
@@ -197,8 +204,20 @@ func (db *DB) applyMigration(ctx context.Context, tx *sql.Tx, name string) error
 	return err
 }
 
-// write runs fn in a write transaction and commits it if fn succeeds.
+// write runs fn in a write transaction and commits it if fn succeeds. A
+// write the disk has no room for fails with noSpace's error.
 func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.writeTx(ctx, false, fn)
+}
+
+// finishWrite is write for the write that records how a run ended: when
+// the disk has no room for it, it gives back the reserve and tries once
+// more, so that a run is not left "running" for want of a few pages.
+func (db *DB) finishWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.writeTx(ctx, true, fn)
+}
+
+func (db *DB) writeTx(ctx context.Context, finishes bool, fn func(tx *sql.Tx) error) error {
 	if db.sql == nil {
 		return bench.Errorf(bench.EUNAVAILABLE, "run history is not open")
 	}
@@ -208,6 +227,19 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return ctx.Err()
 	}
 	defer func() { <-db.writeSlot }()
+	db.holdReserve()
+	err := db.commit(ctx, fn)
+	if finishes && db.diskFull(err) && db.releaseReserve() {
+		err = db.commit(ctx, fn)
+	}
+	if db.diskFull(err) {
+		return db.noSpace(err)
+	}
+	return err
+}
+
+// commit runs fn in a transaction and commits it if fn succeeds.
+func (db *DB) commit(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)

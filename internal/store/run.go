@@ -84,9 +84,14 @@ func (db *DB) newRun(r bench.Run) bench.Run {
 // timestamps, spec, environment and targets. CreatedAt never changes. A
 // target whose update carries no seconds keeps the seconds stored for it,
 // so that a run read without them (QueuedRuns) can be updated without losing them.
-// ENOTFOUND if there is no such run.
+// ENOTFOUND if there is no such run. An update that finishes the run may
+// use the room the history keeps in reserve (DefaultReserveBytes).
 func (db *DB) UpdateRun(ctx context.Context, run *bench.Run) error {
-	return db.write(ctx, func(tx *sql.Tx) error { return updateRun(ctx, tx, run) })
+	write := db.write
+	if run.Status.Finished() {
+		write = db.finishWrite
+	}
+	return write(ctx, func(tx *sql.Tx) error { return updateRun(ctx, tx, run) })
 }
 
 // FindRunByID returns the full run document, per-second buckets included.
@@ -112,7 +117,7 @@ func (db *DB) DeleteRun(ctx context.Context, id string) error {
 // skipped. It returns the IDs of the runs it marked, oldest first.
 func (db *DB) InterruptRunning(ctx context.Context, reason string) ([]string, error) {
 	var ids []string
-	err := db.write(ctx, func(tx *sql.Tx) (err error) {
+	err := db.finishWrite(ctx, func(tx *sql.Tx) (err error) {
 		ids, err = interruptRunning(ctx, tx, reason, db.Now().UTC())
 		return err
 	})
