@@ -14,15 +14,20 @@ import (
 )
 
 // checkSpec is a short run of the Go target: a second's warm-up, then 6 s
-// at 20 req/s of the heavy endpoint sleeping sleepMs. Recording inside is
-// off: the check reads the load generator's figures only.
+// of 4 clients in a closed loop on the heavy endpoint sleeping sleepMs, so
+// that its throughput is 4 ÷ the sleep at most. A closed loop, not a
+// rate: on a machine saturated by the tests beside it, an open model's
+// generator fell behind its schedule by 340 ms at the p99 (clean-clone
+// run), which set the latencies of both runs; a closed loop's throughput
+// still follows the sleep. Recording inside is off: the check reads the
+// load generator's figures only.
 func checkSpec(t *testing.T, sleepMs string) string {
 	t.Helper()
 	spec := map[string]any{
 		"name":      "check-it",
 		"targets":   []string{"go"},
 		"noProfile": true,
-		"profile":   map[string]any{"model": "open", "stages": []any{map[string]any{"name": "hold", "duration": "6s", "rate": 20}}},
+		"profile":   map[string]any{"model": "closed", "stages": []any{map[string]any{"name": "hold", "duration": "6s", "concurrency": 4}}},
 		"warmup":    map[string]any{"duration": "1s", "rate": 20},
 		"workload":  map[string]any{"requests": []any{map[string]any{"endpoint": "heavy", "params": map[string]any{"duration": sleepMs}}}},
 	}
@@ -47,7 +52,7 @@ func TestCheckAgainstItsBaseline(t *testing.T) {
 	onMain := map[string]string{"GITHUB_SHA": "3f2a9c1", "GITHUB_REF_NAME": "main", "GITHUB_RUN_ID": "81"}
 	onBranch := map[string]string{"GITHUB_SHA": "9d8e7f6", "GITHUB_REF_NAME": "42/merge", "GITHUB_HEAD_REF": "slower", "GITHUB_RUN_ID": "82"}
 
-	code, stdout, stderr := runCLI(t, onMain, "check", "-q", "--db", db, "-f", same, "--objective", "go:throughput>=15,p99<=1s,errors<=1%")
+	code, stdout, stderr := runCLI(t, onMain, "check", "-q", "--db", db, "-f", same, "--objective", "go:throughput>=15,p99<=2s,errors<=1%")
 	if code != exitOK {
 		t.Fatalf("main's check: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -72,15 +77,15 @@ func TestCheckAgainstItsBaseline(t *testing.T) {
 	slowJUnit, slowSummary := filepath.Join(dir, "slower.xml"), filepath.Join(dir, "slower.md")
 	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", slower, "--baseline", "label:branch=main",
 		"--threshold", threshold, "--junit", slowJUnit, "--summary", slowSummary)
-	if code != exitRegression || !strings.Contains(stderr, "regression: go p50 +") || !strings.Contains(stdout, "baseline  "+main.ID) {
-		t.Errorf("five times the sleep against main: exit %d, want %d naming go's p50\n%s\n%s", code, exitRegression, stdout, stderr)
+	if code != exitRegression || !strings.Contains(stderr, "regression: go throughput -") || !strings.Contains(stdout, "baseline  "+main.ID) {
+		t.Errorf("five times the sleep against main: exit %d, want %d naming go's throughput\n%s\n%s", code, exitRegression, stdout, stderr)
 	}
 	t.Logf("five times the sleep against main:\n%s\n%s", checkTableOf(stdout), stderr)
 
 	read := readJUnit(t, slowJUnit)
 	t.Logf("junitparser reads the slower run's JUnit XML:\n%s", read)
-	if !strings.Contains(read, "failures=") || !strings.Contains(read, "Failure go p50 +") {
-		t.Errorf("junitparser read no failure of go's p50:\n%s", read)
+	if !strings.Contains(read, "failures=") || !strings.Contains(read, "Failure go throughput -") {
+		t.Errorf("junitparser read no failure of go's throughput:\n%s", read)
 	}
 	if read := readJUnit(t, sameJUnit); !strings.Contains(read, " failures=0 ") {
 		t.Errorf("junitparser read failures in the same setting's JUnit:\n%s", read)

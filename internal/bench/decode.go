@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -341,6 +342,9 @@ func (d decoder) decodeSlice(n *node, v reflect.Value, path string) error {
 
 // decodeMap reads string maps (query parameters, settings), taking numbers
 // and booleans as their text: YAML reads "duration: 500" as a number.
+// integerText is an integer as a document writes it.
+var integerText = regexp.MustCompile(`^-?[0-9]+$`)
+
 func (d decoder) decodeMap(n *node, v reflect.Value, path string) error {
 	if n.kind != nodeMapping {
 		return d.fail(n, path, "must be an object, got %s", n.describe())
@@ -363,8 +367,10 @@ func (d decoder) decodeMap(n *node, v reflect.Value, path string) error {
 			m.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
 			continue
 		}
-		if val.kind != nodeScalar {
-			return d.fail(val, joinPath(path, key), "must be a string or a number, got %s", val.describe())
+		// A value is text, or an integer read as its digits (YAML's
+		// duration: 500); not a boolean, not a fraction.
+		if val.kind != nodeScalar || !val.str && !integerText.MatchString(val.text) {
+			return d.fail(val, joinPath(path, key), "must be a string or an integer, got %s", val.describe())
 		}
 		m.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), reflect.ValueOf(val.text).Convert(v.Type().Elem()))
 	}

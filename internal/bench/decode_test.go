@@ -33,7 +33,12 @@ func TestDecodeSpecFaults(t *testing.T) {
 		{"object for a list", "targets: {go: 1}\n", `{"targets": {"go": 1}}`, "targets", "must be a list, got an object", 0},
 		{"number for a string", "name: 5\n", `{"name": 5}`, "name", "must be a string", 0},
 		{"nested param", "workload:\n  requests:\n    - endpoint: heavy\n      params: {duration: [1]}\n",
-			`{"workload": {"requests": [{"endpoint": "heavy", "params": {"duration": [1]}}]}}`, "workload.requests[0].params.duration", "string or a number", 0},
+			`{"workload": {"requests": [{"endpoint": "heavy", "params": {"duration": [1]}}]}}`, "workload.requests[0].params.duration", "string or an integer", 0},
+		// A label or a parameter is text or an integer: not a boolean, not a
+		// fraction (schemathesis: a label of false was taken as "false").
+		{"boolean label", "labels: {ok: false}\n", `{"labels": {"ok": false}}`, "labels.ok", "must be a string or an integer, got false", 0},
+		{"fraction param", "workload:\n  requests:\n    - endpoint: heavy\n      params: {duration: 1.5}\n",
+			`{"workload": {"requests": [{"endpoint": "heavy", "params": {"duration": 1.5}}]}}`, "workload.requests[0].params.duration", "string or an integer, got 1.5", 0},
 		{"profile neither name nor object", "profile: 5\n", `{"profile": 5}`, "profile", "built-in profile's name or a profile object", 0},
 	} {
 		for format, doc := range map[string]string{"yaml": tt.yaml, "json": tt.json} {
