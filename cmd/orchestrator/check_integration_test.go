@@ -15,7 +15,9 @@ import (
 
 // checkSpec is a short run of the Go target: a second's warm-up, then 6 s
 // of 4 clients in a closed loop on the heavy endpoint sleeping sleepMs, so
-// that its throughput is 4 ÷ the sleep at most. A closed loop, not a
+// that its throughput is 4 ÷ the sleep at most (the slower setting sleeps
+// 25 times as long: on a CPU saturated by the tests beside it, 4 clients
+// on a 20 ms sleep got 14.8 req/s, not 200). A closed loop, not a
 // rate: on a machine saturated by the tests beside it, an open model's
 // generator fell behind its schedule by 340 ms at the p99 (clean-clone
 // run), which set the latencies of both runs; a closed loop's throughput
@@ -42,17 +44,17 @@ func checkSpec(t *testing.T, sleepMs string) string {
 // check, as a CI job would: main's run, labelled by its job and judged by
 // objectives; a pull request's run of the same setting against main's
 // latest (label:branch=main), which passes; and one whose requests sleep
-// five times as long, which fails against it, naming the figure, with its
+// 25 times as long, which fails against it, naming the figure, with its
 // JUnit XML read back by a JUnit reader (junitparser).
 func TestCheckAgainstItsBaseline(t *testing.T) {
 	sideBySide(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "history.db")
-	same, slower := checkSpec(t, "20"), checkSpec(t, "100")
+	same, slower := checkSpec(t, "20"), checkSpec(t, "500")
 	onMain := map[string]string{"GITHUB_SHA": "3f2a9c1", "GITHUB_REF_NAME": "main", "GITHUB_RUN_ID": "81"}
 	onBranch := map[string]string{"GITHUB_SHA": "9d8e7f6", "GITHUB_REF_NAME": "42/merge", "GITHUB_HEAD_REF": "slower", "GITHUB_RUN_ID": "82"}
 
-	code, stdout, stderr := runCLI(t, onMain, "check", "-q", "--db", db, "-f", same, "--objective", "go:throughput>=15,p99<=2s,errors<=1%")
+	code, stdout, stderr := runCLI(t, onMain, "check", "-q", "--db", db, "-f", same, "--objective", "go:throughput>=2,p99<=5s,errors<=1%")
 	if code != exitOK {
 		t.Fatalf("main's check: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -64,7 +66,7 @@ func TestCheckAgainstItsBaseline(t *testing.T) {
 	// The machine runs other tests side by side, so this run's latencies
 	// may move a little from main's without the code moving them: the
 	// minimum effect is set, as a CI job on a shared runner would, above
-	// that noise and far below the slower setting's +400%.
+	// that noise and far below the slower setting's.
 	threshold := "20"
 	sameJUnit, sameSummary := filepath.Join(dir, "same.xml"), filepath.Join(dir, "same.md")
 	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", same, "--baseline", "label:branch=main",
@@ -78,9 +80,9 @@ func TestCheckAgainstItsBaseline(t *testing.T) {
 	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", slower, "--baseline", "label:branch=main",
 		"--threshold", threshold, "--junit", slowJUnit, "--summary", slowSummary)
 	if code != exitRegression || !strings.Contains(stderr, "regression: go throughput -") || !strings.Contains(stdout, "baseline  "+main.ID) {
-		t.Errorf("five times the sleep against main: exit %d, want %d naming go's throughput\n%s\n%s", code, exitRegression, stdout, stderr)
+		t.Errorf("25 times the sleep against main: exit %d, want %d naming go's throughput\n%s\n%s", code, exitRegression, stdout, stderr)
 	}
-	t.Logf("five times the sleep against main:\n%s\n%s", checkTableOf(stdout), stderr)
+	t.Logf("25 times the sleep against main:\n%s\n%s", checkTableOf(stdout), stderr)
 
 	read := readJUnit(t, slowJUnit)
 	t.Logf("junitparser reads the slower run's JUnit XML:\n%s", read)
