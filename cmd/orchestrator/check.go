@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -183,7 +182,7 @@ func openBaseline(g *globalState, cfg config, b check.Baseline, name string) (*b
 	if err != nil {
 		return nil, err
 	}
-	id, err := findBaseline(g.ctx, h, b, name)
+	id, err := b.Find(g.ctx, h, name)
 	if err != nil {
 		h.Close()
 		return nil, err
@@ -204,50 +203,6 @@ func prepareOne(g *globalState, cfg config, spec bench.RunSpec) (bench.RunSpec, 
 		return bench.RunSpec{}, bench.FieldErrorf("experiment.part", "the experiment makes %d runs and a check judges one: pick a part (--part)", len(specs))
 	}
 	return specs[0], nil
-}
-
-// findBaseline returns the ID of the baseline of a run named name: the
-// one given, checked, or the latest run of that name carrying the label.
-func findBaseline(ctx context.Context, h history, b check.Baseline, name string) (string, error) {
-	if b.ByLabel() {
-		return latestLabelled(ctx, h, b, name)
-	}
-	run, err := h.FindRunByID(ctx, b.RunID)
-	if bench.ErrorCode(err) == bench.ENOTFOUND {
-		return "", bench.FieldErrorf(check.FieldBaseline, "no run %s in the history", b.RunID)
-	} else if err != nil {
-		return "", err
-	}
-	return run.ID, check.CheckRun(run, name)
-}
-
-// latestLabelled pages through the succeeded runs named name, newest
-// first, for the first that carries the baseline's label (labels are in
-// the documents, not the summaries).
-func latestLabelled(ctx context.Context, h history, b check.Baseline, name string) (string, error) {
-	filter := bench.RunFilter{Name: name, Status: []bench.RunStatus{bench.RunSucceeded}, Limit: 200}
-	for {
-		page, next, err := h.FindRunSummaries(ctx, filter)
-		if err != nil {
-			return "", err
-		}
-		for _, s := range page {
-			if s.Name != name { // the filter matches part of a name
-				continue
-			}
-			run, err := h.FindRunByID(ctx, s.ID)
-			if err != nil {
-				return "", err
-			}
-			if b.Picks(run, name) {
-				return run.ID, nil
-			}
-		}
-		if next == "" {
-			return "", b.NoneCarries(name)
-		}
-		filter.Cursor = next
-	}
 }
 
 // verdict prints the check's verdicts, writes the files asked for, and

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -79,4 +80,55 @@ func CheckRun(r *bench.Run, name string) error {
 		return bench.FieldErrorf(FieldBaseline, "run %s %s: a baseline must have succeeded", r.ID, r.Status)
 	}
 	return nil
+}
+
+// Runs is what Find reads of the history: the local store and the
+// daemon's client both serve it.
+type Runs interface {
+	FindRunByID(ctx context.Context, id string) (*bench.Run, error)
+	FindRunSummaries(ctx context.Context, f bench.RunFilter) ([]bench.RunSummary, string, error)
+}
+
+// Find returns the ID of the baseline of a run named name: the one given,
+// checked, or the latest run of that name carrying the label.
+func (b Baseline) Find(ctx context.Context, h Runs, name string) (string, error) {
+	if b.ByLabel() {
+		return b.latestLabelled(ctx, h, name)
+	}
+	run, err := h.FindRunByID(ctx, b.RunID)
+	if bench.ErrorCode(err) == bench.ENOTFOUND {
+		return "", bench.FieldErrorf(FieldBaseline, "no run %s in the history", b.RunID)
+	} else if err != nil {
+		return "", err
+	}
+	return run.ID, CheckRun(run, name)
+}
+
+// latestLabelled pages through the succeeded runs named name, newest
+// first, for the first that carries the baseline's label (labels are in
+// the documents, not the summaries).
+func (b Baseline) latestLabelled(ctx context.Context, h Runs, name string) (string, error) {
+	filter := bench.RunFilter{Name: name, Status: []bench.RunStatus{bench.RunSucceeded}, Limit: 200}
+	for {
+		page, next, err := h.FindRunSummaries(ctx, filter)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range page {
+			if s.Name != name { // the filter matches part of a name
+				continue
+			}
+			run, err := h.FindRunByID(ctx, s.ID)
+			if err != nil {
+				return "", err
+			}
+			if b.Picks(run, name) {
+				return run.ID, nil
+			}
+		}
+		if next == "" {
+			return "", b.NoneCarries(name)
+		}
+		filter.Cursor = next
+	}
 }
