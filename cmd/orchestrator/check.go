@@ -20,6 +20,7 @@ type checkFlags struct {
 	objectives []string
 	baseline   string
 	threshold  float64
+	figures    string
 	junit      string
 	summary    string
 }
@@ -28,6 +29,7 @@ type checkFlags struct {
 type checkPlan struct {
 	objectives []check.Objective
 	baseline   *check.Baseline
+	figures    []string // judged against the baseline: every judged figure when empty
 }
 
 func newCheckCmd(g *globalState) *cobra.Command {
@@ -82,6 +84,7 @@ func newCheckCmd(g *globalState) *cobra.Command {
 	f.StringArrayVar(&cf.objectives, "objective", nil, "TARGET:TERMS a target must meet over the whole attack, e.g. 'go:throughput>=100,p99<=250ms,errors<=1%'\n(throughput>=REQ/S; p50, p90, p95, p99, p999<=DURATION; errors<=SHARE; repeatable)")
 	f.StringVar(&cf.baseline, "baseline", "", "the run to compare with: a run ID, or label:KEY=VALUE for the latest succeeded run of the same spec name carrying it")
 	f.Float64Var(&cf.threshold, "threshold", bench.DefaultNoiseThreshold, "with --baseline: minimum effect in percent; smaller changes are never worse")
+	f.StringVar(&cf.figures, "figures", "", "with --baseline: judge only these figures, e.g. throughput,p99 (default "+strings.Join(check.JudgedFigures, ",")+")")
 	f.StringVar(&cf.junit, "junit", "", "write the verdicts to this file as JUnit XML")
 	f.StringVar(&cf.summary, "summary", "", "write a Markdown summary to this file (appended to, as $GITHUB_STEP_SUMMARY wants)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no live progress")
@@ -110,6 +113,16 @@ func (cf checkFlags) plan() (checkPlan, error) {
 	}
 	if cf.threshold < 0 {
 		return p, bench.FieldErrorf("--threshold", "must not be negative, got %g", cf.threshold)
+	}
+	if cf.figures != "" {
+		if p.baseline == nil {
+			return p, bench.FieldErrorf(check.FieldFigures, "judges figures against a baseline: give --baseline too")
+		}
+		figures, err := check.ParseFigures(cf.figures)
+		if err != nil {
+			return p, err
+		}
+		p.figures = figures
 	}
 	for _, out := range []struct{ flag, path string }{{"--junit", cf.junit}, {"--summary", cf.summary}} {
 		if err := checkWritable(out.flag, out.path); err != nil {
@@ -159,7 +172,7 @@ func runCheck(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf
 		if err != nil {
 			return err
 		}
-		against = &check.Against{Comparison: cmp, ChosenBy: base.chosenBy.String()}
+		against = &check.Against{Comparison: cmp, ChosenBy: base.chosenBy.String(), Figures: plan.figures}
 	}
 	return verdict(g, check.Judge(runs[0], plan.objectives, against), cf)
 }

@@ -46,6 +46,9 @@ func TestCheckBadInput(t *testing.T) {
 		// A label without a value, and one whose key Prepare refuses.
 		{"LabelNoValue", goLight("--objective", "go:p99<=1s", "--label", "main"), `--label: "main": want KEY=VALUE`},
 		{"LabelBadKey", goLight("--objective", "go:p99<=1s", "--label", "my branch=main"), `labels: key "my branch"`},
+		// Figures judged without a baseline, and one that is not judged.
+		{"FiguresNoBaseline", goLight("--objective", "go:p99<=1s", "--figures", "throughput"), "--figures: judges figures against a baseline: give --baseline too"},
+		{"FiguresUnknown", goLight("--baseline", "r1", "--figures", "throughput,max"), `--figures: "max" is not a judged figure`},
 		// A file in a directory that is not there.
 		{"JUnitNoDirectory", goLight("--objective", "go:p99<=1s", "--junit", "/nonexistent/check.xml"), "--junit: /nonexistent/check.xml: no directory /nonexistent"},
 		// Through a daemon: not yet.

@@ -2,7 +2,9 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
@@ -36,6 +38,15 @@ type BaselineRef struct {
 	ChosenBy  string       `json:"chosenBy"`  // the --baseline given: a run ID, or label:KEY=VALUE
 	MinEffect float64      `json:"minEffect"` // percent: a smaller change is no change
 	Alpha     float64      `json:"alpha"`     // the significance level of the tests
+	Figures   []string     `json:"figures"`   // the figures judged: JudgedFigures, or those --figures named
+}
+
+// judged is the figures the baseline's comparison judges.
+func (a Against) judged() []string {
+	if len(a.Figures) == 0 {
+		return JudgedFigures
+	}
+	return a.Figures
 }
 
 // ObjectiveVerdict is one term of an objective on one target: the figure
@@ -58,13 +69,19 @@ type FigureVerdict struct {
 	Scope   string            `json:"scope"` // ScopeWhole, or a stage: "stage 2 (plateau)"
 	Delta   bench.MetricDelta `json:"delta"`
 	Failed  bool              `json:"failed"`
+	// Untested is set on a figure that moved the worse way by at least
+	// the minimum effect with too few values for a test: it fails, since a
+	// gate cannot call a change it could not test no change.
+	Untested bool `json:"untested,omitempty"`
 	Message string            `json:"message"` // "go p99 +25.0% (10.0 ms -> 12.5 ms; p < 0.001, n = 10+10)"
 }
 
-// Against is a baseline's comparison with the run, and how it was chosen.
+// Against is a baseline's comparison with the run, how it was chosen,
+// and the figures judged against it (JudgedFigures when empty).
 type Against struct {
 	Comparison bench.Comparison
 	ChosenBy   string
+	Figures    []string
 }
 
 // Judge judges run against objectives, on the whole-attack figures of its
@@ -129,15 +146,19 @@ func (t Term) relation(held bool) string {
 
 func (r *Result) judgeBaseline(a Against) {
 	c := a.Comparison
-	r.Baseline = &BaselineRef{Run: c.Base, ChosenBy: a.ChosenBy, MinEffect: c.NoiseThreshold, Alpha: c.Alpha}
+	r.Baseline = &BaselineRef{Run: c.Base, ChosenBy: a.ChosenBy, MinEffect: c.NoiseThreshold, Alpha: c.Alpha, Figures: a.judged()}
 	r.Warnings = append(r.Warnings, c.Warnings...)
 	for _, t := range c.Targets {
-		r.judgeScope(t.Target, ScopeWhole, t.Metrics)
-		if len(t.Stages) < 2 {
-			continue // one stage is the whole attack: judged once
+		// One stage is the whole attack: judged once. Of several, the
+		// stages are tested; the whole attack is not (its seconds are not
+		// alike), so it cannot fail untested.
+		staged := len(t.Stages) >= 2
+		r.judgeScope(t.Target, ScopeWhole, t.Metrics, !staged)
+		if !staged {
+			continue
 		}
 		for _, st := range t.Stages {
-			r.judgeScope(t.Target, analysis.StageLabel(st.Index, st.Name), st.Metrics)
+			r.judgeScope(t.Target, analysis.StageLabel(st.Index, st.Name), st.Metrics, true)
 		}
 	}
 	for _, label := range c.OnlyInBase {
@@ -151,18 +172,38 @@ func (r *Result) judgeBaseline(a Against) {
 // ScopeWhole names the whole attack among a figure's scopes.
 const ScopeWhole = "whole attack"
 
-// judgeScope adds the judged figures of one target's scope.
-func (r *Result) judgeScope(target, scope string, deltas []bench.MetricDelta) {
+// judgeScope adds the judged figures of one target's scope; where tested
+// is set the scope's figures are meant to be tested, and one that got
+// worse untested fails.
+func (r *Result) judgeScope(target, scope string, deltas []bench.MetricDelta, tested bool) {
 	where := target
 	if scope != ScopeWhole {
 		where += " " + scope
 	}
 	for _, d := range deltas {
-		if slices.Contains(JudgedFigures, d.Name) {
-			r.Figures = append(r.Figures, FigureVerdict{Target: target, Scope: scope, Delta: d,
-				Failed: d.Verdict == bench.VerdictWorse, Message: analysis.DeltaString(where, d)})
+		if !slices.Contains(r.Baseline.Figures, d.Name) {
+			continue
 		}
+		f := FigureVerdict{Target: target, Scope: scope, Delta: d, Failed: d.Verdict == bench.VerdictWorse, Message: analysis.DeltaString(where, d)}
+		if tested && !f.Tested() && worseBy(d, r.Baseline.MinEffect) {
+			f.Failed, f.Untested = true, true
+			f.Message += ": too few values to test it; lengthen the run"
+		}
+		r.Figures = append(r.Figures, f)
 	}
+}
+
+// worseBy reports whether a figure moved the worse way by at least
+// minEffect percent (percentage points from a zero base; any worsening of
+// another figure from a zero base).
+func worseBy(d bench.MetricDelta, minEffect float64) bool {
+	if d.Head == d.Base || (d.Head > d.Base) == d.HigherIsBetter {
+		return false
+	}
+	if d.Base == 0 && d.Unit != analysis.UnitPercent {
+		return true
+	}
+	return math.Abs(d.Change) >= minEffect
 }
 
 // Tested reports whether the comparison could test the figure: with too
@@ -189,13 +230,37 @@ func (r Result) Failures() []string {
 	return failed
 }
 
-// Changed are the figures the comparison calls better or worse.
+// Changed are the figures the comparison calls better or worse, and
+// those that failed untested.
 func (r Result) Changed() []FigureVerdict {
 	var changed []FigureVerdict
 	for _, f := range r.Figures {
-		if f.Delta.Verdict == bench.VerdictBetter || f.Delta.Verdict == bench.VerdictWorse {
+		if f.Delta.Verdict == bench.VerdictBetter || f.Delta.Verdict == bench.VerdictWorse || f.Untested {
 			changed = append(changed, f)
 		}
 	}
 	return changed
+}
+
+// FieldFigures is the flag that names the figures judged against a
+// baseline, which its errors name.
+const FieldFigures = "--figures"
+
+// ParseFigures reads the figures a baseline's comparison judges, a
+// comma-separated list of JudgedFigures ("throughput,p99"): on a shared
+// CI runner the latency of a short run may move with its neighbours
+// while its throughput holds.
+func ParseFigures(s string) ([]string, error) {
+	var figures []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(JudgedFigures, name) {
+			return nil, bench.FieldErrorf(FieldFigures, "%q is not a judged figure: want some of %s", name, strings.Join(JudgedFigures, ", "))
+		}
+		if slices.Contains(figures, name) {
+			return nil, bench.FieldErrorf(FieldFigures, "%q is named twice", name)
+		}
+		figures = append(figures, name)
+	}
+	return figures, nil
 }

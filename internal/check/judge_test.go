@@ -119,3 +119,66 @@ func TestJudge_SameRun(t *testing.T) {
 		t.Errorf("passed %v, changed %+v, %d figures; want a pass, nothing changed", r.Passed(), r.Changed(), len(r.Figures))
 	}
 }
+
+// untestedComparison is a comparison of go's throughput from base to head
+// req/s whose test had one value a side: too few to test.
+func untestedComparison(base, head float64) bench.Comparison {
+	d := bench.MetricDelta{Name: analysis.MetricThroughput, Unit: analysis.UnitReqPerSec, Base: base, Head: head,
+		Change: (head - base) * 100 / base, HigherIsBetter: true, Verdict: bench.VerdictNoDifference,
+		Test: &bench.Significance{P: 1, NA: 1, NB: 1, Alpha: 0.05}}
+	return bench.Comparison{NoiseThreshold: 20, Alpha: 0.05,
+		Targets: []bench.TargetComparison{{Target: bench.TargetGo, Metrics: []bench.MetricDelta{d}}}}
+}
+
+// TestJudge_UntestedWorse fails a figure that lost more than the minimum
+// effect with too few values to test it (a gate cannot call that no
+// change), and passes one that moved less, or the better way.
+func TestJudge_UntestedWorse(t *testing.T) {
+	tests := []struct {
+		base, head float64
+		failed     bool
+	}{
+		{100, 38, true},   // -62%, beyond the minimum effect of 20%
+		{100, 80, true},   // exactly the minimum effect
+		{100, 90, false},  // -10%: under it
+		{100, 160, false}, // better
+	}
+	for _, tt := range tests {
+		r := check.Judge(analysistest.HeadRun(t), nil, &check.Against{Comparison: untestedComparison(tt.base, tt.head), ChosenBy: "run-base"})
+		f := r.Figures[0]
+		if f.Failed != tt.failed || f.Untested != tt.failed || r.Passed() == tt.failed {
+			t.Errorf("%g -> %g: failed %v, untested %v, passed %v; want failed %v", tt.base, tt.head, f.Failed, f.Untested, r.Passed(), tt.failed)
+		}
+		if tt.failed && !strings.HasSuffix(f.Message, ": too few values to test it; lengthen the run") {
+			t.Errorf("message %q", f.Message)
+		}
+		if got := len(r.Changed()); got != map[bool]int{true: 1, false: 0}[tt.failed] {
+			t.Errorf("%g -> %g: %d changed", tt.base, tt.head, got)
+		}
+	}
+}
+
+// TestJudge_Figures judges only the figures named, and ParseFigures
+// refuses what is not a judged figure, naming the flag.
+func TestJudge_Figures(t *testing.T) {
+	figures, err := check.ParseFigures("throughput, p99")
+	if err != nil || !slices.Equal(figures, []string{"throughput", "p99"}) {
+		t.Fatalf("ParseFigures: %q, %v", figures, err)
+	}
+	a := against(analysistest.BaseRun(t), analysistest.HeadRun(t), "run-base")
+	a.Figures = figures
+	r := check.Judge(analysistest.HeadRun(t), nil, a)
+	if len(r.Figures) == 0 || !slices.Equal(r.Baseline.Figures, figures) {
+		t.Fatalf("%d figures, baseline %+v", len(r.Figures), r.Baseline)
+	}
+	for _, f := range r.Figures {
+		if !slices.Contains(figures, f.Delta.Name) {
+			t.Errorf("%s judged; only %v were named", f.Delta.Name, figures)
+		}
+	}
+	for _, bad := range []string{"max", "throughput,throughput", "", "p99,"} {
+		if _, err := check.ParseFigures(bad); err == nil || !strings.Contains(bench.ErrorMessage(err), check.FieldFigures) {
+			t.Errorf("ParseFigures(%q): %v, want an error naming %s", bad, err, check.FieldFigures)
+		}
+	}
+}

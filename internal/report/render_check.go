@@ -91,7 +91,11 @@ func labelWords(labels map[string]string) string {
 
 // baselineRule says when a figure is better or worse than the baseline's.
 func baselineRule(b check.BaselineRef) string {
-	return fmt.Sprintf("worse or better by at least %g%%, significant at alpha %g by %s", b.MinEffect, b.Alpha, stats.MethodMannWhitney)
+	rule := fmt.Sprintf("worse or better by at least %g%%, significant at alpha %g by %s", b.MinEffect, b.Alpha, stats.MethodMannWhitney)
+	if len(b.Figures) > 0 && len(b.Figures) < len(check.JudgedFigures) {
+		rule += "; judged: " + strings.Join(b.Figures, ", ")
+	}
+	return rule
 }
 
 func objectiveRows(verdicts []check.ObjectiveVerdict, markdown bool) [][]string {
@@ -116,12 +120,25 @@ func objectiveVerdictCell(v check.ObjectiveVerdict, markdown bool) string {
 	return "FAIL"
 }
 
+// figureVerdictCell is a figure's verdict, or, for one that failed
+// untested, that it moved the worse way with too few values to test it.
+func figureVerdictCell(f check.FigureVerdict, markdown bool) string {
+	if !f.Untested {
+		return verdictCell(f.Delta, markdown)
+	}
+	cell := "worse, " + verdictCell(f.Delta, false)
+	if markdown {
+		cell = "**worse**, " + verdictCell(f.Delta, false)
+	}
+	return cell
+}
+
 func figureRows(figures []check.FigureVerdict, markdown bool) [][]string {
 	rows := make([][]string, len(figures))
 	for i, f := range figures {
 		d := f.Delta
 		rows[i] = []string{f.Target, f.Scope, figureLabel(d), analysis.Value(d.Base, d.Unit), analysis.Value(d.Head, d.Unit),
-			analysis.Change(d), verdictCell(d, markdown)}
+			analysis.Change(d), figureVerdictCell(f, markdown)}
 		if i > 0 && figures[i-1].Target == f.Target {
 			rows[i][0] = ""
 			if figures[i-1].Scope == f.Scope {
@@ -137,7 +154,7 @@ func figureRows(figures []check.FigureVerdict, markdown bool) [][]string {
 func unchangedWords(r check.Result) string {
 	others, untested := len(r.Figures)-len(r.Changed()), 0
 	for _, f := range r.Figures {
-		if !f.Tested() {
+		if !f.Tested() && !f.Untested {
 			untested++
 		}
 	}
