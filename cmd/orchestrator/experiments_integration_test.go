@@ -222,19 +222,23 @@ func TestExperimentSeed003(t *testing.T) {
 	startsJVMs(t, 100)
 	db := t.TempDir() + "/history.db"
 	began := time.Now()
-	cases := "platform-1-thread@21,virtual-1-carrier@21,synchronized@21,synchronized@25,native@25"
+	cases := "platform-1-thread@21,virtual-1-carrier@21,synchronized@21,lock@21,synchronized@25,native@25,go-native"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--experiment", "seed-003", "--scale", "0.2", "--case", cases)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
 	run, _ := storedRun(t, db, stdout)
 	t.Logf("run %s took %s", run.ID, time.Since(began).Round(time.Second))
-	if len(run.Targets) != 5 {
+	if len(run.Targets) != 7 {
 		t.Errorf("%d results, want one for each of %s", len(run.Targets), cases)
 	}
 	for _, tr := range run.Targets {
 		rate, events := tr.Total.Throughput, pinnedEvents(tr)
 		t.Logf("%-22s %-22s %6.1f req/s, %3.0f pinned events", tr.Key(), tr.Image.Runtime, rate, events)
+		if tr.Case == "go-native" {
+			checkGoNative(t, tr)
+			continue
+		}
 		jdk := strings.TrimPrefix(tr.Case[strings.Index(tr.Case, "@"):], "@")
 		if !strings.Contains(tr.Image.Runtime, " "+jdk+".") {
 			t.Errorf("%s ran on %q", tr.Key(), tr.Image.Runtime)
@@ -264,9 +268,45 @@ func TestExperimentSeed003(t *testing.T) {
 	}
 	checkSeed003Why(t, db, run)
 	code, stdout, stderr = runCLI(t, nil, "--db", db, "runs", "show", run.ID)
-	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") || !strings.Contains(stdout, "not in this run") {
+	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") || !strings.Contains(stdout, "not in this run") ||
+		!strings.Contains(stdout, "ReentrantLock sleep (the seed's fix)") {
 		t.Errorf("runs show: exit %d, no seed table:\n%s\n%s", code, stdout, stderr)
 	}
+	t.Logf("the seed's sheet:\n%s", seedSheetOf(stdout))
+}
+
+// checkGoNative holds Go's native sleep on one CPU to what seed 000 says
+// of it: the goroutine blocked in the system call hands its P to another
+// OS thread, so the other users go on (about 100 req/s, as one unpinned
+// carrier serves) and the runtime holds an OS thread per blocked call.
+func checkGoNative(t *testing.T, tr bench.TargetResult) {
+	t.Helper()
+	var threads float64
+	for _, r := range tr.Resources {
+		if !r.Warmup {
+			threads = max(threads, r.Threads[bench.ThreadPlatform].Peak)
+		}
+	}
+	t.Logf("%s: %.1f req/s with %.0f OS threads at the peak", tr.Key(), tr.Total.Throughput, threads)
+	if tr.Total.Throughput < 50 {
+		t.Errorf("%s: %.1f req/s, want about 100 (20 users / 200 ms: the P handed off)", tr.Key(), tr.Total.Throughput)
+	}
+	if threads < 10 {
+		t.Errorf("%s: %.0f OS threads at the peak, want one per blocked call (up to 20)", tr.Key(), threads)
+	}
+}
+
+// seedSheetOf is the Locust table of a runs show.
+func seedSheetOf(stdout string) string {
+	i := strings.Index(stdout, "Locust statistics")
+	if i < 0 {
+		return ""
+	}
+	end := strings.Index(stdout[i:], "\n\n")
+	if end < 0 {
+		return stdout[i:]
+	}
+	return stdout[i : i+end]
 }
 
 // pinnedEvents sums a result's pinned events over its measured stages.

@@ -324,7 +324,7 @@ var seed003Pinned = regexp.MustCompile(`pinned: synchronized@21 on JDK 21: its c
 // count and time; on JDK 25 nothing is pinned.
 func checkSeed003Why(t *testing.T, db string, run *bench.Run) {
 	t.Helper()
-	for _, c := range []string{"synchronized@21", "synchronized@25"} {
+	for _, c := range []string{"synchronized@21", "synchronized@25", "lock@21"} {
 		tr := run.Target(c)
 		if tr == nil || tr.Inside == nil || tr.Inside.Source != bench.ProfileJFR || len(tr.Inside.Why) == 0 {
 			t.Fatalf("%s: no JFR why: %+v", c, tr)

@@ -120,7 +120,7 @@ func TestEndpointPath(t *testing.T) {
 	if got := bench.EndpointPath("light", nil); got != "/api/light" {
 		t.Errorf("path = %q", got)
 	}
-	if got := strings.Join(bench.EndpointNames(), ","); got != "light,heavy,cpu,native,synchronized,fanout,downstream,db" {
+	if got := strings.Join(bench.EndpointNames(), ","); got != "light,heavy,cpu,native,synchronized,lock,fanout,downstream,db" {
 		t.Errorf("endpoints = %s", got)
 	}
 }

@@ -127,6 +127,8 @@ var endpoints = []Endpoint{
 		Description: "a blocking nanosleep system call (pins a virtual thread's carrier)"},
 	{Name: "synchronized", Path: "/api/synchronized", Params: []Param{durationParam("100")},
 		Description: "sleeps holding a lock (pins carriers on JDK 21-23)"},
+	{Name: "lock", Path: "/api/lock", Params: []Param{durationParam("100")},
+		Description: "sleeps holding a ReentrantLock (Go: a sync.Mutex), the fix for synchronized: pins on no JDK"},
 	{Name: "fanout", Path: "/api/fanout", Downstream: true, Params: []Param{
 		{Name: "calls", Default: "100", Min: 1, Max: MaxCallsParam, Unit: "calls"},
 		{Name: "mode", Default: ModeUnbounded, Values: []string{ModePool, ModeUnbounded, ModeSemaphore, ModeVirtual, ModeGoroutines}},

@@ -37,7 +37,7 @@ func TestExperimentByName(t *testing.T) {
 	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(spec.Cases), 8; got != want {
+	if got, want := len(spec.Cases), 11; got != want {
 		t.Fatalf("%d cases, want %d", got, want)
 	}
 	if spec.Name != "seed-003" || !reflect.DeepEqual(*spec.Experiment, bench.ExperimentRef{Name: "seed-003", Scale: 1}) {
@@ -46,6 +46,12 @@ func TestExperimentByName(t *testing.T) {
 	c := spec.Cases[2] // synchronized@21
 	if c.Name != "synchronized@21" || c.Target != "java-virtual@21" || c.Java.VirtualParallelism != 1 || c.Workload.Requests[0].Endpoint != "synchronized" {
 		t.Errorf("case 2: %+v", c)
+	}
+	if c := spec.Cases[3]; c.Name != "lock@21" || c.Target != "java-virtual@21" || c.Java.VirtualParallelism != 1 || c.Workload.Requests[0].Endpoint != "lock" {
+		t.Errorf("case 3: %+v", c)
+	}
+	if c := spec.Cases[10]; c.Name != "go-native" || c.Target != "go" || c.Workload.Requests[0].Endpoint != "native" {
+		t.Errorf("case 10: %+v", c)
 	}
 	if got := spec.ForCase(spec.Cases[0]).Java.TomcatMaxThreads; got != 1 {
 		t.Errorf("platform-1-thread runs with %d Tomcat threads, want 1", got)

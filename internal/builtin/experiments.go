@@ -284,8 +284,9 @@ func seed002() bench.Experiment {
 }
 
 // Seed 003 (Naver D2): one Tomcat thread against one carrier, 100 users on
-// sleep(1000); then synchronized and native around the sleep, on JDK 21
-// (where synchronized pins) and 25 (JEP 491: it no longer does).
+// sleep(1000); then synchronized, the ReentrantLock the seed recommends
+// instead, and native around the sleep, on JDK 21 (where synchronized pins)
+// and 25 (JEP 491: it no longer does); and Go's native call on one CPU.
 func seed003() bench.Experiment {
 	var rows []bench.SeedRow
 	for _, jdk := range []string{"21", "25"} {
@@ -298,12 +299,14 @@ func seed003() bench.Experiment {
 			bench.SeedRow{Label: "JDK " + jdk + " Tomcat threads.max=1, sleep", Case: "platform-1-thread@" + jdk, Seed: heavyPlatform},
 			bench.SeedRow{Label: "JDK " + jdk + " virtual parallelism=1, sleep", Case: "virtual-1-carrier@" + jdk, Seed: heavyVirtual},
 			bench.SeedRow{Label: "JDK " + jdk + " virtual, synchronized sleep", Case: "synchronized@" + jdk},
+			bench.SeedRow{Label: "JDK " + jdk + " virtual, ReentrantLock sleep (the seed's fix)", Case: "lock@" + jdk},
 			bench.SeedRow{Label: "JDK " + jdk + " virtual, native sleep", Case: "native@" + jdk},
 		)
 	}
+	rows = append(rows, bench.SeedRow{Label: "Go, one CPU (GOMAXPROCS 1), native sleep", Case: "go-native"})
 	return bench.Experiment{
 		Name: "seed-003", Seed: "003", Source: "Virtual Thread의 기본 개념 이해하기 (Naver D2, JDK 21)",
-		Description: "one Tomcat thread against one carrier, 100 users on a 1 s sleep; then the sleep inside synchronized and as a native call; JDK 21 and 25",
+		Description: "one Tomcat thread against one carrier, 100 users on a 1 s sleep; then the sleep inside synchronized, inside a ReentrantLock (the seed's fix) and as a native call; JDK 21 and 25; Go's native call on one CPU beside it",
 		Scale:       1,
 		ScaleNote: "multiplies the sleep (1000 ms), the users (100) and the 8 s test alike, so that one thread still serves 1 / sleep and one " +
 			"unpinned carrier users / sleep = 100 req/s (the test lasts at least 4 s); e.g. 0.2: 200 ms, 20 users, 4 s (5 vs 100 req/s)",
@@ -339,9 +342,15 @@ func expandSeed003(scale float64, _ string) bench.RunSpec {
 			bench.Case{Name: "platform-1-thread@" + jdk, Target: bench.TargetJavaPlatform + "@" + jdk, Java: oneThread, Workload: work("heavy")},
 			bench.Case{Name: "virtual-1-carrier@" + jdk, Target: bench.TargetJavaVirtual + "@" + jdk, Java: oneCarrier, Workload: work("heavy")},
 			bench.Case{Name: "synchronized@" + jdk, Target: bench.TargetJavaVirtual + "@" + jdk, Java: oneCarrier, Workload: work("synchronized")},
+			bench.Case{Name: "lock@" + jdk, Target: bench.TargetJavaVirtual + "@" + jdk, Java: oneCarrier, Workload: work("lock")},
 			bench.Case{Name: "native@" + jdk, Target: bench.TargetJavaVirtual + "@" + jdk, Java: oneCarrier, Workload: work("native")},
 		)
 	}
+	// Go beside the pinned carrier: on one CPU the runtime runs one P
+	// (GOMAXPROCS follows the container's CPU limit), and a goroutine
+	// blocked in a system call hands that P to another thread, so the
+	// native sleep does not stall the others (seed 000's point).
+	cases = append(cases, bench.Case{Name: "go-native", Target: bench.TargetGo, Workload: work("native")})
 	return bench.RunSpec{
 		Cases: cases,
 		Profile: bench.Profile{Name: "seed-003", Model: bench.ModelClosed, Scale: scale, Stages: []bench.Stage{

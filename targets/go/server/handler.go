@@ -108,6 +108,9 @@ func (h *handler) routes() http.Handler {
 	h.route(mux, "/api/cpu", h.pooled(h.cpu))
 	h.route(mux, "/api/native", h.pooled(h.sleeper("native", nativeSleep)))
 	h.route(mux, "/api/synchronized", h.pooled(h.sleeper("synchronized", lockedSleep)))
+	// Go has one kind of lock: the counterpart of Java's ReentrantLock is
+	// the same sync.Mutex.
+	h.route(mux, "/api/lock", h.pooled(h.sleeper("lock", lockedSleep)))
 	h.route(mux, "/api/fanout", h.pooled(h.serveFanout))
 	h.route(mux, "/api/downstream", h.pooled(h.serveDownstream))
 	h.route(mux, "/api/db", h.pooled(h.serveDB))

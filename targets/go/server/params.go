@@ -19,7 +19,7 @@ type param struct {
 
 // Limits shared by several parameters, as in internal/bench/endpoint.go.
 const (
-	maxDurationMs = 60000 // heavy, native, synchronized, the downstream calls and db's delay
+	maxDurationMs = 60000 // heavy, native, synchronized, lock, the downstream calls and db's delay
 	maxCalls      = 10000 // fan-out calls per request, and bulkhead permits
 )
 

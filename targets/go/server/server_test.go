@@ -82,6 +82,7 @@ func TestWorkEndpoints(t *testing.T) {
 		{"/api/heavy?duration=20", "heavy", 20},
 		{"/api/native?duration=20", "native", 20},
 		{"/api/synchronized?duration=20", "synchronized", 20},
+		{"/api/lock?duration=20", "lock", 20},
 		{"/api/cpu?work=3", "cpu", 0},
 		// Percent-encoded digits are still a decimal integer.
 		{"/api/heavy?duration=%32%30", "heavy", 20},
@@ -174,6 +175,7 @@ func TestBadParameters(t *testing.T) {
 		{"/api/native?duration=abc", `duration must be an integer from 0 to 60000, got "abc"`},
 		{"/api/synchronized?duration=-1", `duration must be an integer from 0 to 60000, got "-1"`},
 		{"/api/synchronized?duration=abc", `duration must be an integer from 0 to 60000, got "abc"`},
+		{"/api/lock?duration=60001", `duration must be an integer from 0 to 60000, got "60001"`},
 		// work has its own range.
 		{"/api/cpu?work=100001", `work must be an integer from 0 to 100000, got "100001"`},
 		{"/api/cpu?work=-1", `work must be an integer from 0 to 100000, got "-1"`},
@@ -241,7 +243,7 @@ func TestDurationsHonoured(t *testing.T) {
 	srv := httptest.NewServer(server.NewHandler("go"))
 	t.Cleanup(srv.Close) // after the parallel subtests, unlike defer
 	const d = 100 * time.Millisecond
-	for _, endpoint := range []string{"heavy", "native", "synchronized"} {
+	for _, endpoint := range []string{"heavy", "native", "synchronized", "lock"} {
 		t.Run(endpoint, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()

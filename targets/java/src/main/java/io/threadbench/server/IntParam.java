@@ -13,7 +13,7 @@ public record IntParam(String name, int defaultValue, int min, int max) {
     /** MAX_CALLS bounds fan-out calls per request and bulkhead permits. */
     public static final int MAX_CALLS = 10_000;
 
-    /** DURATION is the sleep in milliseconds of heavy, native, synchronized and downstream. */
+    /** DURATION is the sleep in milliseconds of heavy, native, synchronized, lock and downstream. */
     public static final IntParam DURATION = new IntParam("duration", 100, 0, MAX_DURATION);
 
     /** WORK is the number of SHA-256 rounds of cpu. */

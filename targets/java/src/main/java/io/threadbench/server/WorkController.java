@@ -1,5 +1,7 @@
 package io.threadbench.server;
 
+import java.util.concurrent.locks.ReentrantLock;
+
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.web.bind.annotation.GetMapping;
@@ -75,5 +77,24 @@ public class WorkController {
             Thread.sleep(millis);
         }
         return WorkResponse.of(target, "synchronized", millis);
+    }
+
+    /**
+     * lockSleep sleeps holding a ReentrantLock made for this request, the fix
+     * seed 003 recommends for synchronized: a virtual thread that sleeps
+     * holding one unmounts and frees its carrier on every JDK.
+     */
+    @GetMapping("/lock")
+    public WorkResponse lockSleep(HttpServletRequest request) throws InterruptedException {
+        int millis = IntParam.DURATION.parse(request.getQueryString());
+        ReentrantLock lock = new ReentrantLock();
+        escapedMonitor = lock;
+        lock.lock();
+        try {
+            Thread.sleep(millis);
+        } finally {
+            lock.unlock();
+        }
+        return WorkResponse.of(target, "lock", millis);
     }
 }
