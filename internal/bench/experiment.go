@@ -58,6 +58,7 @@ const (
 	LayoutNGrinder = "ngrinder" // seeds 002 and 004: TPS, peak TPS, MTT, error rate, vusers
 	LayoutLocust   = "locust"   // seed 003: Locust's statistics table, with pinning
 	LayoutPool     = "pool"     // db-pool: throughput per stage beside the pool's bound, and where requests waited
+	LayoutCPU      = "cpu"      // cpu-bound: throughput, latency and CPU per request of each runtime, and the claim's ratios
 )
 
 // Figures a seed's table reports, as SeedRow.Seed keys them.

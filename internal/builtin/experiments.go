@@ -14,7 +14,7 @@ import (
 // data, like the built-in profiles. Each expands at a scale into a run
 // spec; its rows carry the seed's own figures.
 func experiments() []bench.Experiment {
-	return []bench.Experiment{seed000(), seed001(), seed001Service(), seed002(), seed003(), seed004(), dbPool()}
+	return []bench.Experiment{seed000(), seed001(), seed001Service(), seed002(), seed003(), seed004(), cpuBound(), dbPool()}
 }
 
 // scaled multiplies d by scale, to the millisecond.
@@ -396,6 +396,42 @@ func seed004() bench.Experiment {
 				}},
 				Workload: bench.Workload{Requests: []bench.Request{request("/virtual/io (sleeps 600 ms)", "heavy", map[string]string{"duration": "600"})}},
 				Warmup:   bench.Warmup{Duration: bench.Duration(5 * time.Second), Rate: 50},
+			}
+		},
+	}
+}
+
+// cpuBound tests what seeds 000 and 004 claim without measuring it: that
+// virtual threads bring nothing to CPU-bound work. Each runtime serves
+// SHA-256 rounds on its one CPU, with fewer clients than Tomcat's 200
+// threads, so that no pool but the CPU bounds anyone.
+func cpuBound() bench.Experiment {
+	return bench.Experiment{
+		Name: "cpu-bound", Seed: "000", Source: "seeds 000 (k6, 2025) and 004 (nGrinder): \"no advantage on CPU-bound work\"",
+		Description: "the seeds' claim that virtual threads bring nothing to CPU-bound work: 50 clients on /api/cpu (10,000 SHA-256 rounds), one CPU each; Java platform, Java virtual, Go",
+		Scale:       1,
+		ScaleNote:   "multiplies the 20 s hold; the 10 s warm-up stays",
+		Layout:      bench.LayoutCPU,
+		Rows: []bench.SeedRow{
+			{Label: "Java platform threads", Case: bench.TargetJavaPlatform},
+			{Label: "Java virtual threads", Case: bench.TargetJavaVirtual},
+			{Label: "Go goroutines", Case: bench.TargetGo},
+		},
+		Ratios: []bench.TargetPair{{A: bench.TargetJavaVirtual, B: bench.TargetJavaPlatform}, {A: bench.TargetGo, B: bench.TargetJavaPlatform}},
+		Notes: []string{
+			"the seeds state the claim without a figure of their own: the sheet sets ours beside it, as throughput and as CPU per request (the cost a thread model could change)",
+			"a difference in throughput is a difference in the CPU each request costs: `compare` or the run report tests it across rounds",
+		},
+		Expand: func(scale float64, _ string) bench.RunSpec {
+			return bench.RunSpec{
+				Targets: []string{bench.TargetJavaPlatform, bench.TargetJavaVirtual, bench.TargetGo},
+				Profile: bench.Profile{Name: "cpu-bound", Model: bench.ModelClosed, Scale: scale, Stages: []bench.Stage{
+					{Name: "hold", Duration: scaled(20*time.Second, scale), Concurrency: 50},
+				}},
+				Workload: bench.Workload{Requests: []bench.Request{request("cpu (10,000 rounds)", "cpu", map[string]string{"work": "10000"})}},
+				// A JIT compiling SHA-256 serves a fraction of what it
+				// later does: 10 s at a rate under every runtime's one CPU.
+				Warmup: bench.Warmup{Duration: bench.Duration(10 * time.Second), Rate: 50},
 			}
 		},
 	}

@@ -60,6 +60,8 @@ func SheetOf(run *bench.Run) (Sheet, bool) {
 		x.locust()
 	case bench.LayoutPool:
 		x.pool()
+	case bench.LayoutCPU:
+		x.cpu()
 	}
 	x.sheet.Notes = e.Notes
 	return x.sheet, true

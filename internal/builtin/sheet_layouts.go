@@ -258,6 +258,79 @@ func (x *expTable) ngrinder() {
 	x.table("nGrinder summary (TPS and MTT over the last stage, the hold: a ramp of 10 s weighs little in the seed's 5 minutes, much in ours; tests over the whole test)", []string{"TEST", "CASE", "TPS", "PEAK TPS", "MTT ms", "TESTS", "SUCCESSFUL", "ERRORS", "VUSERS"}, rows)
 }
 
+// cpu writes the CPU-bound experiment's table: each runtime's throughput,
+// latency and CPU per request on its one CPU, then the ratios the seeds'
+// claim is about (virtual / platform) and the claim beside them.
+func (x *expTable) cpu() {
+	var rows [][]string
+	cost := map[string]float64{}
+	for _, row := range x.rows {
+		t, why := x.measured(row)
+		if t == nil {
+			rows = append(rows, []string{row.Label, why, "-", "-", "-", "-", "-", "-"})
+			continue
+		}
+		s := t.Total
+		cpu := cpuPer1k(t)
+		cost[row.Case] = cpu
+		rows = append(rows, []string{row.Label, row.Case, expRate(s.Throughput), expMs(s.Latency.P50), expMs(s.Latency.P99),
+			analysis.OrDash(expCPU(cpu)), analysis.OrDash(expThreads(peakThreads(t))), expPercent(expErrorPercent(*s))})
+	}
+	x.table("CPU-bound work, one CPU each (the measured stage)", []string{"RUNTIME", "CASE", "REQ/S", "P50 ms", "P99 ms", "CPU s / 1k req", "PEAK THREADS", "ERRORS"}, rows)
+	x.ratios()
+	if p, v := cost[bench.TargetJavaPlatform], cost[bench.TargetJavaVirtual]; p > 0 && v > 0 {
+		x.line(fmt.Sprintf("the seeds' claim: virtual threads bring no advantage on CPU-bound work; ours: a virtual thread's request cost %s of a platform thread's CPU", expPercent(100*v/p)))
+	}
+}
+
+// cpuPer1k is a target's CPU seconds per 1,000 requests over its measured
+// stages, weighted by their requests; 0 when the container's CPU was not read.
+func cpuPer1k(t *bench.TargetResult) float64 {
+	var cpu, requests float64
+	for _, r := range t.Resources {
+		if r.Warmup || r.CPUSecondsPer1k <= 0 {
+			continue
+		}
+		for _, st := range t.Stages {
+			if st.Index == r.Stage && !st.Warmup {
+				cpu += r.CPUSecondsPer1k * float64(st.Stats.Requests)
+				requests += float64(st.Stats.Requests)
+			}
+		}
+	}
+	if requests == 0 {
+		return 0
+	}
+	return cpu / requests
+}
+
+// expCPU writes CPU seconds per 1,000 requests; "" when not read.
+func expCPU(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// expThreads writes a thread count; "" when none was read.
+func expThreads(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return expCount(v)
+}
+
+// peakThreads is the most OS threads a target ran in a measured stage.
+func peakThreads(t *bench.TargetResult) float64 {
+	peak := 0.0
+	for _, r := range t.Resources {
+		if !r.Warmup {
+			peak = max(peak, r.Threads[bench.ThreadPlatform].Peak)
+		}
+	}
+	return peak
+}
+
 // peakThroughput is the highest per-second throughput of the attack.
 func peakThroughput(t *bench.TargetResult) float64 {
 	peak := 0.0

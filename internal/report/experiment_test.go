@@ -131,6 +131,21 @@ func TestExperimentNGrinder(t *testing.T) {
 	golden(t, "experiment_seed-004.table.golden", writeExperiment(t, run, report.FormatTable))
 }
 
+// The CPU-bound sheet: each runtime's figures with its CPU per request,
+// the ratios and the claim beside ours; a runtime whose CPU was not read
+// shows a dash.
+func TestExperimentCPU(t *testing.T) {
+	run := experimentRun(t, "cpu-bound", "", func(key string, tr *bench.TargetResult) {
+		rate := map[string]float64{bench.TargetJavaPlatform: 240, bench.TargetJavaVirtual: 236, bench.TargetGo: 310}[key]
+		tr.Total = stats(int64(rate*20), 0, 20*time.Second, 2, 50/rate*1000, 900)
+		tr.Stages = []bench.StageResult{{Index: 0, Stats: *tr.Total}}
+		if key != bench.TargetGo {
+			tr.Resources = []bench.StageResources{{Stage: 0, CPUSecondsPer1k: 1000 / rate, Threads: gauges(bench.ThreadPlatform, 78.0, 70.0)}}
+		}
+	})
+	golden(t, "experiment_cpu-bound.table.golden", writeExperiment(t, run, report.FormatTable))
+}
+
 func TestExperimentLocust(t *testing.T) {
 	run := experimentRun(t, "seed-003", "", func(key string, tr *bench.TargetResult) {
 		if key == "go-native" {
