@@ -78,6 +78,9 @@ type CapacityResult struct {
 	// the highest rate that passed, with a lower confidence. Its evidence
 	// is Confirmations: the trials that passed at it.
 	Unconfirmed string `json:"unconfirmed,omitempty"`
+	// PauseNote says how the target's recurring pauses (a JVM's full
+	// collections) sized the rounds, or that the budget could not.
+	PauseNote string `json:"pauseNote,omitempty"`
 }
 
 // The rules a capacity search judges a rate's confirmations by.
@@ -187,10 +190,12 @@ type CapacityRow struct {
 	CPUs     float64 `json:"cpus,omitempty"`
 	// Rule is how the confirmations were judged (CapacityResult.Rule),
 	// Pooled their pooled figures, and Unconfirmed why Rate is not
-	// confirmed when it is not (a lower confidence).
+	// confirmed when it is not (a lower confidence); PauseNote how the
+	// target's recurring pauses sized the rounds (CapacityResult.PauseNote).
 	Rule        string          `json:"rule,omitempty"`
 	Pooled      *CapacityPooled `json:"pooled,omitempty"`
 	Unconfirmed string          `json:"unconfirmed,omitempty"`
+	PauseNote   string          `json:"pauseNote,omitempty"`
 }
 
 // SearchReport is what a report says of a capacity run's searches: each

@@ -69,6 +69,13 @@ type Outcome struct {
 	// memory), empty when it did not: the trial failed, whatever its
 	// figures, and the target is started again before the next one.
 	Died string
+	// PauseAt are when the collection pauses the target reported during
+	// the trial began, from the trial's start (a JVM's
+	// jvm_gc_pause_seconds_count, read each second), and PauseSeconds
+	// their time; empty when it reports none. The search sizes its rounds
+	// to them (coverPauses).
+	PauseAt      []time.Duration
+	PauseSeconds float64
 }
 
 // TrialFunc runs one trial.
@@ -138,6 +145,10 @@ type Result struct {
 	// budget ended after it passed, and it is the highest rate that did,
 	// a lower confidence (see search.unconfirmed).
 	Unconfirmed string `json:"unconfirmed,omitempty"`
+	// PauseNote says how the target's recurring pauses lengthened the
+	// rounds (PausePeriods of them pooled), or that the budget could not;
+	// empty when the target did not pause long enough to matter.
+	PauseNote string `json:"pauseNote,omitempty"`
 }
 
 // stopped ends a search early for a reason other than an error.
@@ -157,14 +168,14 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &search{cfg: cfg, run: run, start: cfg.Now(), cost: cost{cfg: cfg}}
+	s := &search{cfg: cfg, run: run, start: cfg.Now(), cost: cost{cfg: cfg}, asked: cfg}
 	res, err := s.find(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res.Steps, res.Spent = s.steps, s.spent()
 	res.MustPass, res.Asked = cfg.MustPass, cfg.Confirmations
-	res.Rule, res.GoalDuration = cfg.Rule, cfg.goal()
+	res.Rule, res.GoalDuration, res.PauseNote = cfg.Rule, s.cfg.goal(), s.pauseNote
 	if cfg.Rule == RulePooled && s.unpooled {
 		res.Rule, res.RuleNote = RuleWindows, fmt.Sprintf("the trials carried no latency histograms to pool: %d of %d windows had to pass each", cfg.MustPass, cfg.Confirmations)
 	}
@@ -195,6 +206,14 @@ type search struct {
 	// climbed is set when a round held at a rate a short trial had
 	// failed: the rounds go on up, doubling, until one fails.
 	climbed bool
+	// pauses are the target's pauses the trials saw, and pauseNote what
+	// the rounds did about them (coverPauses).
+	pauses    pauses
+	pauseNote string
+	// asked is the configuration as given, before coverPauses sized the
+	// rounds, and sized the period it last sized them to.
+	asked Config
+	sized time.Duration
 }
 
 // find brackets and bisects with short trials while the budget keeps
@@ -588,6 +607,7 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 // them early.
 func (s *search) confirm(ctx context.Context, rate float64) ([]Step, error) {
 	var confirms []Step
+	s.coverPauses()
 	if s.pooling() && s.left() < s.cost.round(s.cfg.Confirmations) {
 		return nil, s.outOfTime() // a round cut short judges nothing: plan whole ones
 	}
@@ -643,6 +663,7 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 		return nil, fmt.Errorf("trial at %.0f req/s: %w", t.Rate, err)
 	}
 	s.warm += out.Warmup
+	s.pauses.add(began.Sub(s.start)+nominal-t.Duration, out)
 	if out.Stats.Histogram == "" && out.Stats.Latency != (bench.Latency{}) {
 		s.unpooled = true
 	}

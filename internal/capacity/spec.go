@@ -63,7 +63,8 @@ func (r *Result) Summary(objective bench.Objective) *bench.CapacityResult {
 	out := &bench.CapacityResult{Objective: objective.String(), Rate: r.Rate, Width: r.Width,
 		MustPass: r.MustPass, Asked: r.Asked,
 		Stop: string(r.Stop), Reason: r.Reason, Trials: len(r.Steps), Spent: bench.Duration(r.Spent),
-		Rule: string(r.Rule), RuleNote: r.RuleNote, GoalDuration: bench.Duration(r.GoalDuration), Pooled: r.Pooled, Unconfirmed: r.Unconfirmed}
+		Rule: string(r.Rule), RuleNote: r.RuleNote, GoalDuration: bench.Duration(r.GoalDuration), Pooled: r.Pooled, Unconfirmed: r.Unconfirmed,
+		PauseNote: r.PauseNote}
 	for _, c := range r.Confirmations {
 		out.Confirmations = append(out.Confirmations, c.summary())
 	}

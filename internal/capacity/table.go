@@ -38,6 +38,9 @@ func Table(run *bench.Run) *bench.CapacityTable {
 			t.Rows[i].Ratio = t.Rows[i].Rate / best
 		}
 		t.Sentences = append(t.Sentences, sentence(t.Rows[i], t.Objective))
+		if note := t.Rows[i].PauseNote; note != "" {
+			t.Sentences = append(t.Sentences, fmt.Sprintf("%s: %s.", t.Rows[i].Target, note))
+		}
 	}
 	return &t
 }
@@ -55,7 +58,7 @@ func workloadOf(spec bench.RunSpec, caseName string) bench.Workload {
 func row(target string, c *bench.CapacityResult) bench.CapacityRow {
 	r := bench.CapacityRow{Target: target, Rate: c.Rate, Stop: c.Stop, Reason: c.Reason,
 		Passed: c.Passed(), Ran: len(c.Confirmations), MustPass: c.MustPass,
-		Rule: c.Rule, Pooled: c.Pooled, Unconfirmed: c.Unconfirmed}
+		Rule: c.Rule, Pooled: c.Pooled, Unconfirmed: c.Unconfirmed, PauseNote: c.PauseNote}
 	for i, conf := range c.Confirmations {
 		if i == 0 || conf.Throughput < r.ServedLow {
 			r.ServedLow = conf.Throughput

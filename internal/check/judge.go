@@ -65,15 +65,15 @@ type ObjectiveVerdict struct {
 // FigureVerdict is one judged figure of one target in one scope against
 // the baseline: it fails when the comparison calls it worse.
 type FigureVerdict struct {
-	Target  string            `json:"target"`
-	Scope   string            `json:"scope"` // ScopeWhole, or a stage: "stage 2 (plateau)"
-	Delta   bench.MetricDelta `json:"delta"`
-	Failed  bool              `json:"failed"`
+	Target string            `json:"target"`
+	Scope  string            `json:"scope"` // ScopeWhole, or a stage: "stage 2 (plateau)"
+	Delta  bench.MetricDelta `json:"delta"`
+	Failed bool              `json:"failed"`
 	// Untested is set on a figure that moved the worse way by at least
 	// the minimum effect with too few values for a test: it fails, since a
 	// gate cannot call a change it could not test no change.
-	Untested bool `json:"untested,omitempty"`
-	Message string            `json:"message"` // "go p99 +25.0% (10.0 ms -> 12.5 ms; p < 0.001, n = 10+10)"
+	Untested bool   `json:"untested,omitempty"`
+	Message  string `json:"message"` // "go p99 +25.0% (10.0 ms -> 12.5 ms; p < 0.001, n = 10+10)"
 }
 
 // Against is a baseline's comparison with the run, how it was chosen,
@@ -90,7 +90,7 @@ type Against struct {
 func Judge(run *bench.Run, objectives []Objective, against *Against) Result {
 	r := Result{Run: bench.RunRef{ID: run.ID, Name: run.Name, Status: run.Status, CreatedAt: run.CreatedAt},
 		Labels: run.Spec.Labels, Objectives: []ObjectiveVerdict{}, Figures: []FigureVerdict{}}
-	whole := wholeAttack(analysis.Analyze(run, analysis.ReportOptions{}))
+	whole := WholeAttack(analysis.Analyze(run, analysis.ReportOptions{}))
 	for _, o := range objectives {
 		for _, t := range o.Terms {
 			r.Objectives = append(r.Objectives, judgeTerm(o.Target, t, whole))
@@ -102,8 +102,8 @@ func Judge(run *bench.Run, objectives []Objective, against *Against) Result {
 	return r
 }
 
-// wholeAttack is the subjects' whole-attack figures by label.
-func wholeAttack(rep bench.Report) map[string]bench.Figures {
+// WholeAttack is the subjects' whole-attack figures by label.
+func WholeAttack(rep bench.Report) map[string]bench.Figures {
 	figures := map[string]bench.Figures{}
 	for _, sc := range rep.Scopes {
 		if sc.Stage != nil {

@@ -55,8 +55,8 @@ const (
 	JVMThreadsLive     = "jvm_threads_live_threads"   // live platform threads
 	JVMMemoryUsed      = "jvm_memory_used_bytes"      // by area: heap, nonheap
 	JVMMemoryCommitted = "jvm_memory_committed_bytes" // by area: heap, nonheap
-	JVMGCPauses        = "jvm_gc_pause_seconds_count" // collection pauses since start
-	JVMGCPauseSeconds  = "jvm_gc_pause_seconds_sum"   // time in them
+	JVMGCPauses        = bench.SeriesGCPauses         // collection pauses since start
+	JVMGCPauseSeconds  = bench.SeriesGCPauseSeconds   // time in them
 	JVMCompilationMs   = bench.SeriesJITMs            // JIT compilation time since start, ms
 )
 

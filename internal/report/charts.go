@@ -23,8 +23,8 @@ const (
 )
 
 var (
-	gcCountSeries = []string{"jvm_gc_pause_seconds_count", "go_gc_duration_seconds_count"}
-	gcTimeSeries  = []string{"jvm_gc_pause_seconds_sum", "go_gc_duration_seconds_sum"}
+	gcCountSeries = []string{bench.SeriesGCPauses, "go_gc_duration_seconds_count"}
+	gcTimeSeries  = []string{bench.SeriesGCPauseSeconds, "go_gc_duration_seconds_sum"}
 )
 
 // ChartSeries returns the names of the series the HTML report of a result

@@ -229,7 +229,8 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	}}
 	tr.warmup = bench.Warmup{Disabled: true}
 	tr.began = time.Time{}
-	res, err := tr.r.cfg.Attacker.Run(ctx, tr.target().BaseURL(), plan, tr.observer(trial))
+	pw := newPauseWatch(tr.rec)
+	res, err := tr.r.cfg.Attacker.Run(ctx, tr.target().BaseURL(), plan, tr.observer(trial, pw))
 	if err != nil {
 		return capacity.Outcome{}, err
 	}
@@ -258,7 +259,9 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	if err := tr.r.save(tr.run); err != nil {
 		return capacity.Outcome{}, err
 	}
-	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup, Died: st.Died}
+	pw.poll()
+	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup, Died: st.Died,
+		PauseAt: pw.at, PauseSeconds: pw.paused}
 	if st.Generator != nil {
 		out.SendLag = st.Generator.OwnLagP99()
 	}
@@ -267,12 +270,13 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 
 // observer publishes a trial's progress as the target's next stage, on
 // the search's clock rather than the trial's own.
-func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
+func (tr *trialRunner) observer(trial capacity.Trial, pw *pauseWatch) bench.Observer {
 	obs := tr.r.observer(tr.run, tr.tr, nil)
 	index, name := len(tr.tr.Stages), trialName(trial)
 	start, stage, second := obs.Start, obs.Stage, obs.Second
 	obs.Start = func(t0 time.Time) {
 		tr.startAt(t0)
+		pw.start(t0)
 		start(t0)
 	}
 	obs.Stage = func(s bench.StageResult) {
@@ -284,6 +288,12 @@ func (tr *trialRunner) observer(trial capacity.Trial) bench.Observer {
 	obs.Second = func(b bench.Bucket) {
 		if tr.began.IsZero() { // an engine that did not say when it started
 			tr.startAt(time.Now())
+		}
+		if b.Second >= 0 { // a measured second, not the warm-up's
+			if pw.began.IsZero() {
+				pw.start(tr.began)
+			}
+			pw.poll()
 		}
 		second(onSearchClock([]bench.Bucket{b}, index, tr.offset())[0])
 	}

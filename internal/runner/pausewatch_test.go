@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+)
+
+// pauseCounters is a Recording whose GC counters are set by the test.
+type pauseCounters struct {
+	at          time.Time
+	count, secs float64
+	has         bool
+}
+
+func (p *pauseCounters) SetT0(time.Time) {}
+func (p *pauseCounters) Stop(context.Context, *bench.StageResult, []bench.StageResult) bench.RecordingResult {
+	return bench.RecordingResult{}
+}
+func (p *pauseCounters) Latest(name string) (time.Time, float64, bool) {
+	switch name {
+	case bench.SeriesGCPauses:
+		return p.at, p.count, p.has
+	case bench.SeriesGCPauseSeconds:
+		return p.at, p.secs, p.has
+	}
+	return time.Time{}, 0, false
+}
+
+// The watch notes each rise of the counter at the reading's time from the
+// trial's start, and the pauses' time; the counter's value before the
+// trial (collections of the JVM's start) is not a pause of it.
+func TestPauseWatch(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	rec := &pauseCounters{at: t0.Add(-time.Second), count: 12, secs: 0.8, has: true}
+	w := newPauseWatch(rec)
+	w.start(t0)
+	for i, step := range []struct{ count, secs float64 }{{12, 0.8}, {13, 1.05}, {13, 1.05}, {15, 1.5}} {
+		rec.at, rec.count, rec.secs = t0.Add(time.Duration(i+1)*time.Second), step.count, step.secs
+		w.poll()
+	}
+	if want := []time.Duration{2 * time.Second, 4 * time.Second, 4 * time.Second}; !slices.Equal(w.at, want) {
+		t.Errorf("pauses at %v, want %v", w.at, want)
+	}
+	if got := w.paused; got < 0.699 || got > 0.701 {
+		t.Errorf("paused %.3f s, want 0.7", got)
+	}
+}
+
+// Without a recording, or a JVM counter, nothing is seen.
+func TestPauseWatch_None(t *testing.T) {
+	for _, rec := range []bench.Recording{nil, &pauseCounters{}} {
+		w := newPauseWatch(rec)
+		w.start(time.Now())
+		w.poll()
+		if len(w.at) != 0 || w.paused != 0 {
+			t.Errorf("%T: %v, %v; want nothing", rec, w.at, w.paused)
+		}
+	}
+}
