@@ -26,11 +26,17 @@ import (
 // off: the check reads the load generator's figures only.
 func checkSpec(t *testing.T, sleepMs string) string {
 	t.Helper()
+	return heavySpec(t, "check-it", "8s", sleepMs)
+}
+
+// heavySpec is checkSpec's run named name, its stage lasting stage.
+func heavySpec(t *testing.T, name, stage, sleepMs string) string {
+	t.Helper()
 	spec := map[string]any{
-		"name":      "check-it",
+		"name":      name,
 		"targets":   []string{"go"},
 		"noProfile": true,
-		"profile":   map[string]any{"model": "closed", "stages": []any{map[string]any{"name": "hold", "duration": "8s", "concurrency": 40}}},
+		"profile":   map[string]any{"model": "closed", "stages": []any{map[string]any{"name": "hold", "duration": stage, "concurrency": 40}}},
 		"warmup":    map[string]any{"duration": "1s", "rate": 20},
 		"workload":  map[string]any{"requests": []any{map[string]any{"endpoint": "heavy", "params": map[string]any{"duration": sleepMs}}}},
 	}
@@ -38,7 +44,7 @@ func checkSpec(t *testing.T, sleepMs string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return writeFile(t, "check-"+sleepMs+"ms.json", string(b))
+	return writeFile(t, name+"-"+sleepMs+"ms.json", string(b))
 }
 
 // TestCheckAgainstItsBaseline runs the Go target three times through

@@ -17,9 +17,9 @@ import (
 func newRunsCmd(g *globalState) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "Read the run history: list, show and delete runs",
+		Short: "Read the run history: list, show and delete runs, and follow a figure over them",
 	}
-	cmd.AddCommand(newRunsListCmd(g), newRunsShowCmd(g), newRunsDeleteCmd(g))
+	cmd.AddCommand(newRunsListCmd(g), newRunsShowCmd(g), newRunsDeleteCmd(g), newRunsTrendCmd(g))
 	return cmd
 }
 

@@ -104,15 +104,31 @@ func (b Baseline) Find(ctx context.Context, h Runs, name string) (string, error)
 	return run.ID, CheckRun(run, name)
 }
 
-// latestLabelled pages through the succeeded runs named name, newest
-// first, for the first that carries the baseline's label (labels are in
-// the documents, not the summaries).
+// latestLabelled returns the newest succeeded run named name that carries
+// the baseline's label.
 func (b Baseline) latestLabelled(ctx context.Context, h Runs, name string) (string, error) {
+	var found string
+	err := EachNamed(ctx, h, name, func(run *bench.Run) bool {
+		if b.Picks(run, name) {
+			found = run.ID
+		}
+		return found == ""
+	})
+	if err == nil && found == "" {
+		err = b.NoneCarries(name)
+	}
+	return found, err
+}
+
+// EachNamed pages through the succeeded runs named exactly name, newest
+// first, and calls fn with each whole run (labels are in the documents,
+// not the summaries) until fn returns false.
+func EachNamed(ctx context.Context, h Runs, name string, fn func(*bench.Run) bool) error {
 	filter := bench.RunFilter{Name: name, Status: []bench.RunStatus{bench.RunSucceeded}, Limit: 200}
 	for {
 		page, next, err := h.FindRunSummaries(ctx, filter)
 		if err != nil {
-			return "", err
+			return err
 		}
 		for _, s := range page {
 			if s.Name != name { // the filter matches part of a name
@@ -120,14 +136,14 @@ func (b Baseline) latestLabelled(ctx context.Context, h Runs, name string) (stri
 			}
 			run, err := h.FindRunByID(ctx, s.ID)
 			if err != nil {
-				return "", err
+				return err
 			}
-			if b.Picks(run, name) {
-				return run.ID, nil
+			if !fn(run) {
+				return nil
 			}
 		}
 		if next == "" {
-			return "", b.NoneCarries(name)
+			return nil
 		}
 		filter.Cursor = next
 	}

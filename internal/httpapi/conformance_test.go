@@ -32,7 +32,7 @@ func TestHeadOnGetRoutes(t *testing.T) {
 		"/openapi.yaml": "/openapi.yaml", "/healthz": "/healthz", "/metrics": "/metrics",
 		"/targets": "/targets", "/profiles": "/profiles", "/runs": "/runs?limit=5",
 		"/runs/{id}": "/runs/r1", "/runs/{id}/events": "/runs/r1/events",
-		"/runs/{id}/targets/{target}/series": "/runs/r1/targets/go/series", "/compare": "/compare?base=r1&head=r2",
+		"/runs/{id}/targets/{target}/series": "/runs/r1/targets/go/series", "/compare": "/compare?base=r1&head=r2", "/runs/trend": "/runs/trend?name=smoke&target=go",
 		"/runs/{id}/report": "/runs/r1/report?format=html", "/runs/{id}/files": "/runs/r1/files",
 		"/runs/{id}/targets/{target}/recording.jfr":         "/runs/r1/targets/go/recording.jfr",
 		"/runs/{id}/targets/{target}/threads.txt":           "/runs/r1/targets/go/threads.txt",

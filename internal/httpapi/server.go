@@ -241,6 +241,7 @@ func (s *Server) operations(r chi.Router) {
 
 	r.Post("/runs", s.submitRun)
 	r.Get("/runs", s.listRuns)
+	r.Get("/runs/trend", s.getTrend)
 	r.Get("/runs/{id}", s.getRun)
 	r.Delete("/runs/{id}", s.deleteRun)
 	r.Post("/runs/{id}/cancel", s.cancelRun)

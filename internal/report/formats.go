@@ -7,6 +7,7 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/check"
+	"github.com/threadbench/threadbench/internal/trend"
 )
 
 // Output formats, by the names --output, --format and ?format= take.
@@ -34,10 +35,11 @@ const (
 	KindExperimentRun             // WriteExperimentRun
 	KindReport                    // WriteReport
 	KindCheck                     // WriteCheck
+	KindTrend                     // WriteTrend
 )
 
 // Kinds are every kind, in the order above.
-var Kinds = []Kind{KindRun, KindRunList, KindComparison, KindTargets, KindProfiles, KindExperiments, KindExperimentRun, KindReport, KindCheck}
+var Kinds = []Kind{KindRun, KindRunList, KindComparison, KindTargets, KindProfiles, KindExperiments, KindExperimentRun, KindReport, KindCheck, KindTrend}
 
 // Format is one output format: what the CLI, HTTP and the web page call it
 // and how it is served, and its renderer for each kind it writes (nil for
@@ -66,6 +68,7 @@ type renderers struct {
 	experimentRun func(io.Writer, *bench.Run) error
 	report        func(io.Writer, Source, analysis.ReportOptions) error
 	check         func(io.Writer, check.Result) error
+	trend         func(io.Writer, trend.Trend) error
 }
 
 // formats are every format, in the order help texts and errors list them.
@@ -75,7 +78,7 @@ var formats = []Format{
 		renderers: renderers{
 			run: runTable, runList: runListTable, comparison: comparisonTable,
 			targets: targetsTable, profiles: profilesTable, experiments: experimentsTable,
-			experimentRun: experimentRunTable, report: reportTable, check: checkTable,
+			experimentRun: experimentRunTable, report: reportTable, check: checkTable, trend: trendTable,
 		},
 	},
 	{
@@ -89,7 +92,7 @@ var formats = []Format{
 		renderers: renderers{
 			run: jsonOf[*bench.Run], runList: jsonList[bench.RunSummary], comparison: jsonOf[bench.Comparison],
 			targets: jsonList[bench.TargetInfo], profiles: jsonList[bench.Profile], experiments: jsonList[bench.Experiment],
-			report: reportJSON, check: jsonOf[check.Result],
+			report: reportJSON, check: jsonOf[check.Result], trend: jsonOf[trend.Trend],
 		},
 	},
 	{
@@ -141,6 +144,8 @@ func (f Format) Writes(k Kind) bool {
 		return f.report != nil
 	case KindCheck:
 		return f.check != nil
+	case KindTrend:
+		return f.trend != nil
 	}
 	return false
 }

@@ -25,6 +25,7 @@ func TestFormats(t *testing.T) {
 		{report.KindExperimentRun, []string{"table", "markdown"}}, // the seed's tables: for reading, not for programs
 		{report.KindReport, []string{"table", "markdown", "json", "csv", "html"}},
 		{report.KindCheck, []string{"table", "markdown", "json", "junit"}},
+		{report.KindTrend, []string{"table", "json"}},
 	}
 	if len(tests) != len(report.Kinds) {
 		t.Fatalf("%d kinds tested, %d kinds", len(tests), len(report.Kinds))

@@ -69,7 +69,7 @@ func New(cfg Config) (*Pages, error) {
 const PartPrefix = "/ui/parts/"
 
 // shellPaths are the pages by path; "/ui/runs/" takes a run ID after it.
-var shellPaths = []string{"/", "/ui/live", "/ui/compare", "/ui/new"}
+var shellPaths = []string{"/", "/ui/live", "/ui/compare", "/ui/new", "/ui/trend"}
 
 const runShellPrefix = "/ui/runs/"
 
@@ -168,6 +168,8 @@ func (p *Pages) part(r *http.Request, name string) ([]byte, int, error) {
 		return p.comparePart(ctx, q)
 	case name == "new":
 		return p.newRunPart(ctx, q)
+	case name == "trend":
+		return p.trendPart(ctx, q)
 	case isRun && validID(id):
 		return p.runPart(ctx, id)
 	}
