@@ -53,6 +53,7 @@ type LineChart struct {
 	ID     string  // the root's data-chart attribute
 	Title  string  // shown on top, and the chart's accessible name
 	XLabel string  // the time axis; "time (s)" when empty
+	XWord  string  // how a marker's tooltip says where it is: "run" says "at run 5"; empty, "at 5 s"
 	Unit   string  // the values' unit: "ms", "req/s", "MiB", "%", "threads"
 	YMin   float64 // where the value axis starts, unless values go lower
 	Series []Series
@@ -83,7 +84,7 @@ func (c LineChart) SVG() string {
 	l.bands(&s, c.Bands)
 	l.grid(&s)
 	l.axes(&s, c.xLabel(), c.Unit)
-	l.markers(&s, c.Markers)
+	l.markers(&s, c.Markers, c.where)
 	for i, series := range c.Series {
 		l.series(&s, i, series, c.Unit)
 	}
@@ -114,6 +115,14 @@ func (c LineChart) size() (int, int) {
 		height = DefaultHeight
 	}
 	return max(width, 200), max(height, 120)
+}
+
+// where says where X is in a tooltip: "run 5", or "5 s" on the time axis.
+func (c LineChart) where(x float64) string {
+	if c.XWord == "" {
+		return formatPrecise(x) + " s"
+	}
+	return c.XWord + " " + formatPrecise(x)
 }
 
 // xLabel returns the time axis's label.

@@ -85,7 +85,7 @@ func (l lineLayout) axes(s *svg, xLabel, unit string) {
 
 // markers writes each marker's dashed line and its label, rotated to run up
 // along the right of the line so that close markers do not overlap.
-func (l lineLayout) markers(s *svg, markers []Marker) {
+func (l lineLayout) markers(s *svg, markers []Marker, where func(float64) string) {
 	for _, m := range markers {
 		if !finite(m.X) {
 			continue
@@ -93,7 +93,7 @@ func (l lineLayout) markers(s *svg, markers []Marker) {
 		x := l.x.at(clamp(m.X))
 		label := truncate(m.Label, l.bottom-l.top-edge, smallFontSize)
 		s.printf(`<g class="marker">%s<path d="M%s %sV%s" stroke="currentColor" stroke-opacity=".5" stroke-dasharray="4 3"/>`,
-			titleElement(strings.TrimSpace(m.Label+" at "+formatPrecise(m.X)+" s")), px(x), px(l.top), px(l.bottom))
+			titleElement(strings.TrimSpace(m.Label+" at "+where(m.X))), px(x), px(l.top), px(l.bottom))
 		s.printf(`<text x="%s" y="%s" transform="rotate(-90 %s %s)" text-anchor="end" font-size="%d" fill-opacity=".7">%s</text></g>`+"\n",
 			px(x+9), px(l.top+4), px(x+9), px(l.top+4), smallFontSize, esc(label))
 	}

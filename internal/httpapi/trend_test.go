@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/api"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/trend"
 )
@@ -77,8 +78,9 @@ func TestGetTrend(t *testing.T) {
 			if resp.StatusCode != tt.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
 				t.Fatalf("status %d %s, want %d problem: %s", resp.StatusCode, resp.Header.Get("Content-Type"), tt.status, resp.body)
 			}
-			if tt.field != "" && !strings.Contains(string(resp.body), tt.field) {
-				t.Errorf("problem does not name %s: %s", tt.field, resp.body)
+			var problem api.Problem
+			if err := json.Unmarshal(resp.body, &problem); err != nil || problem.Field != tt.field {
+				t.Errorf("problem names field %q, want %q: %s", problem.Field, tt.field, resp.body)
 			}
 		})
 	}

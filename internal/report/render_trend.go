@@ -141,7 +141,7 @@ func WriteTrendFragment(w io.Writer, t trend.Trend) error {
 // trendChart is the figure by run number, its interval's bounds when the
 // runs have intervals, and a marker at each change point.
 func trendChart(t trend.Trend) chart.LineChart {
-	c := chart.LineChart{ID: "trend-" + t.Figure, Title: t.Target + " " + t.Figure, XLabel: "run (oldest first)", Unit: t.Unit}
+	c := chart.LineChart{ID: "trend-" + t.Figure, Title: t.Target + " " + t.Figure, XLabel: "run (oldest first)", XWord: "run", Unit: t.Unit}
 	value := chart.Series{Name: t.Target + " " + t.Figure}
 	lo, hi := chart.Series{Name: "interval low"}, chart.Series{Name: "interval high"}
 	for i, p := range t.Points {

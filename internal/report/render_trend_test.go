@@ -49,7 +49,7 @@ func TestWriteTrendFragment(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := buf.String()
-	for _, want := range []string{`data-chart="trend-throughput"`, `data-series="interval low"`, `<g class="marker">`, `class="change-point worse"`} {
+	for _, want := range []string{`data-chart="trend-throughput"`, `data-series="interval low"`, `<g class="marker">`, `class="change-point worse"`, "at run 5<"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the fragment lacks %s:\n%s", want, html)
 		}
