@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/client"
 	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/trend"
 )
@@ -35,7 +37,7 @@ func newRunsTrendCmd(g *globalState) *cobra.Command {
 				return err
 			}
 			return withHistory(g, cmd, func(h history) error {
-				t, err := trend.Read(cmd.Context(), h, q, trend.Options{})
+				t, err := readTrend(cmd.Context(), h, q)
 				if err != nil {
 					return err
 				}
@@ -49,4 +51,13 @@ func newRunsTrendCmd(g *globalState) *cobra.Command {
 	f.StringVar(&q.Label, trend.FieldLabel, "", "only runs carrying this label, KEY=VALUE")
 	f.StringVarP(&output, "output", "o", report.FormatTable, report.FormatList(report.KindTrend))
 	return cmd
+}
+
+// readTrend reads a trend: on the daemon when there is one (it reads the
+// runs where they are), else from the local history.
+func readTrend(ctx context.Context, h history, q trend.Query) (trend.Trend, error) {
+	if c, ok := h.(*client.Client); ok {
+		return c.Trend(ctx, q)
+	}
+	return trend.Read(ctx, h, q, trend.Options{})
 }

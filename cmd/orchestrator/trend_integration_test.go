@@ -72,6 +72,14 @@ func TestRunsTrend(t *testing.T) {
 	}
 
 	d := startInProcessDaemon(t, db)
+	// The same trend from the daemon's GET /runs/trend.
+	code, out, stderr = runCLI(t, nil, "runs", "trend", "trend-it", "--server", d.url, "--target", "go", "--label", "branch=main", "-o", "json")
+	var served trend.Trend
+	if err := json.Unmarshal([]byte(out), &served); code != exitOK || err != nil || len(served.Points) != 8 ||
+		len(served.ChangePoints) != 1 || served.ChangePoints[0] != cp {
+		t.Errorf("runs trend --server: exit %d, %v, change points %+v, want %+v\n%s", code, err, served.ChangePoints, cp, stderr)
+	}
+
 	b := newBrowser(t, d.url, 1400, 1000)
 	b.open("/ui/trend?name=trend-it&target=go&figure=throughput&label=branch%3Dmain", "trend")
 	b.waitFor("the trend chart", `document.querySelector('main svg.chart[data-chart="trend-throughput"]')`, webTimeout)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/trend"
 )
 
 // Client is a daemon's API client.
@@ -163,6 +164,16 @@ func (c *Client) Compare(ctx context.Context, base, head string, threshold float
 	}
 	var cmp bench.Comparison
 	return cmp, c.do(ctx, http.MethodGet, "/compare?"+q.Encode(), nil, &cmp)
+}
+
+// Trend asks the daemon for one figure of one target over the runs of a
+// spec, with its change points (GET /runs/trend).
+func (c *Client) Trend(ctx context.Context, q trend.Query) (trend.Trend, error) {
+	v := url.Values{trend.FieldName: {q.Name}, trend.FieldTarget: {q.Target}}
+	setIf(v, trend.FieldFigure, q.Figure)
+	setIf(v, trend.FieldLabel, q.Label)
+	var t trend.Trend
+	return t, c.do(ctx, http.MethodGet, "/runs/trend?"+v.Encode(), nil, &t)
 }
 
 func setIf(q url.Values, key, value string) {

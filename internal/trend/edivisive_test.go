@@ -73,7 +73,9 @@ func TestSplitsFalseAlarms(t *testing.T) {
 		}
 	}
 	// 400 series at 0.05: 20 expected, standard deviation 4.4.
-	if rate := float64(alarms) / series; rate < 0.02 || rate > 0.09 {
+	rate := float64(alarms) / series
+	t.Logf("false alarms in %d of %d series of noise (%.3f) at alpha %g", alarms, series, rate, trend.DefaultAlpha)
+	if rate < 0.02 || rate > 0.09 {
 		t.Fatalf("false alarms in %d of %d series (%.3f), want about %g", alarms, series, rate, trend.DefaultAlpha)
 	}
 }
