@@ -118,7 +118,7 @@ func TestServeExperiment(t *testing.T) {
 	}
 	d.waitStatus(t, queued.ID, bench.RunSucceeded)
 	run := d.run(t, queued.ID)
-	if run.Name != "seed-003" || len(run.Spec.Cases) != 8 || !reflect.DeepEqual(*run.Spec.Experiment, bench.ExperimentRef{Name: "seed-003", Scale: 1}) || len(run.Targets) != 8 {
+	if run.Name != "seed-003" || len(run.Spec.Cases) != 11 || !reflect.DeepEqual(*run.Spec.Experiment, bench.ExperimentRef{Name: "seed-003", Scale: 1}) || len(run.Targets) != 11 {
 		t.Errorf("run %q: %d cases, experiment %+v, %d results", run.Name, len(run.Spec.Cases), run.Spec.Experiment, len(run.Targets))
 	}
 	for _, tt := range []struct{ body, field string }{

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -123,6 +124,15 @@ type Experiment struct {
 	Ratios []TargetPair `json:"-"`
 	// Notes say where the reproduction differs from the seed.
 	Notes []string `json:"notes,omitempty"`
+	// JDK is the Java major the seed ran, the Java targets' default in
+	// its runs (a spec's java.jdk, or run --jdk, picks another); 0 when
+	// the seed does not say, and the project's default runs. Targets the
+	// experiment pins to a JDK (java-virtual@21) keep theirs.
+	JDK int `json:"jdk,omitempty"`
+	// PinsJDK is set on an experiment whose every Java case names its JDK
+	// (seed 003's java-virtual@21): a spec's java.jdk would change nothing,
+	// and is refused.
+	PinsJDK bool `json:"-"`
 	// Expand builds the spec of a part at a scale, both resolved.
 	Expand func(scale float64, part string) RunSpec `json:"-"`
 }
@@ -224,12 +234,17 @@ func resolveExperiment(spec *RunSpec, builtins Builtins) error {
 	if field := setByExperiment(*spec); field != "" {
 		return FieldErrorf(field, "experiment %s sets %s itself; leave it out (or write the experiment's spec out in full, without experiment)", e.Name, field)
 	}
+	if e.PinsJDK && spec.Java.JDK != 0 {
+		return FieldErrorf("java.jdk", "experiment %s runs each case on the JDK its name says (@21, @25); leave java.jdk out, or pick cases", e.Name)
+	}
 	resolved, err := e.specOf(*ref)
 	if err != nil {
 		return err
 	}
 	resolved.Name, resolved.Repeat, resolved.Limits = spec.Name, spec.Repeat, spec.Limits
 	resolved.Java = spec.Java.With(resolved.Java)
+	// The seed's JDK unless the spec picks one; none: the project's default.
+	resolved.Java.JDK = cmp.Or(spec.Java.JDK, resolved.Java.JDK, e.JDK)
 	if resolved.Name == "" {
 		resolved.Name = experimentRunName(*resolved.Experiment)
 	}
@@ -261,7 +276,6 @@ func setByExperiment(spec RunSpec) string {
 		{"downstream", spec.Downstream},
 		{"java.tomcatMaxThreads", spec.Java.TomcatMaxThreads},
 		{"java.virtualParallelism", spec.Java.VirtualParallelism},
-		{"java.jdk", spec.Java.JDK},
 	}
 	for _, f := range fields {
 		if !reflect.ValueOf(f.value).IsZero() {

@@ -96,6 +96,23 @@ func TestExperimentObject(t *testing.T) {
 				t.Errorf("targets %v; want go alone", spec.Targets)
 			}
 		}},
+		// The seed's JDK by default (seed 002 ran Java 21), another when
+		// the spec picks it; a seed that does not say runs the default.
+		{`experiment: seed-002`, func(t *testing.T, spec bench.RunSpec) {
+			if spec.Java.JDK != 21 {
+				t.Errorf("JDK %d, want the seed's 21", spec.Java.JDK)
+			}
+		}},
+		{`{experiment: seed-002, java: {jdk: 25}}`, func(t *testing.T, spec bench.RunSpec) {
+			if spec.Java.JDK != 25 {
+				t.Errorf("JDK %d, want the spec's 25", spec.Java.JDK)
+			}
+		}},
+		{`experiment: seed-004`, func(t *testing.T, spec bench.RunSpec) {
+			if spec.Java.JDK != 0 {
+				t.Errorf("JDK %d, want none (the targets' default)", spec.Java.JDK)
+			}
+		}},
 	} {
 		spec, err := bench.DecodeSpec([]byte(tt.doc), "spec.yaml")
 		if err != nil {
@@ -118,7 +135,7 @@ func TestExperimentErrors(t *testing.T) {
 		{`{"experiment": {"name": "seed-003", "part": "x"}}`, "experiment.part", "no parts"},
 		{`{"experiment": "seed-003", "targets": ["go"]}`, "targets", "sets targets itself"},
 		{`{"experiment": "seed-003", "profile": "smoke"}`, "profile", "sets profile itself"},
-		{`{"experiment": "seed-003", "java": {"jdk": 21}}`, "java.jdk", "sets java.jdk itself"},
+		{`{"experiment": "seed-003", "java": {"jdk": 21}}`, "java.jdk", "runs each case on the JDK its name says"},
 		{`{"experiment": 3}`, "experiment", "must be"},
 		{`{"experiment": {"name": "seed-003", "cases": ["native@21", "native@17"]}}`, "experiment.cases", `no case "native@17" (cases: platform-1-thread@21,`},
 		{`{"experiment": {"name": "seed-004", "cases": ["java"]}}`, "experiment.cases", "(cases: java-platform, java-virtual, go)"},

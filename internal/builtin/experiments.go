@@ -38,6 +38,7 @@ func sleepStep(d bench.Duration) bench.Step { return bench.Step{Sleep: &bench.Sl
 func seed000() bench.Experiment {
 	return bench.Experiment{
 		Name: "seed-000", Seed: "000", Source: "Java Virtual Thread vs Go Goroutine (k6, 2025)",
+		JDK:         21, // "Virtual Thread는 JDK 21에서 정식 도입된"
 		Description: "k6's loop of heavy (500 ms), light and 100 ms of think time, 100 -> 300 -> 500 -> 300 -> 0 users: Go, Java platform and Java virtual threads",
 		Scale:       0.1,
 		ScaleNote:   "multiplies the 9 minutes of stages (1, 2, 3, 2, 1 min); the default 0.1 runs 54 s per target",
@@ -132,6 +133,7 @@ func seed001() bench.Experiment {
 	}
 	return bench.Experiment{
 		Name: "seed-001", Seed: "001", Source: "ThreadPool과 Virtual Thread의 성능 및 메모리 사용 비교 (2025)",
+		JDK: 25, // "JDK 25를 도입하는 것이 가장 적합하다고 판단하여"
 		Description: "one request fans out 1,000 calls to a slow callee (3 s, Tomcat with 200 then 400 workers, read timeout 5 s): " +
 			"a pool of 100, unbounded, a semaphore of 100; Java and Go",
 		Scale: 0.5,
@@ -189,6 +191,7 @@ func expandSeed001(scale float64, part string) bench.RunSpec {
 func seed001Service() bench.Experiment {
 	return bench.Experiment{
 		Name: "seed-001-service", Seed: "001", Source: "ThreadPool과 Virtual Thread의 성능 및 메모리 사용 비교 (2025)",
+		JDK: 25, // "JDK 25를 도입하는 것이 가장 적합하다고 판단하여"
 		Description: "seed 001 as traffic grows: closed 50 -> 400 clients on /api/downstream (1 s callee, 200 workers, 1.5 s timeout); " +
 			"Tomcat's 200 threads are a bulkhead, virtual threads and goroutines flood the callee, a bulkhead of 100 protects it",
 		Scale:     0.6,
@@ -243,7 +246,8 @@ func seed002() bench.Experiment {
 		return bench.SeedRow{Label: label, Case: name, Seed: map[string]float64{bench.FigTPS: tps, bench.FigMTT: mtt, bench.FigErrorRate: errs, bench.FigVusers: 296}}
 	}
 	return bench.Experiment{
-		Name: "seed-002", Seed: "002", Source: "Virtual Thread 알아보기 (nGrinder, Spring Boot 3.2, JDK 21)",
+		Name: "seed-002", Seed: "002",
+		JDK:         21, // the seed's Spring Boot 3.2 on Java 21 Source: "Virtual Thread 알아보기 (nGrinder, Spring Boot 3.2, JDK 21)",
 		Description: "nGrinder: 296 virtual users for a minute on a 1 s blocking endpoint and on one that answers at once; Java platform, Java virtual, Go",
 		Scale:       0.4,
 		ScaleNote:   "multiplies the one-minute test; the default 0.4 holds each case 24 s",
@@ -310,8 +314,10 @@ func seed003() bench.Experiment {
 		Scale:       1,
 		ScaleNote: "multiplies the sleep (1000 ms), the users (100) and the 8 s test alike, so that one thread still serves 1 / sleep and one " +
 			"unpinned carrier users / sleep = 100 req/s (the test lasts at least 4 s); e.g. 0.2: 200 ms, 20 users, 4 s (5 vs 100 req/s)",
-		Layout: bench.LayoutLocust,
-		Rows:   rows,
+		Layout:  bench.LayoutLocust,
+		Rows:    rows,
+		PinsJDK: true,
+		JDK:     21,
 		Notes: []string{
 			"Locust stops its users at the end and leaves out the requests still waiting; threadbench waits for them up to the " +
 				"request timeout (the test's length) and counts those that do not come back as failures: on one thread, the queue",

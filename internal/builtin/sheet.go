@@ -2,6 +2,8 @@ package builtin
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
@@ -87,9 +89,48 @@ func (x *expTable) header() {
 	}
 	if x.exp.Seed == "" {
 		x.line(line)
-		return
+	} else {
+		x.line(line + "; each figure is ours, the seed's in parentheses")
 	}
-	x.line(line + "; each figure is ours, the seed's in parentheses")
+	if rt := x.runtimes(); rt != "" {
+		x.line(rt)
+	}
+}
+
+// runtimes says what ran each target and which JDK the seed ran: "ran on
+// OpenJDK 21.0.8+9-LTS (java-platform, java-virtual), go1.26.8 (go); the
+// seed ran JDK 21". Empty before any target recorded its runtime.
+func (x *expTable) runtimes() string {
+	var order []string
+	who := map[string][]string{}
+	for _, tr := range x.run.Targets {
+		rt := tr.Image.Runtime
+		if rt == "" {
+			continue
+		}
+		if _, seen := who[rt]; !seen {
+			order = append(order, rt)
+		}
+		if label := tr.Label(); !slices.Contains(who[rt], label) {
+			who[rt] = append(who[rt], label)
+		}
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	parts := make([]string, len(order))
+	for i, rt := range order {
+		parts[i] = fmt.Sprintf("%s (%s)", rt, strings.Join(who[rt], ", "))
+	}
+	s := "ran on " + strings.Join(parts, ", ")
+	switch {
+	case x.exp.Seed == "":
+	case x.exp.JDK != 0:
+		s += fmt.Sprintf("; the seed ran JDK %d", x.exp.JDK)
+	default:
+		s += "; the seed does not say which JDK it ran"
+	}
+	return s
 }
 
 // line adds a line of text, a paragraph in markdown.
