@@ -75,6 +75,8 @@ const (
 	FigP95             = "p95"             // latency, ms
 	FigMax             = "max"             // latency, ms
 	FigErrorRate       = "errorRate"       // percent of requests
+	FigDataReceived    = "dataReceived"    // k6's data_received, MB (10^6 bytes) on the wire
+	FigDataSent        = "dataSent"        // k6's data_sent, MB
 	FigFails           = "fails"           // failed requests
 	FigFailuresPerSec  = "failuresPerSec"  // failed requests per second
 	FigTPS             = "tps"             // nGrinder's mean tests per second

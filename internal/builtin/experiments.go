@@ -46,18 +46,21 @@ func seed000() bench.Experiment {
 		Rows: []bench.SeedRow{
 			{Label: "Java Platform Thread", Case: bench.TargetJavaPlatform, Seed: map[string]float64{
 				bench.FigRequests: 352720, bench.FigRate: 653.05, bench.FigIterations: 176360, bench.FigRelative: 68.1, bench.FigErrorRate: 0,
-				bench.FigMin: 0.11, bench.FigMean: 534.05, bench.FigMedian: 506.56, bench.FigP90: 1004.72, bench.FigP95: 1085.32, bench.FigMax: 1244.86}},
+				bench.FigMin: 0.11, bench.FigMean: 534.05, bench.FigMedian: 506.56, bench.FigP90: 1004.72, bench.FigP95: 1085.32, bench.FigMax: 1244.86,
+				bench.FigDataReceived: 68.15, bench.FigDataSent: 28.76}},
 			{Label: "Java Virtual Thread", Case: bench.TargetJavaVirtual, Seed: map[string]float64{
 				bench.FigRequests: 514192, bench.FigRate: 951.56, bench.FigIterations: 257096, bench.FigRelative: 99.2, bench.FigErrorRate: 0,
-				bench.FigMin: 0.09, bench.FigMean: 254.27, bench.FigMedian: 288.11, bench.FigP90: 508.00, bench.FigP95: 510.23, bench.FigMax: 569.13}},
+				bench.FigMin: 0.09, bench.FigMean: 254.27, bench.FigMedian: 288.11, bench.FigP90: 508.00, bench.FigP95: 510.23, bench.FigMax: 569.13,
+				bench.FigDataReceived: 126.07, bench.FigDataSent: 41.93}},
 			{Label: "Go Goroutine", Case: bench.TargetGo, Seed: map[string]float64{
 				bench.FigRequests: 518036, bench.FigRate: 959.28, bench.FigIterations: 259018, bench.FigRelative: 100, bench.FigErrorRate: 0,
-				bench.FigMin: 0.05, bench.FigMean: 251.11, bench.FigMedian: 261.58, bench.FigP90: 501.67, bench.FigP95: 502.42, bench.FigMax: 537.55}},
+				bench.FigMin: 0.05, bench.FigMean: 251.11, bench.FigMedian: 261.58, bench.FigP90: 501.67, bench.FigP95: 502.42, bench.FigMax: 537.55,
+				bench.FigDataReceived: 93.24, bench.FigDataSent: 42.24}},
 		},
 		Ratios: []bench.TargetPair{{A: bench.TargetJavaVirtual, B: bench.TargetGo}, {A: bench.TargetJavaPlatform, B: bench.TargetGo}},
 		Notes: []string{
 			"k6 ramps its virtual users linearly; threadbench steps them once a second along the same line",
-			"counts (requests, iterations) scale with the run's length: compare req/s and the ratios",
+			"counts (requests, iterations) and data scale with the run's length: compare req/s and the ratios",
 		},
 		Expand: func(scale float64, _ string) bench.RunSpec {
 			stages := seedStages(func(st *bench.Stage, v int) { st.Concurrency = v })

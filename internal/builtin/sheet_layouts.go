@@ -21,11 +21,12 @@ func (x *expTable) k6() {
 			best = max(best, t.Total.Throughput)
 		}
 	}
-	var thr, lat, reqs [][]string
+	var thr, lat, data, reqs [][]string
 	for _, row := range x.rows {
 		t, why := x.measured(row)
 		if t == nil {
 			thr = append(thr, []string{row.Label, expSeedOnly(row, bench.FigRequests, expCount), expSeedOnly(row, bench.FigRate, expRate), expSeedOnly(row, bench.FigIterations, expCount), why, expSeedOnly(row, bench.FigRelative, expPercent), "-"})
+			data = append(data, []string{row.Label, expSeedOnly(row, bench.FigErrorRate, expPercent), expSeedOnly(row, bench.FigDataReceived, expMB), expSeedOnly(row, bench.FigDataSent, expMB)})
 			continue
 		}
 		s := t.Total
@@ -39,15 +40,64 @@ func (x *expTable) k6() {
 		l := s.Latency
 		lat = append(lat, []string{row.Label, expCell(l.Min, row, bench.FigMin, expMs), expCell(l.Mean, row, bench.FigMean, expMs), expCell(l.P50, row, bench.FigMedian, expMs),
 			expCell(l.P90, row, bench.FigP90, expMs), expCell(l.P95, row, bench.FigP95, expMs), expCell(l.Max, row, bench.FigMax, expMs)})
+		data = append(data, []string{row.Label, expCell(expErrorPercent(*s), row, bench.FigErrorRate, expPercent),
+			expCell(float64(s.BytesIn)/1e6, row, bench.FigDataReceived, expMB), expCell(float64(s.BytesOut)/1e6, row, bench.FigDataSent, expMB)})
 		for _, r := range t.Requests {
 			reqs = append(reqs, []string{row.Label, r.Name, expCount(float64(r.Stats.Requests)), expRate(requestRate(r.Stats, *s)), expMs(r.Stats.Latency.Mean), expMs(r.Stats.Latency.P95), expPercent(expErrorPercent(r.Stats))})
 		}
 	}
 	x.table("[1] throughput", []string{"SERVER", "REQUESTS", "REQ/S", "ITERATIONS", "ITERATIONS/S", "RELATIVE", "ERRORS"}, thr)
 	x.table("[2] response time (ms)", []string{"SERVER", "MIN", "AVG", "MEDIAN", "P90", "P95", "MAX"}, lat)
-	x.table("[3] each request of the loop", []string{"SERVER", "REQUEST", "REQUESTS", "REQ/S", "AVG ms", "P95 ms", "ERRORS"}, reqs)
+	x.table("[3] stability (data on the wire, headers included, MB = 10^6 bytes)", []string{"SERVER", "ERRORS", "DATA RECEIVED", "DATA SENT"}, data)
+	x.table("[4] each request of the loop", []string{"SERVER", "REQUEST", "REQUESTS", "REQ/S", "AVG ms", "P95 ms", "ERRORS"}, reqs)
 	x.ratios()
+	x.k6Analysis()
 }
+
+// k6Analysis writes seed 000's "[5] analysis" comparisons, ours with the
+// seed's in parentheses: virtual threads over platform threads in
+// throughput, go over virtual threads in throughput, and virtual threads'
+// mean latency over go's.
+func (x *expTable) k6Analysis() {
+	rate, mean := map[string]float64{}, map[string]float64{}
+	for _, row := range x.rows {
+		if t, _ := x.measured(row); t != nil {
+			rate[row.Case], mean[row.Case] = t.Total.Throughput, t.Total.Latency.Mean
+		}
+	}
+	seed := func(fig string) map[string]float64 {
+		out := map[string]float64{}
+		for _, row := range x.rows {
+			out[row.Case] = row.Seed[fig]
+		}
+		return out
+	}
+	var parts []string
+	for _, c := range []struct {
+		what         string
+		a, b         string
+		ours, theirs map[string]float64
+	}{
+		{"java-virtual's throughput over java-platform's", bench.TargetJavaVirtual, bench.TargetJavaPlatform, rate, seed(bench.FigRate)},
+		{"go's throughput over java-virtual's", bench.TargetGo, bench.TargetJavaVirtual, rate, seed(bench.FigRate)},
+		{"java-virtual's mean latency over go's", bench.TargetJavaVirtual, bench.TargetGo, mean, seed(bench.FigMean)},
+	} {
+		if c.ours[c.b] == 0 || c.ours[c.a] == 0 {
+			continue
+		}
+		part := fmt.Sprintf("%s %s", c.what, expSigned(expPercent)(100*(c.ours[c.a]/c.ours[c.b]-1)))
+		if c.theirs[c.a] > 0 && c.theirs[c.b] > 0 {
+			part += fmt.Sprintf(" (%s)", expSigned(expPercent)(100*(c.theirs[c.a]/c.theirs[c.b]-1)))
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) > 0 {
+		x.sheet.Parts = append(x.sheet.Parts, SheetPart{Line: "[5] analysis: " + strings.Join(parts, "; "), Apart: true})
+	}
+}
+
+// expMB writes a size in MB (10^6 bytes), as k6 does.
+func expMB(v float64) string { return fmt.Sprintf("%.2f MB", v) }
 
 // requestRate is one request's throughput: its own when the run counted
 // its completions, else its successes over the attack's length.

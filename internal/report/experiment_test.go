@@ -63,6 +63,7 @@ func TestExperimentK6(t *testing.T) {
 		r := rates[key]
 		tr.Total = stats(int64(r*54), 0, 54*time.Second, 0.1, 250, 540)
 		tr.Total.Iterations, tr.Total.IterationRate = int64(r*27), r/2
+		tr.Total.BytesIn, tr.Total.BytesOut = int64(r*54*190), int64(r*54*105) // about 190 B per answer, 105 per request
 		tr.Requests = []bench.NamedStats{
 			{Name: "heavy", Stats: *stats(int64(r*27), 0, 54*time.Second, 500, 501, 520)},
 			{Name: "light", Stats: *stats(int64(r*27), 0, 54*time.Second, 0.1, 0.4, 9)},
