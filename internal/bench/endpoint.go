@@ -119,8 +119,10 @@ func durationParam(def string) Param {
 // endpoints is the contract's workload endpoints, in the order listings show them.
 var endpoints = []Endpoint{
 	{Name: "light", Path: "/api/light", Params: []Param{}, Description: "answers at once"},
-	{Name: "heavy", Path: "/api/heavy", Params: []Param{durationParam("100")},
-		Description: "blocks in the runtime's ordinary sleep"},
+	{Name: "heavy", Path: "/api/heavy", Params: []Param{durationParam("100"),
+		{Name: "times", Default: "1", Min: 1, Max: 100, Unit: "sleeps"},
+		{Name: "log", Default: "0", Min: 0, Max: 1, Unit: "1 to log a line"}},
+		Description: "blocks in the runtime's ordinary sleep, times in a row; log=1 logs a line per request"},
 	{Name: "cpu", Path: "/api/cpu", Params: []Param{{Name: "work", Default: "1000", Min: 0, Max: MaxWorkParam, Unit: "rounds"}},
 		Description: "SHA-256 rounds, the same checksum in every target"},
 	{Name: "native", Path: "/api/native", Params: []Param{durationParam("100")},

@@ -382,7 +382,7 @@ func expandSeed003(scale float64, _ string) bench.RunSpec {
 func seed004() bench.Experiment {
 	return bench.Experiment{
 		Name: "seed-004", Seed: "004", Source: "[Java] Virtual thread 와 Platform Thread (nGrinder)",
-		Description: "nGrinder: 500 virtual users reached over 10 s, 5 minutes, on an endpoint that sleeps 300 ms twice; Java platform, Java virtual, Go",
+		Description: "nGrinder: 500 virtual users reached over 10 s, 5 minutes, on an endpoint that sleeps 300 ms twice and logs a line; Java platform, Java virtual, Go",
 		Scale:       0.15,
 		ScaleNote:   "multiplies the 4 min 50 s hold after the 10 s ramp (which stays); the default 0.15 holds 43.5 s",
 		Layout:      bench.LayoutNGrinder,
@@ -394,7 +394,7 @@ func seed004() bench.Experiment {
 			{Label: "goroutines", Case: bench.TargetGo},
 		},
 		Notes: []string{
-			"the seed's test is one request whose handler sleeps 300 ms twice (MTT 601 ms); ours is one request sleeping 600 ms once: the same time blocked, one park instead of two",
+			"the handler as the seed wrote it: two sleeps of 300 ms, then a log line per request (/api/heavy?duration=300&times=2&log=1; Java: SLF4J on Spring Boot's default Logback console appender, Go: the log package to stderr; both to the container's log)",
 		},
 		Expand: func(scale float64, _ string) bench.RunSpec {
 			return bench.RunSpec{
@@ -403,7 +403,7 @@ func seed004() bench.Experiment {
 					{Name: "ramp", Duration: bench.Duration(10 * time.Second), Concurrency: 500, Ramp: true},
 					{Name: "hold", Duration: scaled(290*time.Second, scale), Concurrency: 500},
 				}},
-				Workload: bench.Workload{Requests: []bench.Request{request("/virtual/io (sleeps 600 ms)", "heavy", map[string]string{"duration": "600"})}},
+				Workload: bench.Workload{Requests: []bench.Request{request("/virtual/io (sleeps 300 ms twice, logs Done)", "heavy", map[string]string{"duration": "300", "times": "2", "log": "1"})}},
 				Warmup:   bench.Warmup{Duration: bench.Duration(5 * time.Second), Rate: 50},
 			}
 		},

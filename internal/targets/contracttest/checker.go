@@ -232,6 +232,17 @@ func (c *checker) sleep(ctx context.Context, endpoint string, durationMs int64, 
 	return checkElapsed(path, elapsed, time.Duration(durationMs)*time.Millisecond, max)
 }
 
+// heavyTwice requests seed 004's handler, two sleeps of durationMs and a
+// log line, and checks it slept both: durationMs answers the time slept.
+func (c *checker) heavyTwice(ctx context.Context, durationMs int64) error {
+	path := fmt.Sprintf("/api/heavy?duration=%d&times=2&log=1", durationMs)
+	_, elapsed, err := c.work(ctx, path, "heavy", 2*durationMs)
+	if err != nil {
+		return err
+	}
+	return checkElapsed(path, elapsed, 2*time.Duration(durationMs)*time.Millisecond, 0)
+}
+
 // checkElapsed checks that a request took from min to max (no upper bound
 // when max is 0).
 func checkElapsed(path string, elapsed, min, max time.Duration) error {

@@ -46,6 +46,7 @@ func Run(t *testing.T, baseURL string, opts Options) {
 	check(t, "native 100ms", func() error { return c.sleep(ctx, "native", 100, 0) })
 	check(t, "synchronized 100ms", func() error { return c.sleep(ctx, "synchronized", 100, 0) })
 	check(t, "lock 100ms", func() error { return c.sleep(ctx, "lock", 100, 0) })
+	check(t, "heavy 2x60ms logged", func() error { return c.heavyTwice(ctx, 60) })
 	t.Run("bad parameters", func(t *testing.T) {
 		for _, bp := range badParams() {
 			name := strings.TrimPrefix(bp.path, "/api/")

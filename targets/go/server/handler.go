@@ -1,8 +1,10 @@
 package server
 
 import (
+	"cmp"
 	"encoding/json"
 	"io/fs"
+	"log"
 	"net/http"
 	"os"
 	"sync"
@@ -104,7 +106,7 @@ func (h *handler) routes() http.Handler {
 	h.route(mux, healthPath, health)
 	h.route(mux, infoPath, h.serveInfo)
 	h.route(mux, "/api/light", h.pooled(h.light))
-	h.route(mux, "/api/heavy", h.pooled(h.sleeper("heavy", time.Sleep)))
+	h.route(mux, "/api/heavy", h.pooled(h.serveHeavy))
 	h.route(mux, "/api/cpu", h.pooled(h.cpu))
 	h.route(mux, "/api/native", h.pooled(h.sleeper("native", nativeSleep)))
 	h.route(mux, "/api/synchronized", h.pooled(h.sleeper("synchronized", lockedSleep)))
@@ -178,6 +180,27 @@ func (h *handler) sleeper(endpoint string, sleep func(time.Duration)) routeFunc 
 		writeWork(w, r, h.targetJSON, endpoint, ms, nil)
 		return http.StatusOK
 	}
+}
+
+// serveHeavy sleeps duration ms, times in a row, then, with log=1, writes
+// a line through the standard logger (to stderr, under its mutex), as a
+// handler that logs each request does. durationMs answers the time slept.
+func (h *handler) serveHeavy(w http.ResponseWriter, r *http.Request) int {
+	q := r.URL.RawQuery
+	ms, errDuration := durationParam.parse(q)
+	times, errTimes := timesParam.parse(q)
+	logged, errLog := logParam.parse(q)
+	if err := cmp.Or(errDuration, errTimes, errLog); err != nil {
+		return writeError(w, http.StatusBadRequest, err.Error())
+	}
+	for range times {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+	if logged == 1 {
+		log.Printf("heavy: slept %d ms x %d: Done", ms, times)
+	}
+	writeWork(w, r, h.targetJSON, "heavy", ms*times, nil)
+	return http.StatusOK
 }
 
 // lockedSleep sleeps holding a lock made for this request, the counterpart

@@ -27,6 +27,10 @@ const (
 var (
 	durationParam = param{name: "duration", def: 100, max: maxDurationMs}
 	workParam     = param{name: "work", def: 1000, max: 100000}
+	// heavy's sleeps in a row and its log line (0 or 1), as seed 004's
+	// handler sleeps 300 ms twice and logs "Done".
+	timesParam = param{name: "times", def: 1, min: 1, max: 100}
+	logParam   = param{name: "log", def: 0, max: 1}
 
 	fanoutCallsParam    = param{name: "calls", def: 100, min: 1, max: maxCalls}
 	fanoutLimitParam    = param{name: "limit", def: 100, min: 1, max: maxCalls}

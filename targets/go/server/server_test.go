@@ -83,6 +83,8 @@ func TestWorkEndpoints(t *testing.T) {
 		{"/api/native?duration=20", "native", 20},
 		{"/api/synchronized?duration=20", "synchronized", 20},
 		{"/api/lock?duration=20", "lock", 20},
+		// Seed 004's handler: two sleeps and a log line; durationMs is the time slept.
+		{"/api/heavy?duration=10&times=2&log=1", "heavy", 20},
 		{"/api/cpu?work=3", "cpu", 0},
 		// Percent-encoded digits are still a decimal integer.
 		{"/api/heavy?duration=%32%30", "heavy", 20},
@@ -176,6 +178,8 @@ func TestBadParameters(t *testing.T) {
 		{"/api/synchronized?duration=-1", `duration must be an integer from 0 to 60000, got "-1"`},
 		{"/api/synchronized?duration=abc", `duration must be an integer from 0 to 60000, got "abc"`},
 		{"/api/lock?duration=60001", `duration must be an integer from 0 to 60000, got "60001"`},
+		{"/api/heavy?duration=10&times=0", `times must be an integer from 1 to 100, got "0"`},
+		{"/api/heavy?log=2", `log must be an integer from 0 to 1, got "2"`},
 		// work has its own range.
 		{"/api/cpu?work=100001", `work must be an integer from 0 to 100000, got "100001"`},
 		{"/api/cpu?work=-1", `work must be an integer from 0 to 100000, got "-1"`},

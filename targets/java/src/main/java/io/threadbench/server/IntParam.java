@@ -16,6 +16,12 @@ public record IntParam(String name, int defaultValue, int min, int max) {
     /** DURATION is the sleep in milliseconds of heavy, native, synchronized, lock and downstream. */
     public static final IntParam DURATION = new IntParam("duration", 100, 0, MAX_DURATION);
 
+    /** TIMES is how many sleeps of DURATION heavy makes in a row (seed 004's handler sleeps twice). */
+    public static final IntParam TIMES = new IntParam("times", 1, 1, 100);
+
+    /** LOG is 1 when heavy logs a line per request (seed 004's {@code log.info("Done")}), else 0. */
+    public static final IntParam LOG = new IntParam("log", 0, 0, 1);
+
     /** WORK is the number of SHA-256 rounds of cpu. */
     public static final IntParam WORK = new IntParam("work", 1000, 0, 100_000);
 

@@ -4,6 +4,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -24,6 +27,8 @@ public class WorkController {
     @SuppressWarnings("unused")
     private static Object escapedMonitor;
 
+    private static final Logger LOG = LoggerFactory.getLogger(WorkController.class);
+
     private final String target;
     private final NativeSleep nativeSleep;
 
@@ -39,12 +44,27 @@ public class WorkController {
         return WorkResponse.of(target, "light", 0);
     }
 
-    /** heavy blocks with Thread.sleep: a virtual thread unmounts, a platform thread is held. */
+    /**
+     * heavy blocks with Thread.sleep, {@code times} sleeps in a row: a virtual
+     * thread unmounts, a platform thread is held. With {@code log=1} it then
+     * logs a line through SLF4J, as seed 004's handler logs "Done" (Spring
+     * Boot's default: Logback's console appender, which writes under a
+     * ReentrantLock since Logback 1.3, so it does not pin). durationMs is
+     * the time slept.
+     */
     @GetMapping("/heavy")
     public WorkResponse heavy(HttpServletRequest request) throws InterruptedException {
-        int millis = IntParam.DURATION.parse(request.getQueryString());
-        Thread.sleep(millis);
-        return WorkResponse.of(target, "heavy", millis);
+        String query = request.getQueryString();
+        int millis = IntParam.DURATION.parse(query);
+        int times = IntParam.TIMES.parse(query);
+        boolean logged = IntParam.LOG.parse(query) == 1;
+        for (int i = 0; i < times; i++) {
+            Thread.sleep(millis);
+        }
+        if (logged) {
+            LOG.info("heavy: slept {} ms x {}: Done", millis, times);
+        }
+        return WorkResponse.of(target, "heavy", millis * times);
     }
 
     /** cpu does the contract's SHA-256 rounds. */

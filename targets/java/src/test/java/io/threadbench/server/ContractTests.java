@@ -187,6 +187,13 @@ abstract class ContractTests {
     }
 
     @Test
+    void heavySleepsTimesAndLogs() throws Exception {
+        long start = System.nanoTime();
+        work("/api/heavy?duration=60&times=2&log=1", "heavy", 120);
+        assertTookAtLeast(120, start);
+    }
+
+    @Test
     void lockSleepsTheDuration() throws Exception {
         long start = System.nanoTime();
         work("/api/lock?duration=120", "lock", 120);
@@ -222,6 +229,8 @@ abstract class ContractTests {
                 Arguments.of("/api/native?duration=abc", duration + "got \"abc\""),
                 Arguments.of("/api/synchronized?duration=-1", duration + "got \"-1\""),
                 Arguments.of("/api/lock?duration=abc", duration + "got \"abc\""),
+                Arguments.of("/api/heavy?times=0", "times must be an integer from 1 to 100, got \"0\""),
+                Arguments.of("/api/heavy?log=2", "log must be an integer from 0 to 1, got \"2\""),
                 Arguments.of("/api/cpu?work=100001", work + "got \"100001\""),
                 Arguments.of("/api/cpu?work=-1", work + "got \"-1\""),
                 Arguments.of("/api/cpu?work=x", work + "got \"x\""),
