@@ -64,10 +64,12 @@ unit:
 java-test:
 	cd targets/java && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -ntp test
 
-## fixtures: the service of one's own the integration tests run (testdata/springapp: a Spring Boot jar)
+## fixtures: the service of one's own the integration tests run (testdata/springapp: a Spring Boot jar), and its
+##   two other builds: on the legacy MySQL driver, and with one endpoint slower (orders-slower.jar)
 fixtures:
 	cd testdata/springapp && JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp package -DskipTests && \
-	  JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp -Plegacy-driver package -DskipTests
+	  JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp -Plegacy-driver package -DskipTests && \
+	  JAVA_HOME=$$(bash ../../scripts/find-jdk.sh) ./mvnw -B -q -ntp -Pslower package -DskipTests
 
 ## integration: every Go test, unit and integration, on the real engine and a real browser; none may skip.
 ##   In cmd/orchestrator the tests that measure nothing run side by side, each on an attack lock of its own, then

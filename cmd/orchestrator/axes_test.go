@@ -113,17 +113,22 @@ func TestRunOnEachJDK(t *testing.T) {
 		{"Builtins", append([]string{"--targets", "java-virtual,go", "--jdk", "25,21", "--endpoint", "light"}, common...),
 			[]string{"java-virtual@25", "java-virtual@21", "go"}},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			db := filepath.Join(t.TempDir(), "history.db")
-			code, _, stderr := run(t, nil, append([]string{"--db", db}, tt.args...)...)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			runs := storedRuns(t, db)
-			if len(runs) != 1 || !slices.Equal(runs[0].Spec.Targets, tt.want) {
-				t.Errorf("targets %v, want %v", runs[0].Spec.Targets, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantRunTargets(t, tt.args, tt.want) })
+	}
+}
+
+// wantRunTargets runs the command with a history of its own and checks
+// the targets of the one run it stores.
+func wantRunTargets(t *testing.T, args, want []string) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, _, stderr := run(t, nil, append([]string{"--db", db}, args...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	runs := storedRuns(t, db)
+	if len(runs) != 1 || !slices.Equal(runs[0].Spec.Targets, want) {
+		t.Errorf("targets %v, want %v", runs[0].Spec.Targets, want)
 	}
 }
 

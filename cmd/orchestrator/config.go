@@ -142,6 +142,9 @@ func readConfigFile(path string, cfg *config) error {
 	for i := range cfg.Targets {
 		t := &cfg.Targets[i]
 		t.Jar, t.Dockerfile = besideFile(path, t.Jar), besideFile(path, t.Dockerfile)
+		for j := range t.Jars {
+			t.Jars[j] = besideFile(path, t.Jars[j])
+		}
 	}
 	return nil
 }

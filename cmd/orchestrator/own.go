@@ -16,21 +16,23 @@ import (
 // --image, --dockerfile): a transient entry of the catalog, run in each of
 // its variants unless --targets says otherwise.
 type ownFlags struct {
-	jar, image, dockerfile string
-	name                   string
-	health, metrics        string
-	portEnv, bindEnv       string
-	healthTimeout          time.Duration
-	env, jvmFlags          []string
-	variants               []string
-	axes                   []string
-	jdks                   []int
-	jvm                    bool   // an image or Dockerfile runs a JVM: record it with JFR
-	pprof                  string // where a Go service serves its CPU profile
+	jars              []string // one, or several builds of the service
+	image, dockerfile string
+	name              string
+	health, metrics   string
+	portEnv, bindEnv  string
+	healthTimeout     time.Duration
+	env, jvmFlags     []string
+	variants          []string
+	axes              []string
+	jdks              []int
+	jvm               bool   // an image or Dockerfile runs a JVM: record it with JFR
+	pprof             string // where a Go service serves its CPU profile
 }
 
 func (o *ownFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.jar, "jar", "", "your own service: an executable (Spring Boot) jar, run on the project's JRE as platform and virtual (SPRING_THREADS_VIRTUAL_ENABLED)")
+	fs.StringArrayVar(&o.jars, "jar", nil, "your own service: an executable (Spring Boot) jar, run on the project's JRE as platform and virtual (SPRING_THREADS_VIRTUAL_ENABLED); "+
+		"given twice (--jar before.jar --jar after.jar), two builds of it side by side, paired along their axis build (build=before, build=after)")
 	fs.StringVar(&o.image, "image", "", "your own service: an image already on the engine")
 	fs.StringVar(&o.dockerfile, "dockerfile", "", "your own service: a directory with a Dockerfile, built here (given the project's JRE as BASE_IMAGE with --jdk)")
 	fs.StringVar(&o.name, "target-name", "", "with --jar/--image/--dockerfile: the target's name (default: from the file or image)")
@@ -50,7 +52,15 @@ func (o *ownFlags) register(fs *pflag.FlagSet) {
 }
 
 // given reports whether the flags define a target.
-func (o *ownFlags) given() bool { return o.jar != "" || o.image != "" || o.dockerfile != "" }
+func (o *ownFlags) given() bool { return len(o.jars) > 0 || o.image != "" || o.dockerfile != "" }
+
+// jar is the one jar given, or the first of several builds.
+func (o *ownFlags) jar() string {
+	if len(o.jars) == 0 {
+		return ""
+	}
+	return o.jars[0]
+}
 
 // apply defines the target, adds it to the command's catalog and, unless
 // the spec names its targets (--targets, or fileTargets: a spec file's),
@@ -104,7 +114,7 @@ func (o *ownFlags) applyOwn(g *globalState, fs *pflag.FlagSet, spec *bench.RunSp
 // sourceField names the flag that gave the service.
 func (o *ownFlags) sourceField() string {
 	switch {
-	case o.jar != "":
+	case len(o.jars) > 0:
 		return "jar"
 	case o.image != "":
 		return "image"
@@ -114,7 +124,7 @@ func (o *ownFlags) sourceField() string {
 
 func (o *ownFlags) definition() (targets.Own, error) {
 	given := 0
-	for _, s := range []string{o.jar, o.image, o.dockerfile} {
+	for _, s := range []string{o.jar(), o.image, o.dockerfile} {
 		if s != "" {
 			given++
 		}
@@ -122,7 +132,7 @@ func (o *ownFlags) definition() (targets.Own, error) {
 	if given > 1 {
 		return targets.Own{}, bench.FieldErrorf(o.sourceField(), "give one of --jar, --image or --dockerfile")
 	}
-	def := targets.Own{Name: o.name, Jar: o.jar, Image: o.image, Dockerfile: o.dockerfile, Health: o.health,
+	def := targets.Own{Name: o.name, Jar: o.jar(), Image: o.image, Dockerfile: o.dockerfile, Health: o.health,
 		HealthTimeout: bench.Duration(o.healthTimeout), Metrics: o.metrics, JVMFlags: o.jvmFlags, PortEnv: o.portEnv, BindEnv: o.bindEnv,
 		JVM: o.jvm, Pprof: o.pprof,
 		// The question is one property away for any Spring Boot service.
@@ -134,8 +144,15 @@ func (o *ownFlags) definition() (targets.Own, error) {
 	case len(o.jdks) > 1:
 		def.JDKs = o.jdks
 	}
+	if len(o.jars) > 1 {
+		// Two builds or more: an axis, checked as the flag they came by.
+		if err := targets.ValidateBuilds("jar", o.jars); err != nil {
+			return def, err
+		}
+		def.Jar, def.Jars = "", o.jars
+	}
 	if def.Name == "" {
-		def.Name = defaultOwnName(o.jar, o.image, o.dockerfile)
+		def.Name = defaultOwnName(o.jar(), o.image, o.dockerfile)
 	}
 	axes, err := parseAxes(o.axes)
 	if err != nil {

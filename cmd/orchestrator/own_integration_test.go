@@ -45,7 +45,7 @@ func ordersJar(t *testing.T) string {
 	ordersBuild.once.Do(func() {
 		dir, _ := filepath.Abs(ordersDir)
 		jar := filepath.Join(dir, "target", "orders.jar")
-		for _, built := range []string{jar, filepath.Join(dir, "target", legacyDriverJar)} {
+		for _, built := range []string{jar, filepath.Join(dir, "target", legacyDriverJar), filepath.Join(dir, "target", slowerJar)} {
 			if st, err := os.Stat(built); err != nil || newerThan(dir, st.ModTime()) {
 				ordersBuild.err = buildFixture(dir)
 				break
@@ -80,8 +80,9 @@ func buildFixture(dir string) error {
 	if err != nil {
 		return err
 	}
-	// Both builds: the jar, and its twin on the legacy driver.
-	for _, profile := range [][]string{nil, {"-Plegacy-driver"}} {
+	// Every build: the jar, its twin on the legacy driver, and its twin
+	// with one endpoint slower.
+	for _, profile := range [][]string{nil, {"-Plegacy-driver"}, {"-Pslower"}} {
 		cmd := exec.Command("./mvnw", append([]string{"-B", "-q", "-ntp", "package", "-DskipTests"}, profile...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "JAVA_HOME="+strings.TrimSpace(string(home)))
@@ -95,6 +96,10 @@ func buildFixture(dir string) error {
 // legacyDriverJar is the fixture built on MySQL Connector/J 8.4 (its
 // legacy-driver profile), which ordersJar builds beside orders.jar.
 const legacyDriverJar = "orders-legacy-driver.jar"
+
+// slowerJar is the fixture built with GET /api/products/{id} 50 ms slower
+// (its slower profile), which ordersJar builds beside orders.jar.
+const slowerJar = "orders-slower.jar"
 
 // ordersRequestNames are the per-request labels the request list gives.
 var ordersRequestNames = []string{"GET /api/products", "GET /api/products/3", "POST /api/orders", "GET /api/quote?productId=2&delayMs=50"}

@@ -20,6 +20,10 @@ type Axis struct {
 // AxisJDK names the axis of the Java major a target runs on.
 const AxisJDK = "jdk"
 
+// AxisBuild names the axis of the builds of one service a target runs in
+// turn (several jars: build=orders, build=orders-slower).
+const AxisBuild = "build"
+
 // A variant is written after the target's name and an "@": the value of
 // its first axis bare, the others as name=value, comma-separated, in the
 // axes' order ("orders@virtual,jdk=21,pool=t200"; "java-virtual@21").

@@ -57,10 +57,14 @@ func (r *Runtime) BuildTarget(ctx context.Context, target string, opts BuildOpti
 	r.buildMu.Lock()
 	defer r.buildMu.Unlock()
 	job := buildJob{root: root, entry: entry, variant: entry.variant(bench.ParseTargetRef(target), opts.JDK), opts: opts}
-	if v := entry.Variations[job.variant]; v.JDK != 0 {
+	v := entry.Variations[job.variant]
+	if v.JDK != 0 {
 		job.opts.JDK = v.JDK // the variant's JDK, over the run's
 	}
-	return entry.Recipe.build(ctx, r, job)
+	if v.Recipe != nil {
+		job.entry.Recipe = v.Recipe // the variant's build, one of several jars
+	}
+	return job.entry.Recipe.build(ctx, r, job)
 }
 
 // root returns the directory the targets are built from: the configured

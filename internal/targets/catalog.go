@@ -111,6 +111,9 @@ type Variation struct {
 	Threads []bench.FigureSource
 	// JDK is the Java major the variant is built on, 0 for the recipe's.
 	JDK int
+	// Recipe replaces the entry's when set: the build the variant runs
+	// (one of several jars).
+	Recipe Recipe
 	// Axes are the variant's value of each axis.
 	Axes map[string]string
 }
@@ -132,6 +135,9 @@ func (e Entry) resolve(target string, jdk int) Entry {
 	}
 	if v.ThreadModel != "" {
 		e.ThreadModel = v.ThreadModel
+	}
+	if v.Recipe != nil {
+		e.Recipe = v.Recipe
 	}
 	env := cloneEnv(e.Env)
 	maps.Copy(env, v.Env)

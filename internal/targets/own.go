@@ -30,6 +30,10 @@ type Own struct {
 	Image      string `yaml:"image,omitempty"`
 	Dockerfile string `yaml:"dockerfile,omitempty"`
 	Jar        string `yaml:"jar,omitempty"`
+	// Jars are several builds of one service, run in turn as an axis of
+	// its variants (build, each valued by its jar's file name: orders,
+	// orders-slower); give one as Jar.
+	Jars []string `yaml:"jars,omitempty"`
 	// JDK is the Java major a jar runs on (0: the one its classes need, 21
 	// or 25); for a Dockerfile, the JRE base it is handed as BASE_IMAGE.
 	JDK int `yaml:"jdk,omitempty"`
@@ -185,22 +189,21 @@ func (o Own) Validate(field string, builtins []string) error {
 // or a Dockerfile is there.
 func (o Own) validateSource(field string) error {
 	given := 0
-	for _, s := range []string{o.Image, o.Dockerfile, o.Jar} {
+	for _, s := range []string{o.Image, o.Dockerfile, o.Jar, strings.Join(o.Jars, ",")} {
 		if s != "" {
 			given++
 		}
 	}
 	if given != 1 {
-		return bench.FieldErrorf(sub(field, "jar"), "target %q needs exactly one of image, dockerfile or jar (it has %d)", o.Name, given)
+		return bench.FieldErrorf(sub(field, "jar"), "target %q needs exactly one of image, dockerfile, jar or jars (it has %d)", o.Name, given)
 	}
 	switch {
 	case o.Image != "" && strings.ContainsAny(o.Image, " \t\r\n"):
 		return bench.FieldErrorf(sub(field, "image"), "must be an image reference, got %q", o.Image)
 	case o.Jar != "":
-		st, err := os.Stat(o.Jar)
-		if err != nil || st.IsDir() {
-			return bench.FieldErrorf(sub(field, "jar"), "no jar file at %s", o.Jar)
-		}
+		return checkJarFile(sub(field, "jar"), o.Jar)
+	case len(o.Jars) > 0:
+		return ValidateBuilds(sub(field, "jars"), o.Jars)
 	case o.Dockerfile != "":
 		if _, err := os.Stat(filepath.Join(o.Dockerfile, "Dockerfile")); err != nil {
 			return bench.FieldErrorf(sub(field, "dockerfile"), "no Dockerfile in directory %s", o.Dockerfile)
@@ -212,13 +215,13 @@ func (o Own) validateSource(field string) error {
 // validateInside checks what says how the target is recorded.
 func (o Own) validateInside(field string) error {
 	switch {
-	case o.JVM && o.Jar != "":
+	case o.JVM && o.jar() != "":
 		return bench.FieldErrorf(sub(field, "jvm"), "is for an image or a Dockerfile; a jar always runs on a JVM")
 	case o.JVM && o.Pprof != "":
 		return bench.FieldErrorf(sub(field, "pprof"), "is for a Go service; this one is marked jvm")
 	case o.Pprof != "" && (!strings.HasPrefix(o.Pprof, "/") || strings.ContainsAny(o.Pprof, " \t\r\n#?")):
 		return bench.FieldErrorf(sub(field, "pprof"), "must be a path starting with /, got %q", o.Pprof)
-	case o.Pprof != "" && o.Jar != "":
+	case o.Pprof != "" && o.jar() != "":
 		return bench.FieldErrorf(sub(field, "pprof"), "is for a Go service; a jar is recorded with JFR")
 	}
 	return nil
@@ -300,8 +303,8 @@ func (o Own) Entry() Entry {
 // main class, the main package of a Go service; empty where not known.
 func (o Own) ownPrefix() string {
 	switch {
-	case o.Jar != "":
-		return JarPackage(o.Jar)
+	case o.jar() != "":
+		return JarPackage(o.jar())
 	case o.Pprof != "":
 		return "main."
 	}
@@ -314,6 +317,8 @@ func (o Own) description() string {
 		return o.Description
 	}
 	switch {
+	case len(o.Jars) > 0:
+		return "your own jars " + strings.Join(o.builds(), ", ")
 	case o.Jar != "":
 		return "your own jar " + filepath.Base(o.Jar)
 	case o.Dockerfile != "":
@@ -325,17 +330,23 @@ func (o Own) description() string {
 // recipe builds the source; with several JDKs, on the first unless a
 // variant names another.
 func (o Own) recipe() Recipe {
-	major := o.JDK
-	if len(o.JDKs) > 0 {
-		major = o.JDKs[0]
-	}
+	major := o.major()
 	switch {
-	case o.Jar != "":
-		return JarFile{Path: absPath(o.Jar), JDK: major}
+	case o.jar() != "":
+		return JarFile{Path: absPath(o.jar()), JDK: major}
 	case o.Dockerfile != "":
 		return DockerfileDir{Dir: absPath(o.Dockerfile), JDK: major, BuildArgs: maps.Clone(o.BuildArgs)}
 	}
 	return ImageRef{Ref: o.Image}
+}
+
+// major is the Java major the source is built on unless a variant names
+// another: its one, or the first of several (0: the one its classes need).
+func (o Own) major() int {
+	if len(o.JDKs) > 0 {
+		return o.JDKs[0]
+	}
+	return o.JDK
 }
 
 func absPath(p string) string {

@@ -3,6 +3,9 @@ package targets
 import (
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +74,7 @@ var reservedAxes = map[string]string{
 	bench.VariantOwn: "its variants' axis",
 	"threadmodel":    "its variants' axis (its thread models)",
 	bench.AxisJDK:    "the JDK axis (jdk, jdks)",
+	bench.AxisBuild:  "the builds' axis (jars)",
 }
 
 // validateAxes checks the JDKs and the named axes of a definition.
@@ -162,6 +166,9 @@ func (o Own) axes() []Variant {
 		}
 		axes = append(axes, Variant{Name: bench.AxisJDK, Values: jdks, Default: jdks[0]})
 	}
+	if builds := o.builds(); len(o.Jars) > 0 {
+		axes = append(axes, Variant{Name: bench.AxisBuild, Values: builds, Default: builds[0]})
+	}
 	for _, a := range o.Axes {
 		names := make([]string, len(a.Values))
 		for i, v := range a.Values {
@@ -175,7 +182,7 @@ func (o Own) axes() []Variant {
 // variants are the definition's named variants: its own, or a jar's
 // Spring Boot thread models.
 func (o Own) variants() map[string]OwnVariant {
-	if len(o.Variants) == 0 && o.Jar != "" {
+	if len(o.Variants) == 0 && o.jar() != "" {
 		return SpringVariants()
 	}
 	return o.Variants
@@ -215,6 +222,9 @@ func (o Own) variation(values map[string]string) Variation {
 	if major, err := strconv.Atoi(values[bench.AxisJDK]); err == nil {
 		vr.JDK = major
 	}
+	if i := slices.Index(o.builds(), values[bench.AxisBuild]); i >= 0 && len(o.Jars) > 0 {
+		vr.Recipe = JarFile{Path: absPath(o.Jars[i]), JDK: o.major()}
+	}
 	for _, a := range o.Axes {
 		i := slices.IndexFunc(a.Values, func(v OwnAxisValue) bool { return v.Name == values[a.Name] })
 		if i >= 0 {
@@ -250,4 +260,74 @@ func benchAxes(axes []Variant) []bench.Axis {
 		out[i] = bench.Axis{Name: a.Name, Values: slices.Clone(a.Values), Default: a.Default}
 	}
 	return out
+}
+
+// MaxBuilds bounds the builds of one service a run compares (Own.Jars):
+// each is a variant of every other axis's values, and every variant runs
+// in each round.
+const MaxBuilds = 4
+
+// notBuildChars are what a jar's file name may hold that a build's name
+// may not.
+var notBuildChars = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// BuildName names the build a jar is on the build axis: its file name
+// without .jar, lower-cased, other characters than letters, digits, '.',
+// '_' and '-' made '-' (target/orders-slower.jar: orders-slower).
+func BuildName(jar string) string {
+	base := strings.TrimSuffix(filepath.Base(jar), ".jar")
+	return strings.Trim(notBuildChars.ReplaceAllString(strings.ToLower(base), "-"), "-._")
+}
+
+// jar is the jar the target runs by default: its one, or the first of
+// several builds; "" for an image or a Dockerfile.
+func (o Own) jar() string {
+	if len(o.Jars) > 0 {
+		return o.Jars[0]
+	}
+	return o.Jar
+}
+
+// builds names the builds of Jars, in their order.
+func (o Own) builds() []string {
+	names := make([]string, len(o.Jars))
+	for i, jar := range o.Jars {
+		names[i] = BuildName(jar)
+	}
+	return names
+}
+
+// ValidateBuilds checks several builds of one service, the jars a
+// configuration's jars or the CLI's --jar given more than once name; field
+// is their path in messages. Two to MaxBuilds jar files, each there, no
+// two of one name.
+func ValidateBuilds(field string, jars []string) error {
+	switch {
+	case len(jars) < 2:
+		return bench.FieldErrorf(field, "several builds are an axis; give one as jar")
+	case len(jars) > MaxBuilds:
+		return bench.FieldErrorf(field, "at most %d builds of one service run side by side, got %d", MaxBuilds, len(jars))
+	}
+	names := Own{Jars: jars}.builds()
+	for i, jar := range jars {
+		if err := checkJarFile(field, jar); err != nil {
+			return err
+		}
+		if !ownName.MatchString(names[i]) {
+			return bench.FieldErrorf(field, "%s names no build (its file name without .jar is the build's name); rename it", jar)
+		}
+		if j := slices.Index(names, names[i]); j < i {
+			return bench.FieldErrorf(field, "%s and %s are both build %q (a build is named by its file name without .jar); rename one", jars[j], jar, names[i])
+		}
+	}
+	return nil
+}
+
+// checkJarFile checks that a jar file is there.
+func checkJarFile(field, jar string) error {
+	st, err := os.Stat(jar)
+	if err != nil || st.IsDir() {
+		return bench.FieldErrorf(field, "no jar file at %s", jar)
+	}
+	return nil
 }

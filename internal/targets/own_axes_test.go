@@ -39,11 +39,7 @@ axes:
 	}
 	e := o.Entry()
 	info := e.Info()
-	var axes []string
-	for _, a := range info.Axes {
-		axes = append(axes, a.Name+"="+strings.Join(a.Values, "|"))
-	}
-	if got, want := axes, []string{"variant=platform|virtual", "jdk=21|25", "pool=t400|t200"}; !slices.Equal(got, want) {
+	if got, want := axesOf(info), []string{"variant=platform|virtual", "jdk=21|25", "pool=t400|t200"}; !slices.Equal(got, want) {
 		t.Errorf("axes = %v, want %v (the configuration's order)", got, want)
 	}
 	if len(info.Variants) != 8 || info.Variants[0] != "platform,jdk=21,pool=t400" || info.DefaultVariant != info.Variants[0] || !info.RunsEachVariant() {
@@ -166,6 +162,98 @@ func TestOwnAxesValidate(t *testing.T) {
 			}
 			if err == nil || bench.ErrorCode(err) != bench.EINVALID || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want EINVALID containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// axesOf writes a target's axes as name=value|value, in their order.
+func axesOf(info bench.TargetInfo) []string {
+	var axes []string
+	for _, a := range info.Axes {
+		axes = append(axes, a.Name+"="+strings.Join(a.Values, "|"))
+	}
+	return axes
+}
+
+func TestBuildName(t *testing.T) {
+	for _, tt := range []struct{ jar, want string }{
+		{"orders.jar", "orders"},
+		{"target/orders-slower.jar", "orders-slower"},
+		// The version stays: it is what tells two builds apart.
+		{"/x/orders-1.2.jar", "orders-1.2"},
+		{"/x/My App_v2.jar", "my-app_v2"},
+	} {
+		if got := targets.BuildName(tt.jar); got != tt.want {
+			t.Errorf("BuildName(%q) = %q, want %q", tt.jar, got, tt.want)
+		}
+	}
+}
+
+// jarNamed writes a jar file of a name in a directory of its own.
+func jarNamed(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte("PK"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Two builds of one service are an axis of its variants, after its
+// thread models: each variant builds and runs its own jar, and records its
+// build beside its other axes.
+func TestOwnBuildsEntry(t *testing.T) {
+	before, after := jarNamed(t, "orders.jar"), jarNamed(t, "orders-slower.jar")
+	o := targets.Own{Name: "orders", Jars: []string{before, after}, JDK: 21}
+	if err := o.Validate("", targets.DefaultCatalog().Names()); err != nil {
+		t.Fatal(err)
+	}
+	e := o.Entry()
+	info := e.Info()
+	if got, want := axesOf(info), []string{"variant=platform|virtual", "build=orders|orders-slower"}; !slices.Equal(got, want) {
+		t.Errorf("axes = %v, want %v", got, want)
+	}
+	if got, want := info.Variants, []string{"platform,build=orders", "platform,build=orders-slower", "virtual,build=orders", "virtual,build=orders-slower"}; !slices.Equal(got, want) {
+		t.Errorf("variants = %v, want %v", got, want)
+	}
+	for _, tt := range []struct{ ref, jar string }{
+		{"orders@virtual,build=orders-slower", after},
+		{"orders@build=orders,platform", before},
+		{"orders@virtual", before}, // the first build is the default
+	} {
+		r := e.Resolve(tt.ref)
+		jar, ok := r.Recipe.(targets.JarFile)
+		if !ok || jar.Path != tt.jar || jar.JDK != 21 {
+			t.Errorf("%s runs %#v, want the jar %s on Java 21", tt.ref, r.Recipe, tt.jar)
+		}
+		if r.AxisValues[bench.AxisBuild] != targets.BuildName(tt.jar) {
+			t.Errorf("%s records axis values %v, want build=%s", tt.ref, r.AxisValues, targets.BuildName(tt.jar))
+		}
+	}
+}
+
+// Several builds are two to MaxBuilds jars that are there, no two of one
+// name, and not beside a jar, nor an axis of their name.
+func TestOwnBuildsRefused(t *testing.T) {
+	a, b := jarNamed(t, "orders.jar"), jarNamed(t, "orders-slower.jar")
+	for _, tt := range []struct {
+		name string
+		own  targets.Own
+		want string
+	}{
+		{"One", targets.Own{Name: "orders", Jars: []string{a}}, "targets[0].jars: several builds are an axis; give one as jar"},
+		{"Missing", targets.Own{Name: "orders", Jars: []string{a, "nope/orders-2.jar"}}, "targets[0].jars: no jar file at nope/orders-2.jar"},
+		{"OneName", targets.Own{Name: "orders", Jars: []string{a, jarNamed(t, "orders.jar")}}, `targets[0].jars: ` + a + ` and `},
+		{"TooMany", targets.Own{Name: "orders", Jars: []string{a, b, jarNamed(t, "c.jar"), jarNamed(t, "d.jar"), jarNamed(t, "e.jar")}}, "targets[0].jars: at most 4 builds of one service run side by side, got 5"},
+		{"BesideAJar", targets.Own{Name: "orders", Jar: a, Jars: []string{a, b}}, `targets[0].jar: target "orders" needs exactly one of image, dockerfile, jar or jars (it has 2)`},
+		{"AxisOfItsName", targets.Own{Name: "orders", Jars: []string{a, b}, Axes: targets.OwnAxes{{Name: "build", Values: []targets.OwnAxisValue{{Name: "x"}, {Name: "y"}}}}},
+			"targets[0].axes.build: collides with the builds' axis"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.own.Validate("targets[0]", targets.DefaultCatalog().Names())
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate = %v, want %q", err, tt.want)
 			}
 		})
 	}

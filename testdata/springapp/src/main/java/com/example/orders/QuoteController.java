@@ -1,5 +1,6 @@
 package com.example.orders;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -25,8 +26,16 @@ class QuoteController {
 
 	private final ProductRepository products;
 
-	QuoteController(ProductRepository products) {
+	/**
+	 * How much longer every quote waits, fixed by the build
+	 * (orders.quote-extra-delay-ms: 0, or 50 in target/orders-slower.jar): two
+	 * builds of one service, one endpoint apart.
+	 */
+	private final long extraDelayMs;
+
+	QuoteController(ProductRepository products, @Value("${orders.quote-extra-delay-ms:0}") long extraDelayMs) {
 		this.products = products;
+		this.extraDelayMs = extraDelayMs;
 	}
 
 	@GetMapping("/api/quote")
@@ -36,7 +45,7 @@ class QuoteController {
 			throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "delayMs must not be negative");
 		}
 		long delay = Math.min(delayMs, MAX_DELAY_MS);
-		slowDownstream(delay);
+		slowDownstream(delay + extraDelayMs);
 		Product product = products.findById(productId)
 			.orElseThrow(() -> new ResponseStatusException(HttpStatus.NOT_FOUND, "no product " + productId));
 		Thread current = Thread.currentThread();
