@@ -72,6 +72,7 @@ func checkPinning(t *testing.T, major int, tr *bench.TargetResult) {
 			pinned = i
 		}
 	}
+	checkDumpedVirtualThreads(t, tr)
 	virtual21 := major == 21 && tr.Settings["threadModel"] == bench.ThreadModelVirtual
 	switch {
 	case !virtual21 && pinned >= 0:
@@ -425,4 +426,26 @@ func quotesTheJVM(reason string) bool {
 	}
 	_, said, ok := strings.Cut(reason, "the JVM would not start with the flight recording's options (JAVA_TOOL_OPTIONS), so it ran without: ")
 	return ok && strings.Contains(said, "JFR")
+}
+
+// checkDumpedVirtualThreads holds a variant's virtual threads, as its
+// thread dumps counted them in its stage, to its thread model and its
+// clients: one virtual thread per request in flight on virtual threads
+// (the clients bound them: twice as many leaves room for the JVM's own),
+// none on platform threads.
+func checkDumpedVirtualThreads(t *testing.T, tr *bench.TargetResult) {
+	t.Helper()
+	v := tr.Inside.VirtualThreads
+	if tr.Settings["threadModel"] != bench.ThreadModelVirtual {
+		if len(v) != 0 {
+			t.Errorf("%s: virtual threads %+v, want none on platform threads", tr.Key(), v)
+		}
+		return
+	}
+	clients := tr.Stages[len(tr.Stages)-1].Concurrency
+	if len(v) != 1 || v[0].Dumps == 0 || v[0].PeakAlive < 1 || v[0].PeakAlive > 2*clients || v[0].MeanParked > v[0].MeanAlive {
+		t.Errorf("%s: virtual threads %+v, want the stage's counted, 1 to %d alive at the most", tr.Key(), v, 2*clients)
+		return
+	}
+	t.Logf("%s: %.1f virtual threads alive on average (%d at the most), %.1f parked, in %d dumps", tr.Key(), v[0].MeanAlive, v[0].PeakAlive, v[0].MeanParked, v[0].Dumps)
 }

@@ -88,6 +88,7 @@ func whyTarget(label string, tr *bench.TargetResult) bench.WhyTarget {
 	wt := bench.WhyTarget{Label: label, Key: tr.Key(), NoProfile: beforeRecording, Matters: mattersStage(tr)}
 	if in := tr.Inside; in != nil {
 		wt.Source, wt.NoProfile, wt.Off, wt.Cost, wt.Files, wt.Notes, wt.JMC = in.Source, in.NoProfile, in.Off, in.Cost, in.Files, in.Notes, in.JMC
+		wt.VirtualThreads = in.VirtualThreads
 	}
 	for _, st := range MeasuredStages(tr) {
 		wt.Stages = append(wt.Stages, WhyStage(tr, st))

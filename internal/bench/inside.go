@@ -36,6 +36,24 @@ type Inside struct {
 	// for this result (RunSpec.NoThreadSamples): its figures are the ones
 	// without it.
 	ThreadSamplesOff bool `json:"threadSamplesOff,omitempty"`
+	// VirtualThreads are the virtual threads the thread sampler's dumps
+	// listed in each measured stage, alive and parked (unmounted,
+	// waiting or asleep): what a JVM without Micrometer's virtual-thread
+	// metrics says of them, and how many of a stage's requests wait
+	// rather than run.
+	VirtualThreads []VirtualThreadStage `json:"virtualThreads,omitempty"`
+}
+
+// VirtualThreadStage is one measured stage's virtual threads as the
+// thread dumps counted them: the dumps taken in it, the most and the mean
+// alive, and the most and the mean parked.
+type VirtualThreadStage struct {
+	Stage      int     `json:"stage"`
+	Dumps      int     `json:"dumps"`
+	PeakAlive  int     `json:"peakAlive"`
+	MeanAlive  float64 `json:"meanAlive"`
+	PeakParked int     `json:"peakParked"`
+	MeanParked float64 `json:"meanParked"`
 }
 
 // InsideCost is what recording took in time and room once the attack was

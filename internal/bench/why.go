@@ -40,6 +40,9 @@ type WhyTarget struct {
 	Notes   []string    `json:"notes,omitempty"`
 	// JMC is JDK Mission Control's analysis of its recording.
 	JMC *JMCAnalysis `json:"jmc,omitempty"`
+	// VirtualThreads are its virtual threads per stage as the thread
+	// dumps counted them (Inside.VirtualThreads).
+	VirtualThreads []VirtualThreadStage `json:"virtualThreads,omitempty"`
 }
 
 // Stage returns the diagnosis of a stage, or nil.

@@ -101,6 +101,9 @@ func whyTargetBlocks(t bench.WhyTarget) []block {
 	if t.Cost != nil {
 		head.KV = append(head.KV, [2]string{"recording cost", costWords(t.Source, t.Cost)})
 	}
+	if v := virtualAt(t.VirtualThreads, t.Matters); v != nil {
+		head.KV = append(head.KV, [2]string{"virtual threads", virtualWords(*v)})
+	}
 	for _, st := range t.Stages {
 		head.Lines = append(head.Lines, stageWhyLines(t, st)...)
 	}
@@ -334,4 +337,25 @@ func flameFigure(i int, ref bench.FlameRef, stacks flame.Stacks) figure {
 		f.Caption += fmt.Sprintf("; its folded stacks (%d kB) are served by the API: %s", folded.Len()>>10, ref.Artifact().Path())
 	}
 	return f
+}
+
+// virtualAt is the dumps' count of a stage's virtual threads, or nil.
+func virtualAt(stages []bench.VirtualThreadStage, stage int) *bench.VirtualThreadStage {
+	for i := range stages {
+		if stages[i].Stage == stage {
+			return &stages[i]
+		}
+	}
+	return nil
+}
+
+// virtualWords says a stage's virtual threads as the dumps counted them:
+// "398 alive on average (412 at the most), 391 of them parked (98 %),
+// in 10 thread dumps".
+func virtualWords(v bench.VirtualThreadStage) string {
+	s := fmt.Sprintf("%.0f alive on average (%d at the most), %.0f of them parked", v.MeanAlive, v.PeakAlive, v.MeanParked)
+	if v.MeanAlive > 0 {
+		s += fmt.Sprintf(" (%.0f %%)", 100*v.MeanParked/v.MeanAlive)
+	}
+	return s + fmt.Sprintf(", in %d thread dumps of the stage", v.Dumps)
 }

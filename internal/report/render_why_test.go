@@ -131,3 +131,21 @@ func TestWhyJMC(t *testing.T) {
 		}
 	}
 }
+
+// A virtual variant's why says its virtual threads as the thread dumps
+// counted them in the stage that matters; a platform variant's says none.
+func TestWhyVirtualThreads(t *testing.T) {
+	r := whyRun(t)
+	r.Targets[1].Inside.VirtualThreads = []bench.VirtualThreadStage{{Stage: 0, Dumps: 10, PeakAlive: 412, MeanAlive: 398, PeakParked: 405, MeanParked: 391}}
+	var buf bytes.Buffer
+	if err := report.WriteReport(&buf, report.Source{Run: r}, report.FormatTable, analysis.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	if want := "virtual threads  398 alive on average (412 at the most), 391 of them parked (98 %), in 10 thread dumps of the stage"; !strings.Contains(text, want) {
+		t.Errorf("the report lacks %q:\n%s", want, text)
+	}
+	if strings.Count(text, "alive on average") != 1 {
+		t.Errorf("virtual threads said %d times, want once (java-virtual's)", strings.Count(text, "alive on average"))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -262,4 +263,44 @@ func (s *Samples) Cost() (mean time.Duration, share float64) {
 		return mean, 0
 	}
 	return mean, total.Seconds() / span.Seconds()
+}
+
+// VirtualCount is how many virtual threads one dump listed, and how many
+// of them were parked: unmounted, their innermost frame the JDK's park
+// (VirtualThread.park or parkNanos: waiting for a lock, a pool, an
+// answer, or asleep). A pinned virtual thread parks on its carrier,
+// deeper in its stack, and is not counted parked: it holds the carrier.
+type VirtualCount struct {
+	At     time.Time
+	Alive  int
+	Parked int
+}
+
+// unmountFrames are the innermost frames of an unmounted virtual thread.
+var unmountFrames = []string{"java.lang.VirtualThread.park", "java.lang.VirtualThread.parkNanos"}
+
+// Virtual is each dump's count of virtual threads, alive and parked, in
+// order; nil where the dumps listed none (a JVM before 21, or a service
+// on platform threads).
+func (s *Samples) Virtual() []VirtualCount {
+	var out []VirtualCount
+	seen := false
+	for _, sample := range s.Samples {
+		c := VirtualCount{At: sample.At}
+		for _, g := range sample.Groups {
+			if !g.Virtual {
+				continue
+			}
+			c.Alive += g.Count
+			if len(g.Stack) > 0 && slices.Contains(unmountFrames, g.Stack[0].Name()) {
+				c.Parked += g.Count
+			}
+		}
+		seen = seen || c.Alive > 0
+		out = append(out, c)
+	}
+	if !seen {
+		return nil
+	}
+	return out
 }

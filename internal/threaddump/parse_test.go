@@ -138,3 +138,30 @@ func TestParseNextAndCPU(t *testing.T) {
 		t.Errorf("cost %s a dump, %.4f of a CPU; want 400 ms on the wall and 0.1 s of CPU over 11.5 s", mean, share)
 	}
 }
+
+// The same program's 8 virtual threads, counted in each dump: all eight
+// alive; most parked (six waiting for the semaphore, two asleep, each
+// asleep unmounted too), none while running its few instructions.
+func TestVirtualCounts(t *testing.T) {
+	for _, file := range []string{"testdata/semaphore-virtual-21.txt", "testdata/semaphore-virtual-25.txt"} {
+		s := parseFile(t, file)
+		counts := s.Virtual()
+		if len(counts) != len(s.Samples) {
+			t.Fatalf("%s: %d counts for %d dumps", file, len(counts), len(s.Samples))
+		}
+		parked := 0
+		for i, c := range counts {
+			if c.Alive != 8 || c.Parked > c.Alive || !c.At.Equal(s.Samples[i].At) {
+				t.Errorf("%s: dump %d: %+v, want 8 alive, at most as many parked, at the dump's time", file, i, c)
+			}
+			parked += c.Parked
+		}
+		if mean := float64(parked) / float64(len(counts)); mean < 6 {
+			t.Errorf("%s: %.1f parked on average, want 6 to 8 (each waits or sleeps nearly all its time)", file, mean)
+		}
+	}
+	platform := &threaddump.Samples{Samples: []threaddump.Sample{{Groups: []threaddump.Group{{Count: 3, Name: "exec-#"}}}}}
+	if got := platform.Virtual(); got != nil {
+		t.Errorf("platform threads only: %+v, want nil", got)
+	}
+}
