@@ -28,12 +28,15 @@ fi
 
 if ! engine_answers; then
   [ "$(id -u)" = 0 ] || die "no Docker engine answers on $SOCK and not root, so dockerd cannot be started here: start it (sudo systemctl start docker) and re-run"
-  if ! pgrep -x dockerd >/dev/null 2>&1; then
-    echo "docker-up: starting dockerd (log: $LOG)..." >&2
-    nohup dockerd >"$LOG" 2>&1 </dev/null &
-  fi
+  # A dockerd that does not answer may be one still shutting down (its
+  # containers being killed): wait for it to answer or to be gone, and
+  # start one once none runs.
   for _ in $(seq 1 "$WAIT_SECONDS"); do
     [ -S "$SOCK" ] && engine_answers && break
+    if ! pgrep -x dockerd >/dev/null 2>&1; then
+      echo "docker-up: starting dockerd (log: $LOG)..." >&2
+      nohup dockerd >"$LOG" 2>&1 </dev/null &
+    fi
     sleep 1
   done
   engine_answers || die "dockerd did not answer within ${WAIT_SECONDS}s; last lines of $LOG:
