@@ -80,6 +80,10 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"POST", "/healthz", "GET, HEAD"},
 		{"PATCH", "/compare?base=&head=", "GET, HEAD"},
 		{"POST", "/runs/r1/targets/go/series?name=", "GET, HEAD"},
+		// GET /runs/trend is a route of its own; DELETE reaches the path
+		// only as a run's ID (/runs/{id}), which is not this resource.
+		{"OPTIONS", "/runs/trend?name=n&target=go", "GET, HEAD"},
+		{"POST", "/runs/trend", "GET, HEAD"},
 	} {
 		t.Run(tt.method+tt.path, func(t *testing.T) {
 			e := newEnv(t)

@@ -104,11 +104,25 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 // methodNotAllowed answers 405 with the Allow header chi leaves out when the
-// handler is replaced. HEAD is allowed wherever GET is.
+// handler is replaced. HEAD is allowed wherever GET is. Only the methods of
+// the path's most specific route are allowed: /runs/trend is GET's own
+// route, and DELETE reaches it only through /runs/{id}, as a run's ID.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	params := map[string]int{}
+	fewest := -1
+	for _, m := range methods {
+		rctx := chi.NewRouteContext()
+		if s.mux.Match(rctx, m, r.URL.Path) {
+			params[m] = strings.Count(rctx.RoutePattern(), "{")
+			if fewest < 0 || params[m] < fewest {
+				fewest = params[m]
+			}
+		}
+	}
 	var allowed []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if s.mux.Match(chi.NewRouteContext(), m, r.URL.Path) {
+	for _, m := range methods {
+		if n, ok := params[m]; ok && n == fewest {
 			allowed = append(allowed, m)
 			if m == http.MethodGet {
 				allowed = append(allowed, http.MethodHead)
