@@ -166,17 +166,20 @@ func TestCancelAnswersTheStateItLeaves(t *testing.T) {
 		wantRun  bench.RunStatus
 		maxDelay time.Duration
 	}{
+		// The bounds are half the wait (3 s): an answer within one did not
+		// wait it out, however busy the machine (a queued cancel took 129
+		// ms in a clean-clone run beside the integration tests).
 		// A queued run is canceled by Cancel itself.
-		{"Queued", 0, true, 200, bench.RunCanceled, 100 * time.Millisecond},
+		{"Queued", 0, true, 200, bench.RunCanceled, 1500 * time.Millisecond},
 		// A running run: the end of its events says it is over.
-		{"RunningStopsSoon", 150 * time.Millisecond, true, 200, bench.RunCanceled, time.Second},
+		{"RunningStopsSoon", 150 * time.Millisecond, true, 200, bench.RunCanceled, 1500 * time.Millisecond},
 		// Events lost (a lagging subscriber cut off early): the store is polled.
-		{"RunningEventsLost", 250 * time.Millisecond, false, 200, bench.RunCanceled, time.Second},
+		{"RunningEventsLost", 250 * time.Millisecond, false, 200, bench.RunCanceled, 1500 * time.Millisecond},
 		// Still stopping when the wait is over.
-		{"RunningStopsLate", 5 * time.Second, true, 202, bench.RunRunning, 2 * time.Second},
+		{"RunningStopsLate", 10 * time.Second, true, 202, bench.RunRunning, 4500 * time.Millisecond},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, func(c *httpapi.Config) { c.CancelWait = 500 * time.Millisecond })
+			e := newEnv(t, func(c *httpapi.Config) { c.CancelWait = 3 * time.Second })
 			var stored atomic.Value
 			stored.Store(bench.RunRunning)
 			events := make(chan bench.Event)
