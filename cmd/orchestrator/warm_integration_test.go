@@ -44,8 +44,16 @@ func TestMeasureWarmStart(t *testing.T) {
 		// (7 of 398); a warm one reads about it. The usual second is the
 		// stage's median, not the bound: on a busy CPU go's seconds ran
 		// 727 to 800 of 800, its first 731.
-		if first, usual := steady.Rate(seconds[0].Stats), medianThroughput(seconds); first < 0.9*usual || first > 1.01*bound {
-			t.Errorf("%s: first measured second %.0f req/s, want about the stage's median second %.0f (not a cold start) and within its bound %.0f", name, first, usual, bound)
+		// The bound holds the answers the second counted; the rate read
+		// from answers spread over their flight may pass it by a little
+		// where the latency moves (408.2 of 400 as java-platform's JIT,
+		// still compiling, lengthened its first answers), and is held to
+		// the median instead.
+		if first, usual := steady.Rate(seconds[0].Stats), medianThroughput(seconds); first < 0.9*usual || first > 1.05*usual {
+			t.Errorf("%s: first measured second %.0f req/s, want about the stage's median second %.0f (not a cold start)", name, first, usual)
+		}
+		if counted := seconds[0].Stats.Throughput; counted > 1.01*bound {
+			t.Errorf("%s: first measured second answered %.0f requests, more than its bound %.0f allows", name, counted, bound)
 		}
 		res := resultOf(t, analysis.Analyze(run, analysis.ReportOptions{}).Scopes[1], name)
 		if len(res.Steady) != 1 || !res.Steady[0].Steady || res.Steady[0].Cut+res.Steady[0].CutEnd >= len(seconds) {
