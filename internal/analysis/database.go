@@ -48,10 +48,17 @@ const (
 	WaitThreads  = "the threads"  // neither: a thread, a CPU
 )
 
-// Where is where most requests in flight were over the stage: waiting for
-// a connection, holding one, or neither.
+// Where is where the stage's requests waited: for a connection where the
+// pool bound them (full while requests waited: Bound), whatever queued
+// before it (on a CPU the tests beside it saturated, 173 of 310 requests
+// in flight were neither in the pool's hands nor waiting for it, while
+// its 10 connections stayed busy and 127 waited); else where most
+// requests in flight were: waiting for a connection, holding one, or
+// neither.
 func (p PoolStage) Where() string {
 	switch {
+	case p.Bound > 0:
+		return WaitPool
 	case p.Pending.Mean >= p.Active.Mean && p.Pending.Mean >= p.Elsewhere:
 		return WaitPool
 	case p.Active.Mean >= p.Elsewhere:

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"testing"
@@ -58,14 +59,19 @@ func TestPoolStageWhere(t *testing.T) {
 		active, pending float64
 		elsewhere       float64
 		where           string
+		size            float64 // the pool's connections; 100 when 0
 	}{
-		{"pool", 10, 185, 5, WaitPool},
-		{"database", 100, 0, 100, WaitDatabase},
-		{"database, the rest close behind", 100, 0.5, 99.5, WaitDatabase},
-		{"threads queue", 20, 30, 150, WaitThreads},
+		{"pool", 10, 185, 5, WaitPool, 0},
+		{"database", 100, 0, 100, WaitDatabase, 0},
+		{"database, the rest close behind", 100, 0.5, 99.5, WaitDatabase, 0},
+		{"threads queue", 20, 30, 150, WaitThreads, 0},
+		// A pool of 10 full throughout with requests waiting for it binds
+		// them, though more queued before it (for a CPU): the pool.
+		{"full pool behind a queue", 10, 40, 150, WaitPool, 10},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := poolStage(bench.StageResources{Stage: 1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: 100, Mean: 100},
+			size := cmp.Or(tt.size, 100)
+			p := poolStage(bench.StageResources{Stage: 1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: size, Mean: size},
 				bench.PoolActive: {Peak: tt.active, Mean: tt.active}, bench.PoolPending: {Peak: tt.pending, Mean: tt.pending}}}, stage)
 			if p.InFlight != 200 || math.Abs(p.Elsewhere-tt.elsewhere) > 1e-9 || p.Where() != tt.where {
 				t.Errorf("in flight %v, elsewhere %v, where %q; want 200, %v, %q", p.InFlight, p.Elsewhere, p.Where(), tt.elsewhere, tt.where)
