@@ -15,8 +15,9 @@ const DefaultSampleInterval = time.Second
 
 // sampleTimeouts is how many intervals one sample may take: a server busy
 // with a run's load answers late, and a late sample is worth more than a
-// stage without any.
-const sampleTimeouts = 3
+// stage without any (at 3 intervals of 250 ms, 8 samples of a 4 s stage
+// timed out on a machine the test suite saturated).
+const sampleTimeouts = 8
 
 // Recording is a server's sampling during one target's attack: a goroutine
 // reading the server's figures by SQL every interval, on a connection of
