@@ -256,8 +256,12 @@ func TestExperimentSeed003(t *testing.T) {
 			// what one thread or a pinned carrier serves.
 			t.Errorf("%s: %.1f req/s, want far above one thread's 5 (about 100: 20 users / 200 ms on one unpinned carrier)", tr.Key(), rate)
 		}
-		if wantEvents := tr.Case == "synchronized@21"; wantEvents != (events > 0) {
-			t.Errorf("%s: %.0f pinned events, want them only for synchronized on JDK 21", tr.Key(), events)
+		// A JVM's first use of a class another request is still
+		// initialising pins once, at most twice (a clean-clone run saw one
+		// in virtual-1-carrier@21's stage); synchronized on JDK 21 pins
+		// every request.
+		if synchronized21 := tr.Case == "synchronized@21"; synchronized21 != (events > 2) {
+			t.Errorf("%s: %.0f pinned events, want many only for synchronized on JDK 21 (a stray one or two elsewhere)", tr.Key(), events)
 		}
 		// The metrics have a server of their own on platform threads: a
 		// pinned carrier or the one Tomcat thread does not hold up a scrape.
