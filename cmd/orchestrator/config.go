@@ -142,6 +142,9 @@ func readConfigFile(path string, cfg *config) error {
 	for i := range cfg.Targets {
 		t := &cfg.Targets[i]
 		t.Jar, t.Dockerfile = besideFile(path, t.Jar), besideFile(path, t.Dockerfile)
+		if t.Database != nil {
+			t.Database.Init = besideFile(path, t.Database.Init)
+		}
 		for j := range t.Jars {
 			t.Jars[j] = besideFile(path, t.Jars[j])
 		}

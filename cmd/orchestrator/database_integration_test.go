@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -250,6 +251,49 @@ func databaseBadInputThroughAPI(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left: %v", left)
 	}
+	configuredDatabaseThroughAPI(t)
+}
+
+// configuredDatabaseThroughAPI: a service configured with its database
+// (targets[].database, its init script beside the configuration) brings it
+// to a run through the API, which names no database, file or image, and to
+// the CLI's run of the same configuration: the server starts and the
+// configured script runs, failing on its line 2 before the service's JVM
+// is started; nothing is left running.
+func configuredDatabaseThroughAPI(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "schema.sql"), []byte("CREATE TABLE orders (id int primary key);\nINSERT INTO orderz VALUES (1);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(config, []byte("targets:\n  - name: orders\n    jar: "+ordersJar(t)+"\n    database: {kind: postgres, init: schema.sql, pool: 20}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func(how string, run *bench.Run) {
+		t.Helper()
+		if run.Spec.Database == nil || run.Spec.Database.Kind != bench.DatabasePostgres || run.Spec.Database.Pool != 20 ||
+			run.Status != bench.RunFailed || !strings.Contains(run.Error, "line 2") || !strings.Contains(run.Error, "orderz") ||
+			run.Targets[0].Status != bench.TargetSkipped {
+			t.Errorf("%s: run %s %q, database %+v, target %s; want the configured postgres (pool 20), failed on the script's line 2, the service skipped",
+				how, run.Status, run.Error, run.Spec.Database, run.Targets[0].Status)
+		}
+		if left := runContainers(t, run.ID); len(left) > 0 {
+			t.Errorf("%s: containers left: %v", how, left)
+		}
+	}
+	d := startInProcessDaemon(t, t.TempDir()+"/history.db", "--config", config)
+	client := apiClient{t: t, base: d.url}
+	run := client.submit(map[string]any{"targets": []string{"orders@virtual"}, "profile": "smoke",
+		"workload": map[string]any{"requests": []any{map[string]any{"uri": "/api/orders"}}}})
+	check("API", client.waitRun(run.ID, 2*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() }))
+	code, stdout, stderr := runCLI(t, nil, "--db", t.TempDir()+"/history.db", "--config", config, "run", "-q", "-o", "json",
+		"--targets", "orders@virtual", "--requests", ordersDir+"/checkout.http", "--profile", "smoke")
+	var cli bench.Run
+	if err := json.Unmarshal([]byte(stdout), &cli); err != nil || code != exitFailure {
+		t.Fatalf("CLI: exit %d, stdout is not a run (%v); stderr:\n%s", code, err, stderr)
+	}
+	check("CLI", &cli)
 }
 
 // checkOwnDatabase holds a run of the fixture service to its database:

@@ -119,8 +119,48 @@ func (d Database) EnvNames() DatabaseEnv {
 // envName is what a variable's name may be.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
+// Clone returns a copy of d (nil for nil).
+func (d *Database) Clone() *Database {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	return &c
+}
+
+// configuredDatabase gives a spec that starts no database server the one
+// its services of one's own are configured with (the configuration's
+// targets[].database), and a spec that starts one the variable names those
+// services read their datasource from, where it names none. Two services
+// configured with different servers cannot share a run: it starts one.
+func configuredDatabase(spec *RunSpec, c Catalog) error {
+	var from string
+	var want *Database
+	for _, cs := range spec.RunCases() {
+		info, err := LookupTarget(c.Targets, cs.Target)
+		if err != nil || info.Database == nil || info.Name == from {
+			continue
+		}
+		if want != nil && *want != *info.Database {
+			return FieldErrorf("targets", "%s and %s are configured with different database servers (%s, %s); a run starts one: run them apart, or give the run its database", from, info.Name, want.Kind, info.Database.Kind)
+		}
+		from, want = info.Name, info.Database
+	}
+	switch {
+	case want == nil:
+	case spec.Database == nil:
+		spec.Database = want.Clone()
+	case spec.Database.Env == DatabaseEnv{}:
+		spec.Database.Env = want.Env
+	}
+	return nil
+}
+
 // checkDatabase checks a spec's database server.
 func checkDatabase(spec *RunSpec, c Catalog) error {
+	if err := configuredDatabase(spec, c); err != nil {
+		return err
+	}
 	d := spec.Database
 	if d == nil {
 		for i, r := range spec.Workload.Requests {
@@ -144,6 +184,11 @@ func checkDatabase(spec *RunSpec, c Catalog) error {
 	for field, v := range map[string]string{"database.env.url": d.Env.URL, "database.env.username": d.Env.Username, "database.env.password": d.Env.Password, "database.env.pool": d.Env.Pool} {
 		if v != "" && !envName.MatchString(v) {
 			return FieldErrorf(field, "%q is not an environment variable's name", v)
+		}
+	}
+	for _, e := range spec.Engines() {
+		if e != EngineLocal {
+			return FieldErrorf("database", "the run places targets on engine %s: a database server runs on the local engine only, beside targets on it (leave engine out, or run the database elsewhere and give the service its address)", e)
 		}
 	}
 	return prefixField(checkLimits(&RunSpec{Limits: spec.DatabaseLimits(), Engine: spec.Engine}, c), "database.")

@@ -637,6 +637,60 @@ func TestPrepareDatabase(t *testing.T) {
 	}
 }
 
+// A service of one's own configured with its database brings it to a run
+// that names the service and starts none; a run that starts one keeps it,
+// with the variable names the service reads; two services configured with
+// different servers are refused, as is a database beside a remote engine.
+func TestPrepareConfiguredDatabase(t *testing.T) {
+	c := testCatalog(bench.DefaultGuardrails)
+	c.Engines = []bench.CatalogEngine{{Name: "lab", Machine: bench.Machine{CPUs: 8, MemoryBytes: 16 << 30}}}
+	orders := &bench.Database{Kind: bench.DatabasePostgres, Init: "create table t (id int);", Pool: 20,
+		Env: bench.DatabaseEnv{URL: "QUARKUS_DATASOURCE_JDBC_URL"}}
+	c.Targets = append(c.Targets,
+		bench.TargetInfo{Name: "orders", Kind: "java", Own: true, Variant: "variant", Variants: []string{"platform", "virtual"}, DefaultVariant: "platform", Database: orders},
+		bench.TargetInfo{Name: "billing", Kind: "java", Own: true, Database: &bench.Database{Kind: bench.DatabaseMySQL}},
+		bench.TargetInfo{Name: "plain", Kind: "java", Own: true})
+	own := func(targets ...string) bench.RunSpec {
+		s := validSpec()
+		s.Targets = targets
+		s.Workload.Requests = []bench.Request{{URI: "/api/orders"}}
+		return s
+	}
+	spec := own("orders@virtual", "plain")
+	if err := bench.Prepare(&spec, c); err != nil {
+		t.Fatal(err)
+	}
+	if spec.Database == nil || *spec.Database != *orders || spec.Database == orders {
+		t.Errorf("database %+v, want a copy of the configured %+v", spec.Database, orders)
+	}
+	spec = own("orders")
+	spec.Database = &bench.Database{Kind: bench.DatabaseMySQL}
+	if err := bench.Prepare(&spec, c); err != nil {
+		t.Fatal(err)
+	}
+	if d := spec.Database; d.Kind != bench.DatabaseMySQL || d.Init != "" || d.Env != orders.Env {
+		t.Errorf("database %+v, want the run's mysql with the service's variable names %+v", d, orders.Env)
+	}
+	spec = own("plain")
+	if err := bench.Prepare(&spec, c); err != nil || spec.Database != nil {
+		t.Errorf("a service configured with none: database %+v, err %v; want none", spec.Database, err)
+	}
+	for _, tt := range []struct {
+		name  string
+		spec  bench.RunSpec
+		field string
+	}{
+		{"two servers", own("orders", "billing"), "targets"},
+		{"remote engine", func() bench.RunSpec { s := own("orders"); s.Engine = "lab"; return s }(), "database"},
+	} {
+		err := bench.Prepare(&tt.spec, c)
+		var e *bench.Error
+		if !asError(err, &e) || e.Field != tt.field {
+			t.Errorf("%s: Prepare = %v, want a fault in %s", tt.name, err, tt.field)
+		}
+	}
+}
+
 // A service reads its datasource from Spring Boot's variables unless the
 // spec names others; the built-in targets read the contract's DB_*.
 func TestDatabaseConnEnv(t *testing.T) {

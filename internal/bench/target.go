@@ -145,6 +145,10 @@ type TargetInfo struct {
 	// the command line or a configuration's targets): it serves no
 	// contract endpoint, so it is attacked with requests of its own.
 	Own bool `json:"own,omitempty"`
+	// Database is the database server a service of one's own needs, from
+	// the configuration (its init script is the operator's, not shown): a
+	// run naming the service that starts none starts this one.
+	Database *Database `json:"-"`
 }
 
 // VariantOwn names the variant dimension of a service of one's own: named

@@ -80,6 +80,10 @@ type Entry struct {
 	// ("io.threadbench.", a Go module path), so that a diagnosis finds its
 	// code below the libraries'; empty when not known.
 	OwnPrefix string
+	// Database, for an Own target: the database server the service needs,
+	// from the configuration; a run naming the target that starts none
+	// starts this one.
+	Database *bench.Database
 }
 
 // Listening says how a target of one's own is told where to listen and
@@ -175,6 +179,7 @@ func (e Entry) Info() bench.TargetInfo {
 		Threads:        slices.Clone(e.Threads),
 		Memory:         slices.Clone(e.Memory),
 		Own:            e.Own,
+		Database:       e.Database.Clone(),
 	}
 	info.Axes = info.AxesOf()
 	return info

@@ -72,6 +72,8 @@ type Own struct {
 	// Axes are named axes of its own beside its variants and JDKs: its
 	// variants are the product of all of them.
 	Axes OwnAxes `yaml:"axes,omitempty"`
+	// Database is the database server the service needs (own_database.go).
+	Database *OwnDatabase `yaml:"database,omitempty"`
 }
 
 // OwnVariant is one named variant of a target of one's own. In the
@@ -154,6 +156,9 @@ func (o Own) Validate(field string, builtins []string) error {
 		return bench.FieldErrorf(sub(field, "healthTimeout"), "must not be negative")
 	}
 	if err := o.validateInside(field); err != nil {
+		return err
+	}
+	if err := o.validateDatabase(field); err != nil {
 		return err
 	}
 	for name, path := range map[string]string{"health": o.Health, "metrics": o.Metrics} {
@@ -311,11 +316,20 @@ func (o Own) ownPrefix() string {
 	return ""
 }
 
-// description says where the target comes from.
+// description says where the target comes from, and the database it
+// needs.
 func (o Own) description() string {
 	if o.Description != "" {
 		return o.Description
 	}
+	if o.Database != nil {
+		return o.source() + ", with its " + o.Database.Kind + " database"
+	}
+	return o.source()
+}
+
+// source says where the target comes from.
+func (o Own) source() string {
 	switch {
 	case len(o.Jars) > 0:
 		return "your own jars " + strings.Join(o.builds(), ", ")
@@ -415,7 +429,13 @@ func OwnEntries(defs []Own, builtins []string) ([]Entry, error) {
 			return nil, bench.FieldErrorf(sub(field, "name"), "target %q is defined twice", d.Name)
 		}
 		seen[d.Name] = true
-		entries = append(entries, d.Entry())
+		e := d.Entry()
+		db, err := d.database(field)
+		if err != nil {
+			return nil, err
+		}
+		e.Database = db
+		entries = append(entries, e)
 	}
 	return entries, nil
 }

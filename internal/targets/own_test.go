@@ -103,6 +103,12 @@ func TestOwnValidate(t *testing.T) {
 		{"JVMAndPprof", targets.Own{Name: "orders", Image: "x", JVM: true, Pprof: "/debug/pprof/profile"}, "t.pprof: is for a Go service"},
 		{"PprofNotPath", targets.Own{Name: "orders", Image: "x", Pprof: "debug/pprof"}, `t.pprof: must be a path starting with /, got "debug/pprof"`},
 		{"PprofForJar", targets.Own{Name: "orders", Jar: jar, Pprof: "/debug/pprof/profile"}, "t.pprof: is for a Go service"},
+		{"Database", targets.Own{Name: "orders", Jar: jar, Database: &targets.OwnDatabase{Kind: "postgres", Pool: 20}}, ""},
+		{"DatabaseKind", targets.Own{Name: "orders", Jar: jar, Database: &targets.OwnDatabase{Kind: "oracle"}}, `t.database.kind: must be one of postgres, mysql, got "oracle"`},
+		{"DatabasePool", targets.Own{Name: "orders", Jar: jar, Database: &targets.OwnDatabase{Kind: "mysql", Pool: -1}}, "t.database.pool: must be from 1 to"},
+		{"DatabaseEnv", targets.Own{Name: "orders", Jar: jar, Database: &targets.OwnDatabase{Kind: "mysql", Env: bench.DatabaseEnv{URL: "A B"}}}, `t.database.env.url: "A B" is not`},
+		{"DatabaseInitMissing", targets.Own{Name: "orders", Jar: jar, Database: &targets.OwnDatabase{Kind: "mysql", Init: "/nonexistent/schema.sql"}}, "t.database.init: read the init script"},
+		{"DatabaseInitDirectory", targets.Own{Name: "orders", Jar: jar, Database: &targets.OwnDatabase{Kind: "mysql", Init: dir}}, "is not a file of SQL"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.own.Validate("t", builtins)
@@ -151,6 +157,30 @@ func TestOwnEntry(t *testing.T) {
 		if got := e.Resolve("orders@" + tt.variant).ThreadModel; got != tt.model {
 			t.Errorf("%s: thread model %q, want %q", tt.variant, got, tt.model)
 		}
+	}
+}
+
+// A service's configured database reaches its catalog entry with the init
+// script's SQL read, and its description says it.
+func TestOwnEntriesDatabase(t *testing.T) {
+	schema := filepath.Join(t.TempDir(), "schema.sql")
+	os.WriteFile(schema, []byte("create table orders (id int);\n"), 0o644)
+	entries, err := targets.OwnEntries([]targets.Own{
+		{Name: "orders", Jar: writeJar(t, 21), Database: &targets.OwnDatabase{Kind: "postgres", Init: schema, Pool: 20}},
+		{Name: "plain", Image: "x"},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := entries[0].Info()
+	if d := info.Database; d == nil || d.Kind != "postgres" || d.Pool != 20 || d.Init != "create table orders (id int);\n" {
+		t.Errorf("database %+v, want postgres, pool 20, the schema's SQL", d)
+	}
+	if !strings.Contains(info.Description, "with its postgres database") {
+		t.Errorf("description %q does not say the database", info.Description)
+	}
+	if entries[1].Info().Database != nil {
+		t.Errorf("a service configured without one has database %+v", entries[1].Info().Database)
 	}
 }
 
