@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/check"
 	"github.com/threadbench/threadbench/internal/report"
@@ -46,10 +48,12 @@ func newCheckCmd(g *globalState) *cobra.Command {
 			"whole attack (throughput at least, latency percentiles and error rate at most), and against a --baseline\n" +
 			"run as compare compares them: throughput, p50 to p99 and the error rate, whole attack and stage by stage,\n" +
 			"fail when significantly worse (Mann-Whitney U at alpha 0.05) by at least --threshold percent. The\n" +
-			"baseline is a run ID, or label:KEY=VALUE for the latest succeeded run of the same spec name carrying\n" +
-			"that label. In a GitHub Actions or GitLab CI job the run is labelled with its commit, branch and build.\n" +
+			"baseline is a run ID, label:KEY=VALUE for the latest succeeded run of the same spec name carrying\n" +
+			"that label, or file:PATH for a run document committed beside the spec (run -o json writes one).\n" +
+			"In a GitHub Actions or GitLab CI job the run is labelled with its commit, branch and build.\n" +
 			"Exit 0: every verdict passed; 3: one failed (the reasons are printed); 2: bad input (nothing ran);\n" +
-			"1: the run itself failed. --junit writes the verdicts as JUnit XML, --summary as Markdown for\n" +
+			"1: the run itself failed. With --server the daemon runs the spec and the baseline is found in its history.\n" +
+			"--junit writes the verdicts as JUnit XML, --summary as Markdown for\n" +
 			"$GITHUB_STEP_SUMMARY or a pull-request comment (one line when nothing failed or changed).",
 		Example: "  orchestrator check -f bench.yaml --objective 'go:throughput>=100,p99<=250ms,errors<=1%'\n" +
 			"  orchestrator check -f bench.yaml --baseline label:branch=main --junit check.xml --summary \"$GITHUB_STEP_SUMMARY\"\n" +
@@ -64,15 +68,15 @@ func newCheckCmd(g *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.Server != "" {
-				return bench.FieldErrorf("--server", "check runs locally for now: leave out --server")
-			}
 			spec, err := flags.spec(cmd.Flags(), g.getenv)
 			if err != nil {
 				return err
 			}
-			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), false); err != nil {
+			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), cfg.Server != ""); err != nil {
 				return err
+			}
+			if cfg.Server != "" {
+				return runCheckRemote(g, cfg, spec, plan, cf, quiet)
 			}
 			return runCheck(g, cfg, spec, plan, cf, quiet)
 		},
@@ -81,8 +85,8 @@ func newCheckCmd(g *globalState) *cobra.Command {
 	own.register(cmd.Flags())
 	f := cmd.Flags()
 	f.String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
-	f.StringArrayVar(&cf.objectives, "objective", nil, "TARGET:TERMS a target must meet over the whole attack, e.g. 'go:throughput>=100,p99<=250ms,errors<=1%'\n(throughput>=REQ/S; p50, p90, p95, p99, p999<=DURATION; errors<=SHARE; repeatable)")
-	f.StringVar(&cf.baseline, "baseline", "", "the run to compare with: a run ID, or label:KEY=VALUE for the latest succeeded run of the same spec name carrying it")
+	f.StringArrayVar(&cf.objectives, "objective", nil, "TARGET:TERMS a target must meet over the whole attack, e.g. 'go:throughput>=100,p99<=250ms,errors<=1%'\n(throughput>=REQ/S; p50, p90, p95, p99, p999<=DURATION; errors<=SHARE; capacity>=REQ/S for a spec that\nsearches capacity: its confirmed answer; repeatable)")
+	f.StringVar(&cf.baseline, "baseline", "", "the run to compare with: a run ID, label:KEY=VALUE for the latest succeeded run of the same spec name carrying it,\nor file:PATH for a run document kept in a file (run -o json, runs show -o json)")
 	f.Float64Var(&cf.threshold, "threshold", bench.DefaultNoiseThreshold, "with --baseline: minimum effect in percent; smaller changes are never worse")
 	f.StringVar(&cf.figures, "figures", "", "with --baseline: judge only these figures, e.g. throughput,p99 (default "+strings.Join(check.JudgedFigures, ",")+")")
 	f.StringVar(&cf.junit, "junit", "", "write the verdicts to this file as JUnit XML")
@@ -152,7 +156,7 @@ func runCheck(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf
 	if err != nil {
 		return err
 	}
-	if err := check.CheckTargets(plan.objectives, check.SubjectLabels(prepared)); err != nil {
+	if err := check.CheckTargets(plan.objectives, check.SubjectLabels(prepared), prepared.Capacity != nil); err != nil {
 		return err
 	}
 	var base *baselineRun
@@ -160,36 +164,105 @@ func runCheck(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf
 		if base, err = openBaseline(g, cfg, *plan.baseline, prepared.Name); err != nil {
 			return err
 		}
-		defer base.history.Close()
+		defer base.close()
 	}
 	runs, err := runLocalRuns(g, cfg, spec, report.FormatTable, quiet, nil)
 	if err != nil {
 		return err
 	}
-	var against *check.Against
-	if base != nil {
-		cmp, err := compareRuns(g.ctx, base.history, base.id, runs[0].ID, cf.threshold)
-		if err != nil {
-			return err
-		}
-		against = &check.Against{Comparison: cmp, ChosenBy: base.chosenBy.String(), Figures: plan.figures}
+	against, err := base.against(g, runs[0], plan, cf.threshold)
+	if err != nil {
+		return err
 	}
 	return verdict(g, check.Judge(runs[0], plan.objectives, against), cf)
 }
 
-// baselineRun is the run a check compares with, in the history it was
-// found in, which stays open for the comparison.
+// runCheckRemote is runCheck through a daemon: the objectives' targets
+// and the baseline are checked before the spec is submitted where the spec
+// says them (else against the run the daemon prepared, cancelled while
+// queued if they do not fit), the run is followed to its end, and judged
+// here against the baseline found in the daemon's history.
+func runCheckRemote(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf checkFlags, quiet bool) error {
+	if spec.Experiment == nil {
+		if err := check.CheckTargets(plan.objectives, check.SubjectLabels(spec), spec.Capacity != nil); err != nil {
+			return err
+		}
+	}
+	var base *baselineRun
+	if plan.baseline != nil {
+		var err error
+		if base, err = openBaseline(g, cfg, *plan.baseline, spec.Name); err != nil {
+			return err
+		}
+		defer base.close()
+	}
+	c := cfg.newClient()
+	first, err := c.Submit(g.ctx, spec)
+	if err != nil {
+		return err
+	}
+	if err := fitsCheck(first, plan); err != nil {
+		for _, id := range runParts(first) {
+			if _, cerr := c.Cancel(context.Background(), id); cerr != nil {
+				fmt.Fprintf(g.stderr, "cancel run %s: %s\n", id, errorText(cerr))
+			}
+		}
+		return fmt.Errorf("%w (run %s cancelled while queued on %s)", err, first.ID, cfg.Server)
+	}
+	fmt.Fprintf(g.stderr, "run %s queued on %s\n", first.ID, cfg.Server)
+	final, err := followRemoteRun(g, cfg, c, []string{first.ID}, quiet)
+	if err != nil || final == nil {
+		return err // the stream failed, or the user detached
+	}
+	if err := finishRun(g, final, report.FormatTable, cfg.Server); err != nil {
+		return err
+	}
+	against, err := base.against(g, final, plan, cf.threshold)
+	if err != nil {
+		return err
+	}
+	return verdict(g, check.Judge(final, plan.objectives, against), cf)
+}
+
+// fitsCheck refuses a submitted run a check cannot judge: several parts,
+// or objectives on targets its prepared spec does not run.
+func fitsCheck(first *bench.Run, plan checkPlan) error {
+	if err := onePart(len(runParts(first))); err != nil {
+		return err
+	}
+	return check.CheckTargets(plan.objectives, check.SubjectLabels(first.Spec), first.Spec.Capacity != nil)
+}
+
+// onePart refuses a spec that makes several runs: a check judges one.
+func onePart(runs int) error {
+	if runs > 1 {
+		return bench.FieldErrorf("experiment.part", "the experiment makes %d runs and a check judges one: pick a part (--part)", runs)
+	}
+	return nil
+}
+
+// baselineRun is the run a check compares with: in the history it was
+// found in, which stays open for the comparison, or read from its file.
 type baselineRun struct {
 	history  history
 	id       string
+	run      *bench.Run // a baseline given as a file
 	chosenBy check.Baseline
 }
 
-// openBaseline opens the history and finds the baseline of a run named
-// name in it, before the run starts; the caller closes the history.
+// openBaseline finds the baseline of a run named name, before the run
+// starts: read from its file, or found in the history it opens; the
+// caller closes it.
 func openBaseline(g *globalState, cfg config, b check.Baseline, name string) (*baselineRun, error) {
 	if err := b.CheckName(name); err != nil {
 		return nil, err
+	}
+	if b.File != "" {
+		run, err := b.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return &baselineRun{id: run.ID, run: run, chosenBy: b}, nil
 	}
 	h, err := openHistory(cfg)
 	if err != nil {
@@ -203,6 +276,31 @@ func openBaseline(g *globalState, cfg config, b check.Baseline, name string) (*b
 	return &baselineRun{history: h, id: id, chosenBy: b}, nil
 }
 
+// close closes the history the baseline was found in.
+func (b *baselineRun) close() {
+	if b.history != nil {
+		b.history.Close()
+	}
+}
+
+// against compares head with the baseline, nil without one: where the
+// baseline is a file, here; else as compare does, on the daemon for one.
+func (b *baselineRun) against(g *globalState, head *bench.Run, plan checkPlan, threshold float64) (*check.Against, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var cmp bench.Comparison
+	if b.run != nil {
+		cmp = analysis.Compare(b.run, head, analysis.CompareOptions{NoiseThreshold: threshold})
+	} else {
+		var err error
+		if cmp, err = compareRuns(g.ctx, b.history, b.id, head.ID, threshold); err != nil {
+			return nil, err
+		}
+	}
+	return &check.Against{Comparison: cmp, ChosenBy: b.chosenBy.String(), Figures: plan.figures}, nil
+}
+
 // prepareOne prepares the spec as a local run does, and refuses one that
 // makes several runs: a check judges one.
 func prepareOne(g *globalState, cfg config, spec bench.RunSpec) (bench.RunSpec, error) {
@@ -212,8 +310,8 @@ func prepareOne(g *globalState, cfg config, spec bench.RunSpec) (bench.RunSpec, 
 	if err != nil {
 		return bench.RunSpec{}, err
 	}
-	if len(specs) > 1 {
-		return bench.RunSpec{}, bench.FieldErrorf("experiment.part", "the experiment makes %d runs and a check judges one: pick a part (--part)", len(specs))
+	if err := onePart(len(specs)); err != nil {
+		return bench.RunSpec{}, err
 	}
 	return specs[0], nil
 }

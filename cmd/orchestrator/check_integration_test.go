@@ -50,8 +50,9 @@ func heavySpec(t *testing.T, name, stage, sleepMs string) string {
 // TestCheckAgainstItsBaseline runs the Go target three times through
 // check, as a CI job would: main's run, labelled by its job and judged by
 // objectives; a pull request's run of the same setting against main's
-// latest (label:branch=main), which passes; and one whose requests sleep
-// 4 times as long, which fails against it, naming the figure, with its
+// latest (label:branch=main), through a daemon (--server), which passes;
+// and one whose requests sleep 4 times as long, which fails against
+// main's run kept as a file (file:main.json), naming the figure, with its
 // JUnit XML read back by a JUnit reader (junitparser).
 func TestCheckAgainstItsBaseline(t *testing.T) {
 	sideBySide(t)
@@ -76,16 +77,33 @@ func TestCheckAgainstItsBaseline(t *testing.T) {
 	// moves most with the neighbours), with a minimum effect above that
 	// noise and below the slower setting's loss.
 	threshold := "50"
-	sameJUnit, sameSummary := filepath.Join(dir, "same.xml"), filepath.Join(dir, "same.md")
-	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", same, "--baseline", "label:branch=main",
-		"--threshold", threshold, "--figures", "throughput", "--junit", sameJUnit, "--summary", sameSummary)
-	if code != exitOK {
-		t.Errorf("the same setting against main: exit %d, want %d\n%s\n%s", code, exitOK, stdout, stderr)
+	// The same setting through a daemon serving the same history: run
+	// there, judged here against main's run found in its history. An
+	// objective on a target the spec does not run is refused before
+	// anything is submitted.
+	d := startInProcessDaemon(t, db)
+	code, _, stderr = runCLI(t, onBranch, "check", "-q", "--server", d.url, "-f", same, "--objective", "java-virtual:throughput>=1")
+	if code != exitBadInput || !strings.Contains(stderr, `the run has no target "java-virtual"`) || len(storedRuns(t, db)) != 1 {
+		t.Errorf("an objective on a target not run, through --server: exit %d, %d runs stored, stderr %q; want %d before anything is submitted", code, len(storedRuns(t, db)), stderr, exitBadInput)
 	}
-	t.Logf("the same setting against main:\n%s", checkTableOf(stdout))
+	sameJUnit, sameSummary := filepath.Join(dir, "same.xml"), filepath.Join(dir, "same.md")
+	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--server", d.url, "-f", same, "--baseline", "label:branch=main",
+		"--threshold", threshold, "--figures", "throughput", "--junit", sameJUnit, "--summary", sameSummary)
+	if code != exitOK || !strings.Contains(stdout, "baseline  "+main.ID) || !strings.Contains(stderr, "queued on "+d.url) {
+		t.Errorf("the same setting against main, through --server: exit %d, want %d against %s\n%s\n%s", code, exitOK, main.ID, stdout, stderr)
+	}
+	t.Logf("the same setting against main, through the daemon:\n%s", checkTableOf(stdout))
+	d.stop()
 
+	// The slower setting against main's run kept as a file, as a
+	// repository would commit it beside the spec.
+	code, doc, stderr := runCLI(t, nil, "--db", db, "runs", "show", main.ID, "-o", "json")
+	mainFile := filepath.Join(dir, "main.json")
+	if err := os.WriteFile(mainFile, []byte(doc), 0o644); code != exitOK || err != nil {
+		t.Fatalf("runs show -o json: exit %d, %v\n%s", code, err, stderr)
+	}
 	slowJUnit, slowSummary := filepath.Join(dir, "slower.xml"), filepath.Join(dir, "slower.md")
-	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", slower, "--baseline", "label:branch=main",
+	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--db", db, "-f", slower, "--baseline", "file:"+mainFile,
 		"--threshold", threshold, "--figures", "throughput", "--junit", slowJUnit, "--summary", slowSummary)
 	if code != exitRegression || !strings.Contains(stderr, "regression: go throughput -") || !strings.Contains(stdout, "baseline  "+main.ID) {
 		t.Errorf("4 times the sleep against main: exit %d, want %d naming go's throughput\n%s\n%s", code, exitRegression, stdout, stderr)

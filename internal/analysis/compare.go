@@ -138,12 +138,29 @@ func (tc targetComparer) delta(name, unit string, base, head float64, higherIsBe
 	_, test, _ := stats.Verdict(baseSamples, headSamples, higherIsBetter, 0, tc.base.a.alpha)
 	sig := toSignificance(test, kind)
 	d.Test = &sig
-	within := math.Abs(d.Change) < tc.threshold
-	if base == 0 && unit != UnitPercent {
-		within = head == 0
-	}
+	within := withinEffect(d.Change, base, head, unit, tc.threshold)
 	d.Verdict = decide(test, baseSamples, headSamples, base, head, higherIsBetter, within)
 	return d
+}
+
+// withinEffect reports whether a figure moved by less than the minimum
+// effect (percent): from a zero base, a percentage by its points, and any
+// other figure by not moving at all.
+func withinEffect(change, base, head float64, unit string, minEffect float64) bool {
+	if base == 0 && unit != UnitPercent {
+		return head == 0
+	}
+	return math.Abs(change) < minEffect
+}
+
+// WorseByEffect reports whether a compared figure moved the worse way by
+// at least the minimum effect, whatever its test says: what a verdict of
+// worse needs besides a significant test.
+func WorseByEffect(d bench.MetricDelta, minEffect float64) bool {
+	if d.Head == d.Base || (d.Head > d.Base) == d.HigherIsBetter {
+		return false
+	}
+	return !withinEffect(d.Change, d.Base, d.Head, d.Unit, minEffect)
 }
 
 // decide is a verdict: better or worse only when the test is significant,

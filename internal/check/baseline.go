@@ -2,6 +2,8 @@ package check
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -10,20 +12,32 @@ import (
 // FieldBaseline is the flag a baseline is given by, which its errors name.
 const FieldBaseline = "--baseline"
 
-// labelPrefix starts a baseline chosen by a label: "label:branch=main".
-const labelPrefix = "label:"
+// labelPrefix starts a baseline chosen by a label: "label:branch=main";
+// filePrefix one given as a results file: "file:bench/main.json".
+const (
+	labelPrefix = "label:"
+	filePrefix  = "file:"
+)
 
-// Baseline is the run a check compares against: one by its ID, or the
-// latest succeeded run of the same name carrying a label.
+// Baseline is the run a check compares against: one by its ID, the latest
+// succeeded run of the same name carrying a label, or a run document kept
+// in a file (committed to the repository beside the spec).
 type Baseline struct {
 	RunID string
 	Key   string // with Value, the label; empty for a baseline by ID
 	Value string
+	File  string // a run document's path
 }
 
-// ParseBaseline reads a run ID or "label:KEY=VALUE".
+// ParseBaseline reads a run ID, "label:KEY=VALUE" or "file:PATH".
 func ParseBaseline(s string) (Baseline, error) {
 	s = strings.TrimSpace(s)
+	if path, ok := strings.CutPrefix(s, filePrefix); ok {
+		if strings.TrimSpace(path) == "" {
+			return Baseline{}, bench.FieldErrorf(FieldBaseline, "%q: want file:PATH, a run document as run -o json writes it", s)
+		}
+		return Baseline{File: path}, nil
+	}
 	label, byLabel := strings.CutPrefix(s, labelPrefix)
 	if !byLabel {
 		if s == "" {
@@ -43,10 +57,31 @@ func (b Baseline) ByLabel() bool { return b.Key != "" }
 
 // String writes the baseline as ParseBaseline reads it.
 func (b Baseline) String() string {
-	if b.ByLabel() {
+	switch {
+	case b.ByLabel():
 		return labelPrefix + b.Key + "=" + b.Value
+	case b.File != "":
+		return filePrefix + b.File
 	}
 	return b.RunID
+}
+
+// ReadFile reads a baseline given as a file: a run document, as `run -o
+// json` and `runs show -o json` write it, of a run named name that
+// succeeded.
+func (b Baseline) ReadFile(name string) (*bench.Run, error) {
+	data, err := os.ReadFile(b.File)
+	if err != nil {
+		return nil, bench.FieldErrorf(FieldBaseline, "read %s: %v", b.File, err)
+	}
+	var run bench.Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, bench.FieldErrorf(FieldBaseline, "%s is not a run document (run -o json writes one): %v", b.File, err)
+	}
+	if run.ID == "" || len(run.Targets) == 0 {
+		return nil, bench.FieldErrorf(FieldBaseline, "%s is not a run document (run -o json writes one): it has no run ID or no target", b.File)
+	}
+	return &run, CheckRun(&run, name)
 }
 
 // Picks reports whether r may be the baseline of a run named name chosen

@@ -1,6 +1,10 @@
 package check_test
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -15,6 +19,7 @@ func TestParseBaseline(t *testing.T) {
 		{"r01jq3v8k2m4n6p8q", check.Baseline{RunID: "r01jq3v8k2m4n6p8q"}},
 		{"label:branch=main", check.Baseline{Key: "branch", Value: "main"}},
 		{"label:ref=refs/heads/a=b", check.Baseline{Key: "ref", Value: "refs/heads/a=b"}}, // the first = splits
+		{"file:bench/main.json", check.Baseline{File: "bench/main.json"}},
 	}
 	for _, tt := range tests {
 		got, err := check.ParseBaseline(tt.in)
@@ -22,11 +27,46 @@ func TestParseBaseline(t *testing.T) {
 			t.Errorf("ParseBaseline(%q) = %+v (%q), %v; want %+v", tt.in, got, got.String(), err, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "label:branch", "label:=main"} {
+	for _, bad := range []string{"", "label:branch", "label:=main", "file:", "file: "} {
 		_, err := check.ParseBaseline(bad)
 		var e *bench.Error
 		if !asError(err, &e) || e.Field != check.FieldBaseline {
 			t.Errorf("ParseBaseline(%q) = %v, want a %s error", bad, err, check.FieldBaseline)
+		}
+	}
+}
+
+// A baseline kept in a file is a run document of the same spec that
+// succeeded; anything else is refused naming --baseline.
+func TestBaseline_ReadFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, run any) string {
+		path := filepath.Join(dir, name)
+		data, _ := json.Marshal(run)
+		if s, ok := run.(string); ok {
+			data = []byte(s)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := write("main.json", bench.Run{ID: "r1", Name: "nightly", Status: bench.RunSucceeded, Targets: []bench.TargetResult{{Target: "go"}}})
+	run, err := check.Baseline{File: good}.ReadFile("nightly")
+	if err != nil || run.ID != "r1" || run.Targets[0].Target != "go" {
+		t.Fatalf("ReadFile = %+v, %v; want run r1", run, err)
+	}
+	for _, tt := range []struct{ path, name, says string }{
+		{good, "other", `is of spec "nightly", not "other"`},
+		{write("failed.json", bench.Run{ID: "r2", Name: "nightly", Status: bench.RunFailed, Targets: []bench.TargetResult{{Target: "go"}}}), "nightly", "a baseline must have succeeded"},
+		{write("list.json", `{"runs": []}`), "nightly", "no run ID or no target"},
+		{write("text.json", "not json"), "nightly", "is not a run document"},
+		{filepath.Join(dir, "missing.json"), "nightly", "missing.json"},
+	} {
+		_, err := check.Baseline{File: tt.path}.ReadFile(tt.name)
+		var e *bench.Error
+		if !asError(err, &e) || e.Field != check.FieldBaseline || !strings.Contains(e.Message, tt.says) {
+			t.Errorf("ReadFile(%s) = %v, want a %s error saying %q", tt.path, err, check.FieldBaseline, tt.says)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -93,6 +92,10 @@ func Judge(run *bench.Run, objectives []Objective, against *Against) Result {
 	whole := WholeAttack(analysis.Analyze(run, analysis.ReportOptions{}))
 	for _, o := range objectives {
 		for _, t := range o.Terms {
+			if t.Figure == FigureCapacity {
+				r.Objectives = append(r.Objectives, judgeCapacity(o.Target, t, run.Targets))
+				continue
+			}
 			r.Objectives = append(r.Objectives, judgeTerm(o.Target, t, whole))
 		}
 	}
@@ -128,6 +131,29 @@ func judgeTerm(target string, t Term, whole map[string]bench.Figures) ObjectiveV
 	v.Passed = t.holds(v.Measured)
 	v.Message = fmt.Sprintf("%s %s %s %s %s", target, t.Figure, analysis.ValueWithUnit(v.Measured, t.Unit),
 		t.relation(v.Passed), analysis.ValueWithUnit(t.Bound, t.Unit))
+	return v
+}
+
+// judgeCapacity judges a capacity term on the search's answer for target
+// (its first round's, a search's rounds being one). An answer the search
+// could not confirm (the budget ended first) does not pass: a gate takes
+// no answer of lower confidence for one.
+func judgeCapacity(target string, t Term, results []bench.TargetResult) ObjectiveVerdict {
+	v := ObjectiveVerdict{Target: target, Term: t}
+	i := slices.IndexFunc(results, func(tr bench.TargetResult) bool { return tr.Label() == target && tr.Capacity != nil })
+	if i < 0 {
+		v.Unmeasured = true
+		v.Message = fmt.Sprintf("%s %s: no capacity found", target, t)
+		return v
+	}
+	c := results[i].Capacity
+	v.Measured = c.Rate
+	v.Passed = t.holds(c.Rate) && c.Unconfirmed == ""
+	v.Message = fmt.Sprintf("%s capacity %s %s %s (%s)", target, analysis.ValueWithUnit(c.Rate, t.Unit),
+		t.relation(t.holds(c.Rate)), analysis.ValueWithUnit(t.Bound, t.Unit), c.Objective)
+	if c.Unconfirmed != "" {
+		v.Message += ", not confirmed: " + c.Unconfirmed
+	}
 	return v
 }
 
@@ -185,25 +211,12 @@ func (r *Result) judgeScope(target, scope string, deltas []bench.MetricDelta, te
 			continue
 		}
 		f := FigureVerdict{Target: target, Scope: scope, Delta: d, Failed: d.Verdict == bench.VerdictWorse, Message: analysis.DeltaString(where, d)}
-		if tested && !f.Tested() && worseBy(d, r.Baseline.MinEffect) {
+		if tested && !f.Tested() && analysis.WorseByEffect(d, r.Baseline.MinEffect) {
 			f.Failed, f.Untested = true, true
 			f.Message += ": too few values to test it; lengthen the run"
 		}
 		r.Figures = append(r.Figures, f)
 	}
-}
-
-// worseBy reports whether a figure moved the worse way by at least
-// minEffect percent (percentage points from a zero base; any worsening of
-// another figure from a zero base).
-func worseBy(d bench.MetricDelta, minEffect float64) bool {
-	if d.Head == d.Base || (d.Head > d.Base) == d.HigherIsBetter {
-		return false
-	}
-	if d.Base == 0 && d.Unit != analysis.UnitPercent {
-		return true
-	}
-	return math.Abs(d.Change) >= minEffect
 }
 
 // Tested reports whether the comparison could test the figure: with too

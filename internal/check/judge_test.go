@@ -77,6 +77,32 @@ func TestJudge_Unmeasured(t *testing.T) {
 	}
 }
 
+// TestJudge_Capacity judges a capacity search's answer: confirmed and at
+// its floor, below it, and above it but not confirmed (which fails); and a
+// target without an answer.
+func TestJudge_Capacity(t *testing.T) {
+	run := &bench.Run{ID: "r1", Targets: []bench.TargetResult{
+		{Target: "go", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 1200}},
+		{Target: "java-virtual", Capacity: &bench.CapacityResult{Objective: "p99<=300ms", Rate: 900, Unconfirmed: "the budget ended before 900.0 req/s was confirmed"}},
+		{Target: "java-platform"},
+	}}
+	for _, tt := range []struct {
+		objective string
+		passed    bool
+		message   string
+	}{
+		{"go:capacity>=1200", true, "go capacity 1200.0 req/s >= 1200.0 req/s (p99<=300ms)"},
+		{"go:capacity>=1500", false, "go capacity 1200.0 req/s < 1500.0 req/s (p99<=300ms)"},
+		{"java-virtual:capacity>=800", false, "java-virtual capacity 900.0 req/s >= 800.0 req/s (p99<=300ms), not confirmed: the budget ended before 900.0 req/s was confirmed"},
+		{"java-platform:capacity>=1", false, "java-platform capacity>=1: no capacity found"},
+	} {
+		v := check.Judge(run, []check.Objective{mustObjective(t, tt.objective)}, nil).Objectives[0]
+		if v.Passed != tt.passed || v.Message != tt.message {
+			t.Errorf("%s: passed %t %q, want %t %q", tt.objective, v.Passed, v.Message, tt.passed, tt.message)
+		}
+	}
+}
+
 // TestJudge_Baseline checks the comparison's verdicts: the head run's
 // Java platform target lost throughput and latency, which fails the
 // check; its Go target got faster, which is a change but no failure.

@@ -1,8 +1,6 @@
 package check
 
 import (
-	"strings"
-
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -47,13 +45,5 @@ func EnvLabels(getenv func(string) string) map[string]string {
 // ParseLabels reads KEY=VALUE pairs (--label), a later pair winning over
 // an earlier one of the same key. Prepare checks the keys and values.
 func ParseLabels(pairs []string) (map[string]string, error) {
-	labels := map[string]string{}
-	for _, p := range pairs {
-		key, value, ok := strings.Cut(p, "=")
-		if !ok || strings.TrimSpace(key) == "" {
-			return nil, bench.FieldErrorf(FieldLabel, "%q: want KEY=VALUE, e.g. branch=main", p)
-		}
-		labels[strings.TrimSpace(key)] = value
-	}
-	return labels, nil
+	return bench.ParseLabelPairs(pairs, FieldLabel)
 }

@@ -17,6 +17,9 @@ const FieldObjective = "--objective"
 const (
 	FigureThroughput = "throughput"
 	FigureErrors     = string(bench.MetricErrors)
+	// FigureCapacity is a capacity search's answer (req/s), bounded from
+	// below: the run must be a search (the spec's capacity).
+	FigureCapacity = "capacity"
 )
 
 // Objective is what one target (or case) of a run must meet, such as
@@ -28,15 +31,17 @@ type Objective struct {
 
 // Term bounds one whole-attack figure of the run's report: throughput from
 // below (req/s), a latency percentile (ms) or the error rate (percent of
-// the requests, dropped ones among them) from above.
+// the requests, dropped ones among them) from above; or a capacity
+// search's answer from below (req/s).
 type Term struct {
-	Figure  string  `json:"figure"`  // throughput, p50, p90, p95, p99, p999 or errors
+	Figure  string  `json:"figure"`  // throughput, p50, p90, p95, p99, p999, errors or capacity
 	AtLeast bool    `json:"atLeast"` // the figure must be at least Bound; else at most
 	Bound   float64 `json:"bound"`
 	Unit    string  `json:"unit"` // req/s, ms or %
 }
 
-// ParseObjective reads "TARGET:TERM,TERM...": throughput>=N (req/s), and
+// ParseObjective reads "TARGET:TERM,TERM...": throughput>=N and
+// capacity>=N (req/s), and
 // the terms bench.ParseObjective reads (p50...p999<=DURATION,
 // errors<=SHARE); drops are not a figure of the report, and count among
 // the errors. An error names FieldObjective and the term at fault.
@@ -61,8 +66,10 @@ func ParseObjective(s string) (Objective, error) {
 }
 
 func parseTerm(text string) (Term, error) {
-	if rest, ok := strings.CutPrefix(text, FigureThroughput); ok {
-		return parseThroughput(text, rest)
+	for _, floor := range []string{FigureThroughput, FigureCapacity} {
+		if rest, ok := strings.CutPrefix(text, floor); ok {
+			return parseFloor(floor, text, rest)
+		}
 	}
 	parsed, err := bench.ParseObjective(text)
 	if err != nil {
@@ -78,8 +85,9 @@ func parseTerm(text string) (Term, error) {
 	return Term{Figure: FigureErrors, Bound: b.Max * 100, Unit: analysis.UnitPercent}, nil
 }
 
-// parseThroughput reads the rest of "throughput>=100" (req/s may follow).
-func parseThroughput(text, rest string) (Term, error) {
+// parseFloor reads the rest of "throughput>=100" or "capacity>=100" (req/s
+// may follow).
+func parseFloor(figure, text, rest string) (Term, error) {
 	value, ok := strings.CutPrefix(strings.TrimSpace(rest), ">=")
 	if !ok {
 		value, ok = strings.CutPrefix(strings.TrimSpace(rest), ">")
@@ -87,9 +95,9 @@ func parseThroughput(text, rest string) (Term, error) {
 	value = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), analysis.UnitReqPerSec))
 	v, err := strconv.ParseFloat(value, 64)
 	if !ok || err != nil || !(v > 0) {
-		return Term{}, bench.FieldErrorf(FieldObjective, "%q: want throughput>=N, N a positive rate in req/s", text)
+		return Term{}, bench.FieldErrorf(FieldObjective, "%q: want %s>=N, N a positive rate in req/s", text, figure)
 	}
-	return Term{Figure: FigureThroughput, AtLeast: true, Bound: v, Unit: analysis.UnitReqPerSec}, nil
+	return Term{Figure: figure, AtLeast: true, Bound: v, Unit: analysis.UnitReqPerSec}, nil
 }
 
 // renamed gives an error of bench's objective parser the check's field.
@@ -147,11 +155,15 @@ func (t Term) measure(f bench.Figures) float64 {
 }
 
 // CheckTargets refuses an objective whose target is not among the run's
-// subjects (SubjectLabels), naming FieldObjective.
-func CheckTargets(objectives []Objective, subjects []string) error {
+// subjects (SubjectLabels), or that bounds a capacity in a run that
+// searches none, naming FieldObjective.
+func CheckTargets(objectives []Objective, subjects []string, searches bool) error {
 	for _, o := range objectives {
 		if !slices.Contains(subjects, o.Target) {
 			return bench.FieldErrorf(FieldObjective, "%q: the run has no target %q (it has %s)", o.String(), o.Target, strings.Join(subjects, ", "))
+		}
+		if !searches && slices.ContainsFunc(o.Terms, func(t Term) bool { return t.Figure == FigureCapacity }) {
+			return bench.FieldErrorf(FieldObjective, "%q: capacity>= bounds a capacity search's answer, and the spec searches none (give it capacity: {objective: ...})", o.String())
 		}
 	}
 	return nil
