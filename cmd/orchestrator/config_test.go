@@ -229,7 +229,7 @@ func TestConfigLayersCLI(t *testing.T) {
 				}
 				code, stdout, stderr := run(t, tt.env, append([]string{"runs", "list"}, tt.args...)...)
 				mustOK(t, code, stderr)
-				if got, want := strings.TrimSpace(stdout), "ID  CREATED  STATUS  NAME  TARGETS  PROFILE  HEADLINE"; got != want {
+				if got, want := strings.TrimSpace(stdout), "ID  CREATED  STATUS  NAME  LABELS  TARGETS  PROFILE  HEADLINE"; got != want {
 					t.Errorf("stdout %q, want the header of an empty list %q", got, want)
 				}
 				for _, name := range []string{"file.db", "env.db", "flag.db"} {

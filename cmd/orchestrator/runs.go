@@ -25,7 +25,7 @@ func newRunsCmd(g *globalState) *cobra.Command {
 
 func newRunsListCmd(g *globalState) *cobra.Command {
 	var (
-		statuses            []string
+		statuses, labels    []string
 		target, name        string
 		since, until, after string
 		limit               int
@@ -38,6 +38,10 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			filter := bench.RunFilter{Target: target, Name: name, Limit: limit, Cursor: after}
 			if err := parseFilter(&filter, statuses, since, until); err != nil {
+				return err
+			}
+			var err error
+			if filter.Labels, err = bench.ParseLabelPairs(labels, "label"); err != nil {
 				return err
 			}
 			return withHistory(g, cmd, func(h history) error {
@@ -62,6 +66,7 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 	f.StringSliceVar(&statuses, "status", nil, "only runs with these statuses (queued, running, succeeded, failed, canceled, interrupted)")
 	f.StringVar(&target, "target", "", "only runs that include this target")
 	f.StringVar(&name, "name", "", "only runs whose name contains this")
+	f.StringArrayVar(&labels, "label", nil, "only runs carrying this label, KEY=VALUE (repeatable: every one)")
 	f.StringVar(&since, "since", "", "only runs created at or after this time (RFC 3339)")
 	f.StringVar(&until, "until", "", "only runs created before this time (RFC 3339)")
 	f.IntVar(&limit, "limit", 20, "at most this many runs")

@@ -211,6 +211,21 @@ func checkLabels(spec *RunSpec, _ Catalog) error {
 	return nil
 }
 
+// ParseLabelPairs reads KEY=VALUE pairs (a label given, or a list's label
+// filter), a later pair winning over an earlier one of the same key; field
+// names them in errors. Prepare checks a spec's keys and values.
+func ParseLabelPairs(pairs []string, field string) (map[string]string, error) {
+	labels := map[string]string{}
+	for _, p := range pairs {
+		key, value, ok := strings.Cut(p, "=")
+		if !ok || strings.TrimSpace(key) == "" {
+			return nil, FieldErrorf(field, "%q: want KEY=VALUE, e.g. branch=main", p)
+		}
+		labels[strings.TrimSpace(key)] = value
+	}
+	return labels, nil
+}
+
 // casesToTargets lists a spec's cases' targets as its targets (once each,
 // in order), so that runs are found by target whatever their form.
 func casesToTargets(spec *RunSpec) error {

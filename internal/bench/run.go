@@ -330,6 +330,8 @@ type RunFilter struct {
 	Status []RunStatus
 	Target string
 	Name   string
+	// Labels are labels a run must carry, each with its value.
+	Labels map[string]string
 	Since  *time.Time
 	Until  *time.Time
 	Limit  int    // at most this many; 0 means the store's default

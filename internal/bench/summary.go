@@ -10,17 +10,19 @@ import (
 // result's headline figures, never its stages, seconds or histograms. The
 // history keeps it beside the run, so that listing runs reads no more.
 type RunSummary struct {
-	ID         string          `json:"id"`
-	Name       string          `json:"name,omitempty"`
-	Status     RunStatus       `json:"status"`
-	Error      string          `json:"error,omitempty"`
-	CreatedAt  time.Time       `json:"createdAt"`
-	StartedAt  *time.Time      `json:"startedAt,omitempty"`
-	FinishedAt *time.Time      `json:"finishedAt,omitempty"`
-	Profile    string          `json:"profile,omitempty"` // its name, or its model and stage count
-	Model      Model           `json:"model,omitempty"`
-	Repeat     int             `json:"repeat,omitempty"`
-	Targets    []TargetSummary `json:"targets"`
+	ID         string     `json:"id"`
+	Name       string     `json:"name,omitempty"`
+	Status     RunStatus  `json:"status"`
+	Error      string     `json:"error,omitempty"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	Profile    string     `json:"profile,omitempty"` // its name, or its model and stage count
+	Model      Model      `json:"model,omitempty"`
+	Repeat     int        `json:"repeat,omitempty"`
+	// Labels are the run's (its spec's): a list shows and filters by them.
+	Labels  map[string]string `json:"labels,omitempty"`
+	Targets []TargetSummary   `json:"targets"`
 }
 
 // TargetSummary is one result's headline: whole-attack throughput, p50,
@@ -39,7 +41,7 @@ type TargetSummary struct {
 // Summary returns the run as a list shows it.
 func (r *Run) Summary() RunSummary {
 	s := RunSummary{ID: r.ID, Name: r.Name, Status: r.Status, Error: r.Error, CreatedAt: r.CreatedAt,
-		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Model: r.Spec.Profile.Model, Repeat: r.Spec.Repeat,
+		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Model: r.Spec.Profile.Model, Repeat: r.Spec.Repeat, Labels: r.Spec.Labels,
 		Profile: r.Spec.Profile.Name, Targets: []TargetSummary{}}
 	if s.Profile == "" && len(r.Spec.Profile.Stages) > 0 {
 		s.Profile = fmt.Sprintf("%s/%d stages", r.Spec.Profile.LoadModel().Name(), len(r.Spec.Profile.Stages))

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"github.com/threadbench/threadbench/api"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,6 +132,9 @@ func (c *Client) FindRunSummaries(ctx context.Context, f bench.RunFilter) ([]ben
 	}
 	setIf(q, "target", f.Target)
 	setIf(q, "name", f.Name)
+	for _, key := range slices.Sorted(maps.Keys(f.Labels)) {
+		q.Add("label", key+"="+f.Labels[key])
+	}
 	setIf(q, "cursor", f.Cursor)
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))

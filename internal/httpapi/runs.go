@@ -54,6 +54,9 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 func runFilter(q url.Values) (bench.RunFilter, error) {
 	f := bench.RunFilter{Target: q.Get("target"), Name: q.Get("name"), Cursor: q.Get("cursor")}
 	var err error
+	if f.Labels, err = bench.ParseLabelPairs(q["label"], "label"); err != nil {
+		return f, err
+	}
 	if f.Status, err = parseStatuses(q["status"]); err != nil {
 		return f, err
 	}

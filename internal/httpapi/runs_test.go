@@ -101,7 +101,7 @@ func TestListRuns(t *testing.T) {
 		got = f
 		return []bench.RunSummary{sampleRun("r2", bench.RunSucceeded).Summary(), sampleRun("r1", bench.RunFailed).Summary()}, "1777636800000000002.r2", nil
 	}
-	req := e.newRequest(t, "GET", "/runs?status=succeeded,failed&status=running&target=go&name=n"+
+	req := e.newRequest(t, "GET", "/runs?status=succeeded,failed&status=running&target=go&name=n&label=branch%3Dmain&label=ref%3Da%3Db"+
 		"&since=2026-05-01T00:00:00Z&until=2026-05-02T00:00:00%2B02:00&limit=2&cursor=1777636800000000001.r1", "")
 	resp := e.send(t, req)
 	if got, want := resp.StatusCode, http.StatusOK; got != want {
@@ -113,6 +113,7 @@ func TestListRuns(t *testing.T) {
 	want := bench.RunFilter{
 		Status: []bench.RunStatus{bench.RunSucceeded, bench.RunFailed, bench.RunRunning},
 		Target: "go", Name: "n", Limit: 2, Cursor: "1777636800000000001.r1",
+		Labels: map[string]string{"branch": "main", "ref": "a=b"},
 	}
 	if got.Since == nil || !got.Since.Equal(since) || got.Until == nil || !got.Until.Equal(until) {
 		t.Errorf("since, until = %v, %v, want %v, %v", got.Since, got.Until, since, until)

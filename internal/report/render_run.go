@@ -406,7 +406,7 @@ func WriteRunList(w io.Writer, runs []bench.RunSummary, format string) error {
 func runListTable(w io.Writer, runs []bench.RunSummary) error {
 	var buf bytes.Buffer
 	tw := newTable(&buf)
-	writeRows(tw, "", [][]string{{"ID", "CREATED", "STATUS", "NAME", "TARGETS", "PROFILE", "HEADLINE"}})
+	writeRows(tw, "", [][]string{{"ID", "CREATED", "STATUS", "NAME", "LABELS", "TARGETS", "PROFILE", "HEADLINE"}})
 	for _, r := range runs {
 		writeRows(tw, "", [][]string{runListRow(r)})
 	}
@@ -421,7 +421,7 @@ func runListRow(r bench.RunSummary) []string {
 			targets = append(targets, t.Target)
 		}
 	}
-	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), analysis.OrDash(r.Name),
+	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), analysis.OrDash(r.Name), analysis.OrDash(labelWords(r.Labels)),
 		analysis.OrDash(strings.Join(targets, ",")), analysis.OrDash(r.Profile), analysis.OrDash(headline(r))}
 }
 

@@ -2,8 +2,10 @@ package store
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,6 +41,9 @@ func newRunQuery(f bench.RunFilter) (*runQuery, error) {
 	}
 	if f.Name != "" {
 		q.add(`instr(lower(name), lower(?)) > 0`, f.Name)
+	}
+	for _, key := range slices.Sorted(maps.Keys(f.Labels)) {
+		q.add(`EXISTS (SELECT 1 FROM json_each(runs.spec, '$.labels') WHERE key = ? AND value = ?)`, key, f.Labels[key])
 	}
 	if f.Since != nil {
 		q.add(`created_at >= ?`, f.Since.UnixNano())

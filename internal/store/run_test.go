@@ -279,17 +279,18 @@ func TestDB_FindRunSummaries(t *testing.T) {
 		status   bench.RunStatus
 		targets  []string
 		at       time.Duration
+		labels   map[string]string
 	}{
-		{"ra", "nightly smoke", bench.RunSucceeded, []string{"go", "java-virtual"}, 0},
-		{"rb", "Nightly soak", bench.RunFailed, []string{"java-platform"}, time.Minute},
-		{"rc", "adhoc", bench.RunRunning, []string{"go"}, 2 * time.Minute},
-		{"rd", "adhoc 2", bench.RunQueued, []string{"java-virtual"}, 3 * time.Minute},
-		{"re", "tie low", bench.RunSucceeded, []string{"go"}, 4 * time.Minute},
-		{"rf", "tie high", bench.RunCanceled, []string{"go"}, 4 * time.Minute},
+		{"ra", "nightly smoke", bench.RunSucceeded, []string{"go", "java-virtual"}, 0, map[string]string{"branch": "main", "build": "1"}},
+		{"rb", "Nightly soak", bench.RunFailed, []string{"java-platform"}, time.Minute, map[string]string{"branch": "main", "build": "2"}},
+		{"rc", "adhoc", bench.RunRunning, []string{"go"}, 2 * time.Minute, map[string]string{"branch": "mainline"}},
+		{"rd", "adhoc 2", bench.RunQueued, []string{"java-virtual"}, 3 * time.Minute, nil},
+		{"re", "tie low", bench.RunSucceeded, []string{"go"}, 4 * time.Minute, map[string]string{"main": "branch"}},
+		{"rf", "tie high", bench.RunCanceled, []string{"go"}, 4 * time.Minute, nil},
 	}
 	for _, f := range fixtures {
 		run := &bench.Run{ID: f.id, Name: f.name, Status: f.status, CreatedAt: t0.Add(f.at),
-			Spec: bench.RunSpec{Name: f.name, Targets: f.targets}}
+			Spec: bench.RunSpec{Name: f.name, Targets: f.targets, Labels: f.labels}}
 		// Queued runs have no results yet: their targets are in the spec only.
 		if f.status != bench.RunQueued {
 			for _, name := range f.targets {
@@ -317,6 +318,9 @@ func TestDB_FindRunSummaries(t *testing.T) {
 		{"until exclusive", bench.RunFilter{Until: at(2 * time.Minute)}, "rb ra"},
 		{"since and until", bench.RunFilter{Since: at(time.Minute), Until: at(3 * time.Minute)}, "rc rb"},
 		{"filters combine", bench.RunFilter{Target: "go", Status: []bench.RunStatus{bench.RunSucceeded}}, "re ra"},
+		{"a label, its value exactly", bench.RunFilter{Labels: map[string]string{"branch": "main"}}, "rb ra"},
+		{"every label given", bench.RunFilter{Labels: map[string]string{"branch": "main", "build": "2"}}, "rb"},
+		{"a label no run carries", bench.RunFilter{Labels: map[string]string{"branch": "dev"}}, ""},
 		{"limit", bench.RunFilter{Limit: 2}, "rf re"},
 	}
 	for _, tt := range tests {
@@ -338,6 +342,9 @@ func TestDB_FindRunSummaries(t *testing.T) {
 		}
 		if got, want := len(runs[0].Targets), 2; got != want {
 			t.Fatalf("targets = %d, want %d", got, want)
+		}
+		if got := runs[0].Labels; got["branch"] != "main" || got["build"] != "1" {
+			t.Errorf("labels = %v, want the run's", got)
 		}
 	})
 	t.Run("NoCursorOnLastPage", func(t *testing.T) {
@@ -782,14 +789,38 @@ func TestFindRunSummaries(t *testing.T) {
 	}
 }
 
+// A run stored with labels before summaries carried them gets them in its
+// summary when the history is opened once more (migration 0007).
+func TestLabelledRunsAreSummarisedAgain(t *testing.T) {
+	run := fullRun("labelled")
+	run.Spec.Labels = map[string]string{"branch": "main"}
+	got := reopenedSummaries(t, run, `UPDATE runs SET summary = json_remove(summary, '$.labels')`,
+		`DELETE FROM schema_migrations WHERE name LIKE '%0007_summary_labels%'`)
+	if len(got) != 1 || got[0].Labels["branch"] != "main" {
+		t.Fatalf("summaries after reopening: %+v; want the run's label", got)
+	}
+}
+
 // Runs stored before summaries existed get theirs when the history is opened.
 func TestOldRunsAreSummarisedOnOpen(t *testing.T) {
+	run := fullRun("old")
+	got := reopenedSummaries(t, run, `UPDATE runs SET summary = ''`)
+	if len(got) != 1 || got[0].ID != run.ID || len(got[0].Targets) != len(run.Targets) {
+		t.Fatalf("summaries after reopening: %+v", got)
+	}
+}
+
+// reopenedSummaries stores run in a new history, changes the file behind
+// the store's back with stmts (each changing one row), as an older
+// version left it, and returns the summaries once the history is opened
+// again.
+func reopenedSummaries(t *testing.T, run *bench.Run, stmts ...string) []bench.RunSummary {
+	t.Helper()
 	path := t.TempDir() + "/history.db"
 	db := store.NewDB(path)
 	if err := db.Open(); err != nil {
 		t.Fatal(err)
 	}
-	run := fullRun("old")
 	if err := db.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
@@ -798,8 +829,12 @@ func TestOldRunsAreSummarisedOnOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.Exec(`UPDATE runs SET summary = ''`); err != nil {
-		t.Fatal(err)
+	for _, stmt := range stmts {
+		if res, err := raw.Exec(stmt); err != nil {
+			t.Fatal(err)
+		} else if n, _ := res.RowsAffected(); n != 1 {
+			t.Fatalf("%s: %d rows, want 1", stmt, n)
+		}
 	}
 	raw.Close()
 	db = store.NewDB(path)
@@ -808,9 +843,10 @@ func TestOldRunsAreSummarisedOnOpen(t *testing.T) {
 	}
 	defer db.Close()
 	got, _, err := db.FindRunSummaries(context.Background(), bench.RunFilter{})
-	if err != nil || len(got) != 1 || got[0].ID != run.ID || len(got[0].Targets) != len(run.Targets) {
-		t.Fatalf("summaries after reopening: %+v, %v", got, err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return got
 }
 
 // TestDB_FindRunSummaries_AnyCursorOfItsShape checks what api/openapi.yaml

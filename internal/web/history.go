@@ -22,6 +22,7 @@ const (
 // historyFilter is the history's query as the form shows it.
 type historyFilter struct {
 	Status, Target, Name, Since string
+	Label                       string // KEY=VALUE
 	Limit                       int
 	Cursor                      string
 }
@@ -43,7 +44,7 @@ func (p *Pages) historyPart(ctx context.Context, q url.Values) ([]byte, int, err
 	view := historyView{Statuses: bench.RunStatuses, Targets: p.targetNames()}
 	filter, shown, err := parseHistoryQuery(q)
 	view.Filter = shown
-	view.Filtered = shown.Status != "" || shown.Target != "" || shown.Name != "" || shown.Since != ""
+	view.Filtered = shown.Status != "" || shown.Target != "" || shown.Name != "" || shown.Since != "" || shown.Label != ""
 	if err == nil {
 		var next string
 		view.Runs, next, err = p.cfg.Store.FindRunSummaries(ctx, filter)
@@ -67,8 +68,15 @@ func (p *Pages) historyPart(ctx context.Context, q url.Values) ([]byte, int, err
 // the values as the form shows them back.
 func parseHistoryQuery(q url.Values) (bench.RunFilter, historyFilter, error) {
 	shown := historyFilter{Status: q.Get("status"), Target: q.Get("target"), Name: q.Get("name"),
-		Since: q.Get("since"), Cursor: q.Get("cursor"), Limit: defaultPageSize}
+		Since: q.Get("since"), Label: q.Get("label"), Cursor: q.Get("cursor"), Limit: defaultPageSize}
 	f := bench.RunFilter{Target: shown.Target, Name: shown.Name, Cursor: shown.Cursor, Limit: defaultPageSize}
+	if shown.Label != "" {
+		labels, err := bench.ParseLabelPairs([]string{shown.Label}, "label")
+		if err != nil {
+			return f, shown, err
+		}
+		f.Labels = labels
+	}
 	if shown.Status != "" {
 		status := bench.RunStatus(shown.Status)
 		if !slices.Contains(bench.RunStatuses, status) {
@@ -107,7 +115,7 @@ func parseSince(v string) (time.Time, error) {
 // nextPageURL is the history's URL with the same filter and the cursor.
 func nextPageURL(f historyFilter, cursor string) string {
 	q := url.Values{}
-	for name, v := range map[string]string{"status": f.Status, "target": f.Target, "name": f.Name, "since": f.Since} {
+	for name, v := range map[string]string{"status": f.Status, "target": f.Target, "name": f.Name, "since": f.Since, "label": f.Label} {
 		if v != "" {
 			q.Set(name, v)
 		}

@@ -12,7 +12,9 @@ import (
 
 func TestHistory(t *testing.T) {
 	e := newEnv(t)
-	e.seed(t, finishedRun(runID(1), "nightly", 1, 1, "go", "java-virtual"))
+	nightly := finishedRun(runID(1), "nightly", 1, 1, "go", "java-virtual")
+	nightly.Spec.Labels = map[string]string{"branch": "main", "commit": "3f2a9c1"}
+	e.seed(t, nightly)
 	failed := finishedRun(runID(2), "broken", 2, 1, "java-platform")
 	failed.Status, failed.Error = bench.RunFailed, "java-platform never became healthy"
 	e.seed(t, failed)
@@ -24,7 +26,8 @@ func TestHistory(t *testing.T) {
 			t.Fatalf("status %d\n%s", p.status, p.body)
 		}
 		p.mustContain(t, `data-page="history"`, `href="/ui/runs/r0001"`, "nightly", "broken", "never became healthy",
-			"under way", `class="status status-running"`, "watch", "req/s", "p99", `name="run" value="r0001"`)
+			"under way", `class="status status-running"`, "watch", "req/s", "p99", `name="run" value="r0001"`,
+			`<a class="label small" href="/?label=branch%3Dmain" title="runs labelled branch=main">branch=main</a>`, ">commit=3f2a9c1</a>")
 		// Newest first; a running run cannot be picked for a comparison.
 		if strings.Index(p.body, "r0003") > strings.Index(p.body, "r0001") {
 			t.Error("the history is not newest first")
@@ -42,6 +45,8 @@ func TestHistory(t *testing.T) {
 		{"SinceDay", "since=2026-11-01", []string{"r0001", "r0002", "r0003"}},
 		{"SinceTime", "since=2026-11-01T12:01:30Z", []string{"r0002", "r0003"}},
 		{"NoMatch", "name=nobody", nil},
+		{"Label", "label=branch%3Dmain", []string{"r0001"}},
+		{"LabelNoMatch", "label=branch%3Ddev", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := e.get(t, "/ui/parts/history?"+tt.query)
@@ -112,6 +117,7 @@ func TestHistoryBadFilter(t *testing.T) {
 		{"limit=0", "limit"},
 		{"limit=99999", "limit"},
 		{"cursor=not-a-cursor", "cursor"},
+		{"label=main", "label"},
 	} {
 		t.Run(tt.query, func(t *testing.T) {
 			p := e.get(t, "/ui/parts/history?"+tt.query)
