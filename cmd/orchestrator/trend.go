@@ -21,7 +21,8 @@ func newRunsTrendCmd(g *globalState) *cobra.Command {
 		Use:   "trend NAME",
 		Short: "Follow a figure of one target over the runs of a spec, and mark where it changed",
 		Long: "Read every succeeded run of spec NAME (carrying --label, when given) that measured --target, oldest\n" +
-			"first, and its whole-attack --figure with its interval, as a report gives them. Change points are found\n" +
+			"first, and its whole-attack --figure with its interval, as a report gives them (capacity: a capacity search's\n" +
+			"answer, confirmed or not). Change points are found\n" +
 			"by " + trend.Method + " at alpha " + fmt.Sprint(trend.DefaultAlpha) +
 			", with a fixed seed and at least 3 runs on each side: on runs of noise alone one is reported about\n" +
 			"once in 20 series. Each is marked better or worse, with the means either side and its p-value.",

@@ -102,12 +102,25 @@ func (p plan) point(run *bench.Run, target string) (Point, bool) {
 	if v, ok := run.Spec.Labels[p.key]; p.key != "" && (!ok || v != p.value) {
 		return Point{}, false
 	}
+	if p.figure.of == nil {
+		return searchPoint(run, target)
+	}
 	f, ok := check.WholeAttack(analysis.Analyze(run, analysis.ReportOptions{}))[target]
 	if !ok || f.Requests == 0 {
 		return Point{}, false
 	}
 	est := p.figure.of(f)
 	return Point{RunID: run.ID, CreatedAt: run.CreatedAt, Labels: run.Spec.Labels, Value: est.Value, CI: est.CI}, true
+}
+
+// searchPoint is a capacity search's answer for target, confirmed or
+// not (0 when no rate passed): a run that searched none gives no point.
+func searchPoint(run *bench.Run, target string) (Point, bool) {
+	i := slices.IndexFunc(run.Targets, func(tr bench.TargetResult) bool { return tr.Label() == target && tr.Capacity != nil })
+	if i < 0 {
+		return Point{}, false
+	}
+	return Point{RunID: run.ID, CreatedAt: run.CreatedAt, Labels: run.Spec.Labels, Value: run.Targets[i].Capacity.Rate}, true
 }
 
 func (p plan) labelWords() string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/check"
 )
 
 // Directions of a change point, as the figure's reader sees them.
@@ -16,7 +17,8 @@ const (
 )
 
 // Figure is a figure a trend follows: its name, unit, which way is
-// better, and how it is read from a run's whole-attack figures.
+// better, and how it is read from a run's whole-attack figures (nil for a
+// capacity search's answer, which is not one of them).
 type Figure struct {
 	Name           string
 	Unit           string
@@ -24,14 +26,15 @@ type Figure struct {
 	of             func(bench.Figures) bench.Estimate
 }
 
-// Figures are the figures a trend follows. Capacity is not among them: a
-// capacity search stores trials as stages, not one whole-attack figure.
+// Figures are the figures a trend follows: the whole attack's, and a
+// capacity search's answer (its trials are stages, not one attack).
 var Figures = []Figure{
 	{analysis.MetricThroughput, analysis.UnitReqPerSec, true, func(f bench.Figures) bench.Estimate { return f.Throughput }},
 	{analysis.MetricP50, analysis.UnitMs, false, func(f bench.Figures) bench.Estimate { return f.Latency.P50 }},
 	{analysis.MetricP90, analysis.UnitMs, false, func(f bench.Figures) bench.Estimate { return f.Latency.P90 }},
 	{analysis.MetricP99, analysis.UnitMs, false, func(f bench.Figures) bench.Estimate { return f.Latency.P99 }},
 	{string(bench.MetricErrors), analysis.UnitPercent, false, func(f bench.Figures) bench.Estimate { return f.ErrorRate }},
+	{Name: check.FigureCapacity, Unit: analysis.UnitReqPerSec, HigherIsBetter: true},
 }
 
 // FigureNames are the names of Figures, as --figure and ?figure= take them.
