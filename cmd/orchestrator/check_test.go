@@ -51,8 +51,13 @@ func TestCheckBadInput(t *testing.T) {
 		{"FiguresUnknown", goLight("--baseline", "r1", "--figures", "throughput,max"), `--figures: "max" is not a judged figure`},
 		// A file in a directory that is not there.
 		{"JUnitNoDirectory", goLight("--objective", "go:p99<=1s", "--junit", "/nonexistent/check.xml"), "--junit: /nonexistent/check.xml: no directory /nonexistent"},
-		// Through a daemon: not yet.
-		{"Server", goLight("--objective", "go:p99<=1s", "--server", "http://127.0.0.1:9"), "--server: check runs locally for now"},
+		// Through a daemon, an objective on a target the spec does not run
+		// is refused before the daemon is asked anything.
+		{"ServerObjectiveTarget", goLight("--objective", "java-virtual:p99<=1s", "--server", "http://127.0.0.1:9"), `--objective: "java-virtual:p99<=1s": the run has no target "java-virtual"`},
+		// A capacity floor on a spec that searches none.
+		{"CapacityNoSearch", goLight("--objective", "go:capacity>=100"), `--objective: "go:capacity>=100": capacity>= bounds a capacity search's answer, and the spec searches none`},
+		// A baseline file that is not there.
+		{"BaselineFileMissing", goLight("--baseline", "file:/nonexistent/main.json"), "--baseline: read /nonexistent/main.json"},
 		// An experiment of several parts makes several runs.
 		{"SeveralRuns", []string{"--experiment", "seed-001", "--objective", "go:p99<=1s"}, "experiment.part: the experiment makes 2 runs and a check judges one"},
 		// A bad spec, as run refuses it.
@@ -197,46 +202,109 @@ type ciWorkflow struct {
 	} `yaml:"jobs"`
 }
 
+// gitlabJob is what TestCIExample reads of docs/ci/gitlab-ci.yml's job.
+type gitlabJob struct {
+	Rules []struct {
+		If        string            `yaml:"if"`
+		Variables map[string]string `yaml:"variables"`
+	} `yaml:"rules"`
+	Cache struct {
+		Policy string `yaml:"policy"`
+	} `yaml:"cache"`
+	Script    []string `yaml:"script"`
+	Artifacts struct {
+		Reports map[string]string `yaml:"reports"`
+	} `yaml:"artifacts"`
+}
+
 // ghExpression is a GitHub Actions expression that gives a quoted string
 // when its condition holds and the empty string otherwise.
 var ghExpression = regexp.MustCompile(`\$\{\{[^}]*&& '([^']*)' \|\| ''\s*\}\}`)
 
-// TestCIExample parses the GitHub Actions example as YAML and runs its
-// check command on the stand-in, as main's push and then as a pull
-// request against it: its flags are the CLI's, its spec file is valid,
-// and the pull request finds main's run by its label.
+// ciEvent is one CI event an example's check command runs on: the job's
+// environment, and the command as the CI system expands it.
+type ciEvent struct {
+	name    string
+	env     map[string]string
+	command string
+}
+
+// TestCIExample parses the GitHub Actions and GitLab CI examples as YAML
+// and runs each one's check command on the stand-in, as main's push and
+// then as a pull (merge) request against it: its flags are the CLI's, its
+// spec file is valid, and the request finds main's run by its label.
 func TestCIExample(t *testing.T) {
-	b, err := os.ReadFile("../../docs/ci/github-actions.yml")
+	useStandIn(t)
+	t.Run("GitHubActions", func(t *testing.T) {
+		var wf ciWorkflow
+		readCIExample(t, "github-actions.yml", &wf)
+		var command string
+		for _, job := range wf.Jobs {
+			for _, step := range job.Steps {
+				if strings.Contains(step.Run, "orchestrator check") {
+					command = step.Run
+				}
+			}
+		}
+		_, onPullRequest := wf.On["pull_request"]
+		if _, onPush := wf.On["push"]; !onPush || !onPullRequest || command == "" {
+			t.Fatalf("the workflow runs on %v, check command %q: want pushes, pull requests and a check step", wf.On, command)
+		}
+		runCIExample(t, []ciEvent{
+			{"push", map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REF_NAME": "main", "GITHUB_SHA": "3f2a9c1", "GITHUB_RUN_ID": "81"},
+				ghExpression.ReplaceAllString(command, "")},
+			{"pull_request", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REF_NAME": "7/merge", "GITHUB_HEAD_REF": "faster", "GITHUB_SHA": "9d8e7f6", "GITHUB_RUN_ID": "82"},
+				ghExpression.ReplaceAllString(command, "$1")},
+		})
+	})
+	t.Run("GitLabCI", func(t *testing.T) {
+		var jobs map[string]gitlabJob
+		readCIExample(t, "gitlab-ci.yml", &jobs)
+		job, ok := jobs["benchmark"]
+		var command string
+		for _, line := range job.Script {
+			if strings.Contains(line, "orchestrator check") {
+				command = line
+			}
+		}
+		if !ok || len(job.Rules) != 2 || command == "" || job.Artifacts.Reports["junit"] != "check.xml" || job.Cache.Policy != "$HISTORY_POLICY" {
+			t.Fatalf("job %+v: want a benchmark job with two rules, a check command, its JUnit report and the cache's policy by rule", job)
+		}
+		var events []ciEvent
+		for i, rule := range job.Rules {
+			ev := ciEvent{name: "push", env: map[string]string{"CI_COMMIT_REF_NAME": "main", "CI_COMMIT_SHA": "3f2a9c1", "CI_PIPELINE_ID": "81"}}
+			if i == 1 {
+				ev = ciEvent{name: "merge_request", env: map[string]string{"CI_COMMIT_REF_NAME": "faster", "CI_COMMIT_SHA": "9d8e7f6", "CI_PIPELINE_ID": "82", "CI_MERGE_REQUEST_IID": "7"}}
+			}
+			if policy := rule.Variables["HISTORY_POLICY"]; policy != map[int]string{0: "pull-push", 1: "pull"}[i] {
+				t.Errorf("rule %q: cache policy %q; want main's pushes to save the history and merge requests only to read it", rule.If, policy)
+			}
+			ev.command = strings.ReplaceAll(command, "$BASELINE", rule.Variables["BASELINE"])
+			events = append(events, ev)
+		}
+		runCIExample(t, events)
+	})
+}
+
+// readCIExample reads docs/ci/NAME as YAML into v.
+func readCIExample(t *testing.T, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/ci/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wf ciWorkflow
-	if err := yaml.Unmarshal(b, &wf); err != nil {
-		t.Fatalf("not YAML: %v", err)
+	if err := yaml.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s is not YAML: %v", name, err)
 	}
-	var command string
-	for _, job := range wf.Jobs {
-		for _, step := range job.Steps {
-			if strings.Contains(step.Run, "orchestrator check") {
-				command = step.Run
-			}
-		}
-	}
-	_, onPullRequest := wf.On["pull_request"]
-	if _, onPush := wf.On["push"]; !onPush || !onPullRequest || command == "" {
-		t.Fatalf("the workflow runs on %v, check command %q: want pushes, pull requests and a check step", wf.On, command)
-	}
-	useStandIn(t)
+}
+
+// runCIExample runs each event's check command in turn on one history:
+// the first stores main's run, the second finds it as its baseline.
+func runCIExample(t *testing.T, events []ciEvent) {
+	t.Helper()
 	dir := t.TempDir()
-	for _, event := range []struct {
-		name string
-		env  map[string]string
-		pick string // what the expression gives
-	}{
-		{"push", map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REF_NAME": "main", "GITHUB_SHA": "3f2a9c1", "GITHUB_RUN_ID": "81"}, ""},
-		{"pull_request", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REF_NAME": "7/merge", "GITHUB_HEAD_REF": "faster", "GITHUB_SHA": "9d8e7f6", "GITHUB_RUN_ID": "82"}, "$1"},
-	} {
-		args := shellWords(ghExpression.ReplaceAllString(command, event.pick))
+	for i, event := range events {
+		args := shellWords(event.command)
 		if len(args) < 2 || !strings.HasSuffix(args[0], "orchestrator") {
 			t.Fatalf("%s: command %q", event.name, args)
 		}
@@ -258,8 +326,8 @@ func TestCIExample(t *testing.T) {
 				t.Errorf("%s: %v", event.name, err)
 			}
 		}
-		if event.name == "pull_request" && !strings.Contains(stdout, "(label:branch=main)") {
-			t.Errorf("the pull request's check found no baseline:\n%s", stdout)
+		if i == 1 && !strings.Contains(stdout, "(label:branch=main)") {
+			t.Errorf("the %s's check found no baseline:\n%s", event.name, stdout)
 		}
 	}
 }
