@@ -281,3 +281,23 @@ func steps(r *capacity.Result) string {
 	}
 	return strings.Join(b, ", ")
 }
+
+// A search that starts low (50 req/s, as one without a pool bound does)
+// on a JVM whose full collections last 0.3 s about every minute: a 3 s
+// bracket trial that holds one fails at any rate, though the target
+// carries nearly its capacity over their time. Run once more, the trial
+// passes and the bracket goes on; the answers, wherever the pauses fall,
+// are not a short trial's pause, on the budget a three-target run gives
+// one target.
+func TestSearchShortFailureByPauseRunAgain(t *testing.T) {
+	proto := pausing{capacity: 1700, service: 200 * time.Millisecond, period: 55 * time.Second, pause: 300 * time.Millisecond, overhead: time.Second}
+	edge := proto.edge(300)
+	results := searchSeeds(t, proto, 16, func(c *capacity.Config) { c.StartRate, c.Budget = 50, 150*time.Second })
+	lo, hi := spread(results)
+	t.Logf("pooled edge %.0f req/s; answers %.0f..%.0f req/s%s", edge, lo, hi, describe(results))
+	for i, r := range results {
+		if r.Rate < edge/2 {
+			t.Errorf("seed %d: %.0f req/s, want above half the pooled edge %.0f: a short trial's pause decided it", i, r.Rate, edge)
+		}
+	}
+}

@@ -109,8 +109,9 @@ type Step struct {
 	// a pass despite it, or a failure larger than its lag.
 	GeneratorNote string `json:"generatorNote,omitempty"`
 
-	stats bench.Stats // what it measured, for pooling
-	died  string      // how the target died in it, if it did
+	stats  bench.Stats // what it measured, for pooling
+	died   string      // how the target died in it, if it did
+	paused float64     // the target's pauses in it, s
 }
 
 // Result is the answer of a search.
@@ -336,6 +337,21 @@ func (s *search) undecided(confirms []Step) bool {
 	}
 	p := passes(confirms)
 	return p < s.cfg.MustPass && s.cfg.MustPass-p <= s.cfg.Confirmations-len(confirms)
+}
+
+// byPause reports whether a short trial's failure may be the target's
+// pause rather than its rate: the target paused in it for at least
+// MinPauseShare of the objective's tightest latency bound, enough to put
+// the requests that met the pause past it at any rate. Pooled, such a
+// trial is run once more at its rate, and the second decides (MLRsearch
+// judges a load by all its trials' time, not by one short trial's luck):
+// a JVM whose full collections come every minute or so fails a 3 s trial
+// that holds one, at 800 req/s as at 50, and carries twice that over
+// their time, which the bracket would otherwise never reach.
+func (s *search) byPause(st *Step) bool {
+	bound, ok := tightestLatency(s.cfg.Objective)
+	return ok && s.pooling() && st != nil && !st.Pass && st.Phase != PhaseConfirm && st.died == "" &&
+		st.paused >= MinPauseShare*bound.Seconds()
 }
 
 // pooling reports whether rates are judged by their confirmations' time
@@ -638,10 +654,22 @@ func (s *search) outOfTime() *stopped {
 		s.cfg.Budget, strings.Join(rates, ", "), max(s.left(), 0).Round(100*time.Millisecond), s.costs())}
 }
 
-// short runs a short trial, or returns nil when it would eat the time kept
-// back for confirming (see reserve). The first trial always runs: Validate
-// made room for it.
+// short runs a short trial, once more when it failed by a pause (byPause),
+// or returns nil when it would eat the time kept back for confirming (see
+// reserve). The first trial always runs: Validate made room for it.
 func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, error) {
+	step, err := s.shortOnce(ctx, phase, rate)
+	if err != nil || !s.byPause(step) {
+		return step, err
+	}
+	again, err := s.shortOnce(ctx, phase, rate)
+	if err != nil || again == nil {
+		return step, err
+	}
+	return again, nil
+}
+
+func (s *search) shortOnce(ctx context.Context, phase Phase, rate float64) (*Step, error) {
 	if len(s.steps) > 0 && s.left() < s.cost.shortTrial()+s.reserve(phase) {
 		return nil, nil
 	}
@@ -668,6 +696,7 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 		s.unpooled = true
 	}
 	step := judge(t, out, s.cfg.Objective)
+	step.paused = out.PauseSeconds
 	s.cost.observe(t, step.Pass, s.cfg.Now().Sub(began)-nominal-out.Warmup)
 	step.N = len(s.steps)
 	s.steps = append(s.steps, step)
