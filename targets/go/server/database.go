@@ -29,14 +29,18 @@ const dbRows = 1000
 
 // dialect is the SQL of one database kind.
 type dialect struct {
-	sleep string // sleeps in the database for its one argument, in seconds
-	row   string // reads the seeded table's row of the id it is given
+	// read is one statement: it reads the seeded table's row of the id
+	// given second and, evaluated with that one row, sleeps in the server
+	// for its first argument, in seconds (0: not at all). One round trip,
+	// so that a connection is held for the delay and little more: the
+	// pool's bound is its size ÷ the delay.
+	read string
 }
 
-// dialects are the SQL per DB_KIND.
+// dialects are the SQL per DB_KIND (the Java target sends the same).
 var dialects = map[string]dialect{
-	dbPostgres: {sleep: "SELECT pg_sleep($1)", row: "SELECT id, name, value FROM threadbench_items WHERE id = $1"},
-	dbMySQL:    {sleep: "DO SLEEP(?)", row: "SELECT id, name, value FROM threadbench_items WHERE id = ?"},
+	dbPostgres: {read: "SELECT id, name, value, pg_sleep($1) IS NULL FROM threadbench_items WHERE id = $2"},
+	dbMySQL:    {read: "SELECT id, name, value, SLEEP(?) FROM threadbench_items WHERE id = ?"},
 }
 
 // database is /api/db's pool of connections, with what its metrics count
@@ -116,21 +120,17 @@ func (row *dbRow) appendFields(b []byte) []byte {
 	return append(append(b, `,"row":`...), body...)
 }
 
-// read sleeps delay in the database, when it is not 0, then reads the row
-// of id, all on one connection of the pool, which it returns after.
+// read reads the row of id and sleeps delay in the database, in one
+// statement on one connection of the pool, which it returns after.
 func (d *database) read(ctx context.Context, delay time.Duration, id int) (dbRow, error) {
 	conn, err := d.conn(ctx)
 	if err != nil {
 		return dbRow{}, err
 	}
 	defer conn.Close()
-	if delay > 0 {
-		if _, err := conn.ExecContext(ctx, d.dialect.sleep, delay.Seconds()); err != nil {
-			return dbRow{}, err
-		}
-	}
 	var row dbRow
-	err = conn.QueryRowContext(ctx, d.dialect.row, id).Scan(&row.ID, &row.Name, &row.Value)
+	var slept any // pg_sleep's void, tested for NULL; SLEEP's 0
+	err = conn.QueryRowContext(ctx, d.dialect.read, delay.Seconds(), id).Scan(&row.ID, &row.Name, &row.Value, &slept)
 	return row, err
 }
 

@@ -23,9 +23,10 @@ import (
 )
 
 // fakeDB is a database/sql driver, used through its connector, that
-// answers /api/db's two statements in either kind's SQL without a server.
-// It records every statement; a sleep waits for gate to close (when set)
-// or its context to end; fail, when set, fails every statement.
+// answers /api/db's statement in either kind's SQL without a server. It
+// records every statement; one that sleeps more than 0 s waits for gate to
+// close (when set) or its context to end; fail, when set, fails every
+// statement.
 type fakeDB struct {
 	gate  chan struct{} // nil: sleeps return at once
 	slept chan string   // told each sleep's query as it starts, when not nil
@@ -37,7 +38,6 @@ type fakeDB struct {
 
 var (
 	_ driver.Connector      = (*fakeDB)(nil)
-	_ driver.ExecerContext  = (*fakeConn)(nil)
 	_ driver.QueryerContext = (*fakeConn)(nil)
 )
 
@@ -77,39 +77,34 @@ func (c *fakeConn) Prepare(string) (driver.Stmt, error) { return nil, errors.New
 func (c *fakeConn) Close() error                        { return nil }
 func (c *fakeConn) Begin() (driver.Tx, error)           { return nil, errors.New("fake: no transactions") }
 
-// ExecContext sleeps, the one statement /api/db executes.
-func (c *fakeConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+// QueryContext answers /api/db's statement: it sleeps its first
+// argument's seconds (waiting on the gate instead, when set), then answers
+// the row of the id given second: "item-<id>", value id*10, and what the
+// sleep returns.
+func (c *fakeConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.f.record(query, args)
 	if c.f.fail != nil {
 		return nil, c.f.fail
 	}
-	if !strings.Contains(query, "SLEEP") && !strings.Contains(query, "pg_sleep") {
-		return nil, fmt.Errorf("fake: unknown statement %q", query)
+	if len(args) != 2 || !strings.Contains(query, "FROM threadbench_items") || (!strings.Contains(query, "SLEEP(") && !strings.Contains(query, "pg_sleep(")) {
+		return nil, fmt.Errorf("fake: unknown query %q %v", query, args)
 	}
-	if c.f.slept != nil {
+	seconds, okSleep := args[0].Value.(float64)
+	id, okID := args[1].Value.(int64)
+	if !okSleep || !okID {
+		return nil, fmt.Errorf("fake: arguments %v, want seconds and an id", args)
+	}
+	if seconds > 0 && c.f.slept != nil {
 		c.f.slept <- query
 	}
-	if c.f.gate != nil {
+	if seconds > 0 && c.f.gate != nil {
 		select {
 		case <-c.f.gate:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
-	return driver.RowsAffected(0), nil
-}
-
-// QueryContext reads the row of the id given: "item-<id>", value id*10.
-func (c *fakeConn) QueryContext(_ context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	c.f.record(query, args)
-	if c.f.fail != nil {
-		return nil, c.f.fail
-	}
-	id, ok := args[0].Value.(int64)
-	if !strings.Contains(query, "FROM threadbench_items") || !ok {
-		return nil, fmt.Errorf("fake: unknown query %q %v", query, args)
-	}
-	return &fakeRows{row: []driver.Value{id, fmt.Sprintf("item-%d", id), id * 10}}, nil
+	return &fakeRows{row: []driver.Value{id, fmt.Sprintf("item-%d", id), id * 10, int64(0)}}, nil
 }
 
 // fakeRows is a result of one row.
@@ -118,7 +113,7 @@ type fakeRows struct {
 	read bool
 }
 
-func (r *fakeRows) Columns() []string { return []string{"id", "name", "value"} }
+func (r *fakeRows) Columns() []string { return []string{"id", "name", "value", "slept"} }
 func (r *fakeRows) Close() error      { return nil }
 
 func (r *fakeRows) Next(dest []driver.Value) error {
@@ -174,30 +169,29 @@ func getDB(t *testing.T, ctx context.Context, h http.Handler, path string) (int,
 	return rec.Code, resp
 }
 
-// TestDBAnswersARow checks the 200 answer and the SQL each kind sends:
-// the sleep, in seconds, only when delay > 0, then the row of a random id.
+// TestDBAnswersARow checks the 200 answer and the one statement each kind
+// sends: the sleep, in seconds, and the row of a random id.
 func TestDBAnswersARow(t *testing.T) {
 	const (
-		pgRow    = "SELECT id, name, value FROM threadbench_items WHERE id = $1"
-		mysqlRow = "SELECT id, name, value FROM threadbench_items WHERE id = ?"
+		pgRead    = "SELECT id, name, value, pg_sleep($1) IS NULL FROM threadbench_items WHERE id = $2"
+		mysqlRead = "SELECT id, name, value, SLEEP(?) FROM threadbench_items WHERE id = ?"
 	)
 	for _, tt := range []struct {
 		kind    string
 		path    string
 		delayMs int
-		sleep   string // "" when no sleep is sent
 		seconds float64
-		row     string
+		read    string
 	}{
-		{dbPostgres, "/api/db?delay=250", 250, "SELECT pg_sleep($1)", 0.25, pgRow},
-		{dbMySQL, "/api/db?delay=250", 250, "DO SLEEP(?)", 0.25, mysqlRow},
+		{dbPostgres, "/api/db?delay=250", 250, 0.25, pgRead},
+		{dbMySQL, "/api/db?delay=250", 250, 0.25, mysqlRead},
 		// A whole number of seconds is still passed as a float.
-		{dbPostgres, "/api/db?delay=2000", 2000, "SELECT pg_sleep($1)", 2, pgRow},
-		// delay=0 sleeps not at all.
-		{dbPostgres, "/api/db?delay=0", 0, "", 0, pgRow},
-		{dbMySQL, "/api/db?delay=0", 0, "", 0, mysqlRow},
+		{dbPostgres, "/api/db?delay=2000", 2000, 2, pgRead},
+		// delay=0 sleeps 0 s.
+		{dbPostgres, "/api/db?delay=0", 0, 0, pgRead},
+		{dbMySQL, "/api/db?delay=0", 0, 0, mysqlRead},
 		// The default delay is 0.
-		{dbMySQL, "/api/db", 0, "", 0, mysqlRow},
+		{dbMySQL, "/api/db", 0, 0, mysqlRead},
 	} {
 		t.Run(tt.kind+" "+tt.path, func(t *testing.T) {
 			fake := &fakeDB{}
@@ -215,10 +209,7 @@ func TestDBAnswersARow(t *testing.T) {
 			if !strings.HasPrefix(resp.Thread, "goroutine ") {
 				t.Errorf("thread = %q, want a goroutine", resp.Thread)
 			}
-			want := []statement{{query: tt.row, args: []any{id}}}
-			if tt.sleep != "" {
-				want = slices.Insert(want, 0, statement{query: tt.sleep, args: []any{tt.seconds}})
-			}
+			want := []statement{{query: tt.read, args: []any{tt.seconds, id}}}
 			if got := fake.sent(); !reflect.DeepEqual(got, want) {
 				t.Errorf("statements sent %v, want %v", got, want)
 			}

@@ -37,9 +37,6 @@ public final class Database implements AutoCloseable {
     /** ROWS is how many rows the seeded table has: ids 1 to ROWS. */
     public static final int ROWS = 1000;
 
-    /** ROW_SQL reads one row of the seeded table by its id. */
-    static final String ROW_SQL = "SELECT id, name, value FROM threadbench_items WHERE id = ?";
-
     private static final Database NONE = new Database(null, null, CONNECTION_TIMEOUT);
 
     private final DatabaseSettings settings;
@@ -91,9 +88,9 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * row takes one connection from the pool and on it sleeps {@code delayMs}
-     * in the server (when above 0), then reads the row of a random id; the
-     * connection goes back to the pool either way. Every failure is a
+     * row takes one connection from the pool and on it, in one statement,
+     * reads the row of a random id and sleeps {@code delayMs} in the server;
+     * the connection goes back to the pool either way. Every failure is a
      * DatabaseException.
      */
     public Row row(int delayMs) {
@@ -102,10 +99,7 @@ public final class Database implements AutoCloseable {
         }
         int id = ThreadLocalRandom.current().nextInt(1, ROWS + 1);
         try (Connection connection = connection()) {
-            if (delayMs > 0) {
-                sleep(connection, delayMs);
-            }
-            return read(connection, id);
+            return read(connection, id, delayMs);
         } catch (SQLException e) {
             throw DatabaseException.failed(e.getMessage());
         }
@@ -131,16 +125,10 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    private void sleep(Connection connection, int delayMs) throws SQLException {
-        try (PreparedStatement sleep = connection.prepareStatement(settings.kind().sleepSql())) {
-            sleep.setDouble(1, delayMs / 1000.0);
-            sleep.execute();
-        }
-    }
-
-    private static Row read(Connection connection, int id) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(ROW_SQL)) {
-            select.setInt(1, id);
+    private Row read(Connection connection, int id, int delayMs) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(settings.kind().readSql())) {
+            select.setDouble(1, delayMs / 1000.0);
+            select.setInt(2, id);
             try (ResultSet rows = select.executeQuery()) {
                 if (!rows.next()) {
                     throw DatabaseException.failed("no row with id " + id + " in threadbench_items");

@@ -5,8 +5,9 @@ import java.util.stream.Collectors;
 
 /**
  * DatabaseKind is a database {@code DB_KIND} can name, with what the target
- * needs to talk to it: its JDBC driver and URL, its default port and the
- * statement that spends {@code /api/db}'s delay inside the server. The
+ * needs to talk to it: its JDBC driver and URL, its default port and
+ * {@code /api/db}'s one statement, which reads a row and spends the delay
+ * inside the server (the Go target sends the same). The
  * driver settings mirror the Go target's: no TLS; MySQL's placeholders
  * filled in by the client (Connector/J's default, go-sql-driver's
  * interpolateParams), PostgreSQL's sent with the statement (both drivers'
@@ -16,30 +17,30 @@ public enum DatabaseKind {
 
     /** POSTGRES is PostgreSQL through pgjdbc. */
     POSTGRES("postgres", 5432, "org.postgresql.Driver", "jdbc:postgresql://", "?sslmode=disable",
-            "SELECT pg_sleep(?)"),
+            "SELECT id, name, value, pg_sleep(?) IS NULL FROM threadbench_items WHERE id = ?"),
 
     /**
      * MYSQL is MySQL, or MariaDB (which speaks its protocol), through
      * Connector/J; 9.0+ guards its I/O with locks, not synchronized.
      */
     MYSQL("mysql", 3306, "com.mysql.cj.jdbc.Driver", "jdbc:mysql://", "?sslMode=DISABLED&allowPublicKeyRetrieval=true",
-            "DO SLEEP(?)");
+            "SELECT id, name, value, SLEEP(?) FROM threadbench_items WHERE id = ?");
 
     private final String word;
     private final int defaultPort;
     private final String driverClassName;
     private final String urlPrefix;
     private final String urlOptions;
-    private final String sleepSql;
+    private final String readSql;
 
     DatabaseKind(String word, int defaultPort, String driverClassName, String urlPrefix, String urlOptions,
-            String sleepSql) {
+            String readSql) {
         this.word = word;
         this.defaultPort = defaultPort;
         this.driverClassName = driverClassName;
         this.urlPrefix = urlPrefix;
         this.urlOptions = urlOptions;
-        this.sleepSql = sleepSql;
+        this.readSql = readSql;
     }
 
     /** of finds the kind {@code DB_KIND} names, or says which words it takes. */
@@ -74,9 +75,14 @@ public enum DatabaseKind {
         return urlPrefix + address + ":" + port + "/" + name + urlOptions;
     }
 
-    /** sleepSql sleeps in the server for its one parameter, in seconds (a double). */
-    public String sleepSql() {
-        return sleepSql;
+    /**
+     * readSql reads the seeded table's row of the id given second and,
+     * evaluated with that one row, sleeps in the server for the first, in
+     * seconds (a double; 0 not at all): one round trip, so that a connection
+     * is held for the delay and little more.
+     */
+    public String readSql() {
+        return readSql;
     }
 
     private static String words() {

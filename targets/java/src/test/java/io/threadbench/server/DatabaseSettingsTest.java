@@ -47,9 +47,11 @@ class DatabaseSettingsTest {
     }
 
     @Test
-    void sleepStatementPerKind() {
-        assertEquals("SELECT pg_sleep(?)", DatabaseKind.POSTGRES.sleepSql());
-        assertEquals("DO SLEEP(?)", DatabaseKind.MYSQL.sleepSql());
+    void readStatementPerKind() {
+        assertEquals("SELECT id, name, value, pg_sleep(?) IS NULL FROM threadbench_items WHERE id = ?",
+                DatabaseKind.POSTGRES.readSql());
+        assertEquals("SELECT id, name, value, SLEEP(?) FROM threadbench_items WHERE id = ?",
+                DatabaseKind.MYSQL.readSql());
     }
 
     @ParameterizedTest(name = "{0}={1}")
