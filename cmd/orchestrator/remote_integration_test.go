@@ -101,3 +101,46 @@ func TestRunOnRemoteEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineRestartedMidRun restarts the engine a run's target is on (the
+// second engine, lab, as a host's service manager restarts dockerd) while
+// the target is under load: the run fails naming the engine, nothing of the
+// run is left on the engine, and the next run through the same daemon
+// succeeds without the daemon being restarted.
+func TestEngineRestartedMidRun(t *testing.T) {
+	sideBySide(t)
+	eng := enginetest.Start(t)
+	config := writeFile(t, "config.yaml", fmt.Sprintf("engines:\n  - name: lab\n    host: %s\n    tls: {ca: %s, cert: %s, key: %s}\n    address: %s\n",
+		eng.Host, eng.TLS.CA, eng.TLS.Cert, eng.TLS.Key, eng.Address))
+	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"), "--config", config)
+	a := apiClient{t: t, base: d.url}
+	spec := func(name, duration string) map[string]any {
+		s := openSpec(name, duration, 50, false)
+		s["engine"], s["noProfile"] = "lab", true
+		return s
+	}
+	restarted := a.submit(spec("engine-restart", "40s"))
+	attacking, _ := followInBackground(t, a, restarted.ID)
+	select {
+	case <-attacking:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("run %s never reached its attack:\n%s", restarted.ID, d.log)
+	}
+	time.Sleep(2 * time.Second)
+	t.Logf("lab restarted in %s, the attack under way", eng.Restart(t).Round(time.Millisecond))
+	run := a.waitRun(restarted.ID, 2*time.Minute, "finished", func(r *bench.Run) bool { return r.Status.Finished() })
+	tr := run.Target("go")
+	if run.Status != bench.RunFailed || tr == nil || !strings.Contains(tr.Error, "engine lab") {
+		t.Errorf("run %s %q, target %+v; want failed, the target's error naming engine lab", run.Status, run.Error, tr)
+	} else {
+		t.Logf("the run failed: %s", tr.Error)
+	}
+	if left := eng.Containers(t, targets.LabelRun+"="+restarted.ID); len(left) > 0 {
+		t.Errorf("containers of run %s left on lab: %v", restarted.ID, left)
+	}
+	next := a.submit(spec("engine-restart-next", "3s"))
+	a.waitSucceeded(next.ID)
+	if left := eng.Containers(t, targets.LabelRun+"="+next.ID); len(left) > 0 {
+		t.Errorf("containers of run %s left on lab: %v", next.ID, left)
+	}
+}

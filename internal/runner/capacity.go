@@ -54,7 +54,7 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 	if trials.died != "" { // in the last trial, which says so
 		return nil
 	}
-	return r.checkAlive(ctx, target())
+	return r.checkAlive(ctx, target(), tr.Engine)
 }
 
 // shareBudget gives the search of tr its share of the run's budget as it
@@ -249,7 +249,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	}
 	st := res.Stages[0]
 	st.Index, st.Name, st.StartOffset = len(tr.tr.Stages), trialName(trial), bench.Duration(tr.offset())
-	if err := tr.r.checkAlive(ctx, tr.target()); err != nil && ctx.Err() == nil {
+	if err := tr.r.checkAlive(ctx, tr.target(), tr.tr.Engine); err != nil && ctx.Err() == nil {
 		tr.r.log.Warn("target died in a capacity trial; starting it again", "run", tr.run.ID, "target", tr.tr.Key(), "trial", st.Name, "err", err)
 		st.Died = deathOf(err)
 		tr.died = st.Died

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -129,7 +132,16 @@ func (r *Runner) attack(ctx context.Context, run *bench.Run, spec bench.RunSpec,
 	if err := checkDatabaseAlive(ctx, svc.database); err != nil {
 		return err
 	}
-	return r.checkAlive(ctx, t)
+	return r.checkAlive(ctx, t, tr.Engine)
+}
+
+// engineWords names an engine in a sentence: "engine lab", "the local
+// engine".
+func engineWords(name string) string {
+	if name == "" || name == bench.EngineLocal {
+		return "the local engine"
+	}
+	return "engine " + name
 }
 
 // noteGenerators records where the load generators of a run's first
@@ -270,22 +282,30 @@ func deathOf(err error) string {
 	return reason
 }
 
-// checkAlive fails a target whose container died under load (crash, OOM),
-// quoting its log: its numbers would otherwise look like a slow server.
-func (r *Runner) checkAlive(ctx context.Context, t bench.Target) error {
+// checkAlive fails a target whose container died under load (crash, OOM,
+// its engine stopping or restarting), quoting its log and naming the
+// engine: its numbers would otherwise look like a slow server.
+func (r *Runner) checkAlive(ctx context.Context, t bench.Target, engine string) error {
 	st, err := t.State(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // cancelled: the run says so already
 		}
-		return fmt.Errorf("container %s vanished during the attack (removed from outside?): %w", t.ContainerID(), err)
+		return fmt.Errorf("container %s vanished during the attack: %s did not say what became of it (stopped, restarted, or the container removed from outside): %w",
+			t.ContainerID(), engineWords(engine), err)
 	}
 	if st.Running {
 		return nil
 	}
 	reason := fmt.Sprintf("container exited with code %d during the attack", st.ExitCode)
-	if st.OOMKilled {
+	switch {
+	case st.OOMKilled:
 		reason = "container was killed for running out of memory (OOM) during the attack"
+	case st.ExitCode == 0:
+		reason += fmt.Sprintf(" (it stopped cleanly, as on a stop signal: nothing of threadbench's stops a target under attack; %s stopping or restarting, or a docker stop, did)", engineWords(engine))
+	case st.ExitCode == 128+int(syscall.SIGTERM) || st.ExitCode == 128+int(syscall.SIGKILL):
+		reason += fmt.Sprintf(" (%s: stopped from outside it, as %s does when it stops or restarts, or a docker stop)",
+			unix.SignalName(syscall.Signal(st.ExitCode-128)), engineWords(engine))
 	}
 	logs, _ := t.Logs(ctx, logTail)
 	if logs = strings.TrimSpace(logs); logs != "" {

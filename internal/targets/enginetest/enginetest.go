@@ -63,6 +63,15 @@ type Engine struct {
 	Socket      string // its unix socket, for what speaks to it on this host (a stand-in ssh)
 	Log         string // dockerd's log file
 	Namespace   string // its network namespace (ip netns), removed when the test ends
+
+	proc *dockerd // the running dockerd, which Restart replaces
+}
+
+// dockerd is the engine's process and what starts it again.
+type dockerd struct {
+	cmd *exec.Cmd
+	dir string
+	tls serverTLS
 }
 
 // Start starts an engine for the test and removes everything it made when
@@ -92,17 +101,38 @@ func Start(t testing.TB) Engine {
 		t.Fatalf("TLS certificates for the engine: %v", err)
 	}
 	e := Engine{Host: "tcp://" + nsIP + ":2376", TLS: clientTLS, Address: nsIP, HostAddress: hostIP,
-		Socket: filepath.Join(dir, "docker.sock"), Log: filepath.Join(dir, "dockerd.log"), Namespace: ns}
+		Socket: filepath.Join(dir, "docker.sock"), Log: filepath.Join(dir, "dockerd.log"), Namespace: ns,
+		proc: &dockerd{dir: dir, tls: serverTLS}}
 	cmd, err := startDockerd(ns, dir, e, serverTLS)
 	if err != nil {
 		t.Fatalf("start dockerd in %s: %v", ns, err)
 	}
-	t.Cleanup(func() { stopDockerd(t, cmd, e) })
+	e.proc.cmd = cmd
+	t.Cleanup(func() { stopDockerd(t, e.proc.cmd, e) })
 	if err := waitReady(cmd, e); err != nil {
 		t.Fatalf("the engine in %s did not answer at %s: %v\n%s", ns, e.Host, err, tail(e.Log, 30))
 	}
 	t.Logf("second engine at %s (TLS) in namespace %s, data in %s", e.Host, ns, dir)
 	return e
+}
+
+// Restart stops the engine's dockerd as a host's service manager does
+// (SIGTERM: it stops its containers, then exits), starts it again on the
+// same data, and returns once it answers again: the engine a run was using
+// went away under it and came back. It returns how long it was gone.
+func (e Engine) Restart(t testing.TB) time.Duration {
+	t.Helper()
+	began := time.Now()
+	stopDockerd(t, e.proc.cmd, e)
+	cmd, err := startDockerd(e.Namespace, e.proc.dir, e, e.proc.tls)
+	if err != nil {
+		t.Fatalf("start dockerd in %s again: %v", e.Namespace, err)
+	}
+	e.proc.cmd = cmd
+	if err := waitReady(cmd, e); err != nil {
+		t.Fatalf("the engine in %s did not answer again at %s: %v\n%s", e.Namespace, e.Host, err, tail(e.Log, 30))
+	}
+	return time.Since(began)
 }
 
 // addNamespace makes the namespace, joined to this one by a veth pair on a
@@ -197,7 +227,7 @@ func sweepStale(t testing.TB) {
 // startDockerd starts dockerd in the namespace, in a process group of its
 // own so that what it leaves can be killed with it.
 func startDockerd(ns, dir string, e Engine, tls serverTLS) (*exec.Cmd, error) {
-	log, err := os.Create(e.Log)
+	log, err := os.OpenFile(e.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
