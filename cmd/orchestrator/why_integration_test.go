@@ -449,3 +449,37 @@ func checkDumpedVirtualThreads(t *testing.T, tr *bench.TargetResult) {
 	}
 	t.Logf("%s: %.1f virtual threads alive on average (%d at the most), %.1f parked, in %d dumps", tr.Key(), v[0].MeanAlive, v[0].PeakAlive, v[0].MeanParked, v[0].Dumps)
 }
+
+// TestTimeOutsideTheTarget runs the Go target on /api/light at 100 req/s,
+// nothing in it near a limit: nearly all of each request's time passes
+// outside its handlers (their own count, http_server_requests_seconds,
+// says a fraction of a millisecond), and the why names the way between the
+// load generator and the target, this host's loopback, not the target.
+func TestTimeOutsideTheTarget(t *testing.T) {
+	sideBySide(t)
+	db := t.TempDir() + "/history.db"
+	profile := writeFile(t, "open100.yaml", "name: open100\nmodel: open\nstages:\n  - {name: r100, duration: 5s, rate: 100}\n")
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--targets", "go", "--profile", profile,
+		"--endpoint", "light", "--warmup", "2s", "--no-profile")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	tr := run.Target("go")
+	st := analysis.MeasuredStages(tr)[0]
+	var server float64
+	for _, r := range tr.Resources {
+		if r.Stage == st.Index && !r.Warmup {
+			server = r.ServerMs
+		}
+	}
+	if server <= 0 || server >= st.Stats.Latency.Mean {
+		t.Fatalf("time in the handlers %.3f ms against %.3f ms as the generator saw it: want the target's own count, below it", server, st.Stats.Latency.Mean)
+	}
+	why := analysis.WhyStage(tr, st)
+	if len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictNetworkBound || !strings.Contains(why.Causes[0].Sentence, "this host, its loopback") {
+		t.Errorf("why %+v; want network-bound first, naming this host's loopback", why.Causes)
+	} else {
+		t.Logf("%.3f ms in the handlers of %.3f ms; why: %s", server, st.Stats.Latency.Mean, why.Causes[0].Sentence)
+	}
+}

@@ -13,6 +13,10 @@ const (
 	// VerdictDBPoolBound: requests waiting for a database connection with
 	// every one of the pool's lent out.
 	VerdictDBPoolBound = "db-pool-bound"
+	// VerdictNetworkBound: most of a request's time passed outside the
+	// target's handlers while its threads, pools and CPU had room: on the
+	// network between the load generator and it.
+	VerdictNetworkBound = "network-bound"
 )
 
 // Profile sources: what recorded the evidence inside a target.

@@ -35,10 +35,14 @@ type StageResources struct {
 	// keyed by Pool... figure; PoolTimeouts are the requests that gave up
 	// waiting for a connection in the stage, PoolAcquireMs the mean time a
 	// connection took to get.
-	Pool           map[string]Gauge `json:"pool,omitempty"`
-	PoolTimeouts   float64          `json:"poolTimeouts,omitempty"`
-	PoolAcquireMs  float64          `json:"poolAcquireMs,omitempty"`
-	ScrapeFailures int              `json:"scrapeFailures,omitempty"`
+	Pool          map[string]Gauge `json:"pool,omitempty"`
+	PoolTimeouts  float64          `json:"poolTimeouts,omitempty"`
+	PoolAcquireMs float64          `json:"poolAcquireMs,omitempty"`
+	// ServerMs is the mean time a request of the stage spent in the
+	// target's handlers, in ms, by its own count (http_server_requests_
+	// seconds); 0 where the target does not expose it.
+	ServerMs       float64 `json:"serverMs,omitempty"`
+	ScrapeFailures int     `json:"scrapeFailures,omitempty"`
 }
 
 // The virtual-thread scheduler's figures, as StageResources.Scheduler

@@ -67,6 +67,9 @@ type Evidence struct {
 	// one.
 	Database *bench.DatabaseStage
 	Limits   bench.Limits
+	// Remote is set for a target on another host's engine: between it and
+	// the load generator is a network, not this host's loopback.
+	Remote bool
 	// Pool is the target's request pool, where it has one and it was
 	// measured: Tomcat's threads, the Go target's workers.
 	Pool *Pool
@@ -114,6 +117,11 @@ func Diagnose(e Evidence) bench.Diagnosis {
 		JDK: e.JDK, SynchronizedPins: e.JDK > 0 && e.JDK < JEP491}
 	for _, verdict := range []func(Evidence) (bench.Cause, bool){pinned, lockBound, gcBound, cpuBound, poolBound, dbPoolBound} {
 		if c, ok := verdict(e); ok {
+			d.Causes = append(d.Causes, c)
+		}
+	}
+	if len(d.Causes) == 0 {
+		if c, ok := networkBound(e); ok {
 			d.Causes = append(d.Causes, c)
 		}
 	}

@@ -1,6 +1,7 @@
 package diagnosis_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +334,41 @@ func TestDBPoolBound(t *testing.T) {
 	idle.Pool = map[string]bench.Gauge{bench.PoolMax: {Peak: 10}, bench.PoolActive: {Peak: 10, Mean: 6}, bench.PoolPending: {Peak: 3, Mean: 0.4}}
 	if d := diagnosis.Diagnose(diagnosis.Evidence{Target: "go", Stage: st, Resources: &idle}); len(d.Causes) != 0 {
 		t.Errorf("causes %+v for a pool nobody waited for", d.Causes)
+	}
+}
+
+// TestNetworkBound: requests that spent most of their time outside the
+// target's handlers, with nothing in the target at its limit, name the
+// network; not where the target's CPU was (its queue held them), where the
+// generator was the limit, or where most of the time was inside.
+func TestNetworkBound(t *testing.T) {
+	st := stage() // 20 ms a request as the generator saw it
+	e := diagnosis.Evidence{Target: "go", Stage: st, Limits: bench.Limits{CPUs: 1}, Remote: true,
+		Resources: &bench.StageResources{ServerMs: 0.4, CPUSecondsPer1k: 0.2}}
+	d := diagnosis.Diagnose(e)
+	want := "go: 98 % of each request's time passed outside its handlers (19.6 of 20 ms on average; 0.4 ms in them, by its own count) " +
+		"while its threads, pools and CPU had room: on the network between the load generator and it"
+	if len(d.Causes) != 1 || d.Causes[0].Kind != bench.VerdictNetworkBound || d.Causes[0].Sentence != want || d.Causes[0].Try == "" {
+		t.Fatalf("causes = %+v, want network-bound:\n%s", d.Causes, want)
+	}
+	local := e
+	local.Remote = false
+	if d := diagnosis.Diagnose(local); len(d.Causes) != 1 || !strings.HasSuffix(d.Causes[0].Sentence, "on this host, its loopback (the kernel's TCP, and the HTTP work either side of the handlers)") {
+		t.Errorf("on this host: causes = %+v, want the loopback named", d.Causes)
+	}
+	busy := e
+	busy.Resources = &bench.StageResources{ServerMs: 0.4, CPUSecondsPer1k: 4.8} // 96 % of one CPU: its queue
+	if d := diagnosis.Diagnose(busy); len(d.Causes) != 1 || d.Causes[0].Kind != bench.VerdictCPUBound {
+		t.Errorf("a CPU at its limit: causes = %+v, want cpu-bound alone", d.Causes)
+	}
+	flagged := e
+	flagged.Stage.Flags = []bench.Flag{{Kind: bench.FlagGeneratorBound, Reason: "lagged"}}
+	if d := diagnosis.Diagnose(flagged); slices.ContainsFunc(d.Causes, func(c bench.Cause) bool { return c.Kind == bench.VerdictNetworkBound }) {
+		t.Errorf("the generator at its limit: causes = %+v, want no network", d.Causes)
+	}
+	inside := e
+	inside.Resources = &bench.StageResources{ServerMs: 12}
+	if d := diagnosis.Diagnose(inside); len(d.Causes) != 0 {
+		t.Errorf("40 %% of the time outside: causes = %+v, want none", d.Causes)
 	}
 }

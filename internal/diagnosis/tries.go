@@ -95,6 +95,10 @@ var tries = []tryRow{
 	},
 		Try: say("raise server.tomcat.threads.max or serve on virtual threads")},
 	{Kind: bench.VerdictPoolBound, Try: say("raise the pool's size, if what its threads wait for can take more")},
+	// Time outside the target: the service's own latency is what a
+	// generator near it sees.
+	{Kind: bench.VerdictNetworkBound,
+		Try: say("measure from nearer the target (a generator on its host or network) for the service's own latency, or look at the network between them: its round trip, loss and retransmits (ping, ss -ti, tc -s qdisc)")},
 }
 
 // tryFor returns what to try against a cause by tries, "" where no row

@@ -32,7 +32,8 @@ var EvidenceSeries = []string{seriesCPURatio, seriesThrottled, seriesPeriods, se
 // the container's CPU over the stage (from its series) and the JDK. What
 // recorded inside it (events, samples) is added by the caller.
 func StageEvidence(tr *bench.TargetResult, st bench.StageResult, series []bench.Series) diagnosis.Evidence {
-	e := diagnosis.Evidence{Target: tr.Key(), JDK: JDK(tr), Stage: st, Limits: tr.Limits, Carriers: carriers(tr)}
+	e := diagnosis.Evidence{Target: tr.Key(), JDK: JDK(tr), Stage: st, Limits: tr.Limits, Carriers: carriers(tr),
+		Remote: tr.Engine != "" && tr.Engine != bench.EngineLocal}
 	for i := range tr.Resources {
 		if r := &tr.Resources[i]; r.Stage == st.Index && !r.Warmup {
 			e.Resources = r

@@ -70,6 +70,16 @@ const (
 // labelled thread="platform", "virtual" or "goroutine" by what runs them.
 const InflightRequests = "threadbench_inflight_requests"
 
+// The count and the total time of the requests a target's handlers served
+// (Spring's http_server_requests_seconds, the Go target's of the same
+// name), summed over their labels: the time a request spent inside the
+// target, which set beside the time the load generator saw says how much
+// passed outside it.
+const (
+	ServerRequestsCount   = "http_server_requests_seconds_count"
+	ServerRequestsSeconds = "http_server_requests_seconds_sum"
+)
+
 // curated lists the exposed names kept and, for each, the labels that tell
 // its series apart; samples that differ only in other labels are summed
 // (GC pauses over gc, action and cause; memory pools into their area).
@@ -107,6 +117,9 @@ var curated = map[string][]string{
 	"http_server_requests_active_seconds_active_count": nil,
 	"go_goroutines": nil,
 	"go_threads":    nil,
+	// Requests served, and the time in the handlers.
+	ServerRequestsCount:   nil,
+	ServerRequestsSeconds: nil,
 	// Memory.
 	JVMMemoryUsed:                          {areaLabel},
 	JVMMemoryCommitted:                     {areaLabel},

@@ -101,9 +101,14 @@ func TestExtract(t *testing.T) {
 				"# TYPE go_threads gauge\ngo_threads 7\n",
 			"go_threads 7\n"},
 		{"ignores what is not curated",
-			"# TYPE http_server_requests_seconds histogram\nhttp_server_requests_seconds_bucket{le=\"+Inf\"} 3\n" +
-				"http_server_requests_seconds_count 3\nhttp_server_requests_seconds_sum 1\n",
+			"# TYPE http_client_requests_seconds histogram\nhttp_client_requests_seconds_bucket{le=\"+Inf\"} 3\n" +
+				"http_client_requests_seconds_count 3\nhttp_client_requests_seconds_sum 1\n",
 			""},
+		{"sums the handlers' time over their labels",
+			"# TYPE http_server_requests_seconds histogram\n" +
+				`http_server_requests_seconds_bucket{uri="/a",le="+Inf"} 3` + "\n" + `http_server_requests_seconds_count{uri="/a"} 3` + "\n" + `http_server_requests_seconds_sum{uri="/a"} 1` + "\n" +
+				`http_server_requests_seconds_bucket{uri="/b",le="+Inf"} 2` + "\n" + `http_server_requests_seconds_count{uri="/b"} 2` + "\n" + `http_server_requests_seconds_sum{uri="/b"} 0.5` + "\n",
+			"http_server_requests_seconds_count 5\nhttp_server_requests_seconds_sum 1.5\n"},
 		{"untyped counts",
 			"go_goroutines 12\n", "go_goroutines 12\n"},
 	}

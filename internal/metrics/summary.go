@@ -147,12 +147,25 @@ func summarizeStage(byName map[string][]bench.Point, scrapeFailures []float64, s
 	r.Pinned = firstDelta(byName, virtualPinned, w)
 	r.PinnedSeconds = firstDelta(byName, virtualPinnedSeconds, w)
 	r.SubmitFailed = firstDelta(byName, virtualSubmitFailed, w)
+	r.ServerMs = serverMs(byName, w)
 	for _, t := range scrapeFailures {
 		if w.contains(t) {
 			r.ScrapeFailures++
 		}
 	}
 	return r
+}
+
+// serverMs is the mean time a request served in w spent in the target's
+// handlers, in ms: what their time counter grew by over what their count
+// grew by; 0 where they are not exposed or served nothing.
+func serverMs(byName map[string][]bench.Point, w window) float64 {
+	n, okN := delta(byName[ServerRequestsCount], w)
+	s, okS := delta(byName[ServerRequestsSeconds], w)
+	if !okN || !okS || n < 1 {
+		return 0
+	}
+	return s / n * 1000
 }
 
 // peakMean is the largest and the mean value of the points inside w, not
