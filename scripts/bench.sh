@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh: the load generator measured against its ceiling, on this machine.
 #
-#   bash scripts/bench.sh [wrk|ceiling|open|soak|list|all]     (make bench runs all)
+#   bash scripts/bench.sh [wrk|ceiling|open|soak|soak-long|list|all]     (make bench runs all but soak-long)
 #
 #   wrk   closed model, 64 connections on the Go target's /api/light:
 #         wrk (the ceiling), threadbench's own engine and its vegeta engine,
@@ -29,6 +29,11 @@
 #         orchestrator's peak RSS, and whether the run says it was
 #         generator-bound.
 #   soak  1,000,000 requests at 8,000 req/s, the orchestrator's RSS every 10 s.
+#   soak-long  a run of SOAK (30m unless set) at SOAK_RATE req/s (2000) through
+#         the daemon (orchestrator serve, which is the generator too): every
+#         minute the daemon's RSS and the history's size on disk; afterwards
+#         the requests sent, answered and failed in each minute, and whether
+#         the RSS stayed within 10 % of its level at minute 3.
 #   list  the history list: 10,000 runs in a history, GET /runs?limit=20 read
 #         by four clients through the real API; p50, p99 and the page's size
 #         beside the size of the same twenty runs as whole documents.
@@ -271,6 +276,54 @@ bench_soak() {
   figure "'requests %d, dropped %d, p99 %.2f ms, peak RSS %.1f MiB' % (r['targets'][0]['total']['requests'], r['targets'][0]['total'].get('dropped',0), r['targets'][0]['total']['latency']['p99'], $(cat "$work/peak")/1024)"
 }
 
+bench_soak_long() {
+  local soak=${SOAK:-30m} rate=${SOAK_RATE:-2000} port pid runpid url started=$SECONDS rss size
+  [[ $soak =~ ^[1-9][0-9]*m$ && $rate =~ ^[1-9][0-9]*$ ]] || die "SOAK=$soak SOAK_RATE=$rate: want minutes (30m) and a whole rate"
+  echo "== a $soak run at $rate req/s through the daemon: its RSS and the history's size every minute =="
+  machine
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  url=http://127.0.0.1:$port
+  "$work/orchestrator" --db "$work/soak.db" serve --addr "127.0.0.1:$port" 2>"$work/serve.log" &
+  pid=$!
+  for _ in $(seq 60); do curl -fsS "$url/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
+  curl -fsS "$url/healthz" >/dev/null || die "the daemon did not answer: $(tail -5 "$work/serve.log")"
+  "$work/orchestrator" run --server "$url" -q -o json --targets go --endpoint light --no-profile --cpus 1 --memory 1024 \
+    --profile "$(profile soak-long open "{name: soak, duration: $soak, rate: $rate}")" --warmup 10s --warmup-rate "$rate" >"$work/run.json" 2>"$work/run.err" &
+  runpid=$!
+  printf '%6s  %10s  %12s\n' minute "RSS MiB" "history MiB" | tee "$work/soak.txt"
+  while kill -0 "$runpid" 2>/dev/null; do
+    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+    size=$(du -cb "$work"/soak.db* | awk 'END {print $1}')
+    printf '%6d  %10.1f  %12.2f\n' $(( (SECONDS - started) / 60 )) "$(echo "$rss/1024" | bc -l)" "$(echo "$size/1048576" | bc -l)" | tee -a "$work/soak.txt"
+    sleep 60
+  done
+  wait "$runpid" || { kill "$pid"; die "the run failed: $(tail -5 "$work/run.err")"; }
+  size=$(du -cb "$work"/soak.db* | awk 'END {print $1}')
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  python3 - "$work/run.json" "$work/soak.txt" "$size" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+t = run["targets"][0]
+per = {}
+for b in t["seconds"]:
+    m = per.setdefault(b["second"] // 60, [0, 0, 0])
+    s = b.get("stats", b)
+    m[0] += s.get("requests", 0); m[1] += s.get("successes", 0); m[2] += s.get("requests", 0) - s.get("successes", 0)
+print("minute  sent        answered    failed")
+for k in sorted(per):
+    print("%6d  %10d  %10d  %6d" % (k, *per[k]))
+rows = [l.split() for l in open(sys.argv[2]).read().splitlines()[1:] if l.strip()]
+rss = [(int(r[0]), float(r[1])) for r in rows]
+base = next((v for m, v in rss if m >= 3), None)
+later = [v for m, v in rss if m >= 3]
+if base:
+    spread = (max(later) - base) / base * 100
+    print("RSS from minute 3: %.1f MiB, at most %.1f (%+.1f %%): %s" % (base, max(later), spread, "flat (within 10 %)" if abs(spread) <= 10 else "NOT flat"))
+total = t["total"]
+print("whole run: %d requests, %d answered, %d errors; history %.2f MiB after the run" % (total["requests"], total["successes"], total["requests"] - total["successes"], int(sys.argv[3]) / 1048576))
+PY
+}
+
 bench_list() {
   echo "== the history list: GET /runs?limit=20 from a history of 10,000 runs, four clients =="
   go test ./internal/httpapi -run '^$' -bench BenchmarkListRuns -benchtime 100x | tee "$work/list.txt" |
@@ -283,6 +336,7 @@ case $what in
   ceiling) engine; bench_wrk; echo; bench_ceiling; machine ;;
   open) engine; bench_open ;;
   soak) engine; bench_soak ;;
+  soak-long) engine; bench_soak_long ;;
   list) bench_list ;;
   all) engine; bench_wrk; echo; bench_ceiling; echo; bench_open; echo; bench_soak; echo; bench_list ;;
   *) die "unknown benchmark $what (wrk, ceiling, open, soak, list or all)" ;;
