@@ -282,6 +282,35 @@ func steps(r *capacity.Result) string {
 	return strings.Join(b, ", ")
 }
 
+// A target whose first trial at a rate above any it served yet fails (its
+// JIT compiling, its pools growing), then serves it: the bracket runs the
+// failure once more, and the answer is the target's edge, not half of it,
+// whether the search starts at its top (a pool's bound) or low.
+func TestSearchColdFailureRunAgain(t *testing.T) {
+	for _, start := range []float64{50, 1000} {
+		p := pausing{capacity: 1000, service: 200 * time.Millisecond, period: time.Hour, overhead: time.Second}
+		served := 0.0
+		cold := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+			out, err := p.run(ctx, tr)
+			if tr.Rate > served*1.5 && served > 0 || served == 0 && tr.Rate >= 1000 {
+				out.Stats.Latency.P99 = 700 // the first time at this rate
+			}
+			served = max(served, tr.Rate)
+			return out, err
+		}
+		cfg := p.config(t, "p99<=300ms")
+		cfg.StartRate, cfg.Budget = start, 150*time.Second
+		res, err := capacity.Search(context.Background(), cfg, cold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("start %.0f: %s", start, describe([]*capacity.Result{res}))
+		if res.Rate < 800 {
+			t.Errorf("start %.0f: %.0f req/s, want near the 1,000 the target serves: a cold first trial halved it", start, res.Rate)
+		}
+	}
+}
+
 // A search that starts low (50 req/s, as one without a pool bound does)
 // on a JVM whose full collections last 0.3 s about every minute: a 3 s
 // bracket trial that holds one fails at any rate, though the target

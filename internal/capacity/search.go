@@ -354,6 +354,23 @@ func (s *search) byPause(st *Step) bool {
 		st.paused >= MinPauseShare*bound.Seconds()
 }
 
+// runAgain reports whether a short trial's failure is run once more at its
+// rate before it bounds the bracket, the second deciding: pooled, a
+// failure by a pause (byPause), and any failure while bracketing, where
+// one 3 s window (a tenth of the goal's time) would halve the answer: the
+// first trial at a rate the target has not served yet meets its JIT
+// compiling and its pools growing (java-platform, warmed at 50 req/s,
+// failed 1,000 then 500 req/s first and carried 1,000 at length; java-
+// virtual failed 800 once in three of five searches and carries about
+// 1,500). A bisection's failure costs precision at most, and is not run
+// again unless a pause may explain it.
+func (s *search) runAgain(phase Phase, st *Step) bool {
+	if s.byPause(st) {
+		return true
+	}
+	return s.pooling() && phase == PhaseBracket && st != nil && !st.Pass && st.died == "" && st.GeneratorBound == ""
+}
+
 // pooling reports whether rates are judged by their confirmations' time
 // pooled: asked, and no trial has measured latencies without a histogram
 // to merge.
@@ -585,7 +602,7 @@ func (s *search) passBelow(ctx context.Context, failed *Step) (lo, hi *Step, err
 		if rate < s.cfg.MinRate {
 			return nil, hi, &stopped{StopNoPass, fmt.Sprintf("every rate down to %.2f req/s failed the objective", s.cfg.MinRate)}
 		}
-		step, err := s.short(ctx, PhaseBracket, rate)
+		step, err := s.shortOnce(ctx, PhaseBracket, rate)
 		switch {
 		case err != nil:
 			return nil, hi, err
@@ -654,12 +671,13 @@ func (s *search) outOfTime() *stopped {
 		s.cfg.Budget, strings.Join(rates, ", "), max(s.left(), 0).Round(100*time.Millisecond), s.costs())}
 }
 
-// short runs a short trial, once more when it failed by a pause (byPause),
-// or returns nil when it would eat the time kept back for confirming (see
-// reserve). The first trial always runs: Validate made room for it.
+// short runs a short trial, once more when its failure may not be the
+// rate's (runAgain), or returns nil when it would eat the time kept back
+// for confirming (see reserve). The first trial always runs: Validate made
+// room for it.
 func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, error) {
 	step, err := s.shortOnce(ctx, phase, rate)
-	if err != nil || !s.byPause(step) {
+	if err != nil || !s.runAgain(phase, step) {
 		return step, err
 	}
 	again, err := s.shortOnce(ctx, phase, rate)
