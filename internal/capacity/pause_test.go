@@ -311,6 +311,38 @@ func TestSearchColdFailureRunAgain(t *testing.T) {
 	}
 }
 
+// A target offered more than it carries serves less, and its failure is
+// not run again: one bracket trial at each failed rate, where a failure on
+// latency alone (served in full) is asked twice.
+func TestSearchOverloadNotRunAgain(t *testing.T) {
+	p := pausing{capacity: 1000, service: 200 * time.Millisecond, period: time.Hour, overhead: time.Second}
+	overloaded := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+		out, err := p.run(ctx, tr)
+		if tr.Rate > 1000 { // it serves what it carries, late
+			out.Stats.Successes = int64(1000 * tr.Duration.Seconds())
+			out.Stats.Completed = out.Stats.Successes
+			out.Stats.SetRates()
+			out.Stats.Latency.P99 = 2000
+		}
+		return out, err
+	}
+	cfg := p.config(t, "p99<=300ms")
+	cfg.StartRate, cfg.Budget = 400, 150*time.Second
+	res, err := capacity.Search(context.Background(), cfg, overloaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[float64]int{}
+	for _, st := range res.Steps {
+		if st.Phase == capacity.PhaseBracket {
+			asked[st.Rate]++
+		}
+	}
+	if asked[1600] != 1 || res.Rate < 900 {
+		t.Errorf("bracket trials by rate %v, answer %.0f req/s: want 1,600 asked once (it served 1,000 of it), the answer near 1,000", asked, res.Rate)
+	}
+}
+
 // A search that starts low (50 req/s, as one without a pool bound does)
 // on a JVM whose full collections last 0.3 s about every minute: a 3 s
 // bracket trial that holds one fails at any rate, though the target
@@ -318,7 +350,7 @@ func TestSearchColdFailureRunAgain(t *testing.T) {
 // passes and the bracket goes on; the answers, wherever the pauses fall,
 // are not a short trial's pause, on the budget a three-target run gives
 // one target.
-func TestSearchShortFailureByPauseRunAgain(t *testing.T) {
+func TestSearchShortFailureByPauseBracketedAgain(t *testing.T) {
 	proto := pausing{capacity: 1700, service: 200 * time.Millisecond, period: 55 * time.Second, pause: 300 * time.Millisecond, overhead: time.Second}
 	edge := proto.edge(300)
 	results := searchSeeds(t, proto, 16, func(c *capacity.Config) { c.StartRate, c.Budget = 50, 150*time.Second })

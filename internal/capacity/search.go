@@ -109,9 +109,8 @@ type Step struct {
 	// a pass despite it, or a failure larger than its lag.
 	GeneratorNote string `json:"generatorNote,omitempty"`
 
-	stats  bench.Stats // what it measured, for pooling
-	died   string      // how the target died in it, if it did
-	paused float64     // the target's pauses in it, s
+	stats bench.Stats // what it measured, for pooling
+	died  string      // how the target died in it, if it did
 }
 
 // Result is the answer of a search.
@@ -339,36 +338,18 @@ func (s *search) undecided(confirms []Step) bool {
 	return p < s.cfg.MustPass && s.cfg.MustPass-p <= s.cfg.Confirmations-len(confirms)
 }
 
-// byPause reports whether a short trial's failure may be the target's
-// pause rather than its rate: the target paused in it for at least
-// MinPauseShare of the objective's tightest latency bound, enough to put
-// the requests that met the pause past it at any rate. Pooled, such a
-// trial is run once more at its rate, and the second decides (MLRsearch
-// judges a load by all its trials' time, not by one short trial's luck):
-// a JVM whose full collections come every minute or so fails a 3 s trial
-// that holds one, at 800 req/s as at 50, and carries twice that over
-// their time, which the bracket would otherwise never reach.
-func (s *search) byPause(st *Step) bool {
-	bound, ok := tightestLatency(s.cfg.Objective)
-	return ok && s.pooling() && st != nil && !st.Pass && st.Phase != PhaseConfirm && st.died == "" &&
-		st.paused >= MinPauseShare*bound.Seconds()
-}
-
-// runAgain reports whether a short trial's failure is run once more at its
-// rate before it bounds the bracket, the second deciding: pooled, a
-// failure by a pause (byPause), and any failure while bracketing, where
-// one 3 s window (a tenth of the goal's time) would halve the answer: the
-// first trial at a rate the target has not served yet meets its JIT
-// compiling and its pools growing (java-platform, warmed at 50 req/s,
-// failed 1,000 then 500 req/s first and carried 1,000 at length; java-
-// virtual failed 800 once in three of five searches and carries about
-// 1,500). A bisection's failure costs precision at most, and is not run
-// again unless a pause may explain it.
-func (s *search) runAgain(phase Phase, st *Step) bool {
-	if s.byPause(st) {
-		return true
+// keptUp reports whether a failed bracket trial failed on its latency
+// alone: it served what the trial that passed below it served, scaled to
+// its rate, within the precision (the first trial, with nothing below it,
+// is given the doubt), as a target meeting a rate for the first time does
+// (its JIT compiling, its pools growing). A target offered more than it
+// carries serves less: java-virtual offered 1,600 req/s after 800 served
+// 1,344 of the 1,492 the scale expects, and is not asked again.
+func (s *search) keptUp(st, lo *Step) bool {
+	if !s.pooling() || st.died != "" || st.GeneratorBound != "" {
+		return false
 	}
-	return s.pooling() && phase == PhaseBracket && st != nil && !st.Pass && st.died == "" && st.GeneratorBound == ""
+	return lo == nil || st.Throughput >= lo.Throughput*st.Rate/lo.Rate*(1-s.cfg.Precision)
 }
 
 // pooling reports whether rates are judged by their confirmations' time
@@ -560,7 +541,7 @@ func (s *search) answer(best []Step, hi *Step) *Result {
 func (s *search) bracket(ctx context.Context) (lo, hi *Step, err error) {
 	rate := min(s.cfg.StartRate, s.top())
 	for {
-		step, err := s.short(ctx, PhaseBracket, rate)
+		step, err := s.bracketTrial(ctx, rate, lo)
 		switch {
 		case err != nil:
 			return lo, nil, err
@@ -602,7 +583,7 @@ func (s *search) passBelow(ctx context.Context, failed *Step) (lo, hi *Step, err
 		if rate < s.cfg.MinRate {
 			return nil, hi, &stopped{StopNoPass, fmt.Sprintf("every rate down to %.2f req/s failed the objective", s.cfg.MinRate)}
 		}
-		step, err := s.shortOnce(ctx, PhaseBracket, rate)
+		step, err := s.short(ctx, PhaseBracket, rate)
 		switch {
 		case err != nil:
 			return nil, hi, err
@@ -671,23 +652,32 @@ func (s *search) outOfTime() *stopped {
 		s.cfg.Budget, strings.Join(rates, ", "), max(s.left(), 0).Round(100*time.Millisecond), s.costs())}
 }
 
-// short runs a short trial, once more when its failure may not be the
-// rate's (runAgain), or returns nil when it would eat the time kept back
-// for confirming (see reserve). The first trial always runs: Validate made
-// room for it.
-func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, error) {
-	step, err := s.shortOnce(ctx, phase, rate)
-	if err != nil || !s.runAgain(phase, step) {
+// bracketTrial runs a bracket trial at rate, lo being the highest that
+// passed below it (nil: none yet), once more when it failed on its latency
+// alone (keptUp), as a target meeting a rate for the first time does (its
+// JIT compiling, its pools growing, a pause): the second decides. One 3 s
+// window, a tenth of the goal's time, would otherwise halve the answer
+// (java-platform warmed at 50 req/s failed 1,000 then 500 req/s and
+// carries 1,000; java-virtual failed 800 once in three of five searches
+// and carries about 1,500). A bisection's failure costs precision at most,
+// and is not asked again: there a pause is the rate's own (a higher rate
+// allocates faster and collects more often).
+func (s *search) bracketTrial(ctx context.Context, rate float64, lo *Step) (*Step, error) {
+	step, err := s.short(ctx, PhaseBracket, rate)
+	if err != nil || step == nil || step.Pass || !s.keptUp(step, lo) {
 		return step, err
 	}
-	again, err := s.shortOnce(ctx, phase, rate)
-	if err != nil || again == nil {
+	second, err := s.short(ctx, PhaseBracket, rate)
+	if err != nil || second == nil {
 		return step, err
 	}
-	return again, nil
+	return second, nil
 }
 
-func (s *search) shortOnce(ctx context.Context, phase Phase, rate float64) (*Step, error) {
+// short runs a short trial, or returns nil when it would eat the time kept
+// back for confirming (see reserve). The first trial always runs: Validate
+// made room for it.
+func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, error) {
 	if len(s.steps) > 0 && s.left() < s.cost.shortTrial()+s.reserve(phase) {
 		return nil, nil
 	}
@@ -714,7 +704,6 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 		s.unpooled = true
 	}
 	step := judge(t, out, s.cfg.Objective)
-	step.paused = out.PauseSeconds
 	s.cost.observe(t, step.Pass, s.cfg.Now().Sub(began)-nominal-out.Warmup)
 	step.N = len(s.steps)
 	s.steps = append(s.steps, step)
