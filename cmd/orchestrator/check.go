@@ -196,8 +196,7 @@ func runCheckRemote(g *globalState, cfg config, spec bench.RunSpec, plan checkPl
 		}
 		defer base.close()
 	}
-	c := cfg.newClient()
-	first, err := c.Submit(g.ctx, spec)
+	c, first, err := submitRemote(g, cfg, spec, defaultSubmitAttempts)
 	if err != nil {
 		return err
 	}

@@ -22,17 +22,7 @@ import (
 // cancels the parts after it); answering no detaches and leaves the runs
 // going.
 func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, attempts int) error {
-	if attempts < 1 {
-		return bench.FieldErrorf("submit-attempts", "must be at least 1, got %d", attempts)
-	}
-	c := cfg.newClient(client.WithSubmitRetry(attempts, func(b client.BusyWait) {
-		fmt.Fprintf(g.stderr, "%s: %s; asking again in %s (attempt %d of %d)\n", cfg.Server, b.Reason, b.Wait, b.Attempt, b.Of)
-	}))
-	first, err := c.Submit(g.ctx, spec)
-	if bench.RetryAfter(err) > 0 {
-		return &exitError{code: exitBusy, err: bench.Errorf(bench.EUNAVAILABLE,
-			"nothing was submitted: %s; try again later, or raise the daemon's guardrails.maxQueue", bench.ErrorMessage(err))}
-	}
+	c, first, err := submitRemote(g, cfg, spec, attempts)
 	if err != nil {
 		return err
 	}
@@ -50,6 +40,28 @@ func runRemote(g *globalState, cfg config, spec bench.RunSpec, output string, qu
 		}
 	}
 	return nil
+}
+
+// defaultSubmitAttempts is how many times a run is submitted to a daemon
+// whose queue is full (run's --submit-attempts, and check's).
+const defaultSubmitAttempts = 3
+
+// submitRemote submits spec to the daemon, asking again while its queue
+// is full as many times as attempts allows; still full, that is exit status
+// 4, nothing submitted. It returns the client, for following the run.
+func submitRemote(g *globalState, cfg config, spec bench.RunSpec, attempts int) (*client.Client, *bench.Run, error) {
+	if attempts < 1 {
+		return nil, nil, bench.FieldErrorf("submit-attempts", "must be at least 1, got %d", attempts)
+	}
+	c := cfg.newClient(client.WithSubmitRetry(attempts, func(b client.BusyWait) {
+		fmt.Fprintf(g.stderr, "%s: %s; asking again in %s (attempt %d of %d)\n", cfg.Server, b.Reason, b.Wait, b.Attempt, b.Of)
+	}))
+	first, err := c.Submit(g.ctx, spec)
+	if bench.RetryAfter(err) > 0 {
+		return nil, nil, &exitError{code: exitBusy, err: bench.Errorf(bench.EUNAVAILABLE,
+			"nothing was submitted: %s; try again later, or raise the daemon's guardrails.maxQueue", bench.ErrorMessage(err))}
+	}
+	return c, first, err
 }
 
 // followRemoteRun follows the first of runs (the others are the parts

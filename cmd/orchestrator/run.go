@@ -82,7 +82,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 	cmd.Flags().String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress")
-	cmd.Flags().IntVar(&submitAttempts, "submit-attempts", 3, "with --server: how many times to submit while the daemon's run queue is full, waiting what its Retry-After says in between")
+	cmd.Flags().IntVar(&submitAttempts, "submit-attempts", defaultSubmitAttempts, "with --server: how many times to submit while the daemon's run queue is full, waiting what its Retry-After says in between")
 	cmd.Flags().StringVar(&results.Path, "results", "", "write every measured request in vegeta's results encoding, a file per target named for it\n(results.gob: results.go.gob, ...), for vegeta report, plot and encode")
 	cmd.Flags().StringVar(&results.Format, "results-format", vegeta.FormatGob, "encoding of --results: "+strings.Join(vegeta.ResultsFormats, ", "))
 	return cmd

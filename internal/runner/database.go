@@ -23,13 +23,9 @@ func (r *Runner) startDatabase(ctx context.Context, run *bench.Run) (bench.Datab
 	}
 	limits := run.Spec.DatabaseLimits()
 	engine := run.Spec.EngineOf(bench.Case{})
-	res := &bench.DatabaseResult{Kind: d.Kind, Status: bench.TargetRunning, Limits: limits, Pool: d.PoolSize()}
-	switch ee := run.Environment.Engine(engine); {
-	case onLocalEngine(engine):
-		res.CPUSet = run.Environment.LoadCPUSet
-	case ee != nil:
-		_, res.CPUSet = splitRemote(ee.CPUs, run.Spec.Limits.CPUs)
-	}
+	// On the local engine, beside the load generator: bench.Prepare refuses
+	// a database for a run on a remote one.
+	res := &bench.DatabaseResult{Kind: d.Kind, Status: bench.TargetRunning, Limits: limits, Pool: d.PoolSize(), CPUSet: run.Environment.LoadCPUSet}
 	run.Database = res
 	if r.cfg.Databases == nil {
 		return nil, r.databaseFailed(run, bench.Errorf(bench.EUNAVAILABLE, "this runner starts no database servers"))
