@@ -333,8 +333,9 @@ func (x *expTable) cpu() {
 	}
 }
 
-// cpuPer1k is a target's CPU seconds per 1,000 requests over its measured
-// stages, weighted by their requests; 0 when the container's CPU was not read.
+// cpuPer1k is a target's CPU seconds per 1,000 responses over its measured
+// stages, weighted by the responses completed in each; 0 when the CPU was
+// not read.
 func cpuPer1k(t *bench.TargetResult) float64 {
 	var cpu, requests float64
 	for _, r := range t.Resources {
@@ -343,8 +344,8 @@ func cpuPer1k(t *bench.TargetResult) float64 {
 		}
 		for _, st := range t.Stages {
 			if st.Index == r.Stage && !st.Warmup {
-				cpu += r.CPUSecondsPer1k * float64(st.Stats.Requests)
-				requests += float64(st.Stats.Requests)
+				cpu += r.CPUSecondsPer1k * float64(st.Stats.Completed)
+				requests += float64(st.Stats.Completed)
 			}
 		}
 	}

@@ -217,10 +217,10 @@ func cpuBound(e Evidence) (bench.Cause, bool) {
 }
 
 // cpu returns the container's CPU over the stage: measured, else from the
-// CPU seconds per 1,000 successful requests the metrics gave. That
-// estimate counts requests sent in the stage against CPU used in it: an
-// estimate past the limit by more than estimateSlack says the two do not
-// match (a backlog answered after the stage), and is no evidence.
+// CPU seconds per 1,000 responses completed in the stage the metrics gave.
+// The counter is interpolated at the stage's edges: an estimate past the
+// limit by more than estimateSlack says the samples were too few to tell,
+// and is no evidence.
 func (e Evidence) cpu() (CPU, bool) {
 	if e.CPU != nil {
 		return *e.CPU, true
@@ -228,7 +228,7 @@ func (e Evidence) cpu() (CPU, bool) {
 	if e.Resources == nil || e.Resources.CPUSecondsPer1k <= 0 || e.Limits.CPUs <= 0 || e.seconds() <= 0 {
 		return CPU{}, false
 	}
-	used := e.Resources.CPUSecondsPer1k * float64(e.Stage.Stats.Successes) / 1000
+	used := e.Resources.CPUSecondsPer1k * float64(e.Stage.Stats.Completed) / 1000
 	share := used / (e.seconds() * e.Limits.CPUs)
 	if share > 1+estimateSlack {
 		return CPU{}, false

@@ -57,7 +57,7 @@ func events(typ string, n int, d time.Duration, st []jfr.Frame, fields map[strin
 // by Little's law).
 func stage() bench.StageResult {
 	return bench.StageResult{Index: 1, Duration: bench.Duration(5 * time.Second),
-		Stats: bench.Stats{Successes: 1000, Throughput: 200, Latency: bench.Latency{Mean: 20}}}
+		Stats: bench.Stats{Successes: 1000, Completed: 1000, Throughput: 200, Latency: bench.Latency{Mean: 20}}}
 }
 
 func TestPinned(t *testing.T) {
@@ -239,7 +239,7 @@ func TestNothingRecorded(t *testing.T) {
 // tail to explain: the same pauses say nothing there.
 func TestStall(t *testing.T) {
 	s := bench.StageResult{Index: 15, Duration: bench.Duration(10 * time.Second),
-		Stats: bench.Stats{Successes: 31000, Throughput: 3100, Latency: bench.Latency{P50: 201, P99: 375.8}},
+		Stats: bench.Stats{Successes: 31000, Completed: 31000, Throughput: 3100, Latency: bench.Latency{P50: 201, P99: 375.8}},
 		Flags: []bench.Flag{{Kind: bench.FlagConnectionBound, Reason: "requests waited for a connection"}}}
 	gcs := append(events(jfr.TypeGarbageCollection, 4, 30*time.Millisecond, nil, map[string]string{"name": "DefNew"}),
 		jfr.Event{Type: jfr.TypeGarbageCollection, Start: t0.Add(5 * time.Second), Duration: 270 * time.Millisecond, Fields: map[string]string{"name": "SerialOld"}})
@@ -290,7 +290,7 @@ func TestStall(t *testing.T) {
 func TestDBPoolBound(t *testing.T) {
 	// 400 req/s at a mean 500 ms: 200 requests in flight, 190 waiting.
 	st := bench.StageResult{Index: 3, Duration: bench.Duration(5 * time.Second),
-		Stats: bench.Stats{Successes: 2000, Throughput: 400, Latency: bench.Latency{Mean: 500}}}
+		Stats: bench.Stats{Successes: 2000, Completed: 2000, Throughput: 400, Latency: bench.Latency{Mean: 500}}}
 	res := &bench.StageResources{Stage: 3, PoolAcquireMs: 450, PoolTimeouts: 3, Pool: map[string]bench.Gauge{
 		bench.PoolMax: {Peak: 10, Mean: 10}, bench.PoolActive: {Peak: 10, Mean: 9.6}, bench.PoolPending: {Peak: 192, Mean: 190}}}
 	virtual := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: st, Resources: res, Limits: bench.Limits{CPUs: 1},

@@ -16,7 +16,7 @@ func stage(index int, start, length float64, successes int64) bench.StageResult 
 		Index:       index,
 		StartOffset: bench.Duration(start * float64(time.Second)),
 		Duration:    bench.Duration(length * float64(time.Second)),
-		Stats:       bench.Stats{Requests: successes, Successes: successes},
+		Stats:       bench.Stats{Requests: successes, Successes: successes, Completed: successes},
 	}
 }
 
@@ -133,21 +133,21 @@ func TestSummarize(t *testing.T) {
 		{
 			// 0.5 CPU-seconds a second: 2.5 s per stage over 1,000 and
 			// 4,000 successes.
-			name: "CPU per 1k successes from the process counter",
+			name: "CPU per 1k successes from the container's counter",
 			series: []bench.Series{
-				series("process_cpu_seconds_total", nil, -1, 11, func(t float64) float64 { return 100 + 0.5*t }),
-				series(metrics.ContainerCPUSeconds, nil, -1, 11, func(t float64) float64 { return 7 * t }), // ignored
+				series(metrics.ContainerCPUSeconds, nil, -1, 11, func(t float64) float64 { return 100 + 0.5*t }),
+				series("process_cpu_seconds_total", nil, -1, 11, func(t float64) float64 { return 7 * t }), // ignored
 			},
 			want: []bench.StageResources{{Stage: 0, CPUSecondsPer1k: 2.5}, {Stage: 1, CPUSecondsPer1k: 0.625}},
 		},
 		{
-			name:   "CPU per 1k from Micrometer's nanoseconds",
+			name:   "CPU per 1k from Micrometer's nanoseconds without the container's counter",
 			series: []bench.Series{series("process_cpu_time_ns_total", nil, 0, 10, func(t float64) float64 { return 1e9 * t })},
 			want:   []bench.StageResources{{Stage: 0, CPUSecondsPer1k: 5}, {Stage: 1, CPUSecondsPer1k: 1.25}},
 		},
 		{
-			name:   "CPU per 1k from the container without a process counter",
-			series: []bench.Series{series(metrics.ContainerCPUSeconds, nil, 0, 10, func(t float64) float64 { return 2 * t })},
+			name:   "CPU per 1k from the process without the container's counter",
+			series: []bench.Series{series("process_cpu_seconds_total", nil, 0, 10, func(t float64) float64 { return 2 * t })},
 			want:   []bench.StageResources{{Stage: 0, CPUSecondsPer1k: 10}, {Stage: 1, CPUSecondsPer1k: 2.5}},
 		},
 		{
@@ -185,6 +185,19 @@ func TestSummarize(t *testing.T) {
 				t.Errorf("got\n%+v\nwant\n%+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSummarize_CPUPerCompleted divides a window's CPU by the responses
+// completed in it: a backlog sent before the stage and answered in it cost
+// the stage's CPU, requests sent in it and answered after it did not.
+func TestSummarize_CPUPerCompleted(t *testing.T) {
+	s := []bench.Series{series(metrics.ContainerCPUSeconds, nil, 0, 10, func(t float64) float64 { return t })}
+	st := stage(0, 0, 5, 250)
+	st.Stats.Completed = 500
+	got := metrics.Summarize(s, testSources, nil, nil, []bench.StageResult{st})
+	if got[0].CPUSecondsPer1k != 10 {
+		t.Errorf("5 CPU s over 500 completed (250 sent) = %v s per 1k, want 10", got[0].CPUSecondsPer1k)
 	}
 }
 
