@@ -14,7 +14,7 @@ INTEGRATION_TIMEOUT ?= 25m
 OTHER_OS_SKIP := needs Linux|on this OS
 TESTSUMMARY = $(GO) run ./scripts/testsummary -allow-skip '$(OTHER_OS_SKIP)'
 
-.PHONY: all build test test-setup lint unit java-test fixtures integration integration-side integration-measure docker-up test-deps demo bench clean
+.PHONY: all build test test-setup lint unit java-test fixtures integration integration-side integration-measure docker-up test-deps demo bench clean reference
 
 all: build
 
@@ -41,6 +41,11 @@ test:
 	$(MAKE) --no-print-directory -j 4 --output-sync=target lint java-test conformance integration-side
 	$(MAKE) --no-print-directory integration-measure
 	cat .build/integration-side.json .build/integration-measure.json | $(TESTSUMMARY) -name integration -slowest-only
+
+## reference: rewrite docs/reference from the code (the CLI's pages by cobra's generator, the API's endpoints and a
+##   spec's fields from api/openapi.yaml); TestReferenceIsCurrent fails while it is stale
+reference:
+	$(GO) test -count=1 -run '^TestReferenceIsCurrent$$' ./cmd/orchestrator -update-reference
 
 ## test-setup: what make test installs before its integration tests run: the engine, the programs the tests drive
 test-setup:
