@@ -48,16 +48,40 @@ func isNotFound(err error) bool {
 	return errors.As(err, &se) && se.code == http.StatusNotFound
 }
 
+// metricsProbeTimeout and metricsProbeTries bound how long an optional
+// metrics path may take to answer once the service is ready: its first
+// exposition loads the registry's classes, seconds on a busy CPU (one
+// probe of a second dropped a Spring Boot service's metrics, and with them
+// its pool's figures, in a clean-clone run of the suite).
+const (
+	metricsProbeTimeout = 10 * time.Second
+	metricsProbeTries   = 3
+)
+
 // findMetrics drops an optional metrics path that does not answer once the
-// target is ready: its figures then come from the container alone.
+// target is ready: its figures then come from the container alone. An
+// answer other than 200 drops it at once; no answer is asked again.
 func (in *Instance) findMetrics(ctx context.Context) {
 	if !in.entry.Listening.MetricsOptional || in.entry.MetricsPath == "" {
 		return
 	}
-	hc := &http.Client{Timeout: probeTimeout}
-	if probe(ctx, hc, in.metricsBase()+in.entry.MetricsPath) != nil {
-		in.noMetrics = true
+	in.noMetrics = !answers(ctx, &http.Client{Timeout: metricsProbeTimeout}, in.metricsBase()+in.entry.MetricsPath, metricsProbeTries)
+}
+
+// answers reports whether url answers 200 within tries probes; a status
+// answer ends the tries, a timeout or refused connection does not.
+func answers(ctx context.Context, hc *http.Client, url string, tries int) bool {
+	for range tries {
+		err := probe(ctx, hc, url)
+		if err == nil {
+			return true
+		}
+		var se *statusError
+		if errors.As(err, &se) || ctx.Err() != nil {
+			return false
+		}
 	}
+	return false
 }
 
 // ownInfo is what a target of one's own is, in place of a /info: with
