@@ -59,7 +59,7 @@ func TestTwoBuildsPaired(t *testing.T) {
 		t.Logf("%s: %.1f req/s, p50 %.1f ms, p99 %.1f ms", tr.Key(), st.Throughput, st.Latency.P50, st.Latency.P99)
 	}
 	var md bytes.Buffer
-	if err := report.WriteReport(&md, report.Source{Run: run}, "markdown", analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&md, analyzed(report.Source{Run: run}, analysis.ReportOptions{}), "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	rep := analysis.Analyze(run, analysis.ReportOptions{})

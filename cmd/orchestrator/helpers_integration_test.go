@@ -26,7 +26,9 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/targets"
 )
@@ -478,4 +480,11 @@ func runStored(t *testing.T, db string, args ...string) (*bench.Run, error) {
 		err = fmt.Errorf("run %s: %s", run.Status, run.Error)
 	}
 	return run, err
+}
+
+// analyzed is src with its run's analysis, as the report's callers give it.
+func analyzed(src report.Source, opts analysis.ReportOptions) report.Source {
+	rep := analysis.Analyze(src.Run, opts)
+	src.Report = &rep
+	return src
 }

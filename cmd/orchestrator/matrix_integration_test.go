@@ -97,7 +97,7 @@ func TestMeasurePinningMatrix(t *testing.T) {
 	checkPinningPairs(t, rep, run)
 	checkVirtualThreadFigures(t, rep)
 	var md bytes.Buffer
-	if err := report.WriteReport(&md, report.Source{Run: run}, "markdown", analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&md, analyzed(report.Source{Run: run}, analysis.ReportOptions{}), "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"orders: thread model × JDK", "along the JDK", "along the thread model", "Virtual threads, as the JVM counts them"} {

@@ -111,7 +111,9 @@ func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer,
 	if err != nil {
 		return err
 	}
-	return report.WriteReport(w, src, format.Name, analysis.ReportOptions{MinEffect: threshold})
+	rep := analysis.Analyze(run, analysis.ReportOptions{MinEffect: threshold})
+	src.Report = &rep
+	return report.WriteReport(w, src, format.Name)
 }
 
 // writeOut writes body to the file path, or to stdout when path is empty.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/database"
 	"github.com/threadbench/threadbench/internal/httpapi"
@@ -186,9 +187,19 @@ func (d *runDeps) Close() {
 	}
 }
 
+// runAnalysis is the analysis a run's table opens with; the JSON document
+// is the run alone.
+func runAnalysis(run *bench.Run, output string) *bench.Report {
+	if output == report.FormatJSON || len(run.Targets) == 0 {
+		return nil
+	}
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	return &rep
+}
+
 // finishRun prints the stored run and turns a failed run into an exit code.
 func finishRun(g *globalState, run *bench.Run, output, where string) error {
-	if err := report.WriteRun(g.stdout, run, output); err != nil {
+	if err := report.WriteRun(g.stdout, run, runAnalysis(run, output), output); err != nil {
 		return err
 	}
 	if err := writeExperiment(g, run, output); err != nil {

@@ -135,7 +135,7 @@ func newRunsShowCmd(g *globalState) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := report.WriteRun(g.stdout, run, output); err != nil {
+				if err := report.WriteRun(g.stdout, run, runAnalysis(run, output), output); err != nil {
 					return err
 				}
 				return writeExperiment(g, run, output)

@@ -48,8 +48,10 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	rep := analysis.Analyze(run, analysis.ReportOptions{MinEffect: threshold})
+	src.Report = &rep
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, src, format.Name, analysis.ReportOptions{MinEffect: threshold}); err != nil {
+	if err := report.WriteReport(&buf, src, format.Name); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/chart"
+	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/steady"
 )
 
@@ -17,14 +18,14 @@ import (
 // figures: the targets' own gauge of requests in flight, the container's
 // figures, and the runtimes' GC counters (the first that has data).
 const (
-	seriesInflight   = "threadbench_inflight_requests"
-	seriesWorkingSet = "container_memory_working_set_bytes"
-	seriesCPURatio   = "container_cpu_usage_ratio"
+	seriesInflight   = metrics.InflightRequests
+	seriesWorkingSet = metrics.ContainerMemoryWorkingSet
+	seriesCPURatio   = metrics.ContainerCPURatio
 )
 
 var (
-	gcCountSeries = []string{bench.SeriesGCPauses, "go_gc_duration_seconds_count"}
-	gcTimeSeries  = []string{bench.SeriesGCPauseSeconds, "go_gc_duration_seconds_sum"}
+	gcCountSeries = metrics.GCPauseCounts
+	gcTimeSeries  = metrics.GCPauseSeconds
 )
 
 // ChartSeries returns the names of the series the HTML report of a result

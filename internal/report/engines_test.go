@@ -59,7 +59,7 @@ func TestWriteReport_Engines(t *testing.T) {
 				src.Run.Targets[0].Engine = bench.EngineLocal
 			}
 			var buf bytes.Buffer
-			if err := report.WriteReport(&buf, src, report.FormatTable, analysis.ReportOptions{}); err != nil {
+			if err := report.WriteReport(&buf, analyzed(src, analysis.ReportOptions{}), report.FormatTable); err != nil {
 				t.Fatal(err)
 			}
 			text := squeeze(buf.String())

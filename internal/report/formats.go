@@ -4,7 +4,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/check"
 	"github.com/threadbench/threadbench/internal/trend"
@@ -59,14 +58,14 @@ type Format struct {
 
 // renderers are a format's writers, one per kind.
 type renderers struct {
-	run           func(io.Writer, *bench.Run) error
+	run           func(io.Writer, *bench.Run, *bench.Report) error
 	runList       func(io.Writer, []bench.RunSummary) error
 	comparison    func(io.Writer, bench.Comparison) error
 	targets       func(io.Writer, []bench.TargetInfo) error
 	profiles      func(io.Writer, []bench.Profile) error
 	experiments   func(io.Writer, []bench.Experiment) error
 	experimentRun func(io.Writer, *bench.Run) error
-	report        func(io.Writer, Source, analysis.ReportOptions) error
+	report        func(io.Writer, Source) error
 	check         func(io.Writer, check.Result) error
 	trend         func(io.Writer, trend.Trend) error
 }
@@ -90,7 +89,7 @@ var formats = []Format{
 		Name: FormatJSON, MediaType: "application/json", ContentType: "application/json", Extension: "json",
 		Download: "JSON",
 		renderers: renderers{
-			run: jsonOf[*bench.Run], runList: jsonList[bench.RunSummary], comparison: jsonOf[bench.Comparison],
+			run: runJSON, runList: jsonList[bench.RunSummary], comparison: jsonOf[bench.Comparison],
 			targets: jsonList[bench.TargetInfo], profiles: jsonList[bench.Profile], experiments: jsonList[bench.Experiment],
 			report: reportJSON, check: jsonOf[check.Result], trend: jsonOf[trend.Trend],
 		},
@@ -246,6 +245,9 @@ func unknownFormat(field, name string, valid []string) error {
 func lookup(k Kind, name string) (Format, error) {
 	return LookupFormat(k, name, "output")
 }
+
+// runJSON writes the run document, indented: its analysis is not part of it.
+func runJSON(w io.Writer, r *bench.Run, _ *bench.Report) error { return writeJSON(w, r) }
 
 // jsonOf writes v indented.
 func jsonOf[T any](w io.Writer, v T) error { return writeJSON(w, v) }

@@ -17,13 +17,13 @@ import (
 func TestWriteReport_Matrix(t *testing.T) {
 	src := report.Source{Run: analysistest.PinningMatrix(t)}
 	var md bytes.Buffer
-	if err := report.WriteReport(&md, src, "markdown", analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&md, analyzed(src, analysis.ReportOptions{}), "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report_matrix.markdown.golden", md.Bytes())
 	for _, format := range []string{"table", "html"} {
 		var buf bytes.Buffer
-		if err := report.WriteReport(&buf, src, format, analysis.ReportOptions{}); err != nil {
+		if err := report.WriteReport(&buf, analyzed(src, analysis.ReportOptions{}), format); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{"orders: thread model × JDK, whole attack", "60.0 req/s, p99 ", "orders@virtual,jdk=21 vs orders@platform,jdk=21, along the thread model"} {

@@ -25,7 +25,7 @@ func TestReportShowsCapacity(t *testing.T) {
 	for _, format := range []string{report.FormatTable, report.FormatMarkdown, report.FormatHTML, report.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := report.WriteReport(&buf, report.Source{Run: run}, format, analysis.ReportOptions{}); err != nil {
+			if err := report.WriteReport(&buf, analyzed(report.Source{Run: run}, analysis.ReportOptions{}), format); err != nil {
 				t.Fatal(err)
 			}
 			out := buf.String()
@@ -61,13 +61,13 @@ func TestCapacityReportOpensWithTheAnswer(t *testing.T) {
 	}
 	render := func(format string) string {
 		var buf bytes.Buffer
-		if err := report.WriteReport(&buf, report.Source{Run: run}, format, analysis.ReportOptions{}); err != nil {
+		if err := report.WriteReport(&buf, analyzed(report.Source{Run: run}, analysis.ReportOptions{}), format); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()
 	}
 	var runTable bytes.Buffer
-	if err := report.WriteRun(&runTable, run, report.FormatTable); err != nil {
+	if err := report.WriteRun(&runTable, run, summary(run), report.FormatTable); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -135,7 +135,7 @@ func TestReportShowsScalability(t *testing.T) {
 	}
 	run.Targets = []bench.TargetResult{tr}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatTable, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, analyzed(report.Source{Run: run}, analysis.ReportOptions{}), report.FormatTable); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Scalability (Universal Scalability Law)", "java-platform: contention σ 0.0500, coherency κ 0.000200",
@@ -146,7 +146,7 @@ func TestReportShowsScalability(t *testing.T) {
 	}
 	// the HTML report draws the points beside the curve
 	buf.Reset()
-	if err := report.WriteReport(&buf, report.Source{Run: run}, report.FormatHTML, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, analyzed(report.Source{Run: run}, analysis.ReportOptions{}), report.FormatHTML); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`data-chart="usl-0"`, "java-platform measured", "java-platform USL fit", "clients"} {

@@ -26,10 +26,10 @@ func noStyleNoScript(t *testing.T, fragment string) {
 func TestWriteReportFragment(t *testing.T) {
 	src := threeTargetSource(t)
 	var page, fragment bytes.Buffer
-	if err := report.WriteReport(&page, src, report.FormatHTML, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&page, analyzed(src, analysis.ReportOptions{}), report.FormatHTML); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteReportFragment(&fragment, src, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReportFragment(&fragment, analyzed(src, analysis.ReportOptions{})); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(page.String(), fragment.String()) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -46,9 +47,12 @@ func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
 // classes are those of the self-contained page (section, table, td.num,
 // .swatch, .charts, .flames, ul.lines, .findings, .scroll, .muted) for the
 // embedding page to style. The daemon's web page shows a run with it.
-func WriteReportFragment(w io.Writer, src Source, opts analysis.ReportOptions) error {
+func WriteReportFragment(w io.Writer, src Source) error {
+	if src.Report == nil {
+		return errors.New("report: the run's analysis is missing (Source.Report)")
+	}
 	var buf bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(analysis.Analyze(src.Run, opts), src)); err != nil {
+	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(*src.Report, src)); err != nil {
 		return fmt.Errorf("render html report: %w", err)
 	}
 	return flush(w, &buf)

@@ -2,11 +2,11 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -14,7 +14,10 @@ import (
 // HTML report's charts, the series of its results (by TargetResult.Key)
 // and the catalog that says which series hold which resource figure.
 type Source struct {
-	Run     *bench.Run
+	Run *bench.Run
+	// Report is Run's analysis (analysis.Analyze), which the renderers draw
+	// and never run themselves; CSV alone does without it.
+	Report  *bench.Report
 	Series  map[string][]bench.Series
 	Targets []bench.TargetInfo
 	// Flames are the samples of the flame graphs the HTML report draws
@@ -26,38 +29,41 @@ type Source struct {
 // "markdown" (GitHub), "json" (bench.Report), "csv" (one row per result ×
 // stage × request and one per result × second; see WriteReportCSV) or
 // "html" (one self-contained page with charts). Any other format is an
-// EINVALID error.
-func WriteReport(w io.Writer, src Source, format string, opts analysis.ReportOptions) error {
+// EINVALID error. Every format but CSV draws src.Report.
+func WriteReport(w io.Writer, src Source, format string) error {
 	f, err := lookup(KindReport, format)
 	if err != nil {
 		return err
 	}
-	return f.report(w, src, opts)
+	if src.Report == nil && f.Name != FormatCSV {
+		return errors.New("report: the run's analysis is missing (Source.Report)")
+	}
+	return f.report(w, src)
 }
 
-func reportTable(w io.Writer, src Source, opts analysis.ReportOptions) error {
+func reportTable(w io.Writer, src Source) error {
 	var buf bytes.Buffer
-	writeSectionsText(&buf, answerFirst(layoutReport(analysis.Analyze(src.Run, opts))))
+	writeSectionsText(&buf, answerFirst(layoutReport(*src.Report)))
 	return flush(w, &buf)
 }
 
-func reportMarkdown(w io.Writer, src Source, opts analysis.ReportOptions) error {
+func reportMarkdown(w io.Writer, src Source) error {
 	var buf bytes.Buffer
-	writeSectionsMarkdown(&buf, answerFirst(layoutReport(analysis.Analyze(src.Run, opts))))
+	writeSectionsMarkdown(&buf, answerFirst(layoutReport(*src.Report)))
 	return flush(w, &buf)
 }
 
-func reportJSON(w io.Writer, src Source, opts analysis.ReportOptions) error {
-	return writeJSON(w, analysis.Analyze(src.Run, opts))
+func reportJSON(w io.Writer, src Source) error {
+	return writeJSON(w, *src.Report)
 }
 
-func reportCSV(w io.Writer, src Source, _ analysis.ReportOptions) error {
+func reportCSV(w io.Writer, src Source) error {
 	return WriteReportCSV(w, src.Run)
 }
 
-func reportHTML(w io.Writer, src Source, opts analysis.ReportOptions) error {
+func reportHTML(w io.Writer, src Source) error {
 	var buf bytes.Buffer
-	if err := writeHTML(&buf, analysis.Analyze(src.Run, opts), src); err != nil {
+	if err := writeHTML(&buf, *src.Report, src); err != nil {
 		return err
 	}
 	return flush(w, &buf)
@@ -155,10 +161,10 @@ func markdownText(s string) string {
 }
 
 // writeReportSummary writes what `runs show` opens with: the findings and
-// the whole attack side by side.
-func writeReportSummary(buf *bytes.Buffer, r *bench.Run) {
-	if len(r.Targets) == 0 {
+// the whole attack side by side, from the run's analysis (none without it).
+func writeReportSummary(buf *bytes.Buffer, rep *bench.Report) {
+	if rep == nil {
 		return
 	}
-	writeSectionsText(buf, answerFirst(layoutSummary(analysis.Analyze(r, analysis.ReportOptions{}))))
+	writeSectionsText(buf, answerFirst(layoutSummary(*rep)))
 }

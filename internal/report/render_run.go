@@ -23,26 +23,28 @@ var (
 
 // WriteRun writes one run as "table" (a header, the cross-target summary of
 // its report, then per target its stages, total and resources) or "json"
-// (the run document, indented). Any other format is an EINVALID error.
-func WriteRun(w io.Writer, r *bench.Run, format string) error {
+// (the run document, indented). rep is the run's analysis, whose summary
+// the table opens with; nil for none. Any other format is an EINVALID
+// error.
+func WriteRun(w io.Writer, r *bench.Run, rep *bench.Report, format string) error {
 	f, err := lookup(KindRun, format)
 	if err != nil {
 		return err
 	}
-	return f.run(w, r)
+	return f.run(w, r, rep)
 }
 
-func runTable(w io.Writer, r *bench.Run) error {
+func runTable(w io.Writer, r *bench.Run, rep *bench.Report) error {
 	var buf bytes.Buffer
 	switch {
 	case r.Spec.Capacity != nil && len(r.Targets) > 0: // a capacity run opens with its answer
-		writeReportSummary(&buf, r)
+		writeReportSummary(&buf, rep)
 		fmt.Fprintln(&buf)
 		writeRunHeader(&buf, r)
 	case len(r.Targets) > 0:
 		writeRunHeader(&buf, r)
 		fmt.Fprintln(&buf)
-		writeReportSummary(&buf, r)
+		writeReportSummary(&buf, rep)
 	default:
 		writeRunHeader(&buf, r)
 	}

@@ -79,7 +79,7 @@ func TestWriteRun_Golden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := report.WriteRun(&buf, tt.run, "table"); err != nil {
+			if err := report.WriteRun(&buf, tt.run, summary(tt.run), "table"); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, tt.name, buf.Bytes())
@@ -111,7 +111,7 @@ func closedRun(t *testing.T) *bench.Run {
 func TestWriteRun_JSON(t *testing.T) {
 	r := analysistest.BaseRun(t)
 	var buf bytes.Buffer
-	if err := report.WriteRun(&buf, r, "json"); err != nil {
+	if err := report.WriteRun(&buf, r, nil, "json"); err != nil {
 		t.Fatal(err)
 	}
 	var back bench.Run
@@ -149,7 +149,9 @@ func TestWrite_UnknownFormat(t *testing.T) {
 		valid string
 	}{
 		{"comparison", func(w *bytes.Buffer) error { return report.WriteComparison(w, c, "xml") }, "table, markdown, json"},
-		{"run", func(w *bytes.Buffer) error { return report.WriteRun(w, analysistest.BaseRun(t), "markdown") }, "table, json"},
+		{"run", func(w *bytes.Buffer) error {
+			return report.WriteRun(w, analysistest.BaseRun(t), summary(analysistest.BaseRun(t)), "markdown")
+		}, "table, json"},
 		{"run list", func(w *bytes.Buffer) error { return report.WriteRunList(w, nil, "yaml") }, "table, json"},
 	}
 	for _, tt := range tests {
@@ -170,7 +172,7 @@ func TestWrite_UnknownFormat(t *testing.T) {
 }
 
 func TestWrite_WriterError(t *testing.T) {
-	err := report.WriteRun(failingWriter{}, analysistest.BaseRun(t), "table")
+	err := report.WriteRun(failingWriter{}, analysistest.BaseRun(t), summary(analysistest.BaseRun(t)), "table")
 	if !errors.Is(err, errBrokenPipe) {
 		t.Errorf("err = %v, want the writer's error wrapped", err)
 	}
@@ -186,7 +188,7 @@ func TestWriteReport_Golden(t *testing.T) {
 	for _, format := range report.ReportFormats {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := report.WriteReport(&buf, threeTargetSource(t), format, analysis.ReportOptions{}); err != nil {
+			if err := report.WriteReport(&buf, analyzed(threeTargetSource(t), analysis.ReportOptions{}), format); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "report."+format+".golden", buf.Bytes())
@@ -221,7 +223,7 @@ func TestWriteReport_HTMLStaysSmall(t *testing.T) {
 		src.Series[key] = series
 	}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, src, "html", analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, analyzed(src, analysis.ReportOptions{}), "html"); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

@@ -54,7 +54,7 @@ func TestWhyFlamesHTML(t *testing.T) {
 		{Ref: bench.FlameRef{Key: bench.TargetJavaPlatform, Stage: 0}, Stacks: small},
 		{Ref: bench.FlameRef{Key: bench.TargetJavaVirtual, Stage: 0}, Stacks: large}}}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, src, report.FormatHTML, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, analyzed(src, analysis.ReportOptions{}), report.FormatHTML); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -78,7 +78,7 @@ func TestWhyFlamesHTML(t *testing.T) {
 	}
 	// The text formats say where the folded stacks are, and draw nothing.
 	buf.Reset()
-	if err := report.WriteReport(&buf, src, report.FormatTable, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, analyzed(src, analysis.ReportOptions{}), report.FormatTable); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "GET /runs/crafted/targets/java-virtual/stages/0/stacks.folded") || strings.Contains(buf.String(), "<svg") {
@@ -94,7 +94,7 @@ func TestWhyWaitsAndTry(t *testing.T) {
 	d.Causes = []bench.Cause{{Kind: bench.VerdictLockBound, Share: 0.87, Waits: "database connections", Try: "size the pool",
 		Sentence: d.Target + ": its request threads waited in com.zaxxer.hikari.pool.HikariPool.getConnection for 87 % of the stage"}}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, report.Source{Run: r}, report.FormatTable, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, analyzed(report.Source{Run: r}, analysis.ReportOptions{}), report.FormatTable); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -117,7 +117,7 @@ func TestWhyJMC(t *testing.T) {
 		Disagree: []string{"JMC warns JavaBlocking (score 100), where no stage's why is lock-bound"}}
 	for _, format := range []string{report.FormatTable, report.FormatMarkdown, report.FormatHTML} {
 		var buf bytes.Buffer
-		if err := report.WriteReport(&buf, report.Source{Run: r}, format, analysis.ReportOptions{}); err != nil {
+		if err := report.WriteReport(&buf, analyzed(report.Source{Run: r}, analysis.ReportOptions{}), format); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{"JDK Mission Control&#39;s rules (JMC 9.1.0)", "JavaBlocking", "Threads were blocked on monitors.",
@@ -138,7 +138,7 @@ func TestWhyVirtualThreads(t *testing.T) {
 	r := whyRun(t)
 	r.Targets[1].Inside.VirtualThreads = []bench.VirtualThreadStage{{Stage: 0, Dumps: 10, PeakAlive: 412, MeanAlive: 398, PeakParked: 405, MeanParked: 391}}
 	var buf bytes.Buffer
-	if err := report.WriteReport(&buf, report.Source{Run: r}, report.FormatTable, analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&buf, analyzed(report.Source{Run: r}, analysis.ReportOptions{}), report.FormatTable); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()

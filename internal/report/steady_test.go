@@ -13,7 +13,7 @@ import (
 
 func TestWriteReport_StatesTheCut(t *testing.T) {
 	var out strings.Builder
-	if err := report.WriteReport(&out, report.Source{Run: analysistest.SteadyRun(t)}, "table", analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&out, analyzed(report.Source{Run: analysistest.SteadyRun(t)}, analysis.ReportOptions{}), "table"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"go: all 30 s", "java-platform: first 6 s cut, 24 s kept", "java-virtual: not steady: throughput +"} {
@@ -25,7 +25,7 @@ func TestWriteReport_StatesTheCut(t *testing.T) {
 
 func TestWriteReport_HTMLShadesTheCut(t *testing.T) {
 	var out strings.Builder
-	if err := report.WriteReport(&out, report.Source{Run: analysistest.SteadyRun(t)}, "html", analysis.ReportOptions{}); err != nil {
+	if err := report.WriteReport(&out, analyzed(report.Source{Run: analysistest.SteadyRun(t)}, analysis.ReportOptions{}), "html"); err != nil {
 		t.Fatal(err)
 	}
 	page := out.String()
@@ -45,7 +45,7 @@ func TestWriteRun_WarmupUntilSteady(t *testing.T) {
 	jit, after := 3100.0, 200.0
 	run.Targets[1].WarmupSteady = &bench.WarmupSteady{Seconds: 18.3, Steady: true, MaxDuration: bench.Duration(2 * time.Minute), JITMs: &jit, JITMsMeasured: &after}
 	var out strings.Builder
-	if err := report.WriteRun(&out, run, "table"); err != nil {
+	if err := report.WriteRun(&out, run, summary(run), "table"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"until steady at the first stage's load (over 10s, at most 2m0s)",

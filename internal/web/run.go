@@ -81,8 +81,10 @@ func (p *Pages) runPart(ctx context.Context, id string) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	rep := analysis.Analyze(run, analysis.ReportOptions{MinEffect: bench.DefaultNoiseThreshold})
+	src.Report = &rep
 	var buf bytes.Buffer
-	if err := report.WriteReportFragment(&buf, src, analysis.ReportOptions{MinEffect: bench.DefaultNoiseThreshold}); err != nil {
+	if err := report.WriteReportFragment(&buf, src); err != nil {
 		return nil, 0, err
 	}
 	view.Report = template.HTML(buf.String()) // #nosec: internal/report escapes what it writes
