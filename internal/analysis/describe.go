@@ -86,7 +86,7 @@ func DescribeLimits(l bench.Limits) string {
 func DescribeJava(j bench.JavaOptions) string {
 	opts := map[string]string{}
 	if j.TomcatMaxThreads != 0 {
-		opts["tomcatMaxThreads"] = fmt.Sprint(j.TomcatMaxThreads)
+		opts[bench.SettingTomcatMaxThreads] = fmt.Sprint(j.TomcatMaxThreads)
 	}
 	if j.VirtualParallelism != 0 {
 		opts["virtualParallelism"] = fmt.Sprint(j.VirtualParallelism)

@@ -93,15 +93,15 @@ func poolOf(s *subject) int {
 		return 0
 	}
 	t := s.rounds[0]
-	model, recorded := t.Settings["javaThreadModel"]
+	if n, ok := t.PoolThreads(); ok {
+		return n
+	}
+	model, recorded := t.Settings[bench.SettingJavaThreadModel]
 	if !recorded && bench.Builtin(t.Target).ThreadModel != bench.ThreadModelPlatform {
 		return 0
 	}
 	if recorded && model != bench.ThreadModelPlatform {
 		return 0
-	}
-	if n, err := strconv.Atoi(t.Settings["tomcatMaxThreads"]); err == nil && n > 0 {
-		return n
 	}
 	if s.spec.Java.TomcatMaxThreads > 0 {
 		return s.spec.Java.TomcatMaxThreads

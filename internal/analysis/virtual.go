@@ -4,13 +4,14 @@ import (
 	"slices"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/metrics"
 )
 
 // virtualSeries are the series that say a target's JVM reports on its
 // virtual threads: Micrometer's VirtualThreadMetrics, or the built-in
 // Java target's own count of pins.
-var virtualSeries = []string{"jvm_threads_virtual_pinned_seconds_count", "jvm_threads_virtual_submit_failed_total",
-	"jvm_threads_virtual_parallelism", "threadbench_virtual_pinned_total"}
+var virtualSeries = []string{metrics.VirtualPinned, metrics.VirtualSubmitFailed,
+	metrics.VirtualParallelism, metrics.OwnVirtualPinned}
 
 // virtualThreads lists, per subject whose JVM reports on its virtual
 // threads and per measured stage, what it said: the median of its rounds.
@@ -47,7 +48,7 @@ func virtualRow(s *subject, st bench.StageResult) (bench.VirtualThreadRow, bool)
 		if d := st.Duration.D().Seconds(); d > 0 {
 			perSecond = append(perSecond, r.PinnedSeconds/d)
 		}
-		if exposes(t, "jvm_threads_virtual_submit_failed_total") {
+		if exposes(t, metrics.VirtualSubmitFailed) {
 			failed = append(failed, r.SubmitFailed)
 		}
 		for fig, g := range r.Scheduler {

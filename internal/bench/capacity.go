@@ -489,10 +489,10 @@ func (c CapacitySpec) checkBudget(targets int) error {
 // (Tomcat's on platform threads); false for a thread per request (virtual
 // threads, goroutines) or a target that did not say.
 func (t TargetResult) PoolThreads() (int, bool) {
-	if t.Settings["javaThreadModel"] != ThreadModelPlatform {
+	if t.Settings[SettingJavaThreadModel] != ThreadModelPlatform {
 		return 0, false
 	}
-	n, err := strconv.Atoi(t.Settings["tomcatMaxThreads"])
+	n, err := strconv.Atoi(t.Settings[SettingTomcatMaxThreads])
 	return n, err == nil && n > 0
 }
 

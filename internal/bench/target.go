@@ -21,6 +21,14 @@ const (
 	ThreadModelVirtual    = "virtual"
 )
 
+// Keys of a result's Settings a Java target records as it starts (the
+// targets' Java recipe), which the size of its pool is read from
+// (TargetResult.PoolThreads).
+const (
+	SettingJavaThreadModel  = "javaThreadModel"
+	SettingTomcatMaxThreads = "tomcatMaxThreads"
+)
+
 // Runtimes: what a target's recipe runs it on, as TargetInfo's Kind names it.
 const (
 	RuntimeGo   = "go"

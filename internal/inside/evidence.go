@@ -8,16 +8,15 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/diagnosis"
+	"github.com/threadbench/threadbench/internal/metrics"
 )
 
 // Series the evidence reads around a target.
 const (
-	seriesCPURatio        = "container_cpu_usage_ratio"
-	seriesThrottled       = "container_cpu_throttled_periods_total"
-	seriesPeriods         = "container_cpu_periods_total"
-	seriesTomcatBusy      = "tomcat_threads_busy_threads"
-	settingThreadModel    = "javaThreadModel"
-	settingTomcatThreads  = "tomcatMaxThreads"
+	seriesCPURatio        = metrics.ContainerCPURatio
+	seriesThrottled       = metrics.ContainerThrottledPeriods
+	seriesPeriods         = metrics.ContainerPeriods
+	seriesTomcatBusy      = metrics.TomcatBusyThreads
 	parallelismProperty   = "-Djdk.virtualThreadScheduler.parallelism="
 	tomcatPoolDescription = "Tomcat's request threads"
 )
@@ -84,11 +83,8 @@ func carriers(tr *bench.TargetResult) float64 {
 // pool is Tomcat's pool of request threads on platform threads, where its
 // busy threads were scraped over the stage.
 func pool(tr *bench.TargetResult, series []bench.Series, from, to float64) *diagnosis.Pool {
-	if tr.Settings[settingThreadModel] != bench.ThreadModelPlatform {
-		return nil
-	}
-	size, err := strconv.Atoi(tr.Settings[settingTomcatThreads])
-	if err != nil || size <= 0 {
+	size, ok := tr.PoolThreads()
+	if !ok {
 		return nil
 	}
 	busy, ok := gauge(find(series, seriesTomcatBusy), from, to)

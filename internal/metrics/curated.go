@@ -12,8 +12,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // Sample is one value of a curated series: a name as exposed (a summary's
@@ -52,12 +50,12 @@ func (s Sample) String() string {
 // warm-up read. A JVM without Micrometer gets them from its perf counters
 // (perfdata.go), labelled SourceLabel=SourcePerfData.
 const (
-	JVMThreadsLive     = "jvm_threads_live_threads"   // live platform threads
-	JVMMemoryUsed      = "jvm_memory_used_bytes"      // by area: heap, nonheap
-	JVMMemoryCommitted = "jvm_memory_committed_bytes" // by area: heap, nonheap
-	JVMGCPauses        = bench.SeriesGCPauses         // collection pauses since start
-	JVMGCPauseSeconds  = bench.SeriesGCPauseSeconds   // time in them
-	JVMCompilationMs   = bench.SeriesJITMs            // JIT compilation time since start, ms
+	JVMThreadsLive     = "jvm_threads_live_threads"      // live platform threads
+	JVMMemoryUsed      = "jvm_memory_used_bytes"         // by area: heap, nonheap
+	JVMMemoryCommitted = "jvm_memory_committed_bytes"    // by area: heap, nonheap
+	JVMGCPauses        = "jvm_gc_pause_seconds_count"    // collection pauses since start
+	JVMGCPauseSeconds  = "jvm_gc_pause_seconds_sum"      // time in them
+	JVMCompilationMs   = "jvm_compilation_time_ms_total" // JIT compilation time since start, ms
 )
 
 // The label that splits the JVM's memory series, and its heap's value.
@@ -90,53 +88,53 @@ var curated = map[string][]string{
 	// parked ones. The targets' own threadbench_inflight_requests counts
 	// requests being handled by the kind of thread running them, one thread
 	// each, parked or not (targets/CONTRACT.md).
-	InflightRequests:                           {"thread"},
-	JVMThreadsLive:                             nil,
-	"jvm_threads_peak_threads":                 nil, // the JVM's own peak since it started
-	"jvm_threads_states_threads":               {"state"},
-	"tomcat_threads_busy_threads":              nil,
-	"tomcat_threads_current_threads":           nil,
-	"tomcat_connections_current_connections":   nil,
-	"jvm_threads_virtual_live_threads":         {"scheduling_status"},
-	"jvm_threads_virtual_parallelism":          nil,
-	"jvm_threads_virtual_pool_size_threads":    nil,
-	"jvm_threads_virtual_pinned_seconds_count": nil,
-	"jvm_threads_virtual_pinned_seconds_sum":   nil,
-	"jvm_threads_virtual_submit_failed_total":  nil,
+	InflightRequests:                         {"thread"},
+	JVMThreadsLive:                           nil,
+	"jvm_threads_peak_threads":               nil, // the JVM's own peak since it started
+	"jvm_threads_states_threads":             {"state"},
+	TomcatBusyThreads:                        nil,
+	"tomcat_threads_current_threads":         nil,
+	"tomcat_connections_current_connections": nil,
+	JVMThreadsVirtualLive:                    {"scheduling_status"},
+	VirtualParallelism:                       nil,
+	VirtualPoolSize:                          nil,
+	VirtualPinned:                            nil,
+	VirtualPinnedSeconds:                     nil,
+	VirtualSubmitFailed:                      nil,
 	// The Java target's own: JFR's jdk.VirtualThreadPinned events streamed
 	// in-process, and the carrier threads alive (targets/CONTRACT.md).
-	"threadbench_virtual_pinned_total":         nil,
+	OwnVirtualPinned: nil,
 	"threadbench_virtual_pinned_seconds_count": nil,
-	"threadbench_virtual_pinned_seconds_sum":   nil,
-	"threadbench_carrier_threads":              nil,
+	OwnVirtualPinnedSecond:                     nil,
+	CarrierThreads:                             nil,
 	// Spring's timer of requests in flight (Actuator), summed over its
 	// labels: a service of one's own on virtual threads holds one each.
 	// Micrometer on Prometheus' client 1.x writes the count as _count,
 	// older ones as _active_count.
-	"http_server_requests_active_seconds_count":        nil,
-	"http_server_requests_active_seconds_active_count": nil,
-	"go_goroutines": nil,
-	"go_threads":    nil,
+	ActiveRequests:      nil,
+	ActiveRequestsOlder: nil,
+	GoGoroutines:        nil,
+	GoThreads:           nil,
 	// Requests served, and the time in the handlers.
 	ServerRequestsCount:   nil,
 	ServerRequestsSeconds: nil,
 	// Memory.
 	JVMMemoryUsed:                          {areaLabel},
 	JVMMemoryCommitted:                     {areaLabel},
-	"go_memstats_heap_inuse_bytes":         nil,
-	"go_memstats_stack_inuse_bytes":        nil,
+	GoHeapInuse:                            nil,
+	GoStackInuse:                           nil,
 	"process_resident_memory_bytes":        nil,
-	"jvm_nmt_thread_reserved_bytes":        nil,
-	"jvm_nmt_thread_committed_bytes":       nil,
+	JVMThreadStacksReserve:                 nil,
+	JVMThreadStacks:                        nil,
 	"jvm_nmt_thread_stack_reserved_bytes":  nil,
 	"jvm_nmt_thread_stack_committed_bytes": nil,
 	"jvm_nmt_total_reserved_bytes":         nil,
 	"jvm_nmt_total_committed_bytes":        nil,
 	// GC.
-	JVMGCPauses:                    nil,
-	JVMGCPauseSeconds:              nil,
-	"go_gc_duration_seconds_count": nil,
-	"go_gc_duration_seconds_sum":   nil,
+	JVMGCPauses:       nil,
+	JVMGCPauseSeconds: nil,
+	GoGCPauses:        nil,
+	GoGCPauseSeconds:  nil,
 	// JIT: the JVM's accumulated compilation time, which a warm-up until
 	// steady reports (still growing in the measured part: not warm yet).
 	JVMCompilationMs: nil,

@@ -26,8 +26,8 @@ var (
 		{"process_cpu_seconds_total", 1},
 		{"process_cpu_time_ns_total", 1e-9}, // when the engine does not say
 	}
-	gcCountCounters   = []counter{{JVMGCPauses, 1}, {"go_gc_duration_seconds_count", 1}}
-	gcSecondsCounters = []counter{{JVMGCPauseSeconds, 1}, {"go_gc_duration_seconds_sum", 1}}
+	gcCountCounters   = []counter{{JVMGCPauses, 1}, {GoGCPauses, 1}}
+	gcSecondsCounters = []counter{{JVMGCPauseSeconds, 1}, {GoGCPauseSeconds, 1}}
 )
 
 // Sources map a target's series onto the generic thread and memory

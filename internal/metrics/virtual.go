@@ -9,14 +9,14 @@ import "github.com/threadbench/threadbench/internal/bench"
 // The built-in Java target counts its pins itself too, at a lower
 // threshold: its own count comes first.
 var (
-	virtualPinned        = []counter{{"threadbench_virtual_pinned_total", 1}, {"jvm_threads_virtual_pinned_seconds_count", 1}}
-	virtualPinnedSeconds = []counter{{"threadbench_virtual_pinned_seconds_sum", 1}, {"jvm_threads_virtual_pinned_seconds_sum", 1}}
-	virtualSubmitFailed  = []counter{{"jvm_threads_virtual_submit_failed_total", 1}}
+	virtualPinned        = []counter{{OwnVirtualPinned, 1}, {VirtualPinned, 1}}
+	virtualPinnedSeconds = []counter{{OwnVirtualPinnedSecond, 1}, {VirtualPinnedSeconds, 1}}
+	virtualSubmitFailed  = []counter{{VirtualSubmitFailed, 1}}
 	schedulerSources     = []bench.FigureSource{
-		{Figure: bench.SchedulerParallelism, Series: []bench.SeriesRef{{Name: "jvm_threads_virtual_parallelism"}}},
-		{Figure: bench.SchedulerPoolSize, Series: []bench.SeriesRef{{Name: "jvm_threads_virtual_pool_size_threads"}}},
-		{Figure: bench.SchedulerMounted, Series: []bench.SeriesRef{{Name: "jvm_threads_virtual_live_threads", Label: "scheduling_status", Value: "mounted"}}},
-		{Figure: bench.SchedulerQueued, Series: []bench.SeriesRef{{Name: "jvm_threads_virtual_live_threads", Label: "scheduling_status", Value: "queued"}}},
+		{Figure: bench.SchedulerParallelism, Series: []bench.SeriesRef{{Name: VirtualParallelism}}},
+		{Figure: bench.SchedulerPoolSize, Series: []bench.SeriesRef{{Name: VirtualPoolSize}}},
+		{Figure: bench.SchedulerMounted, Series: []bench.SeriesRef{{Name: JVMThreadsVirtualLive, Label: "scheduling_status", Value: "mounted"}}},
+		{Figure: bench.SchedulerQueued, Series: []bench.SeriesRef{{Name: JVMThreadsVirtualLive, Label: "scheduling_status", Value: "queued"}}},
 	}
 )
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/metrics"
 )
 
 // pauseWatch reads a JVM's collection-pause counter as a capacity trial
@@ -37,11 +38,11 @@ func (w *pauseWatch) poll() {
 	if w.rec == nil {
 		return
 	}
-	at, count, ok := w.rec.Latest(bench.SeriesGCPauses)
+	at, count, ok := w.rec.Latest(metrics.JVMGCPauses)
 	if !ok {
 		return
 	}
-	_, secs, _ := w.rec.Latest(bench.SeriesGCPauseSeconds)
+	_, secs, _ := w.rec.Latest(metrics.JVMGCPauseSeconds)
 	if w.read && count > w.count && !w.began.IsZero() {
 		for range int(count - w.count) {
 			w.at = append(w.at, max(at.Sub(w.began), 0))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/metrics"
 )
 
 // pauseCounters is a Recording whose GC counters are set by the test.
@@ -22,9 +23,9 @@ func (p *pauseCounters) Stop(context.Context, *bench.StageResult, []bench.StageR
 }
 func (p *pauseCounters) Latest(name string) (time.Time, float64, bool) {
 	switch name {
-	case bench.SeriesGCPauses:
+	case metrics.JVMGCPauses:
 		return p.at, p.count, p.has
-	case bench.SeriesGCPauseSeconds:
+	case metrics.JVMGCPauseSeconds:
 		return p.at, p.secs, p.has
 	}
 	return time.Time{}, 0, false

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/steady"
 )
 
@@ -62,7 +63,7 @@ func (w *warmup) outcome(stage *bench.StageResult) *bench.WarmupSteady {
 
 // jitSeries is the JVM's accumulated JIT compilation time, in ms:
 // Micrometer's, else read from the JVM's perf counters.
-const jitSeries = bench.SeriesJITMs
+const jitSeries = metrics.JVMCompilationMs
 
 // noteJIT adds to a warm-up until steady the JVM's compilation time during
 // it and during the measured profile, read from the recorded series (on

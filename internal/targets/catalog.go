@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/metrics"
 )
 
 // HealthPath is the readiness endpoint every target serves (targets/CONTRACT.md).
@@ -264,31 +265,10 @@ func (c *Catalog) Lookup(ref string) (Entry, error) {
 
 // Series the built-in targets' figures are read from.
 var (
-	javaThreads = []bench.FigureSource{
-		{Figure: bench.ThreadPlatform, Series: []bench.SeriesRef{{Name: "jvm_threads_live_threads"}}},
-		{Figure: bench.ThreadCarrier, Series: []bench.SeriesRef{{Name: "threadbench_carrier_threads"}}},
-		// Requests in flight on virtual threads, each holding one, parked or
-		// not; Micrometer's live count leaves parked ones out.
-		{Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{
-			{Name: "threadbench_inflight_requests", Label: "thread", Value: bench.ThreadVirtual},
-			{Name: "jvm_threads_virtual_live_threads"},
-		}},
-	}
-	javaMemory = []bench.FigureSource{
-		{Figure: bench.MemoryThreadStacks, Series: []bench.SeriesRef{{Name: "jvm_nmt_thread_committed_bytes"}}},
-		// Reserved too: a platform thread reserves its whole stack (1 MiB)
-		// and commits pages as it touches them; seed 001 reads both.
-		{Figure: bench.MemoryThreadStacksReserved, Series: []bench.SeriesRef{{Name: "jvm_nmt_thread_reserved_bytes"}}},
-		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "jvm_memory_used_bytes", Label: "area", Value: "heap"}}},
-	}
-	goThreads = []bench.FigureSource{
-		{Figure: bench.ThreadPlatform, Series: []bench.SeriesRef{{Name: "go_threads"}}},
-		{Figure: bench.ThreadGoroutine, Series: []bench.SeriesRef{{Name: "go_goroutines"}}},
-	}
-	goMemory = []bench.FigureSource{
-		{Figure: bench.MemoryThreadStacks, Series: []bench.SeriesRef{{Name: "go_memstats_stack_inuse_bytes"}}},
-		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "go_memstats_heap_inuse_bytes"}}},
-	}
+	javaThreads = metrics.JavaThreads
+	javaMemory  = metrics.JavaMemory
+	goThreads   = metrics.GoThreadSources
+	goMemory    = metrics.GoMemory
 )
 
 // javaVariant is the JDKs the Java targets run on.

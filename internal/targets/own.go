@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/metrics"
 )
 
 // Own is a target of one's own, as the configuration file (targets:) or
@@ -397,23 +398,9 @@ func modelOfVariant(name string, env map[string]string) string {
 // Series a Spring Boot application with Actuator and Micrometer's
 // Prometheus registry exposes, read as the thread and memory figures.
 var (
-	actuatorThreads = []bench.FigureSource{
-		{Figure: bench.ThreadPlatform, Series: []bench.SeriesRef{{Name: "jvm_threads_live_threads"}}},
-	}
-	// On virtual threads every request in flight holds one, parked or
-	// not: Spring's active-request timer counts them (the JVM exposes no
-	// count of virtual threads). Micrometer on Prometheus' client 1.x
-	// (Spring Boot 3.3 on) writes its active count as _count; older ones
-	// as _active_count.
-	actuatorVirtualThreads = append(slices.Clone(actuatorThreads), bench.FigureSource{
-		Figure: bench.ThreadVirtual, Series: []bench.SeriesRef{
-			{Name: "http_server_requests_active_seconds_active_count"},
-			{Name: "http_server_requests_active_seconds_count"},
-		},
-	})
-	actuatorMemory = []bench.FigureSource{
-		{Figure: bench.MemoryHeap, Series: []bench.SeriesRef{{Name: "jvm_memory_used_bytes", Label: "area", Value: "heap"}}},
-	}
+	actuatorThreads        = metrics.ActuatorThreads
+	actuatorVirtualThreads = metrics.ActuatorVirtualThreads
+	actuatorMemory         = metrics.ActuatorMemory
 )
 
 // OwnEntries returns the entries of definitions, checked (field "targets").

@@ -114,9 +114,9 @@ func (m MavenJar) launch(e Entry, req bench.StartRequest) (map[string]string, ma
 		"JDK_JAVA_OPTIONS":   strings.Join(flags, " "),
 	}
 	settings := map[string]string{
-		"tomcatMaxThreads": env["TOMCAT_MAX_THREADS"],
-		"jvmFlags":         env["JDK_JAVA_OPTIONS"],
-		"javaThreadModel":  e.Env[m.ThreadModelEnv],
+		bench.SettingTomcatMaxThreads: env["TOMCAT_MAX_THREADS"],
+		"jvmFlags":                    env["JDK_JAVA_OPTIONS"],
+		bench.SettingJavaThreadModel:  e.Env[m.ThreadModelEnv],
 	}
 	return env, settings, nil
 }
