@@ -181,6 +181,7 @@ func wholeScope(r *bench.Run, stages []scopeDef) scopeDef {
 	return sc
 }
 
+// ScopeWholeName names the scope that covers every measured stage together.
 const ScopeWholeName = "whole attack"
 
 // load describes the load a scope offered: "closed, 400 clients",

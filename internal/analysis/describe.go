@@ -13,10 +13,12 @@ import (
 // use them both to detect a difference and to name it, so a difference that
 // a reader cannot see in the description is not reported either.
 
+// DescribeProfile says a profile's model and stages: "closed: 10s at 100 clients, ...".
 func DescribeProfile(p bench.Profile) string {
 	return fmt.Sprintf("%s: %s", p.LoadModel().Name(), DescribeStages(p))
 }
 
+// DescribeStages says each stage of a profile, its duration and its load.
 func DescribeStages(p bench.Profile) string {
 	model := p.LoadModel()
 	stages := make([]string, len(p.Stages))
@@ -34,6 +36,7 @@ func describeStage(model bench.LoadModel, st bench.Stage) string {
 	return fmt.Sprintf("%s at %s", st.Duration, level)
 }
 
+// DescribeWorkload says the requests of a workload with their weights, and its timeout.
 func DescribeWorkload(w bench.Workload) string {
 	reqs := make([]string, len(w.Requests))
 	for i, r := range w.Requests {
@@ -54,6 +57,7 @@ func DescribeWorkload(w bench.Workload) string {
 	return desc
 }
 
+// DescribeWarmup says how a run warms up: disabled, until steady, or a duration at a rate.
 func DescribeWarmup(w bench.Warmup) string {
 	switch {
 	case w.Disabled:
@@ -68,6 +72,7 @@ func DescribeWarmup(w bench.Warmup) string {
 	return fmt.Sprintf("%s at %s req/s", w.Duration, Num(w.Rate))
 }
 
+// DescribeLimits says a target's CPU and memory limits.
 func DescribeLimits(l bench.Limits) string {
 	cpus := "no CPU limit"
 	if l.CPUs != 0 {
@@ -83,6 +88,7 @@ func DescribeLimits(l bench.Limits) string {
 	return cpus + ", " + mem
 }
 
+// DescribeJava says the Java options set, by their setting names.
 func DescribeJava(j bench.JavaOptions) string {
 	opts := map[string]string{}
 	if j.TomcatMaxThreads != 0 {

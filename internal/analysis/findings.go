@@ -118,6 +118,7 @@ func wholeTested(whole *scopeData) bool {
 	return false
 }
 
+// Suffix is s after sep, or nothing when s is empty.
 func Suffix(sep, s string) string {
 	if s == "" {
 		return ""
@@ -125,6 +126,7 @@ func Suffix(sep, s string) string {
 	return sep + s
 }
 
+// RankOf is a scope's ranking of the figure name, false when it has none.
 func RankOf(sc bench.ReportScope, name string) (bench.Rank, bool) {
 	for _, r := range sc.Ranks {
 		if r.Figure == name {

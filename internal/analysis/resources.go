@@ -18,6 +18,7 @@ const (
 	ResGCPauseSeconds = "gcPauseSeconds"
 )
 
+// BytesPerMiB converts the series' bytes to the tables' MiB.
 const BytesPerMiB = 1 << 20
 
 // Thread kinds and memory figures every resource table shows, so that the
@@ -40,6 +41,7 @@ func threadFigure(kind string) string {
 // memoryFigure names the peak of a memory figure: "peakWorkingSet".
 func memoryFigure(kind string) string { return "peak" + TitleCase(kind) }
 
+// TitleCase is s with its first (ASCII lower-case) letter upper-case.
 func TitleCase(s string) string {
 	if s == "" {
 		return s
@@ -133,8 +135,11 @@ func indexOr(list []string, s string) int {
 	return len(list)
 }
 
+// ThreadsOf picks a summary's thread peaks, for a table that lists either kind.
 func ThreadsOf(s ResourceSummary) map[string]float64 { return s.Threads }
-func MemoryOf(s ResourceSummary) map[string]float64  { return s.MemoryMiB }
+
+// MemoryOf picks a summary's memory peaks, for a table that lists either kind.
+func MemoryOf(s ResourceSummary) map[string]float64 { return s.MemoryMiB }
 
 // weightedMean is a mean weighted by request counts that falls back to the
 // plain mean when no weights are known.
@@ -215,6 +220,7 @@ func roundSummaries(sd side) []ResourceSummary {
 // medianOf is the median of values: the figure itself for one round.
 func medianOf(values []float64) float64 { return stats.Median(values, 0).Center }
 
+// ThreadUnit is the unit a thread kind is counted in: goroutines or threads.
 func ThreadUnit(kind string) string {
 	if kind == bench.ThreadGoroutine {
 		return UnitGoroutines

@@ -163,6 +163,7 @@ func WholeAttack(t *bench.TargetResult) Measured {
 	return m
 }
 
+// StageMeasured is a stage's figures as measured, with its histogram when stored.
 func StageMeasured(s bench.StageResult) Measured {
 	m := Measured{Stats: s.Stats}
 	if s.Stats.Histogram != "" {

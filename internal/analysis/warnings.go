@@ -110,6 +110,7 @@ func engineHosts(env bench.Environment) string {
 	return strings.Join(parts, "+")
 }
 
+// CountString is n in digits, or nothing for 0.
 func CountString(n int) string {
 	if n == 0 {
 		return ""
@@ -117,6 +118,7 @@ func CountString(n int) string {
 	return fmt.Sprint(n)
 }
 
+// SplitString says whether the CPU split between load and targets was applied.
 func SplitString(applied bool) string {
 	if applied {
 		return "applied"

@@ -183,6 +183,8 @@ type Plain struct {
 	answered                    bool  // throughput counts answers to the window's requests, not completions
 }
 
+// PlainOf is a window's plain figures from its stats, its latency from the
+// merged histograms when there are any.
 func PlainOf(st bench.Stats, hists []string) Plain {
 	p := Plain{Requests: st.Requests, Completed: st.Completed, Errors: st.Requests - st.Successes,
 		BytesIn: st.BytesIn, BytesOut: st.BytesOut, Throughput: st.Throughput, ErrorRate: ErrorRate(st),
