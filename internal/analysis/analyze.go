@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/capacity"
 	"github.com/threadbench/threadbench/internal/scalability"
 	"github.com/threadbench/threadbench/internal/stats"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // ReportOptions tune Analyze.
@@ -59,7 +59,7 @@ func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
 	rep.Findings = a.findings(scopes)
 	a.methodNotes(scopes)
 	rep.Notes = a.notes.lines()
-	rep.Capacity, rep.Scalability = capacity.Table(r), scalability.FitRun(r)
+	rep.Capacity, rep.Scalability = CapacityTable(r), scalability.FitRun(r)
 	a.variants(&rep, scopes)
 	rep.Why = a.why(rep)
 	rep.Findings = append(rep.Findings, whyFindings(rep.Why)...)
@@ -99,7 +99,7 @@ func (a *analysis) stageScope(index int) (scopeDef, bool) {
 func (a *analysis) header() bench.Report {
 	r := a.run
 	rep := bench.Report{
-		Run: refOf(r), Profile: fmt.Sprintf("%s (%s model): %s", OrDash(r.Spec.Profile.Name), r.Spec.Profile.LoadModel().Name(), DescribeStages(r.Spec.Profile)),
+		Run: refOf(r), Profile: fmt.Sprintf("%s (%s model): %s", units.OrDash(r.Spec.Profile.Name), r.Spec.Profile.LoadModel().Name(), DescribeStages(r.Spec.Profile)),
 		Model: r.Spec.Profile.LoadModel().Name(), Workload: DescribeWorkload(EffectiveWorkload(r.Spec)),
 		Limits: DescribeLimits(r.Spec.Limits) + " per target", Environment: r.Environment,
 		Rounds: r.Spec.Rounds(), Confidence: a.est.confidence, Alpha: a.alpha, MinEffect: a.minEffect,

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // bounds sets, for each subject of a closed stage, what limits its
@@ -22,7 +23,7 @@ func (a *analysis) bounds(d *scopeData) []bench.Bound {
 	clientsDesc := fmt.Sprintf("%d clients", sc.concurrency)
 	if sc.ramp {
 		clients = float64(sc.from+sc.concurrency) / 2
-		clientsDesc = fmt.Sprintf("%s clients on average", Num(clients))
+		clientsDesc = fmt.Sprintf("%s clients on average", units.Num(clients))
 	}
 	// The requests in flight when the stage began complete within it.
 	seconds := sc.duration.D().Seconds()

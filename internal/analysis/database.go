@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // findPool is the finding kind of a database connection pool's sentences.
@@ -130,7 +131,7 @@ func poolSentence(label string, stages []PoolStage) string {
 		return ""
 	}
 	s := fmt.Sprintf("%s, %s: %s of the requests in its pool's hands waited for one of its %.0f connections (%s waiting on average, %.0f at most; a connection took %.0f ms to get)",
-		label, worst.Label, Percent(worst.WaitedOf), worst.Size, Num(worst.Pending.Mean), worst.Pending.Peak, worst.AcquireMs)
+		label, worst.Label, Percent(worst.WaitedOf), worst.Size, units.Num(worst.Pending.Mean), worst.Pending.Peak, worst.AcquireMs)
 	if worst.Timeouts > 0 {
 		s += fmt.Sprintf("; %.0f gave up waiting", worst.Timeouts)
 	}
@@ -173,9 +174,9 @@ func DatabaseWaits(waits map[string]bench.Gauge) string {
 	})
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, k+" "+Num(waits[k].Mean))
+		parts = append(parts, k+" "+units.Num(waits[k].Mean))
 	}
-	return OrDash(strings.Join(parts, ", "))
+	return units.OrDash(strings.Join(parts, ", "))
 }
 
 // stageOf returns a result's measured stage of an index.

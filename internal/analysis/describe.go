@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // The describe functions write one part of a spec on one line. Comparisons
@@ -69,7 +70,7 @@ func DescribeWarmup(w bench.Warmup) string {
 		}
 		return fmt.Sprintf("until steady at %s (over %s, at most %s)", load, w.Window, w.MaxDuration)
 	}
-	return fmt.Sprintf("%s at %s req/s", w.Duration, Num(w.Rate))
+	return fmt.Sprintf("%s at %s req/s", w.Duration, units.Num(w.Rate))
 }
 
 // DescribeLimits says a target's CPU and memory limits.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // Finding kinds.
@@ -143,7 +144,7 @@ func rankSentence(r bench.Rank, minEffect float64) string {
 	var b strings.Builder
 	for i, e := range r.Entries {
 		b.WriteString(RankSeparator(i, e))
-		b.WriteString(e.Label + " " + Num(e.Value))
+		b.WriteString(e.Label + " " + units.Num(e.Value))
 		if i == 0 {
 			b.WriteString(" " + r.Unit)
 		}
@@ -235,23 +236,23 @@ func (a *analysis) boundSentences(d *scopeData) []string {
 		switch {
 		case b.Kind != bench.BoundLittle && b.Measured > b.Allowed+b.Slack:
 			out = append(out, fmt.Sprintf("%s in %s measured %s req/s, above its %s bound of %s (%s; %s more from the requests in flight when it began): check the run.",
-				b.Label, d.def.name, Num(b.Measured), b.Kind, Num(b.Allowed), b.Basis, Num(b.Slack)))
+				b.Label, d.def.name, units.Num(b.Measured), b.Kind, units.Num(b.Allowed), b.Basis, units.Num(b.Slack)))
 		case !b.Binds || b.Measured < nearBound*b.Allowed:
 		case b.Kind == bench.BoundPool:
 			out = append(out, fmt.Sprintf("%s is bound by its %s-thread pool in %s: %s req/s allowed (%s), %s measured.",
-				b.Label, poolThreads(b.Basis), d.def.name, Num(b.Allowed), b.Basis, Num(b.Measured)))
+				b.Label, poolThreads(b.Basis), d.def.name, units.Num(b.Allowed), b.Basis, units.Num(b.Measured)))
 		case b.Kind == bench.BoundClients:
-			clientBound = append(clientBound, fmt.Sprintf("%s %s", b.Label, Num(b.Measured)))
+			clientBound = append(clientBound, fmt.Sprintf("%s %s", b.Label, units.Num(b.Measured)))
 		}
 	}
 	if len(clientBound) > 0 {
 		allowed := clientCeiling(d.out.Bounds)
 		slack := ""
 		if slices.ContainsFunc(d.out.Bounds, func(b bench.Bound) bool { return b.Binds && b.Kind == bench.BoundClients && b.Measured > b.Allowed }) {
-			slack = fmt.Sprintf(", %s more from the requests in flight when it began", Num(allowed.Slack))
+			slack = fmt.Sprintf(", %s more from the requests in flight when it began", units.Num(allowed.Slack))
 		}
 		out = append(out, fmt.Sprintf("In %s only the clients bound %s req/s (%s allowed%s: %s).",
-			d.def.name, strings.Join(clientBound, ", "), Num(allowed.Allowed), slack, allowed.Basis))
+			d.def.name, strings.Join(clientBound, ", "), units.Num(allowed.Allowed), slack, allowed.Basis))
 	}
 	return out
 }
@@ -313,7 +314,7 @@ func resourceSentences(d *scopeData) []string {
 	if most != nil && least != nil && most != least {
 		hi, lo := most.Resources.MemoryMiB[bench.MemoryWorkingSet].Value, least.Resources.MemoryMiB[bench.MemoryWorkingSet].Value
 		out = append(out, fmt.Sprintf("%s used %.1f× the working set of %s %s (peak %s vs %s MiB).",
-			most.Label, hi/lo, least.Label, where, Num(hi), Num(lo)))
+			most.Label, hi/lo, least.Label, where, units.Num(hi), units.Num(lo)))
 	}
 	if len(threads) > 0 {
 		out = append(out, fmt.Sprintf("Peak threads %s: %s.", where, strings.Join(threads, "; ")))

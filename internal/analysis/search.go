@@ -8,6 +8,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/capacity"
 	"github.com/threadbench/threadbench/internal/steady"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // A capacity run's stages are a search's trials, at rates the search chose
@@ -90,7 +91,7 @@ func (a *analysis) searchScopes() []scopeDef {
 	})
 	scopes := make([]scopeDef, len(keys))
 	for i, k := range keys {
-		scopes[i] = scopeDef{trial: &k, name: fmt.Sprintf("%s trials at %s req/s", k.duration, capacity.Rate(k.rate)),
+		scopes[i] = scopeDef{trial: &k, name: fmt.Sprintf("%s trials at %s req/s", k.duration, units.Rate(k.rate)),
 			model: bench.ModelOf(bench.ModelOpen), rate: k.rate, duration: k.duration}
 	}
 	return scopes
@@ -335,12 +336,12 @@ func answersSentence(rep *bench.SearchReport, r *bench.Run) string {
 		default:
 			b.WriteString(" > ")
 		}
-		b.WriteString(e.Label + " " + capacity.Rate(e.Value))
+		b.WriteString(e.Label + " " + units.Rate(e.Value))
 		if i == 0 {
 			b.WriteString(" req/s")
 		}
 		if f := failed[e.Label]; f > 0 {
-			b.WriteString(" (failed at " + capacity.Rate(f) + ")")
+			b.WriteString(" (failed at " + units.Rate(f) + ")")
 		} else {
 			b.WriteString(" (no rate failed)")
 		}
@@ -378,13 +379,13 @@ func confirmationSentences(rep *bench.SearchReport) []string {
 			switch {
 			case tr.TooShort:
 				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d) kept too few seconds for its steadiness to be judged (%d needed): lengthen the confirmations.",
-					ts.Target, capacity.Rate(tr.Rate), tr.Stage+1, steady.MinSeconds))
+					ts.Target, units.Rate(tr.Rate), tr.Stage+1, steady.MinSeconds))
 			case tr.Steady == nil:
 				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d) kept no per-second figures: its steadiness cannot be checked.",
-					ts.Target, capacity.Rate(tr.Rate), tr.Stage+1))
+					ts.Target, units.Rate(tr.Rate), tr.Stage+1))
 			case !tr.Steady.Steady:
 				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d) is not steady (%s): its figures come from a window still moving.",
-					ts.Target, capacity.Rate(tr.Rate), tr.Stage+1, TrendWords(*tr.Steady, false)))
+					ts.Target, units.Rate(tr.Rate), tr.Stage+1, TrendWords(*tr.Steady, false)))
 			default:
 				ok++
 			}
@@ -444,7 +445,7 @@ func (a *analysis) answerFlags() []string {
 		for _, st := range confirmations(t) {
 			for _, f := range st.Flags {
 				out = append(out, fmt.Sprintf("%s's confirmation at %s req/s (trial %d): %s (%s): its figures may measure something other than the target.",
-					s.info.Label, capacity.Rate(st.Rate), st.Index+1, f.Kind, f.Reason))
+					s.info.Label, units.Rate(st.Rate), st.Index+1, f.Kind, f.Reason))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // runWarnings lists what makes two runs doubtful to compare: runs that did
@@ -105,7 +106,7 @@ func environmentWarning(base, head bench.Environment) string {
 func engineHosts(env bench.Environment) string {
 	parts := make([]string, len(env.Engines))
 	for i, ee := range env.Engines {
-		parts[i] = ee.Name + "@" + OrDash(ee.Host)
+		parts[i] = ee.Name + "@" + units.OrDash(ee.Host)
 	}
 	return strings.Join(parts, "+")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/diagnosis"
 	"github.com/threadbench/threadbench/internal/inside"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // findWhy is the kind of the findings that say why a target's stage ran as
@@ -264,14 +265,14 @@ func (a *analysis) overhead(rep bench.Report) []bench.Overhead {
 	out := a.sideBySide(rep, recorded, turnedOff, func(o bench.Overhead, on *subject) bench.Overhead {
 		o.Source = on.rounds[0].Inside.Source
 		o.Sentence = fmt.Sprintf("Recording (%s) cost %s: %s req/s with it (%s), %s req/s without (%s), %+.1f %%.",
-			o.Source, o.Target, Num(o.With), o.Recorded, Num(o.Without), o.Unrecorded, o.Change)
+			o.Source, o.Target, units.Num(o.With), o.Recorded, units.Num(o.Without), o.Unrecorded, o.Change)
 		return o
 	})
 	return append(out, a.sideBySide(rep, sampledDumps, dumpsOff, func(o bench.Overhead, on *subject) bench.Overhead {
 		cost := on.rounds[0].Inside.Cost
 		o.Source = SourceThreadDumps
 		o.Sentence = fmt.Sprintf("Thread dumps cost %s: %s req/s with them (%s), %s req/s without (%s), %+.1f %%; %d dumps, %.1f ms each (%.1f %% of a CPU).",
-			o.Target, Num(o.With), o.Recorded, Num(o.Without), o.Unrecorded, o.Change, cost.ThreadDumps, cost.DumpMs, 100*cost.DumpShare)
+			o.Target, units.Num(o.With), o.Recorded, units.Num(o.Without), o.Unrecorded, o.Change, cost.ThreadDumps, cost.DumpMs, 100*cost.DumpShare)
 		return o
 	})...)
 }

@@ -6,16 +6,8 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
-
-// Num formats a figure with enough decimals to tell small latencies apart
-// without cluttering large throughputs.
-func Num(v float64) string {
-	if math.Abs(v) < 10 {
-		return fmt.Sprintf("%.2f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
-}
 
 // Value formats a figure in its unit's usual precision, without the unit.
 func Value(v float64, unit string) string {
@@ -27,7 +19,7 @@ func Value(v float64, unit string) string {
 	case UnitSeconds:
 		return fmt.Sprintf("%.3f", v)
 	}
-	return Num(v)
+	return units.Num(v)
 }
 
 // ValueWithUnit formats a figure followed by its unit: "105.2 ms", "0.50%".
@@ -71,12 +63,4 @@ func StageLabel(index int, name string) string {
 		return fmt.Sprintf("stage %d", index+1)
 	}
 	return fmt.Sprintf("stage %d (%s)", index+1, name)
-}
-
-// OrDash returns s, or "-" when it is empty, so that table cells never vanish.
-func OrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // The db-pool experiment: each thread model against one PostgreSQL, its
@@ -92,7 +93,7 @@ func (x *expTable) pool() {
 		out := fmt.Sprintf("%s (%s, %s", expRate(got), expRate(bound), expPercent(100*got/bound))
 		if p, ok := poolIn(t, i); ok && p.HeldMs > 0 {
 			held := float64(size) / (p.HeldMs / 1000)
-			out += fmt.Sprintf("; held %s ms: %s, %s", analysis.Num(p.HeldMs), expRate(held), expPercent(100*got/held))
+			out += fmt.Sprintf("; held %s ms: %s, %s", units.Num(p.HeldMs), expRate(held), expPercent(100*got/held))
 		}
 		return out + ")"
 	}
@@ -102,7 +103,7 @@ func (x *expTable) pool() {
 			return "no pool figures"
 		}
 		return fmt.Sprintf("%s: pool %s · database %s · threads %s", strings.TrimPrefix(p.Where(), "the "),
-			analysis.Num(p.Pending.Mean), analysis.Num(p.Active.Mean), analysis.Num(p.Elsewhere))
+			units.Num(p.Pending.Mean), units.Num(p.Active.Mean), units.Num(p.Elsewhere))
 	}
 	held := func(t *bench.TargetResult, i int) string {
 		p, ok := poolIn(t, i)
@@ -110,9 +111,9 @@ func (x *expTable) pool() {
 		case !ok || p.HeldMs == 0:
 			return "-"
 		case p.DatabaseMs == 0:
-			return analysis.Num(p.HeldMs)
+			return units.Num(p.HeldMs)
 		}
-		return fmt.Sprintf("%s = %s + %s", analysis.Num(p.HeldMs), analysis.Num(p.DatabaseMs), analysis.Num(max(0, p.HeldMs-p.DatabaseMs)))
+		return fmt.Sprintf("%s = %s + %s", units.Num(p.HeldMs), units.Num(p.DatabaseMs), units.Num(max(0, p.HeldMs-p.DatabaseMs)))
 	}
 	header, tables := x.perStage(throughput, where, held)
 	x.line(fmt.Sprintf("a pool of %d connections, a query of %s in the database: the pool allows %s req/s", size, dbPoolQuery, expRate(bound)))

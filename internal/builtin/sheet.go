@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // Sheet is an experiment run's results in its seed's own layout, each of
@@ -206,8 +206,8 @@ func expSeedOnly(row bench.SeedRow, fig string, format func(float64) string) str
 }
 
 func expCount(v float64) string      { return fmt.Sprintf("%.0f", v) }
-func expRate(v float64) string       { return analysis.Num(v) }
-func expMs(v float64) string         { return analysis.Num(v) }
+func expRate(v float64) string       { return units.Num(v) }
+func expMs(v float64) string         { return units.Num(v) }
 func expPercent(v float64) string    { return fmt.Sprintf("%.1f%%", v) }
 func expSeconds(v float64) string    { return fmt.Sprintf("%.1f", v) }
 func expOneDecimal(v float64) string { return fmt.Sprintf("%.1f", v) }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // The seeds' own table layouts, one method each.
@@ -143,7 +143,7 @@ func (x *expTable) fanout() {
 		t, why := x.measured(row)
 		m, ok := x.fanoutModel(row)
 		if t == nil || t.Total.Fanout == nil || !ok {
-			outcome = append(outcome, []string{row.Label, analysis.OrDash(why), expSeedOnly(row, bench.FigSeconds, expSeconds), expSeedOnly(row, bench.FigSucceeded, expCount),
+			outcome = append(outcome, []string{row.Label, units.OrDash(why), expSeedOnly(row, bench.FigSeconds, expSeconds), expSeedOnly(row, bench.FigSucceeded, expCount),
 				expSeedOnly(row, bench.FigFailed, expCount), expSeedOnly(row, bench.FigSuccess, expPercent), "-", "-", "-"})
 			continue
 		}
@@ -207,7 +207,7 @@ func failureCauses(f bench.FanoutFailures) string {
 			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.n))
 		}
 	}
-	return analysis.OrDash(strings.Join(parts, ", "))
+	return units.OrDash(strings.Join(parts, ", "))
 }
 
 // fanoutResources is one mode's row of threads and memory: the fan-out
@@ -260,7 +260,7 @@ func (x *expTable) stages() {
 func (x *expTable) perStage(cells ...func(t *bench.TargetResult, i int) string) (header []string, tables [][][]string) {
 	header = []string{"CASE"}
 	for _, st := range x.run.Spec.Profile.Stages {
-		header = append(header, fmt.Sprintf("%s (%d clients)", analysis.OrDash(st.Name), st.Concurrency))
+		header = append(header, fmt.Sprintf("%s (%d clients)", units.OrDash(st.Name), st.Concurrency))
 	}
 	tables = make([][][]string, len(cells))
 	for _, row := range x.rows {
@@ -269,7 +269,7 @@ func (x *expTable) perStage(cells ...func(t *bench.TargetResult, i int) string) 
 			r := []string{row.Label}
 			for i := range x.run.Spec.Profile.Stages {
 				if t == nil || i >= len(t.Stages) {
-					r = append(r, analysis.OrDash(why))
+					r = append(r, units.OrDash(why))
 					continue
 				}
 				r = append(r, cell(t, i))
@@ -324,7 +324,7 @@ func (x *expTable) cpu() {
 		cpu := cpuPer1k(t)
 		cost[row.Case] = cpu
 		rows = append(rows, []string{row.Label, row.Case, expRate(s.Throughput), expMs(s.Latency.P50), expMs(s.Latency.P99),
-			analysis.OrDash(expCPU(cpu)), analysis.OrDash(expThreads(peakThreads(t))), expPercent(expErrorPercent(*s))})
+			units.OrDash(expCPU(cpu)), units.OrDash(expThreads(peakThreads(t))), expPercent(expErrorPercent(*s))})
 	}
 	x.table("CPU-bound work, one CPU each (the measured stage)", []string{"RUNTIME", "CASE", "REQ/S", "P50 ms", "P99 ms", "CPU s / 1k req", "PEAK THREADS", "ERRORS"}, rows)
 	x.ratios()
@@ -415,7 +415,7 @@ func (x *expTable) locust() {
 			expCell(fails, row, bench.FigFails, expCount), expPercent(expErrorPercent(*s)),
 			expCell(l.Mean, row, bench.FigMean, expCount), expCell(l.Min, row, bench.FigMin, expCount), expCell(l.Max, row, bench.FigMax, expCount),
 			expCell(l.P50, row, bench.FigMedian, expCount), expCell(s.Throughput, row, bench.FigRate, expRate),
-			expCell(failsPerSec, row, bench.FigFailuresPerSec, expRate), expCount(res.Pinned), fmt.Sprintf("%.2f", res.PinnedSeconds), analysis.OrDash(t.Image.Runtime)})
+			expCell(failsPerSec, row, bench.FigFailuresPerSec, expRate), expCount(res.Pinned), fmt.Sprintf("%.2f", res.PinnedSeconds), units.OrDash(t.Image.Runtime)})
 	}
 	x.table("Locust statistics (latency in ms, of the requests answered)",
 		[]string{"NAME", "CASE", "# REQS", "# FAILS", "FAILS %", "AVG", "MIN", "MAX", "MEDIAN", "REQ/S", "FAILURES/S", "PINNED", "TIME PINNED s", "RUNTIME"}, rows)

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/merge"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // pool judges the objective over confirmations pooled: their latency
@@ -138,7 +138,7 @@ func passesObjective(p *bench.CapacityPooled) bool {
 func (s *search) cutWords(cut []Step, p *bench.CapacityPooled) string {
 	held := fmt.Sprintf("%d of %d windows held", passes(cut), len(cut))
 	if p != nil {
-		held += fmt.Sprintf("; pooled p99 %s over %s of the %s goal", ms(p.P99), p.Duration, s.cfg.goal())
+		held += fmt.Sprintf("; pooled p99 %s over %s of the %s goal", units.Ms(p.P99), p.Duration, s.cfg.goal())
 	}
 	return fmt.Sprintf("passed, not confirmed: the time budget ended its round (%s)", held)
 }
@@ -153,13 +153,4 @@ func (s *search) lowestFailureAbove(rate float64) *Step {
 		}
 	}
 	return low
-}
-
-// ms writes a latency in ms as the objective does ("268ms", "476.7ms").
-func ms(v float64) string {
-	precision := time.Microsecond
-	if v >= 1 {
-		precision = 100 * time.Microsecond
-	}
-	return time.Duration(v * float64(time.Millisecond)).Round(precision).String()
 }

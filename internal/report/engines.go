@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // Where each side of a run ran: the load generator on the orchestrator's
@@ -53,15 +54,15 @@ func loadGeneratorLine(env bench.Environment) string {
 	if env.CPUSplitApplied {
 		cpus = "CPUs " + env.LoadCPUSet + " while a target shared the host"
 	}
-	return fmt.Sprintf("%s, %s x %s, kernel %s; %s", analysis.OrDash(env.Host), analysis.OrDash(env.CPUModel), analysis.OrDash(analysis.CountString(env.CPUs)),
-		analysis.OrDash(env.Kernel), cpus)
+	return fmt.Sprintf("%s, %s x %s, kernel %s; %s", units.OrDash(env.Host), units.OrDash(env.CPUModel), units.OrDash(analysis.CountString(env.CPUs)),
+		units.OrDash(env.Kernel), cpus)
 }
 
 // engineLine describes an engine's host and the CPUs its targets had.
 func engineLine(ee bench.EngineEnvironment) string {
 	where := "this host"
 	if ee.Remote {
-		where = "remote, reached at " + analysis.OrDash(ee.Address)
+		where = "remote, reached at " + units.OrDash(ee.Address)
 	}
 	cpus := "any of its CPUs"
 	switch {
@@ -70,8 +71,8 @@ func engineLine(ee bench.EngineEnvironment) string {
 	case ee.TargetCPUSet != "":
 		cpus = "CPU " + ee.TargetCPUSet
 	}
-	return fmt.Sprintf("%s (%s), %s x %s, kernel %s, docker %s, cgroup %s; %s", analysis.OrDash(ee.Host), where, analysis.OrDash(ee.CPUModel),
-		analysis.OrDash(analysis.CountString(ee.CPUs)), analysis.OrDash(ee.Kernel), analysis.OrDash(ee.DockerVersion), analysis.OrDash(ee.CgroupVersion), cpus)
+	return fmt.Sprintf("%s (%s), %s x %s, kernel %s, docker %s, cgroup %s; %s", units.OrDash(ee.Host), where, units.OrDash(ee.CPUModel),
+		units.OrDash(analysis.CountString(ee.CPUs)), units.OrDash(ee.Kernel), units.OrDash(ee.DockerVersion), units.OrDash(ee.CgroupVersion), cpus)
 }
 
 // mixedEnginesNote marks a run whose targets ran on different engines.

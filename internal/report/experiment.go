@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // WriteExperiments writes the built-in experiments: name, seed, default
@@ -26,7 +26,7 @@ func experimentsTable(w io.Writer, exps []bench.Experiment) error {
 	tw := newTable(&buf)
 	writeRows(tw, "", [][]string{{"NAME", "SEED", "SCALE", "PARTS", "DESCRIPTION"}})
 	for _, e := range exps {
-		writeRows(tw, "", [][]string{{e.Name, analysis.OrDash(e.Seed), fmt.Sprintf("%g", e.Scale), analysis.OrDash(strings.Join(e.Parts, ", ")), e.Description}})
+		writeRows(tw, "", [][]string{{e.Name, units.OrDash(e.Seed), fmt.Sprintf("%g", e.Scale), units.OrDash(strings.Join(e.Parts, ", ")), e.Description}})
 	}
 	if err := tw.Flush(); err != nil {
 		return err

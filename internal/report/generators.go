@@ -7,6 +7,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // Load sent by several generators (a swarm's): how many, where, their
@@ -20,8 +21,8 @@ var generatorHeader = []string{"GENERATOR", "NODE", "ADDRESS", "CLOCK OFFSET ms"
 func generatorsLine(gens []bench.GeneratorEnvironment) string {
 	where := make([]string, len(gens))
 	for i, g := range gens {
-		where[i] = fmt.Sprintf("%s on %s (%s, %s x %s)", g.Share, analysis.OrDash(g.Host), analysis.OrDash(g.Address),
-			analysis.OrDash(g.CPUModel), analysis.OrDash(analysis.CountString(g.CPUs)))
+		where[i] = fmt.Sprintf("%s on %s (%s, %s x %s)", g.Share, units.OrDash(g.Host), units.OrDash(g.Address),
+			units.OrDash(g.CPUModel), units.OrDash(analysis.CountString(g.CPUs)))
 	}
 	return fmt.Sprintf("%d swarm generators, each a share of the load: %s", len(gens), strings.Join(where, "; "))
 }
@@ -46,10 +47,10 @@ func writeGenerators(buf *bytes.Buffer, t *bench.TargetResult) {
 }
 
 func generatorRow(g bench.GeneratorResult) []string {
-	row := []string{g.Share.String(), analysis.OrDash(g.Host), analysis.OrDash(g.Address),
+	row := []string{g.Share.String(), units.OrDash(g.Host), units.OrDash(g.Address),
 		fmt.Sprintf("%+.3f", g.ClockOffsetMs), fmt.Sprintf("%.3f", g.RoundTripMs)}
 	if g.Total != nil {
-		row = append(row, fmt.Sprint(g.Total.Requests), analysis.Num(g.Total.Latency.P50), analysis.Num(g.Total.Latency.P99))
+		row = append(row, fmt.Sprint(g.Total.Requests), units.Num(g.Total.Latency.P50), units.Num(g.Total.Latency.P99))
 	} else {
 		row = append(row, "-", "-", "-")
 	}
@@ -59,5 +60,5 @@ func generatorRow(g bench.GeneratorResult) []string {
 			cpu, lag = max(cpu, s.Generator.CPUSharePeak), max(lag, s.Generator.SendLagP99)
 		}
 	}
-	return append(row, fmt.Sprintf("%.0f%%", cpu*100), analysis.Num(lag), analysis.OrDash(g.Error))
+	return append(row, fmt.Sprintf("%.0f%%", cpu*100), units.Num(lag), units.OrDash(g.Error))
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/capacity"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // axesSections lay out the report's matrices, as internal/analysis found
@@ -55,7 +55,7 @@ func cellWords(c bench.MatrixCell) string {
 	}
 	s := analysis.ValueWithUnit(c.Throughput, analysis.UnitReqPerSec) + ", p99 " + analysis.ValueWithUnit(c.P99, analysis.UnitMs)
 	if c.Capacity != nil {
-		s += ", capacity " + capacity.Rate(*c.Capacity) + " req/s"
+		s += ", capacity " + units.Rate(*c.Capacity) + " req/s"
 	}
 	return s
 }

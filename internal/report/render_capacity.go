@@ -13,6 +13,7 @@ import (
 	"github.com/threadbench/threadbench/internal/capacity"
 	"github.com/threadbench/threadbench/internal/chart"
 	"github.com/threadbench/threadbench/internal/scalability"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // capacitySections lay out a capacity run's answer and its searches trial
@@ -40,24 +41,24 @@ func capacityBlock(t *bench.CapacityTable) block {
 	for _, r := range t.Rows {
 		served, failed := "-", "-"
 		if r.Rate > 0 {
-			served = capacity.Rate(r.ServedLow) + "–" + capacity.Rate(r.ServedHigh)
+			served = units.Rate(r.ServedLow) + "–" + units.Rate(r.ServedHigh)
 		}
 		switch {
 		case r.Unconfirmed != "":
 			served += " (passed, unconfirmed)"
 		case r.Rule == bench.RulePooled && r.Pooled != nil:
-			served += fmt.Sprintf(" (%d of %d held; pooled p99 %s)", r.Pooled.Held, r.Pooled.Windows, analysis.Num(r.Pooled.P99)+" ms")
+			served += fmt.Sprintf(" (%d of %d held; pooled p99 %s)", r.Pooled.Held, r.Pooled.Windows, units.Num(r.Pooled.P99)+" ms")
 		case len(r.Misses) > 0:
 			served += fmt.Sprintf(" (%d of %d passed)", r.Passed, r.Ran)
 		}
 		if r.FailedRate > 0 {
-			failed = capacity.Rate(r.FailedRate)
+			failed = units.Rate(r.FailedRate)
 		}
-		rate := capacity.Rate(r.Rate)
+		rate := units.Rate(r.Rate)
 		if r.Unconfirmed != "" {
 			rate += " unconfirmed"
 		}
-		b.Rows = append(b.Rows, []string{r.Target, rate, served, failed, analysis.OrDash(r.FailedWhy),
+		b.Rows = append(b.Rows, []string{r.Target, rate, served, failed, units.OrDash(r.FailedWhy),
 			fmt.Sprintf("%.2f", r.Ratio), r.Stop})
 		b.Color = append(b.Color, -1)
 	}
@@ -158,7 +159,7 @@ func searchBlock(ts bench.TargetSearch, color int) block {
 		Header: []string{"TRIAL", "PHASE", "OFFERED req/s", "SERVED req/s", strings.ToUpper(ts.Figure) + " " + ts.Unit, "VERDICT", "STEADY"},
 		Right:  map[int]bool{0: true, 2: true, 3: true, 4: true}}
 	for _, tr := range ts.Trials {
-		b.Rows = append(b.Rows, []string{fmt.Sprint(tr.Stage + 1), tr.Phase, capacity.Rate(tr.Rate), analysis.Num(tr.Throughput),
+		b.Rows = append(b.Rows, []string{fmt.Sprint(tr.Stage + 1), tr.Phase, units.Rate(tr.Rate), units.Num(tr.Throughput),
 			analysis.Value(tr.Value, ts.Unit), tr.Verdict, trialSteady(tr)})
 		b.Color = append(b.Color, color)
 	}
@@ -170,7 +171,7 @@ func searchBlock(ts bench.TargetSearch, color int) block {
 func searchTitle(ts bench.TargetSearch) string {
 	s := fmt.Sprintf("%s: %d trials in %s", ts.Target, len(ts.Trials), ts.Spent.D().Round(100e6))
 	if ts.Start > 0 {
-		s += " from " + capacity.Rate(ts.Start) + " req/s"
+		s += " from " + units.Rate(ts.Start) + " req/s"
 	}
 	return s + analysis.Suffix(", ", ts.StartFrom)
 }
@@ -231,8 +232,8 @@ func limitWords(ts bench.TargetSearch) string {
 // trialWords is a trial's tooltip: "trial 5, bracket: 800 req/s offered,
 // 700.0 served, p99 1793.0 ms; fail: p99 1793ms > 300ms".
 func trialWords(ts bench.TargetSearch, tr bench.SearchTrial) string {
-	return fmt.Sprintf("trial %d, %s: %s req/s offered, %s served, %s %s; %s", tr.Stage+1, tr.Phase, capacity.Rate(tr.Rate),
-		analysis.Num(tr.Throughput), ts.Figure, analysis.ValueWithUnit(tr.Value, ts.Unit), tr.Verdict)
+	return fmt.Sprintf("trial %d, %s: %s req/s offered, %s served, %s %s; %s", tr.Stage+1, tr.Phase, units.Rate(tr.Rate),
+		units.Num(tr.Throughput), ts.Figure, analysis.ValueWithUnit(tr.Value, ts.Unit), tr.Verdict)
 }
 
 // searchFragment is what WriteSearchFragment renders.

@@ -9,6 +9,7 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/stats"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 var comparisonHeader = []string{"SCOPE", "FIGURE", "BASE", "HEAD", "CHANGE", "VERDICT"}
@@ -93,11 +94,11 @@ func writeOnlyIn(buf *bytes.Buffer, c bench.Comparison, list func([]string) stri
 }
 
 func refCells(r bench.RunRef) []string {
-	return []string{r.ID, analysis.OrDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
+	return []string{r.ID, units.OrDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
 }
 
 func markdownRefCells(r bench.RunRef) []string {
-	return []string{"`" + r.ID + "`", analysis.OrDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
+	return []string{"`" + r.ID + "`", units.OrDash(r.Name), shortTime(r.CreatedAt), string(r.Status)}
 }
 
 // targetRows lays out one target's comparison: the whole attack, then each

@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // databaseHeader names the database table's columns: the pool as the
@@ -15,7 +16,7 @@ var databaseHeader = []string{"STAGE", "POOL ACTIVE", "POOL PENDING", "ACQUIRE m
 
 // databaseLine describes a run's database server in the run's header.
 func databaseLine(d *bench.DatabaseResult) string {
-	s := fmt.Sprintf("%s at %s, pool of %d per target, %s", d.Kind, analysis.OrDash(d.Address), d.Pool, analysis.DescribeLimits(d.Limits))
+	s := fmt.Sprintf("%s at %s, pool of %d per target, %s", d.Kind, units.OrDash(d.Address), d.Pool, analysis.DescribeLimits(d.Limits))
 	if v := d.Settings["database.version"]; v != "" {
 		s += "; " + v
 	}
@@ -50,13 +51,13 @@ func writeDatabaseTable(buf *bytes.Buffer, t *bench.TargetResult) {
 }
 
 func databaseRow(label string, p analysis.PoolStage, d bench.DatabaseStage) []string {
-	gauge := func(g bench.Gauge) string { return analysis.Num(g.Mean) + " (" + analysis.Num(g.Peak) + ")" }
+	gauge := func(g bench.Gauge) string { return units.Num(g.Mean) + " (" + units.Num(g.Peak) + ")" }
 	pool := []string{"-", "-", "-", "-"}
 	if p.Label != "" {
-		pool = []string{gauge(p.Active) + " of " + analysis.Num(p.Size), gauge(p.Pending), analysis.Num(p.AcquireMs), analysis.Num(p.Timeouts)}
+		pool = []string{gauge(p.Active) + " of " + units.Num(p.Size), gauge(p.Pending), units.Num(p.AcquireMs), units.Num(p.Timeouts)}
 	}
 	row := append([]string{label}, pool...)
 	return append(row, gauge(d.Connections[bench.DatabaseActive]), gauge(d.Connections[bench.DatabaseIdle]),
 		gauge(d.Connections[bench.DatabaseIdleInTransaction]), analysis.DatabaseWaits(d.Waits),
-		analysis.Num(d.TransactionsPerSec), analysis.Num(d.RowsPerSec), gauge(d.Locks))
+		units.Num(d.TransactionsPerSec), units.Num(d.RowsPerSec), gauge(d.Locks))
 }

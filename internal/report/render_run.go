@@ -11,6 +11,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // topErrors is how many distinct error messages a run table lists per target.
@@ -59,7 +60,7 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	tw := newTable(buf)
 	row := func(key, value string) { fmt.Fprintf(tw, "%s\t%s\n", key, value) }
 	row("run", r.ID)
-	row("name", analysis.OrDash(r.Name))
+	row("name", units.OrDash(r.Name))
 	if len(r.Spec.Labels) > 0 {
 		row("labels", labelWords(r.Spec.Labels))
 	}
@@ -72,7 +73,7 @@ func writeRunHeader(buf *bytes.Buffer, r *bench.Run) {
 	if c := r.Spec.Capacity; c != nil { // its profile is the search's own, its one stage replaced by the trials
 		row("search", analysis.DescribeSearch(*c))
 	} else {
-		row("profile", fmt.Sprintf("%s (%s model): %s", analysis.OrDash(p.Name), p.LoadModel().Name(), analysis.DescribeStages(p)))
+		row("profile", fmt.Sprintf("%s (%s model): %s", units.OrDash(p.Name), p.LoadModel().Name(), analysis.DescribeStages(p)))
 	}
 	row("workload", analysis.DescribeWorkload(analysis.EffectiveWorkload(r.Spec)))
 	row("warm-up", analysis.DescribeWarmup(r.Spec.Warmup)+warmupNote(r.Spec.Warmup))
@@ -92,10 +93,10 @@ func writeEnvironment(row func(key, value string), env bench.Environment) {
 		row("environment", "not recorded")
 		return
 	}
-	row("host", fmt.Sprintf("%s, %s, kernel %s", analysis.OrDash(env.Host), analysis.OrDash(env.OS), analysis.OrDash(env.Kernel)))
-	row("cpu", fmt.Sprintf("%s x %s, memory %s", analysis.OrDash(env.CPUModel), analysis.OrDash(analysis.CountString(env.CPUs)), gib(env.MemoryBytes)))
-	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", analysis.OrDash(env.DockerVersion), analysis.OrDash(env.CgroupVersion), analysis.OrDash(env.OrchestratorGo)))
-	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", analysis.OrDash(env.LoadCPUSet), analysis.OrDash(env.TargetCPUSet), analysis.SplitString(env.CPUSplitApplied)))
+	row("host", fmt.Sprintf("%s, %s, kernel %s", units.OrDash(env.Host), units.OrDash(env.OS), units.OrDash(env.Kernel)))
+	row("cpu", fmt.Sprintf("%s x %s, memory %s", units.OrDash(env.CPUModel), units.OrDash(analysis.CountString(env.CPUs)), gib(env.MemoryBytes)))
+	row("docker", fmt.Sprintf("%s, cgroup %s, orchestrator %s", units.OrDash(env.DockerVersion), units.OrDash(env.CgroupVersion), units.OrDash(env.OrchestratorGo)))
+	row("cpusets", fmt.Sprintf("load %s, targets %s (split %s)", units.OrDash(env.LoadCPUSet), units.OrDash(env.TargetCPUSet), analysis.SplitString(env.CPUSplitApplied)))
 	if len(env.Generators) > 0 {
 		row("load generators", generatorsLine(env.Generators))
 	}
@@ -175,7 +176,7 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 	}
 	row("image", imageLine(t.Image))
 	if t.StartupMs != 0 {
-		row("startup", fmt.Sprintf("%s ms", analysis.Num(t.StartupMs)))
+		row("startup", fmt.Sprintf("%s ms", units.Num(t.StartupMs)))
 	}
 	if t.WarmupSteady != nil {
 		row("warm-up", analysis.DescribeWarmupSteady(*t.WarmupSteady))
@@ -206,7 +207,7 @@ func writeTargetResult(buf *bytes.Buffer, r *bench.Run, t *bench.TargetResult) {
 }
 
 func imageLine(img bench.ImageInfo) string {
-	s := analysis.OrDash(img.Ref)
+	s := units.OrDash(img.Ref)
 	if img.Runtime != "" {
 		s += " (" + img.Runtime + ")"
 	}
@@ -282,8 +283,8 @@ func stageRow(label, model string, s bench.Stats) []string {
 		label, model,
 		fmt.Sprint(s.Requests),
 		fmt.Sprintf("%.2f%%", s.SuccessRatio()*100),
-		analysis.Num(s.OfferedRate), analysis.Num(s.Throughput),
-		analysis.Num(s.Latency.P50), analysis.Num(s.Latency.P90), analysis.Num(s.Latency.P99), analysis.Num(s.Latency.Max),
+		units.Num(s.OfferedRate), units.Num(s.Throughput),
+		units.Num(s.Latency.P50), units.Num(s.Latency.P90), units.Num(s.Latency.P99), units.Num(s.Latency.Max),
 		fmt.Sprint(s.Requests - s.Successes),
 	}
 }
@@ -423,8 +424,8 @@ func runListRow(r bench.RunSummary) []string {
 			targets = append(targets, t.Target)
 		}
 	}
-	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), analysis.OrDash(r.Name), analysis.OrDash(labelWords(r.Labels)),
-		analysis.OrDash(strings.Join(targets, ",")), analysis.OrDash(r.Profile), analysis.OrDash(headline(r))}
+	return []string{r.ID, shortTime(r.CreatedAt), string(r.Status), units.OrDash(r.Name), units.OrDash(labelWords(r.Labels)),
+		units.OrDash(strings.Join(targets, ",")), units.OrDash(r.Profile), units.OrDash(headline(r))}
 }
 
 // headline is each result's throughput and p99 over the whole attack and
@@ -435,7 +436,7 @@ func headline(r bench.RunSummary) string {
 		if t.Throughput == 0 && t.P99 == 0 {
 			parts[i] = fmt.Sprintf("%s %s", t.Key, t.Status)
 		} else {
-			parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Key, analysis.Num(t.Throughput), analysis.Num(t.P99))
+			parts[i] = fmt.Sprintf("%s %s req/s p99 %s ms", t.Key, units.Num(t.Throughput), units.Num(t.P99))
 		}
 		if len(t.Flags) > 0 {
 			parts[i] += " [" + strings.Join(t.Flags, ", ") + "]"
@@ -449,7 +450,7 @@ func headline(r bench.RunSummary) string {
 // failed requests.
 func WriteSecondLine(w io.Writer, target string, b bench.Bucket, stageName string) error {
 	_, err := fmt.Fprintf(w, "%5ds  %-13s  %-12s  %9s req/s  p99 %9s ms  errors %d\n",
-		b.Second, target, analysis.OrDash(stageName), analysis.Num(b.Stats.Throughput), analysis.Num(b.Stats.Latency.P99),
+		b.Second, target, units.OrDash(stageName), units.Num(b.Stats.Throughput), units.Num(b.Stats.Latency.P99),
 		b.Stats.Requests-b.Stats.Successes)
 	if err != nil {
 		return fmt.Errorf("write progress: %w", err)

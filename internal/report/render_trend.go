@@ -10,6 +10,7 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/chart"
 	"github.com/threadbench/threadbench/internal/trend"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 var trendHeader = []string{"#", "RUN", "CREATED", "LABELS", "VALUE", "INTERVAL", ""}
@@ -33,7 +34,7 @@ func trendTable(w io.Writer, t trend.Trend) error {
 	tw := newTable(&buf)
 	rows := [][]string{trendHeader}
 	for i, p := range t.Points {
-		rows = append(rows, []string{fmt.Sprint(i + 1), p.RunID, shortTime(p.CreatedAt), analysis.OrDash(labelWords(p.Labels)),
+		rows = append(rows, []string{fmt.Sprint(i + 1), p.RunID, shortTime(p.CreatedAt), units.OrDash(labelWords(p.Labels)),
 			analysis.ValueWithUnit(p.Value, t.Unit), trendInterval(p, t.Unit), trendMark(t, i)})
 	}
 	writeRows(tw, "", rows)
@@ -124,7 +125,7 @@ func WriteTrendFragment(w io.Writer, t trend.Trend) error {
 		Chart: template.HTML(trendChart(t).SVG()), // #nosec: chart escapes every text it draws
 	}
 	for i, p := range t.Points {
-		row := trendRow{Number: i + 1, RunID: p.RunID, Created: shortTime(p.CreatedAt), Labels: analysis.OrDash(labelWords(p.Labels)),
+		row := trendRow{Number: i + 1, RunID: p.RunID, Created: shortTime(p.CreatedAt), Labels: units.OrDash(labelWords(p.Labels)),
 			Value: analysis.ValueWithUnit(p.Value, t.Unit), Interval: trendInterval(p, t.Unit)}
 		if c, ok := t.IsChangePoint(i); ok {
 			row.ChangePoint, row.Worse = strings.TrimPrefix(ChangePointWords(c), "change point: "), c.Direction == trend.Worse

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // A report is laid out once, as sections of blocks, and the layout is
@@ -105,9 +106,9 @@ func targetsBlock(subjects []bench.ReportSubject) block {
 		targets.Right = map[int]bool{4: true}
 	}
 	for i, s := range subjects {
-		row := []string{s.Label, s.Target, analysis.OrDash(s.Runtime), fmt.Sprint(s.Rounds), string(s.Status) + analysis.Suffix(": ", s.Error)}
+		row := []string{s.Label, s.Target, units.OrDash(s.Runtime), fmt.Sprint(s.Rounds), string(s.Status) + analysis.Suffix(": ", s.Error)}
 		if engines {
-			row = slices.Insert(row, 2, analysis.OrDash(s.Engine))
+			row = slices.Insert(row, 2, units.OrDash(s.Engine))
 		}
 		targets.Rows = append(targets.Rows, row)
 		targets.Color = append(targets.Color, i)
@@ -127,8 +128,8 @@ func environmentLine(env bench.Environment) string {
 		return "not recorded"
 	}
 	return fmt.Sprintf("%s, %s x %s, kernel %s, docker %s, cgroup %s; load on CPUs %s, targets on %s",
-		analysis.OrDash(env.Host), analysis.OrDash(env.CPUModel), analysis.OrDash(analysis.CountString(env.CPUs)), analysis.OrDash(env.Kernel),
-		analysis.OrDash(env.DockerVersion), analysis.OrDash(env.CgroupVersion), analysis.OrDash(env.LoadCPUSet), analysis.OrDash(env.TargetCPUSet))
+		units.OrDash(env.Host), units.OrDash(env.CPUModel), units.OrDash(analysis.CountString(env.CPUs)), units.OrDash(env.Kernel),
+		units.OrDash(env.DockerVersion), units.OrDash(env.CgroupVersion), units.OrDash(env.LoadCPUSet), units.OrDash(env.TargetCPUSet))
 }
 
 func findingsSection(rep bench.Report) section {
@@ -456,7 +457,7 @@ func boundBlock(sc bench.ReportScope, colors map[string]int) block {
 		if bd.Binds {
 			binds = "binds"
 		}
-		b.Rows = append(b.Rows, []string{bd.Label, boundName(bd.Kind), analysis.Num(bd.Allowed), analysis.Num(bd.Measured), binds, bd.Basis})
+		b.Rows = append(b.Rows, []string{bd.Label, boundName(bd.Kind), units.Num(bd.Allowed), units.Num(bd.Measured), binds, bd.Basis})
 		b.Color = append(b.Color, colors[bd.Label])
 	}
 	return b

@@ -1,18 +1,19 @@
-package capacity
+package analysis
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
-// Table is a capacity run's answer across its targets: per target the
+// CapacityTable is a capacity run's answer across its targets: per target the
 // highest confirmed rate with its confirmations' spread, the first failing
 // rate and why, and the ratio to the best target, with a sentence each.
 // It is nil for a run without a capacity search.
-func Table(run *bench.Run) *bench.CapacityTable {
+func CapacityTable(run *bench.Run) *bench.CapacityTable {
 	var t bench.CapacityTable
 	best := 0.0
 	for _, tr := range run.Targets {
@@ -20,9 +21,9 @@ func Table(run *bench.Run) *bench.CapacityTable {
 			continue
 		}
 		t.Objective = tr.Capacity.Objective
-		r := row(tr.Key(), tr.Capacity)
+		r := capacityRow(tr.Key(), tr.Capacity)
 		if threads, ok := tr.PoolThreads(); ok {
-			if rate, _, known := bench.PoolBound(threads, workloadOf(run.Spec, tr.Case)); known {
+			if rate, _, known := bench.PoolBound(threads, caseWorkload(run.Spec, tr.Case)); known {
 				r.PoolThreads, r.PoolRate = threads, rate
 			}
 		}
@@ -37,7 +38,7 @@ func Table(run *bench.Run) *bench.CapacityTable {
 		if best > 0 {
 			t.Rows[i].Ratio = t.Rows[i].Rate / best
 		}
-		t.Sentences = append(t.Sentences, sentence(t.Rows[i], t.Objective))
+		t.Sentences = append(t.Sentences, capacityRowSentence(t.Rows[i], t.Objective))
 		if note := t.Rows[i].PauseNote; note != "" {
 			t.Sentences = append(t.Sentences, fmt.Sprintf("%s: %s.", t.Rows[i].Target, note))
 		}
@@ -45,8 +46,8 @@ func Table(run *bench.Run) *bench.CapacityTable {
 	return &t
 }
 
-// workloadOf is the workload a case ran under ("" for a run of targets).
-func workloadOf(spec bench.RunSpec, caseName string) bench.Workload {
+// caseWorkload is the workload a case ran under ("" for a run of targets).
+func caseWorkload(spec bench.RunSpec, caseName string) bench.Workload {
 	for _, c := range spec.Cases {
 		if c.Name == caseName && caseName != "" {
 			return spec.ForCase(c).Workload
@@ -55,7 +56,7 @@ func workloadOf(spec bench.RunSpec, caseName string) bench.Workload {
 	return spec.Workload
 }
 
-func row(target string, c *bench.CapacityResult) bench.CapacityRow {
+func capacityRow(target string, c *bench.CapacityResult) bench.CapacityRow {
 	r := bench.CapacityRow{Target: target, Rate: c.Rate, Stop: c.Stop, Reason: c.Reason,
 		Passed: c.Passed(), Ran: len(c.Confirmations), MustPass: c.MustPass,
 		Rule: c.Rule, Pooled: c.Pooled, Unconfirmed: c.Unconfirmed, PauseNote: c.PauseNote}
@@ -77,73 +78,73 @@ func row(target string, c *bench.CapacityResult) bench.CapacityRow {
 	return r
 }
 
-// sentence says a row in words, e.g. "java-platform carries 980 req/s
+// capacityRowSentence says a row in words, e.g. "java-platform carries 980 req/s
 // within p99<=300ms (3 confirmations served 975–982 req/s); 1000 req/s
 // failed: p99 412ms > 300ms."
-func sentence(r bench.CapacityRow, objective string) string {
+func capacityRowSentence(r bench.CapacityRow, objective string) string {
 	if r.Rate == 0 {
 		return fmt.Sprintf("%s: no rate confirmed within %s; %s.", r.Target, objective, r.Reason)
 	}
 	if r.Unconfirmed != "" {
-		return fmt.Sprintf("%s: %s req/s within %s %s (a lower confidence); %s.", r.Target, Rate(r.Rate), objective, r.Unconfirmed, r.Reason)
+		return fmt.Sprintf("%s: %s req/s within %s %s (a lower confidence); %s.", r.Target, units.Rate(r.Rate), objective, r.Unconfirmed, r.Reason)
 	}
 	if r.Rule == bench.RulePooled && r.Pooled != nil {
-		return pooledSentence(r, objective)
+		return capacityPooledSentence(r, objective)
 	}
-	return windowSentence(r, objective)
+	return capacityWindowSentence(r, objective)
 }
 
-// pooledSentence says a row answered by the pooled rule: how many windows
+// capacityPooledSentence says a row answered by the pooled rule: how many windows
 // held and the percentile over their time together.
-func pooledSentence(r bench.CapacityRow, objective string) string {
+func capacityPooledSentence(r bench.CapacityRow, objective string) string {
 	p := r.Pooled
 	s := fmt.Sprintf("%s carries %s req/s within %s over its confirmations pooled (%d of %d windows held; pooled p99 %s over %s; they served %s–%s req/s)",
-		r.Target, Rate(r.Rate), objective, p.Held, p.Windows, ms(p.P99), p.Duration, Rate(r.ServedLow), Rate(r.ServedHigh))
-	return s + bounds(r)
+		r.Target, units.Rate(r.Rate), objective, p.Held, p.Windows, units.Ms(p.P99), p.Duration, units.Rate(r.ServedLow), units.Rate(r.ServedHigh))
+	return s + capacityBounds(r)
 }
 
-// windowSentence says a row answered window by window.
-func windowSentence(r bench.CapacityRow, objective string) string {
+// capacityWindowSentence says a row answered window by window.
+func capacityWindowSentence(r bench.CapacityRow, objective string) string {
 	s := fmt.Sprintf("%s carries %s req/s within %s (confirmations served %s–%s req/s)",
-		r.Target, Rate(r.Rate), objective, Rate(r.ServedLow), Rate(r.ServedHigh))
+		r.Target, units.Rate(r.Rate), objective, units.Rate(r.ServedLow), units.Rate(r.ServedHigh))
 	if len(r.Misses) > 0 {
 		s = fmt.Sprintf("%s carries %s req/s within %s (%d of %d confirmations passed, %d asked to; they served %s–%s req/s; %s)",
-			r.Target, Rate(r.Rate), objective, r.Passed, r.Ran, r.MustPass, Rate(r.ServedLow), Rate(r.ServedHigh), missWords(r.Misses))
+			r.Target, units.Rate(r.Rate), objective, r.Passed, r.Ran, r.MustPass, units.Rate(r.ServedLow), units.Rate(r.ServedHigh), capacityMissWords(r.Misses))
 	}
 	if r.Rule == bench.RuleWindows {
 		s += fmt.Sprintf(", judged window by window (%d had to pass each)", r.MustPass)
 		if r.Pooled != nil {
-			s += fmt.Sprintf("; pooled p99 %s over %s", ms(r.Pooled.P99), r.Pooled.Duration)
+			s += fmt.Sprintf("; pooled p99 %s over %s", units.Ms(r.Pooled.P99), r.Pooled.Duration)
 		}
 	}
-	return s + bounds(r)
+	return s + capacityBounds(r)
 }
 
-// bounds says what bounds a row's answer (a pool, the CPU), what failed
+// capacityBounds says what bounds a row's answer (a pool, the CPU), what failed
 // above it, and why the search stopped when not on its precision.
-func bounds(r bench.CapacityRow) string {
+func capacityBounds(r bench.CapacityRow) string {
 	s := ""
 	switch {
 	case r.PoolRate > 0 && r.Rate >= poolNear*r.PoolRate:
-		s += fmt.Sprintf(", bounded by its %d-thread pool (%s allowed)", r.PoolThreads, Rate(r.PoolRate))
+		s += fmt.Sprintf(", bounded by its %d-thread pool (%s allowed)", r.PoolThreads, units.Rate(r.PoolRate))
 	case r.PoolRate > 0:
-		s += fmt.Sprintf(", below its %d-thread pool's bound (%s allowed)", r.PoolThreads, Rate(r.PoolRate))
+		s += fmt.Sprintf(", below its %d-thread pool's bound (%s allowed)", r.PoolThreads, units.Rate(r.PoolRate))
 	}
 	if r.CPUShare >= cpuNear {
-		s += fmt.Sprintf(", bounded by its CPU (%.0f %% of its %s in the confirmations)", r.CPUShare*100, cpus(r.CPUs))
+		s += fmt.Sprintf(", bounded by its CPU (%.0f %% of its %s in the confirmations)", r.CPUShare*100, units.CPUs(r.CPUs))
 	}
 	if r.FailedRate > 0 {
-		s += fmt.Sprintf("; %s req/s failed: %s", Rate(r.FailedRate), r.FailedWhy)
+		s += fmt.Sprintf("; %s req/s failed: %s", units.Rate(r.FailedRate), r.FailedWhy)
 	}
-	if r.Stop != string(StopPrecision) {
+	if r.Stop != string(capacity.StopPrecision) {
 		s += "; " + r.Reason
 	}
 	return s + "."
 }
 
-// missWords says what failed in the confirmations at the answer that did
+// capacityMissWords says what failed in the confirmations at the answer that did
 // not pass.
-func missWords(misses []string) string {
+func capacityMissWords(misses []string) string {
 	if len(misses) == 1 {
 		return "the other failed: " + misses[0]
 	}
@@ -168,7 +169,7 @@ func confirmedCPU(tr bench.TargetResult) (share, limit float64) {
 	var sum float64
 	var n int
 	for _, conf := range tr.Capacity.Confirmations {
-		st, res, ok := stageOf(tr, conf.Stage)
+		st, res, ok := capacityStageOf(tr, conf.Stage)
 		if !ok || res.CPUSecondsPer1k <= 0 || st.Duration <= 0 {
 			continue
 		}
@@ -182,8 +183,8 @@ func confirmedCPU(tr bench.TargetResult) (share, limit float64) {
 	return sum / float64(n), tr.Limits.CPUs
 }
 
-// stageOf returns a result's measured stage index with its resources.
-func stageOf(tr bench.TargetResult, index int) (bench.StageResult, bench.StageResources, bool) {
+// capacityStageOf returns a result's measured stage index with its resources.
+func capacityStageOf(tr bench.TargetResult, index int) (bench.StageResult, bench.StageResources, bool) {
 	for _, st := range tr.Stages {
 		if st.Index != index || st.Warmup {
 			continue
@@ -195,21 +196,4 @@ func stageOf(tr bench.TargetResult, index int) (bench.StageResult, bench.StageRe
 		}
 	}
 	return bench.StageResult{}, bench.StageResources{}, false
-}
-
-// cpus writes a CPU limit: "1 CPU", "1.5 CPUs".
-func cpus(n float64) string {
-	if n == 1 {
-		return "1 CPU"
-	}
-	return strconv.FormatFloat(n, 'f', -1, 64) + " CPUs"
-}
-
-// Rate writes a rate in req/s the way tables show it: whole above 100,
-// one decimal below.
-func Rate(v float64) string {
-	if v >= 100 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
 }

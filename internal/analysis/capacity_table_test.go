@@ -1,14 +1,14 @@
-package capacity_test
+package analysis_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
-	"github.com/threadbench/threadbench/internal/capacity"
 )
 
-func TestTable(t *testing.T) {
+func TestCapacityTable(t *testing.T) {
 	confirmed := func(served ...float64) []bench.CapacityTrial {
 		var c []bench.CapacityTrial
 		for _, s := range served {
@@ -30,7 +30,7 @@ func TestTable(t *testing.T) {
 		// a target that failed before its search has no row
 		{Target: "other", Status: bench.TargetFailed},
 	}}
-	tab := capacity.Table(run)
+	tab := analysis.CapacityTable(run)
 	if tab == nil || tab.Objective != "p99<=300ms" || len(tab.Rows) != 3 {
 		t.Fatalf("table %+v", tab)
 	}
@@ -53,10 +53,10 @@ func TestTable(t *testing.T) {
 	}
 	// Well below its pool's bound, the pool is named but not blamed.
 	run.Targets[0].Capacity.Rate = 500
-	if s := capacity.Table(run).Sentences[0]; !strings.Contains(s, "500 req/s within p99<=300ms (confirmations served 975–982 req/s), below its 200-thread pool's bound (1000 allowed)") {
+	if s := analysis.CapacityTable(run).Sentences[0]; !strings.Contains(s, "500 req/s within p99<=300ms (confirmations served 975–982 req/s), below its 200-thread pool's bound (1000 allowed)") {
 		t.Errorf("sentence %q", s)
 	}
-	if capacity.Table(&bench.Run{Targets: []bench.TargetResult{{Target: "go"}}}) != nil {
+	if analysis.CapacityTable(&bench.Run{Targets: []bench.TargetResult{{Target: "go"}}}) != nil {
 		t.Error("a run without a search has a capacity table")
 	}
 }
@@ -76,20 +76,20 @@ func TestTableCPUBound(t *testing.T) {
 			Confirmations: []bench.CapacityTrial{{Stage: 1, Throughput: 1550}, {Stage: 2, Throughput: 1540}},
 			Failed:        &bench.CapacityTrial{Rate: 1600, Violations: []string{"p99 900ms > 300ms"}}}}
 	run := &bench.Run{Targets: []bench.TargetResult{tr}}
-	row := capacity.Table(run).Rows[0]
+	row := analysis.CapacityTable(run).Rows[0]
 	// (0.62 s × 15.5 + 0.62 s × 15.4) ÷ 10 s ÷ 1 CPU ÷ 2 confirmations
 	if want := 0.62 * (15.5 + 15.4) / 10 / 2; row.CPUs != 1 || row.CPUShare < want-1e-9 || row.CPUShare > want+1e-9 {
 		t.Errorf("CPU share %v of %v CPUs, want %v of 1", row.CPUShare, row.CPUs, want)
 	}
-	if s := capacity.Table(run).Sentences[0]; !strings.Contains(s, "(confirmations served 1540–1550 req/s), bounded by its CPU (96 % of its 1 CPU in the confirmations); 1600 req/s failed") {
+	if s := analysis.CapacityTable(run).Sentences[0]; !strings.Contains(s, "(confirmations served 1540–1550 req/s), bounded by its CPU (96 % of its 1 CPU in the confirmations); 1600 req/s failed") {
 		t.Errorf("sentence %q", s)
 	}
 	run.Targets[0].Resources[2].CPUSecondsPer1k, run.Targets[0].Resources[3].CPUSecondsPer1k = 0.3, 0.3
-	if s := capacity.Table(run).Sentences[0]; strings.Contains(s, "CPU") {
+	if s := analysis.CapacityTable(run).Sentences[0]; strings.Contains(s, "CPU") {
 		t.Errorf("a target at half its CPU is said to be bound by it: %q", s)
 	}
 	run.Targets[0].Limits.CPUs = 0
-	if row := capacity.Table(run).Rows[0]; row.CPUShare != 0 || row.CPUs != 0 {
+	if row := analysis.CapacityTable(run).Rows[0]; row.CPUShare != 0 || row.CPUs != 0 {
 		t.Errorf("without a CPU limit, row %+v has a CPU share", row)
 	}
 }
@@ -106,7 +106,7 @@ func TestTableMajority(t *testing.T) {
 		Failed: &bench.CapacityTrial{Rate: 2769, Violations: []string{"p99 445.2ms > 300ms"}}}
 	old := &bench.CapacityResult{Objective: "p99<=300ms", Rate: 980, Stop: "precision",
 		Confirmations: []bench.CapacityTrial{{Throughput: 979}, {Throughput: 975}}}
-	tab := capacity.Table(&bench.Run{Targets: []bench.TargetResult{{Target: "java-virtual", Capacity: virtual}, {Target: "go", Capacity: old}}})
+	tab := analysis.CapacityTable(&bench.Run{Targets: []bench.TargetResult{{Target: "java-virtual", Capacity: virtual}, {Target: "go", Capacity: old}}})
 	if r := tab.Rows[0]; r.Passed != 2 || r.Ran != 3 || r.MustPass != 2 || len(r.Misses) != 1 {
 		t.Errorf("row %+v, want 2 of 3 passed, 2 asked, one miss", r)
 	}
