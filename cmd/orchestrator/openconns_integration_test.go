@@ -13,7 +13,7 @@ import (
 // the burst after it needs more than the quiet stage used. Before the
 // engine handed primed connections out only within 5 s and checked one
 // idle before writing, requests sent on those the target had
-// closed failed as "the target closed the connection before answering"
+// closed failed as "the connection closed before an answer"
 // (second 16 of an 8,000 req/s run). The verdict counts errors and drops,
 // which no machine speed excuses.
 func TestOpenModelSendsNothingOnConnectionsTheGoTargetClosed(t *testing.T) {

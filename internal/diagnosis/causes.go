@@ -191,6 +191,13 @@ func isStall(c bench.Cause) bool {
 	return c.Kind == bench.VerdictGCBound && len(c.Evidence) > 0 && c.Evidence[0].Name == "longest GC pause"
 }
 
+// heldTheRequests reports whether a cause held every request for a while
+// whatever its rate (a stall, the network's retransmissions): it ran the
+// generator's connections short, and comes before their flag.
+func heldTheRequests(c bench.Cause) bool {
+	return isStall(c) || c.Kind == bench.VerdictNetworkBound
+}
+
 // cpuBound is the container's CPU at its limit, or throttled.
 func cpuBound(e Evidence) (bench.Cause, bool) {
 	cpu, ok := e.cpu()

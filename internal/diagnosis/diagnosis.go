@@ -110,7 +110,8 @@ type CPU struct {
 // Diagnose returns the verdicts the evidence supports, strongest first
 // (the generator's and the connections' flags before any, since they say
 // the figures are not the target's alone, but the connections' after a
-// stall: a target that stopped in a GC pause ran them short), and the top
+// stall or the network: a target that stopped in a GC pause, or a network
+// that held each request for a retransmission, ran them short), and the top
 // CPU frames; each cause says what to try against it (tries).
 func Diagnose(e Evidence) bench.Diagnosis {
 	d := bench.Diagnosis{Target: e.Target, Stage: e.Stage.Index, Source: e.Source, NoProfile: e.NoProfile,
@@ -126,11 +127,11 @@ func Diagnose(e Evidence) bench.Diagnosis {
 		}
 	}
 	slices.SortStableFunc(d.Causes, func(a, b bench.Cause) int {
-		return cmp.Or(-cmp.Compare(boolInt(isStall(a)), boolInt(isStall(b))), cmp.Compare(b.Share, a.Share))
+		return cmp.Or(-cmp.Compare(boolInt(heldTheRequests(a)), boolInt(heldTheRequests(b))), cmp.Compare(b.Share, a.Share))
 	})
 	d.Causes = explainedByDBPool(d.Causes, e)
 	stalls := 0
-	for stalls < len(d.Causes) && isStall(d.Causes[stalls]) {
+	for stalls < len(d.Causes) && heldTheRequests(d.Causes[stalls]) {
 		stalls++
 	}
 	flags := flagged(e)

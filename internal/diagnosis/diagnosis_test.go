@@ -366,6 +366,18 @@ func TestNetworkBound(t *testing.T) {
 	if d := diagnosis.Diagnose(flagged); slices.ContainsFunc(d.Causes, func(c bench.Cause) bool { return c.Kind == bench.VerdictNetworkBound }) {
 		t.Errorf("the generator at its limit: causes = %+v, want no network", d.Causes)
 	}
+	// The connections ran short because each request waited on the way:
+	// the time from when it left names the network, before their flag.
+	short := e
+	short.Stage.Flags = []bench.Flag{{Kind: bench.FlagConnectionBound, Reason: "waited for a connection"}}
+	if d := diagnosis.Diagnose(short); len(d.Causes) != 1 || d.Causes[0].Kind != bench.FlagConnectionBound {
+		t.Errorf("connections short, no time from the send: causes = %+v, want their flag alone", d.Causes)
+	}
+	short.Stage.Stats.ServiceTime = &bench.Latency{Mean: 15}
+	if d := diagnosis.Diagnose(short); len(d.Causes) != 2 || d.Causes[0].Kind != bench.VerdictNetworkBound || d.Causes[1].Kind != bench.FlagConnectionBound ||
+		!strings.Contains(d.Causes[0].Sentence, "14.6 of 15 ms") {
+		t.Errorf("connections short, 15 ms from the send: causes = %+v, want network-bound on 14.6 of 15 ms, then the connections", d.Causes)
+	}
 	inside := e
 	inside.Resources = &bench.StageResources{ServerMs: 12}
 	if d := diagnosis.Diagnose(inside); len(d.Causes) != 0 {

@@ -20,13 +20,23 @@ const NetworkShare = 0.5
 // target's http_server_requests_seconds), while no thread, pool, lock or
 // CPU of the target was at its limit, so no queue in the target held the
 // requests. Diagnose asks it only when no cause of the target's was found.
+// Where the generator's connections ran short, the time is the one from
+// when a request left on its connection (ServiceTime), its wait for one
+// left out: a network that holds every request for a retransmission runs
+// the connections short, and is their cause. A generator that lagged
+// names nothing.
 func networkBound(e Evidence) (bench.Cause, bool) {
-	if e.Resources == nil || e.Resources.ServerMs <= 0 || slices.ContainsFunc(e.Stage.Flags, func(f bench.Flag) bool {
-		return f.Kind == bench.FlagGeneratorBound || f.Kind == bench.FlagConnectionBound
-	}) {
+	if e.Resources == nil || e.Resources.ServerMs <= 0 || hasFlag(e, bench.FlagGeneratorBound) {
 		return bench.Cause{}, false
 	}
-	seen, in := e.Stage.Stats.Latency.Mean, e.Resources.ServerMs
+	seen, what := e.Stage.Stats.Latency.Mean, "a request's time as the load generator saw it (mean)"
+	if hasFlag(e, bench.FlagConnectionBound) {
+		if e.Stage.Stats.ServiceTime == nil {
+			return bench.Cause{}, false
+		}
+		seen, what = e.Stage.Stats.ServiceTime.Mean, "a request's time from when it left on its connection (mean)"
+	}
+	in := e.Resources.ServerMs
 	if seen <= 0 || in >= seen {
 		return bench.Cause{}, false
 	}
@@ -36,7 +46,7 @@ func networkBound(e Evidence) (bench.Cause, bool) {
 		return bench.Cause{}, false
 	}
 	c := bench.Cause{Kind: bench.VerdictNetworkBound, Share: share, Evidence: []bench.Figure{
-		{Name: "a request's time as the load generator saw it (mean)", Value: seen / 1000, Unit: "s"},
+		{Name: what, Value: seen / 1000, Unit: "s"},
 		{Name: "in the target's handlers (mean, by its own count)", Value: in / 1000, Unit: "s"},
 		{Name: "outside them", Value: share, Unit: "share", Limit: 1},
 	}}
@@ -48,6 +58,11 @@ func networkBound(e Evidence) (bench.Cause, bool) {
 		"while its threads, pools and CPU had room: %s",
 		e.Target, percent(share), msWords(outside), msWords(seen), msWords(in), where)
 	return c, true
+}
+
+// hasFlag says whether the stage carries a flag of kind.
+func hasFlag(e Evidence, kind string) bool {
+	return slices.ContainsFunc(e.Stage.Flags, func(f bench.Flag) bool { return f.Kind == kind })
 }
 
 // msWords writes milliseconds to a tenth, and to three figures below one:

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -188,9 +189,17 @@ func (a *attack) errorMessage(err error) string {
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return "timeout: no response within " + a.timeout.String()
 	case errors.Is(err, fasthttp.ErrConnectionClosed):
-		return "the target closed the connection before answering"
+		// The generator cannot tell who closed it: the target, or the
+		// network on the way (a reset by a middlebox, a lost link).
+		return "the connection closed before an answer (closed by the target, or reset on the way to it)"
 	case errors.Is(err, errStale):
 		return errStale.Error()
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		// One message whatever the connection's ports, which the error's
+		// own text names: a reset is counted once, not per connection.
+		return "the connection was reset (by the target, or on the way to it)"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the connection was refused: nothing listened at the target's address"
 	}
 	return err.Error()
 }
