@@ -41,8 +41,7 @@ func TestMeasureFlakyNetwork(t *testing.T) {
 		t.Fatalf("the flaky network needs iptables (Debian: iptables): %v", err)
 	}
 	eng := enginetest.Start(t)
-	config := writeFile(t, "config.yaml", fmt.Sprintf("engines:\n  - name: lab\n    host: %s\n    tls: {ca: %s, cert: %s, key: %s}\n    address: %s\n",
-		eng.Host, eng.TLS.CA, eng.TLS.Cert, eng.TLS.Key, eng.Address))
+	config := writeFile(t, "config.yaml", labEngine(eng))
 	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"), "--config", config)
 	t.Cleanup(func() {
 		if t.Failed() {

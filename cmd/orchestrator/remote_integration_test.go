@@ -30,8 +30,7 @@ const lightClosed = "name: light-closed\nmodel: closed\nstages:\n  - {name: c32,
 func TestRunOnRemoteEngine(t *testing.T) {
 	sideBySide(t)
 	eng := enginetest.Start(t)
-	config := writeFile(t, "config.yaml", fmt.Sprintf("engines:\n  - name: lab\n    host: %s\n    tls: {ca: %s, cert: %s, key: %s}\n    address: %s\n",
-		eng.Host, eng.TLS.CA, eng.TLS.Cert, eng.TLS.Key, eng.Address))
+	config := writeFile(t, "config.yaml", labEngine(eng))
 	profile := writeFile(t, "light-closed.yaml", lightClosed)
 	db := filepath.Join(t.TempDir(), "history.db")
 	runOn := func(engine string) *bench.Run {
@@ -110,8 +109,7 @@ func TestRunOnRemoteEngine(t *testing.T) {
 func TestEngineRestartedMidRun(t *testing.T) {
 	sideBySide(t)
 	eng := enginetest.Start(t)
-	config := writeFile(t, "config.yaml", fmt.Sprintf("engines:\n  - name: lab\n    host: %s\n    tls: {ca: %s, cert: %s, key: %s}\n    address: %s\n",
-		eng.Host, eng.TLS.CA, eng.TLS.Cert, eng.TLS.Key, eng.Address))
+	config := writeFile(t, "config.yaml", labEngine(eng))
 	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"), "--config", config)
 	a := apiClient{t: t, base: d.url}
 	spec := func(name, duration string) map[string]any {
@@ -143,4 +141,11 @@ func TestEngineRestartedMidRun(t *testing.T) {
 	if left := eng.Containers(t, targets.LabelRun+"="+next.ID); len(left) > 0 {
 		t.Errorf("containers of run %s left on lab: %v", next.ID, left)
 	}
+}
+
+// labEngine is a configuration's engines naming eng "lab", as a user
+// configures a remote engine: its address and its client's TLS files.
+func labEngine(eng enginetest.Engine) string {
+	return fmt.Sprintf("engines:\n  - name: lab\n    host: %s\n    tls: {ca: %s, cert: %s, key: %s}\n    address: %s\n",
+		eng.Host, eng.TLS.CA, eng.TLS.Cert, eng.TLS.Key, eng.Address)
 }

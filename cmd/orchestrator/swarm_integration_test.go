@@ -176,8 +176,7 @@ func startSwarm(t *testing.T) *swarmLab {
 	for _, id := range strings.Fields(docker(t, "node", "ls", "-q")) {
 		docker(t, "node", "update", "--label-add", "threadbench.load=true", id)
 	}
-	engine := fmt.Sprintf("engines:\n  - name: lab\n    host: %s\n    tls: {ca: %s, cert: %s, key: %s}\n    address: %s\ndefaultEngine: lab\n",
-		lab.Host, lab.TLS.CA, lab.TLS.Cert, lab.TLS.Key, lab.Address)
+	engine := labEngine(lab) + "defaultEngine: lab\n"
 	return &swarmLab{lab: lab, bin: buildOrchestrator(t), db: t.TempDir() + "/history.db", env: processEnv(t),
 		swarm:  writeFile(t, "swarm.yaml", engine+fmt.Sprintf("swarm: {manager: local, generators: 2, port: %d}\n", freePort(t))),
 		single: writeFile(t, "single.yaml", engine)}

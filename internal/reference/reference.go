@@ -32,12 +32,12 @@ func Generate(root *cobra.Command, openapi []byte) (Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parse(openapi)
+	d, err := parse(openapi)
 	if err != nil {
 		return nil, err
 	}
-	files["api.md"] = API(doc)
-	spec, err := Spec(doc)
+	files["api.md"] = API(d)
+	spec, err := Spec(d)
 	if err != nil {
 		return nil, err
 	}

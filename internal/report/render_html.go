@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -49,7 +48,7 @@ func writeHTML(buf *bytes.Buffer, rep bench.Report, src Source) error {
 // embedding page to style. The daemon's web page shows a run with it.
 func WriteReportFragment(w io.Writer, src Source) error {
 	if src.Report == nil {
-		return errors.New("report: the run's analysis is missing (Source.Report)")
+		return errNoAnalysis
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.ExecuteTemplate(&buf, "content", newHTMLPage(*src.Report, src)); err != nil {

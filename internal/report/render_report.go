@@ -25,6 +25,10 @@ type Source struct {
 	Flames []Flame
 }
 
+// errNoAnalysis is a caller's mistake: a report drawn without the run's
+// analysis it needs.
+var errNoAnalysis = errors.New("report: the run's analysis is missing (Source.Report)")
+
 // WriteReport writes the report of src.Run as "table" (aligned text),
 // "markdown" (GitHub), "json" (bench.Report), "csv" (one row per result ×
 // stage × request and one per result × second; see WriteReportCSV) or
@@ -36,7 +40,7 @@ func WriteReport(w io.Writer, src Source, format string) error {
 		return err
 	}
 	if src.Report == nil && f.Name != FormatCSV {
-		return errors.New("report: the run's analysis is missing (Source.Report)")
+		return errNoAnalysis
 	}
 	return f.report(w, src)
 }
