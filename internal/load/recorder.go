@@ -90,6 +90,9 @@ type sample struct {
 	cpu     time.Duration
 	in, out int64
 	api     int64
+	// the machine's CPU time the hypervisor took (steal) and its whole
+	// CPU time, in clock ticks (/proc/stat)
+	steal, ticks int64
 }
 
 // event is an Observer call due at a point of the attack clock.
@@ -411,6 +414,7 @@ func (r *recorder) plannedEvents() []event {
 // sampleNow reads the generator's counters at attack time at.
 func (r *recorder) sampleNow(at time.Duration) sample {
 	s := sample{at: at, cpu: processCPU(), in: r.cfg.wire.in.Load(), out: r.cfg.wire.out.Load()}
+	s.steal, s.ticks = machineSteal()
 	if r.cfg.apiRequests != nil {
 		s.api = r.cfg.apiRequests()
 	}
@@ -536,7 +540,17 @@ func (r *recorder) deltas(from, to int) (sample, bool) {
 		return sample{}, false
 	}
 	a, z := r.samples[i], r.samples[j]
-	return sample{at: z.at - a.at, cpu: z.cpu - a.cpu, in: z.in - a.in, out: z.out - a.out, api: z.api - a.api}, true
+	return sample{at: z.at - a.at, cpu: z.cpu - a.cpu, in: z.in - a.in, out: z.out - a.out, api: z.api - a.api,
+		steal: z.steal - a.steal, ticks: z.ticks - a.ticks}, true
+}
+
+// stealShare is the share of the machine's CPU time the hypervisor took
+// between two samples, 0 where it was not read.
+func (d sample) stealShare() float64 {
+	if d.ticks <= 0 {
+		return 0
+	}
+	return float64(d.steal) / float64(d.ticks)
 }
 
 // bytesOver returns the bytes on the wire during buckets [from, to).
@@ -558,8 +572,9 @@ func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
 	if d, ok := r.deltas(from, to); ok && d.at > 0 {
 		g.CPUShare = d.cpu.Seconds() / (d.at.Seconds() * float64(r.cfg.cpus))
 		g.APIRequests = d.api
+		g.StealShare = d.stealShare()
 	}
-	g.CPUSharePeak = g.CPUShare
+	g.CPUSharePeak, g.StealSharePeak = g.CPUShare, g.StealShare
 	for b := from; b < to && to-from > 1; b++ {
 		if d, ok := r.deltas(b, b+1); ok && d.at > 0 {
 			share := d.cpu.Seconds() / (d.at.Seconds() * float64(r.cfg.cpus))
@@ -567,6 +582,7 @@ func (r *recorder) generatorOver(w *window, from, to int) bench.Generator {
 			if share >= bench.GeneratorCPUBound {
 				g.CPUBoundSeconds++
 			}
+			g.StealSharePeak = max(g.StealSharePeak, d.stealShare())
 		}
 	}
 	if to-from == 1 && g.CPUShare >= bench.GeneratorCPUBound {

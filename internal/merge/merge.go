@@ -136,6 +136,7 @@ func Generators(parts ...*bench.Generator) *bench.Generator {
 			g.CPUShare, g.CPUs = p.CPUShare, p.CPUs
 		}
 		g.CPUSharePeak = max(g.CPUSharePeak, p.CPUSharePeak)
+		g.StealShare, g.StealSharePeak = max(g.StealShare, p.StealShare), max(g.StealSharePeak, p.StealSharePeak)
 		g.SendLagP99, g.SendLagMax = max(g.SendLagP99, p.SendLagP99), max(g.SendLagMax, p.SendLagMax)
 		g.SchedulingLagP99, g.ConnectionWaitP99 = max(g.SchedulingLagP99, p.SchedulingLagP99), max(g.ConnectionWaitP99, p.ConnectionWaitP99)
 		g.Connections += p.Connections

@@ -87,11 +87,12 @@ func TestStatsMergesExactly(t *testing.T) {
 // generator's window had are the merged window's, naming it.
 func TestGeneratorsAndFlags(t *testing.T) {
 	g := merge.Generators(
-		&bench.Generator{CPUs: 2, CPUShare: 0.3, CPUSharePeak: 0.5, Connections: 64, SendLagP99: 1, Late: 2, Dropped: 1},
+		&bench.Generator{CPUs: 2, CPUShare: 0.3, CPUSharePeak: 0.5, Connections: 64, SendLagP99: 1, Late: 2, Dropped: 1, StealShare: 0.08, StealSharePeak: 0.1},
 		nil,
-		&bench.Generator{CPUs: 4, CPUShare: 0.95, CPUSharePeak: 0.97, Connections: 64, SendLagP99: 9, SendLagMax: 20, Late: 3},
+		&bench.Generator{CPUs: 4, CPUShare: 0.95, CPUSharePeak: 0.97, Connections: 64, SendLagP99: 9, SendLagMax: 20, Late: 3, StealShare: 0.02, StealSharePeak: 0.2},
 	)
-	want := bench.Generator{CPUs: 4, CPUShare: 0.95, CPUSharePeak: 0.97, Connections: 128, SendLagP99: 9, SendLagMax: 20, Late: 5, Dropped: 1}
+	want := bench.Generator{CPUs: 4, CPUShare: 0.95, CPUSharePeak: 0.97, Connections: 128, SendLagP99: 9, SendLagMax: 20, Late: 5, Dropped: 1,
+		StealShare: 0.08, StealSharePeak: 0.2}
 	if *g != want {
 		t.Errorf("merged %+v, want %+v", *g, want)
 	}

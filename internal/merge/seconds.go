@@ -75,18 +75,19 @@ func stagesOf(plan bench.Plan, seconds []bench.Bucket) ([]bench.StageResult, err
 func window(seconds []bench.Bucket) (bench.Stats, *bench.Generator, error) {
 	stats, gens := make([]bench.Stats, len(seconds)), make([]*bench.Generator, len(seconds))
 	var elapsed time.Duration
-	var busy float64 // CPU share × seconds
+	var busy, stolen float64 // CPU share × seconds, steal share × seconds
 	for i, b := range seconds {
 		stats[i], gens[i] = b.Stats, b.Generator
 		elapsed += b.Stats.Elapsed.D()
 		if b.Generator != nil {
 			busy += b.Generator.CPUShare * b.Stats.Elapsed.D().Seconds()
+			stolen += b.Generator.StealShare * b.Stats.Elapsed.D().Seconds()
 		}
 	}
 	st, err := Stats(elapsed, stats...)
 	g := Generators(gens...)
 	if g != nil && elapsed > 0 {
-		g.CPUShare, g.Connections = busy/elapsed.Seconds(), 0
+		g.CPUShare, g.StealShare, g.Connections = busy/elapsed.Seconds(), stolen/elapsed.Seconds(), 0
 		for _, p := range gens {
 			if p != nil {
 				g.Connections = max(g.Connections, p.Connections)
