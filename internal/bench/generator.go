@@ -140,7 +140,7 @@ func (g Generator) Flags(seconds float64) []Flag {
 		flags = append(flags, Flag{Kind: FlagConnectionBound, Reason: fmt.Sprintf("requests waited for a connection, all %d in flight at the target: wait p99 %.1f ms (limit %.0f ms), %d requests", g.Connections, g.ConnectionWaitP99, SendLagBoundMs, g.Late)})
 	}
 	if g.StealSharePeak >= StealBound {
-		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: fmt.Sprintf("the machine's hypervisor took %.0f%% of its CPU time (steal; %.0f%% in the worst second, limit %.0f%%): generator and target stalled alike", g.StealShare*100, g.StealSharePeak*100, StealBound*100)})
+		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: fmt.Sprintf("the machine's hypervisor took %.0f%% of its CPU time, %.0f%% in its worst second (steal, limit %.0f%%): generator and target stalled alike", g.StealShare*100, g.StealSharePeak*100, StealBound*100)})
 	}
 	if seconds > 0 && float64(g.APIRequests)/seconds > DisturbingAPIRate {
 		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: fmt.Sprintf("the daemon's API served %d requests (%.0f/s) during the window", g.APIRequests, float64(g.APIRequests)/seconds)})

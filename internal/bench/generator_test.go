@@ -45,7 +45,7 @@ func TestGeneratorFlags(t *testing.T) {
 		{"a little steal", bench.Generator{CPUs: 1, StealShare: 0.01, StealSharePeak: 0.04}, nil},
 		{"steal", bench.Generator{CPUs: 1, StealShare: 0.16, StealSharePeak: 0.30, SchedulingLagP99: 14.3, ConnectionWaitP99: 39.4, Connections: 25, Late: 927},
 			[]string{"generator-bound: scheduling lag p99 14.3 ms", "connection-bound: requests waited",
-				"disturbed: the machine's hypervisor took 16% of its CPU time (steal; 30% in the worst second, limit 5%)"}},
+				"disturbed: the machine's hypervisor took 16% of its CPU time, 30% in its worst second (steal, limit 5%)"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			flags := tt.g.Flags(10) // a 10 s window
