@@ -49,7 +49,7 @@ func comparableTrials(t *bench.TargetResult) []bench.StageResult {
 	bound := map[int]bool{}
 	if t.Capacity != nil {
 		for _, step := range t.Capacity.Steps {
-			bound[step.Stage] = step.GeneratorBound != ""
+			bound[step.Stage] = step.GeneratorBound != "" || step.Disturbed != ""
 		}
 	}
 	var out []bench.StageResult
@@ -233,6 +233,8 @@ func verdictWords(step bench.CapacityTrial) string {
 	switch {
 	case step.GeneratorBound != "":
 		return "generator-bound: " + step.GeneratorBound
+	case step.Disturbed != "":
+		return "disturbed, asked again: " + step.Disturbed
 	case step.Pass:
 		s = "pass"
 	default:

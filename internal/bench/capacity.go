@@ -150,6 +150,10 @@ type CapacityTrial struct {
 	// trial that passed all the same or failed by more than its lag.
 	GeneratorBound string `json:"generatorBound,omitempty"`
 	GeneratorNote  string `json:"generatorNote,omitempty"`
+	// Disturbed is what took the machine's CPUs in a trial that failed
+	// and was asked again (the hypervisor's steal): neither a pass nor a
+	// fail of the target.
+	Disturbed string `json:"disturbed,omitempty"`
 }
 
 // CapacityTable is a capacity run's answer across its targets, as a

@@ -108,6 +108,17 @@ func (g Generator) cpuBound(seconds float64) string {
 	return ""
 }
 
+// Stolen says how much of the machine's CPU time its hypervisor took
+// during the window, when it took StealBound or more in any second; ""
+// otherwise.
+func (g Generator) Stolen() string {
+	if g.StealSharePeak < StealBound {
+		return ""
+	}
+	return fmt.Sprintf("the machine's hypervisor took %.0f%% of its CPU time, %.0f%% in its worst second (steal, limit %.0f%%)",
+		g.StealShare*100, g.StealSharePeak*100, StealBound*100)
+}
+
 // Flags returns the flags a window's generator figures call for over a
 // window of the given seconds: generator-bound when the generator used
 // GeneratorCPUBound of its CPUs on the mean or in CPUBoundSecondsShare of
@@ -139,8 +150,8 @@ func (g Generator) Flags(seconds float64) []Flag {
 	if g.ConnectionWaitP99 > SendLagBoundMs {
 		flags = append(flags, Flag{Kind: FlagConnectionBound, Reason: fmt.Sprintf("requests waited for a connection, all %d in flight at the target: wait p99 %.1f ms (limit %.0f ms), %d requests", g.Connections, g.ConnectionWaitP99, SendLagBoundMs, g.Late)})
 	}
-	if g.StealSharePeak >= StealBound {
-		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: fmt.Sprintf("the machine's hypervisor took %.0f%% of its CPU time, %.0f%% in its worst second (steal, limit %.0f%%): generator and target stalled alike", g.StealShare*100, g.StealSharePeak*100, StealBound*100)})
+	if stolen := g.Stolen(); stolen != "" {
+		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: stolen + ": generator and target stalled alike"})
 	}
 	if seconds > 0 && float64(g.APIRequests)/seconds > DisturbingAPIRate {
 		flags = append(flags, Flag{Kind: FlagDisturbed, Reason: fmt.Sprintf("the daemon's API served %d requests (%.0f/s) during the window", g.APIRequests, float64(g.APIRequests)/seconds)})

@@ -31,10 +31,10 @@ func dbPool() bench.Experiment {
 	return bench.Experiment{
 		Name:   "db-pool",
 		Source: "the database boundary (spring-boot#40155, HikariCP#2398): a connection pool in front of PostgreSQL",
-		Description: "java-platform, java-virtual and go against PostgreSQL, a " + dbPoolQuery.String() + " query per request on a pool of 10 and of 100 connections, " +
+		Description: "java-platform, java-virtual and go against PostgreSQL, a " + dbPoolQueryWords() + " query per request on a pool of 10 and of 100 connections, " +
 			"at 50, 200 and 400 clients: where the requests waited (the pool, the database, the threads) and the bound the pool sets",
 		Scale:     0.5,
-		ScaleNote: "multiplies the three 10 s stages; the query stays " + dbPoolQuery.String() + ", so the pool's bound stays connections ÷ " + dbPoolQuery.String() + ". The default 0.5 holds each 5 s",
+		ScaleNote: "multiplies the three 10 s stages; the query stays " + dbPoolQueryWords() + ", so the pool's bound stays connections ÷ " + dbPoolQueryWords() + ". The default 0.5 holds each 5 s",
 		Parts:     []string{"pool-10", "pool-100"},
 		Layout:    bench.LayoutPool,
 		Rows: []bench.SeedRow{
@@ -43,7 +43,7 @@ func dbPool() bench.Experiment {
 			{Label: "goroutines", Case: bench.TargetGo},
 		},
 		Notes: []string{
-			"no seed measured this: the figures in parentheses are the pool's bound, connections ÷ the query's " + dbPoolQuery.String(),
+			"no seed measured this: the figures in parentheses are the pool's bound, connections ÷ the query's " + dbPoolQueryWords(),
 			"a request in flight is waiting for a connection (the pool), holding one (the database: the query and its round trip) or neither " +
 				"(the threads: Tomcat's queue, a CPU); the split is the stage's means, from the target's HikariCP series and Little's law",
 			"the two pool sizes are two runs (parts): a run has one database",
@@ -62,12 +62,15 @@ func expandDBPool(scale float64, part string) bench.RunSpec {
 	return bench.RunSpec{
 		Targets:  []string{bench.TargetJavaPlatform, bench.TargetJavaVirtual, bench.TargetGo},
 		Profile:  bench.Profile{Name: "db-pool", Model: bench.ModelClosed, Scale: scale, Stages: stages},
-		Workload: bench.Workload{Requests: []bench.Request{request("query ("+dbPoolQuery.String()+")", "db", map[string]string{"delay": query})}},
+		Workload: bench.Workload{Requests: []bench.Request{request("query ("+dbPoolQueryWords()+")", "db", map[string]string{"delay": query})}},
 		// Half the smaller pool's bound: the path compiled, no queue.
 		Warmup:   bench.Warmup{Duration: bench.Duration(5 * time.Second), Rate: dbPoolBound(10) / 2},
 		Database: &bench.Database{Kind: bench.DatabasePostgres, Pool: size},
 	}
 }
+
+// dbPoolQueryWords is the query's time as the sheet says it: "50 ms".
+func dbPoolQueryWords() string { return fmt.Sprintf("%d ms", dbPoolQuery.Milliseconds()) }
 
 // dbPoolBound is the throughput a pool of size connections allows on
 // the experiment's query.
@@ -121,8 +124,8 @@ func (x *expTable) pool() {
 		return fmt.Sprintf("%s = %s + %s", units.Num(p.HeldMs), units.Num(p.DatabaseMs), units.Num(max(0, p.HeldMs-p.DatabaseMs)))
 	}
 	header, tables := x.perStage(throughput, where, held)
-	x.line(fmt.Sprintf("a pool of %d connections, a query of %s in the database: the pool allows %s req/s", size, dbPoolQuery, expRate(bound)))
-	x.table("throughput per stage (successful req/s; in parentheses the pool's bound at "+dbPoolQuery.String()+" and the share of it reached, then at the hold measured)", header, tables[0])
+	x.line(fmt.Sprintf("a pool of %d connections, a query of %s in the database: the pool allows %s req/s", size, dbPoolQueryWords(), expRate(bound)))
+	x.table("throughput per stage (successful req/s; in parentheses the pool's bound at "+dbPoolQueryWords()+" and the share of it reached, then at the hold measured)", header, tables[0])
 	x.table("where the requests in flight were, per stage (mean requests: waiting for a connection, holding one, neither)", header, tables[1])
 	x.table("a connection held per request, ms: in the database + in the service (its own time between statements, on a CPU it may wait for)", header, tables[2])
 }

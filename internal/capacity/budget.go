@@ -97,6 +97,16 @@ func (s *search) reserve(phase Phase) time.Duration {
 	return s.cost.round(n)
 }
 
+// roomToAskAgain reports whether the budget has room for trial t again:
+// a short one with the time kept back for confirming (see reserve), a
+// confirmation by itself.
+func (s *search) roomToAskAgain(t Trial) bool {
+	if t.Phase == PhaseConfirm {
+		return s.left() >= s.cost.confirmation()
+	}
+	return s.left() >= s.cost.shortTrial()+s.reserve(t.Phase)
+}
+
 // spent is the time charged to the budget: the search's, less the
 // warm-up its first trial ran.
 func (s *search) spent() time.Duration {

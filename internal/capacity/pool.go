@@ -148,7 +148,7 @@ func (s *search) cutWords(cut []Step, p *bench.CapacityPooled) string {
 func (s *search) lowestFailureAbove(rate float64) *Step {
 	var low *Step
 	for i, step := range s.steps {
-		if !step.Pass && step.GeneratorBound == "" && step.Rate > rate && (low == nil || step.Rate < low.Rate) {
+		if !step.Pass && step.GeneratorBound == "" && step.Disturbed == "" && step.Rate > rate && (low == nil || step.Rate < low.Rate) {
 			low = &s.steps[i]
 		}
 	}

@@ -76,6 +76,11 @@ type Outcome struct {
 	// to them (coverPauses).
 	PauseAt      []time.Duration
 	PauseSeconds float64
+	// Disturbed says what took the machine's CPUs from generator and
+	// target alike during the trial (the hypervisor's steal past
+	// bench.StealBound); empty when nothing did. A failure so disturbed
+	// is asked again (see trial).
+	Disturbed string
 }
 
 // TrialFunc runs one trial.
@@ -108,6 +113,9 @@ type Step struct {
 	// GeneratorNote is what the generator did in a trial it did not decide:
 	// a pass despite it, or a failure larger than its lag.
 	GeneratorNote string `json:"generatorNote,omitempty"`
+	// Disturbed is what took the machine's CPUs during a trial that failed
+	// and was asked again: neither a pass nor a fail of the target.
+	Disturbed string `json:"disturbed,omitempty"`
 
 	stats bench.Stats // what it measured, for pooling
 	died  string      // how the target died in it, if it did
@@ -684,9 +692,31 @@ func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, e
 	return s.trial(ctx, Trial{Phase: phase, Rate: rate, Duration: s.cfg.TrialDuration})
 }
 
+// disturbedRetries is how many times a trial that failed while the
+// machine was disturbed is asked again before its failure stands.
+const disturbedRetries = 2
+
 // trial runs one trial after the settle period, judges it, learns what it
-// cost beyond its nominal length and keeps it.
+// cost beyond its nominal length and keeps it. A failure in a trial the
+// machine's hypervisor took the CPUs from (steal) says nothing of the
+// target: it is kept, marked disturbed, and the trial asked again, up to
+// disturbedRetries times while the budget has room for it; the last
+// one's verdict stands.
 func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
+	for retry := 0; ; retry++ {
+		step, err := s.trialOnce(ctx, t)
+		if err != nil || step.Pass || step.Disturbed == "" {
+			return step, err
+		}
+		if retry == disturbedRetries || !s.roomToAskAgain(t) {
+			s.steps[step.N].Disturbed, step.Disturbed = "", ""
+			return step, nil
+		}
+	}
+}
+
+// trialOnce runs a trial once: see trial.
+func (s *search) trialOnce(ctx context.Context, t Trial) (*Step, error) {
 	began, nominal := s.cfg.Now(), t.Duration
 	if len(s.steps) > 0 {
 		if err := s.cfg.Wait(ctx, s.cfg.Settle); err != nil {
@@ -704,6 +734,9 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 		s.unpooled = true
 	}
 	step := judge(t, out, s.cfg.Objective)
+	if !step.Pass && step.GeneratorBound == "" {
+		step.Disturbed = out.Disturbed
+	}
 	s.cost.observe(t, step.Pass, s.cfg.Now().Sub(began)-nominal-out.Warmup)
 	step.N = len(s.steps)
 	s.steps = append(s.steps, step)

@@ -25,7 +25,11 @@ type server struct {
 	service     time.Duration // per request
 	luck        func(capacity.Trial) float64
 	generatorAt float64 // from this rate on the generator sends late; 0 for never
-	lag         float64 // how late then, ms, p99: added to every latency
+	// disturbed says whether the machine's hypervisor takes the CPUs
+	// during a trial: the target then serves half its capacity, and the
+	// outcome says so.
+	disturbed func(capacity.Trial) bool
+	lag       float64 // how late then, ms, p99: added to every latency
 	// overhead is what each trial takes beyond its length as a separate
 	// attack (setting up, saving the run); when set, an overloaded trial
 	// also drains its backlog at the end, as a real one does.
@@ -46,6 +50,10 @@ func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, err
 	if s.luck != nil {
 		served *= s.luck(t)
 	}
+	stolen := s.disturbed != nil && s.disturbed(t)
+	if stolen {
+		served /= 2
+	}
 	s.now = s.now.Add(warmup + t.Duration + s.cost(t, served))
 	p99 := s.p99(t, served)
 	requests := int64(t.Rate * t.Duration.Seconds())
@@ -53,6 +61,9 @@ func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, err
 		Requests: requests, Successes: requests,
 		Throughput: min(t.Rate, served), Latency: bench.Latency{P99: p99},
 	}, Warmup: warmup}
+	if stolen {
+		out.Disturbed = "the machine's hypervisor took 20% of its CPU time"
+	}
 	if s.generatorAt > 0 && t.Rate >= s.generatorAt {
 		out.GeneratorBound, out.SendLag = "generator CPU 97% of its 1 CPU(s)", s.lag
 		out.Stats.Latency.P99 += s.lag
@@ -653,4 +664,59 @@ func TestSearchTargetDies(t *testing.T) {
 		t.Errorf("rate %.1f (%s), want the edge below the death, %.1f", res.Rate, res.Reason, edge)
 	}
 	assertConfirmed(t, res, 0)
+}
+
+// A machine whose hypervisor takes the CPUs now and then (steal): a trial
+// it disturbed and that failed is asked again, marked, and the answer is
+// the quiet machine's; one disturbed every time it is asked stands failed
+// after its retries.
+func TestSearchAsksADisturbedTrialAgain(t *testing.T) {
+	quiet := &server{capacity: 1000, service: 200 * time.Millisecond}
+	want, err := capacity.Search(context.Background(), quiet.config("p99<=300ms", t), quiet.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		srv := &server{capacity: 1000, service: 200 * time.Millisecond, disturbed: func(capacity.Trial) bool { return rng.Float64() < 0.25 }}
+		res, err := capacity.Search(context.Background(), srv.config("p99<=300ms", t), srv.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disturbed := 0
+		for _, st := range res.Steps {
+			if st.Disturbed != "" {
+				disturbed++
+				if st.Pass {
+					t.Errorf("seed %d: a passing trial marked disturbed: %+v", seed, st)
+				}
+			}
+		}
+		t.Logf("seed %d: %.1f req/s (quiet %.1f), %d trials, %d disturbed and asked again", seed, res.Rate, want.Rate, len(res.Steps), disturbed)
+		if math.Abs(res.Rate-want.Rate) > 0.02*want.Rate {
+			t.Errorf("seed %d: %.1f req/s, the quiet machine's %.1f", seed, res.Rate, want.Rate)
+		}
+		if res.Failed != nil && res.Failed.Disturbed != "" {
+			t.Errorf("seed %d: failed at a disturbed trial %+v", seed, res.Failed)
+		}
+	}
+
+	// disturbed whenever asked at 2,000 req/s or more, where it then
+	// serves 2,000
+	srv := &server{capacity: 4000, service: 200 * time.Millisecond, disturbed: func(t capacity.Trial) bool { return t.Rate >= 2000 }}
+	res, err := capacity.Search(context.Background(), srv.config("p99<=300ms", t), srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[float64]int{}
+	for _, st := range res.Steps {
+		asked[st.Rate]++
+	}
+	if res.Failed == nil {
+		t.Fatalf("answer %.1f, nothing failed", res.Rate)
+	}
+	if res.Rate > 2000 || res.Failed.Disturbed != "" || asked[res.Failed.Rate] != 3 {
+		t.Errorf("answer %.1f, failed at %.1f (asked %d times, %q): want at most the disturbed 2,000 and the failure standing after two retries",
+			res.Rate, res.Failed.Rate, asked[res.Failed.Rate], res.Failed.Disturbed)
+	}
 }

@@ -80,5 +80,6 @@ func (r *Result) Summary(objective bench.Objective) *bench.CapacityResult {
 
 func (s Step) summary() bench.CapacityTrial {
 	return bench.CapacityTrial{Stage: s.N, Phase: string(s.Phase), Rate: s.Rate, Throughput: s.Throughput,
-		P99: s.P99, Pass: s.Pass, Violations: s.Violations, GeneratorBound: s.GeneratorBound, GeneratorNote: s.GeneratorNote}
+		P99: s.P99, Pass: s.Pass, Violations: s.Violations, GeneratorBound: s.GeneratorBound, GeneratorNote: s.GeneratorNote,
+		Disturbed: s.Disturbed}
 }

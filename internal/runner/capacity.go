@@ -262,8 +262,9 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	pw.poll()
 	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup, Died: st.Died,
 		PauseAt: pw.at, PauseSeconds: pw.paused}
-	if st.Generator != nil {
-		out.SendLag = st.Generator.OwnLagP99()
+	if g := st.Generator; g != nil {
+		out.SendLag = g.OwnLagP99()
+		out.Disturbed = g.Stolen()
 	}
 	return out, nil
 }
