@@ -136,7 +136,7 @@ func TestBadSpecRefusedBeforeAnythingStarts(t *testing.T) {
 	})
 
 	// A service configured in the daemon serves no contract endpoint: a
-	// spec asking it for one is refused by bench.Prepare, through the API
+	// spec asking it for one is refused by spec.Prepare, through the API
 	// and the CLI alike, before its JVM is built or started.
 	t.Run("configured service asked a contract endpoint", func(t *testing.T) {
 		config := writeFile(t, "config.yaml", "targets:\n  - name: orders\n    jar: "+ordersJar(t)+"\n")

@@ -25,7 +25,7 @@ func TestCapacityBadInput(t *testing.T) {
 		// the budget of three targets shared: 30 s each is below one trial
 		{"BudgetBelowOneTrial", []string{"--targets", "go,java-platform,java-virtual", "--slo", "p99<=300ms", "--budget", "90s"},
 			"--budget: shared by 3 targets, 30s is below one trial of the search (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
-		// the settings are bench.Prepare's to check, named by their flag
+		// the settings are spec.Prepare's to check, named by their flag
 		{"Precision", []string{"--slo", "p99<=300ms", "--precision", "1.5"}, "--precision: 1.5 is not a relative width"},
 		{"PrecisionZero", []string{"--slo", "p99<=300ms", "--precision", "0"}, "--precision: 0 stands for the default in a spec: leave --precision out for it (0.02)"},
 		{"ConfirmationsNegative", []string{"--slo", "p99<=300ms", "--confirmations", "-2"}, "--confirmations: -2: at least one confirmation is needed"},

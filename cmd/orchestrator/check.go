@@ -14,6 +14,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/check"
 	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -302,10 +303,10 @@ func (b *baselineRun) against(g *globalState, head *bench.Run, plan checkPlan, t
 
 // prepareOne prepares the spec as a local run does, and refuses one that
 // makes several runs: a check judges one.
-func prepareOne(g *globalState, cfg config, spec bench.RunSpec) (bench.RunSpec, error) {
+func prepareOne(g *globalState, cfg config, rs bench.RunSpec) (bench.RunSpec, error) {
 	catalog := g.specCatalog(cfg)
 	catalog.AllowImages = true
-	specs, err := bench.PrepareRuns(spec, catalog)
+	specs, err := spec.PrepareRuns(rs, catalog)
 	if err != nil {
 		return bench.RunSpec{}, err
 	}

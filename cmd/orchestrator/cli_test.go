@@ -668,7 +668,7 @@ func TestRunOwnServiceBadInput(t *testing.T) {
 	}{
 		{"JarMissing", []string{"--jar", "testdata/nope.jar"}, "jar: no jar file at testdata/nope.jar"},
 		// A service of one's own serves no contract endpoint: its own requests are needed.
-		// (the rule is bench.Prepare's, the daemon's too: the profile's requests are contract endpoints)
+		// (the rule is spec.Prepare's, the daemon's too: the profile's requests are contract endpoints)
 		{"NoOwnRequests", []string{"--jar", jar}, "workload.requests[0].endpoint: orders@platform is a service of your own, which serves no contract endpoint: attack it with requests of your own, given by uri"},
 		{"ContractEndpoint", []string{"--jar", jar, "--endpoint", "light"}, "workload.requests[0].endpoint: orders@platform is a service of your own"},
 		{"ContractEndpointInAFile", []string{"--jar", jar, "-f", config("workload:\n  requests:\n    - uri: /orders\n    - endpoint: heavy\n")}, "workload.requests[1].endpoint: orders@platform is a service of your own"},

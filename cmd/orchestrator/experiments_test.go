@@ -16,6 +16,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/store"
 )
 
@@ -75,13 +76,13 @@ func TestRunsShowExperiment(t *testing.T) {
 	if err := h.Open(); err != nil {
 		t.Fatal(err)
 	}
-	spec := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-004"}}
+	rs := bench.RunSpec{Experiment: &bench.ExperimentRef{Name: "seed-004"}}
 	catalog := bench.Catalog{Targets: newGlobalState(context.Background(), nil, nil, nil, nil).catalog.Infos(), Builtins: builtin.Set}
-	if err := bench.Prepare(&spec, catalog); err != nil {
+	if err := spec.Prepare(&rs, catalog); err != nil {
 		t.Fatal(err)
 	}
-	stored := &bench.Run{Name: spec.Name, Status: bench.RunSucceeded, Spec: spec}
-	for _, target := range spec.Targets {
+	stored := &bench.Run{Name: rs.Name, Status: bench.RunSucceeded, Spec: rs}
+	for _, target := range rs.Targets {
 		stored.Targets = append(stored.Targets, bench.TargetResult{Target: target, Status: bench.TargetSucceeded,
 			Total: &bench.Stats{Requests: 100, Successes: 100, Throughput: 331, Latency: bench.Latency{Mean: 1500}}})
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/store"
 )
 
@@ -22,12 +23,12 @@ func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, qui
 
 // runLocalRuns is runLocal returning the runs it followed to their end,
 // as stored: for a command that goes on to judge them (check).
-func runLocalRuns(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) ([]*bench.Run, error) {
+func runLocalRuns(g *globalState, cfg config, rs bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) ([]*bench.Run, error) {
 	// A local run's user may name the images to build on; a daemon's
 	// callers may not.
 	catalog := g.specCatalog(cfg)
 	catalog.AllowImages = true
-	if _, err := bench.PrepareRuns(spec, catalog); err != nil {
+	if _, err := spec.PrepareRuns(rs, catalog); err != nil {
 		return nil, err
 	}
 	db := store.NewDB(cfg.DB)
@@ -42,7 +43,7 @@ func runLocalRuns(g *globalState, cfg config, spec bench.RunSpec, output string,
 	defer deps.Close()
 	deps.config.Responses = responses
 	queue := newRunQueue(deps, db, catalog, 0)
-	first, err := queue.Submit(context.WithoutCancel(g.ctx), spec)
+	first, err := queue.Submit(context.WithoutCancel(g.ctx), rs)
 	if err != nil {
 		return nil, err
 	}

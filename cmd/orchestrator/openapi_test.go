@@ -14,6 +14,7 @@ import (
 	"github.com/threadbench/threadbench/api"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -222,9 +223,9 @@ func TestDocumentSaysCapacityMakesItsProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		schemaErr := runSpec.VisitJSON(value)
-		spec, err := bench.DecodeSpec([]byte(body), "body")
+		rs, err := spec.Decode([]byte(body), "body")
 		if err == nil {
-			err = bench.Prepare(&spec, catalog)
+			err = spec.Prepare(&rs, catalog)
 		}
 		var be *bench.Error
 		refusedProfile := errors.As(err, &be) && be.Field == "profile"

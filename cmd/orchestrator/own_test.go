@@ -12,7 +12,7 @@ import (
 )
 
 // A service of one's own serves no contract endpoint: a spec that asks it
-// for one is refused by bench.Prepare, before anything starts, through the
+// for one is refused by spec.Prepare, before anything starts, through the
 // API (400 naming the field; no run stored, so none reaches the executor
 // and no container is made) as on the command line (exit 2, the history
 // never opened).

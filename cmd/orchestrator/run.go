@@ -19,6 +19,7 @@ import (
 	"github.com/threadbench/threadbench/internal/metrics"
 	"github.com/threadbench/threadbench/internal/report"
 	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/targets"
 )
@@ -127,10 +128,10 @@ func (d *runDeps) apiRequests() int64 {
 var openRunDeps = newRunDeps
 
 // newRunQueue is the queue every run executes through, the daemon's and a
-// CLI run's alike: specs prepared against catalog (bench.PrepareRuns), at
+// CLI run's alike: specs prepared against catalog (spec.PrepareRuns), at
 // most maxQueue runs waiting (0: no bound).
 func newRunQueue(deps *runDeps, db *store.DB, catalog bench.Catalog, maxQueue int) *runner.Queue {
-	prepare := func(spec bench.RunSpec) ([]bench.RunSpec, error) { return bench.PrepareRuns(spec, catalog) }
+	prepare := func(rs bench.RunSpec) ([]bench.RunSpec, error) { return spec.PrepareRuns(rs, catalog) }
 	return runner.NewQueue(deps.config, db, prepare, maxQueue)
 }
 

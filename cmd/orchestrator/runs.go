@@ -3,15 +3,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/threadbench/threadbench/api"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/threadbench/threadbench/api"
 
 	"github.com/spf13/cobra"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 func newRunsCmd(g *globalState) *cobra.Command {
@@ -41,7 +43,7 @@ func newRunsListCmd(g *globalState) *cobra.Command {
 				return err
 			}
 			var err error
-			if filter.Labels, err = bench.ParseLabelPairs(labels, "label"); err != nil {
+			if filter.Labels, err = spec.ParseLabelPairs(labels, "label"); err != nil {
 				return err
 			}
 			return withHistory(g, cmd, func(h history) error {

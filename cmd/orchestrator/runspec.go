@@ -15,6 +15,7 @@ import (
 	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/check"
 	"github.com/threadbench/threadbench/internal/requests"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // specFlags are the run command's flags that make up a run spec.
@@ -231,7 +232,7 @@ func (f *specFlags) experimentRef(fs *pflag.FlagSet, spec *bench.RunSpec) error 
 func profileArg(arg string) (bench.Profile, error) {
 	if strings.ContainsAny(arg, "/.") {
 		if _, err := os.Stat(arg); err == nil {
-			return bench.ReadProfileFile(arg)
+			return spec.ReadProfileFile(arg)
 		}
 		return bench.Profile{}, bench.FieldErrorf("profile", "no profile file %q (and it is not a built-in: %s)", arg, strings.Join(builtin.ProfileNames(), ", "))
 	}
@@ -315,15 +316,15 @@ func parseRequest(s string) (bench.Request, error) {
 
 // readSpecFile reads a YAML or JSON run spec with the domain's strict
 // decoder, the one the daemon reads request bodies with.
-func readSpecFile(path string, spec *bench.RunSpec) error {
+func readSpecFile(path string, rs *bench.RunSpec) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return bench.FieldErrorf("spec", "read spec file: %v", err)
 	}
-	read, err := bench.DecodeSpec(b, path)
+	read, err := spec.Decode(b, path)
 	if err != nil {
 		return err
 	}
-	*spec = read
+	*rs = read
 	return nil
 }

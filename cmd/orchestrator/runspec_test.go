@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -206,17 +207,17 @@ func TestWarmupFlagsPrepared(t *testing.T) {
 		{[]string{"--warmup", "3s"}, bench.Warmup{Duration: secs(3), Rate: bench.DefaultWarmupRate}},
 		{[]string{"--no-warmup"}, bench.Warmup{Disabled: true}},
 	} {
-		spec, err := parseSpec(t, tt.args...)
+		rs, err := parseSpec(t, tt.args...)
 		if err == nil {
-			err = bench.Prepare(&spec, catalog)
+			err = spec.Prepare(&rs, catalog)
 		}
-		if err != nil || spec.Warmup != tt.want {
-			t.Errorf("%v: %+v, %v; want %+v", tt.args, spec.Warmup, err, tt.want)
+		if err != nil || rs.Warmup != tt.want {
+			t.Errorf("%v: %+v, %v; want %+v", tt.args, rs.Warmup, err, tt.want)
 		}
 	}
-	spec, err := parseSpec(t, "--warmup", "3s", "--warmup-fraction", "0.5")
+	rs, err := parseSpec(t, "--warmup", "3s", "--warmup-fraction", "0.5")
 	if err == nil {
-		err = bench.Prepare(&spec, catalog)
+		err = spec.Prepare(&rs, catalog)
 	}
 	var e *bench.Error
 	if !errors.As(err, &e) || e.Field != "warmup.fraction" {

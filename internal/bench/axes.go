@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,58 +155,6 @@ func matches(full, some map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// expandTargets writes each of a spec's targets as its variants: a
-// reference to a service of one's own that leaves axes out names every
-// variant with the others (orders@jdk=21: orders@platform,jdk=21 and
-// orders@virtual,jdk=21), its JDK the run's (java.jdk) where it has a JDK
-// axis and the reference names none; any other is written in the
-// canonical form (java-virtual@jdk=21 as java-virtual@21). A variant
-// named twice is run once. The references are checked already.
-func expandTargets(spec *RunSpec, c Catalog) error {
-	var out []string
-	for i, ref := range spec.Targets {
-		refs, err := expandTarget(ref, spec.Java.JDK, c.Targets, fmt.Sprintf("targets[%d]", i))
-		if err != nil {
-			return err
-		}
-		for _, r := range refs {
-			if !slices.Contains(out, r) {
-				out = append(out, r)
-			}
-		}
-	}
-	spec.Targets = out
-	return nil
-}
-
-// expandTarget returns the variants one reference names.
-func expandTarget(ref string, jdk int, infos []TargetInfo, field string) ([]string, error) {
-	info, err := LookupTarget(infos, ref)
-	if err != nil {
-		return nil, FieldErrorf(field, "%s", ErrorMessage(err))
-	}
-	r := ParseTargetRef(ref)
-	values, err := info.ParseVariant(r.Variant, field)
-	if err != nil {
-		return nil, err
-	}
-	if !info.RunsEachVariant() {
-		return []string{TargetRef{Name: r.Name, Variant: info.VariantName(values)}.String()}, nil
-	}
-	if axis, ok := info.AxisOf(AxisJDK); ok && jdk != 0 && values[AxisJDK] == "" {
-		if !slices.Contains(axis.Values, strconv.Itoa(jdk)) {
-			return nil, FieldErrorf("java.jdk", "target %s has no jdk %d (jdk: %s)", info.Name, jdk, strings.Join(axis.Values, ", "))
-		}
-		values[AxisJDK] = strconv.Itoa(jdk)
-	}
-	variants := info.Matching(values)
-	refs := make([]string, len(variants))
-	for i, v := range variants {
-		refs[i] = TargetRef{Name: r.Name, Variant: v}.String()
-	}
-	return refs, nil
 }
 
 // CanonicalRef writes a reference as the catalog names the variant it

@@ -304,8 +304,8 @@ const (
 // MustPass = Confirmations asks every one.
 func MustPassOf(n int) int { return n/2 + 1 }
 
-// orDefault returns v, or def when v is zero.
-func orDefault[T comparable](v, def T) T {
+// OrDefault returns v, or def when v is zero.
+func OrDefault[T comparable](v, def T) T {
 	var zero T
 	if v == zero {
 		return def
@@ -317,8 +317,8 @@ func orDefault[T comparable](v, def T) T {
 // short trial and the confirmations of a rate (Windows), with their
 // pauses.
 func (c CapacitySpec) MinBudget() Duration {
-	confirm := orDefault(c.ConfirmDuration, DefaultCapacityConfirm) + orDefault(c.Settle, DefaultCapacitySettle)
-	return orDefault(c.TrialDuration, DefaultCapacityTrial) + Duration(c.Windows())*confirm
+	confirm := OrDefault(c.ConfirmDuration, DefaultCapacityConfirm) + OrDefault(c.Settle, DefaultCapacitySettle)
+	return OrDefault(c.TrialDuration, DefaultCapacityTrial) + Duration(c.Windows())*confirm
 }
 
 // Rule is the rule c's confirmations are judged by: the strict one,
@@ -333,15 +333,15 @@ func (c CapacitySpec) Rule() string {
 // Goal is the time the objective is judged over at a rate: GoalDuration,
 // or by default the confirmations' own time.
 func (c CapacitySpec) Goal() Duration {
-	confirmations := Duration(orDefault(c.Confirmations, DefaultCapacityConfirmations))
-	return orDefault(c.GoalDuration, confirmations*orDefault(c.ConfirmDuration, DefaultCapacityConfirm))
+	confirmations := Duration(OrDefault(c.Confirmations, DefaultCapacityConfirmations))
+	return OrDefault(c.GoalDuration, confirmations*OrDefault(c.ConfirmDuration, DefaultCapacityConfirm))
 }
 
 // Windows is how many confirmations run at a rate: those asked, and under
 // the pooled rule as many more as the goal duration needs.
 func (c CapacitySpec) Windows() int {
-	n := orDefault(c.Confirmations, DefaultCapacityConfirmations)
-	confirm := orDefault(c.ConfirmDuration, DefaultCapacityConfirm)
+	n := OrDefault(c.Confirmations, DefaultCapacityConfirmations)
+	confirm := OrDefault(c.ConfirmDuration, DefaultCapacityConfirm)
 	if c.Rule() != RulePooled || n < 0 || confirm <= 0 || c.Goal() <= 0 {
 		return n
 	}
@@ -359,52 +359,6 @@ const MinCapacityRate = 1.0
 // CapacityProfileName names the profile a capacity search stands on.
 const CapacityProfileName = "capacity"
 
-// resolveCapacity gives a capacity search its profile (the search makes
-// its own: its trials replace the one stage Prepare checks and sizes the
-// run by, the full-length confirmation at the start rate) and its highest
-// rate (the guardrail's, unless lower). A profile of one's own is refused.
-func resolveCapacity(spec *RunSpec, g Guardrails) error {
-	c := spec.Capacity
-	if c == nil {
-		return nil
-	}
-	p := spec.Profile
-	// Only the load engine and connections are the caller's; a stored
-	// search's profile (its own name) is prepared again as it is.
-	model, known := LookupModel(p.Model)
-	own := p.Name == "" && p.Description == "" && p.Scale == 0 && len(p.Stages) == 0 && p.Workload == nil && known && model.RateLevel()
-	if p.Name != CapacityProfileName && !own {
-		return FieldErrorf("profile", "a capacity search makes its own open-model trials: leave the profile out (or give only its engine)")
-	}
-	if c.MaxRate == 0 {
-		c.MaxRate = g.MaxRate
-	}
-	start := orDefault(c.StartRate, DefaultCapacityStartRate)
-	spec.Profile = Profile{Name: CapacityProfileName, Description: "a capacity search: its trials replace this stage", Model: ModelOpen,
-		Stages: []Stage{{Duration: orDefault(c.ConfirmDuration, DefaultCapacityConfirm), Rate: start}},
-		Engine: p.Engine, Connections: p.Connections}
-	return nil
-}
-
-// checkCapacity checks a capacity spec before the run is queued: the
-// guardrails, then its settings (Check, with the budget shared by the
-// run's targets and rounds).
-func checkCapacity(spec *RunSpec, cat Catalog) error {
-	c := spec.Capacity
-	if c == nil {
-		return nil
-	}
-	switch {
-	case c.MaxRate > cat.Guardrails.MaxRate:
-		return FieldErrorf("capacity.maxRate", "%g req/s is above the configured maximum rate %g", c.MaxRate, cat.Guardrails.MaxRate)
-	case max(c.TrialDuration, c.ConfirmDuration, c.Settle) > cat.Guardrails.MaxDuration:
-		return FieldErrorf("capacity", "a trial or pause is longer than the configured maximum stage %s", cat.Guardrails.MaxDuration)
-	case c.GoalDuration > cat.Guardrails.MaxDuration:
-		return FieldErrorf("capacity.goalDuration", "%s is longer than the configured maximum run %s: the objective is judged over a rate's confirmations, which cannot last longer", c.GoalDuration, cat.Guardrails.MaxDuration)
-	}
-	return prefixField(c.Check(len(spec.RunCases())*spec.Rounds()), "capacity.")
-}
-
 // Check checks a search's settings, zero fields standing for their
 // defaults, with the budget shared by targets searches: the one place they
 // are checked, for a run's spec (Prepare) as for a search's configuration
@@ -419,9 +373,9 @@ func (c CapacitySpec) Check(targets int) error {
 		return FieldErrorf("precision", "%g is not a relative width between 0 and 1 (0.02 is 2%%)", c.Precision)
 	case c.Confirmations < 0:
 		return FieldErrorf("confirmations", "%d: at least one confirmation is needed (0 for the default, %d)", c.Confirmations, DefaultCapacityConfirmations)
-	case c.MustPass < 0 || c.MustPass > orDefault(c.Confirmations, DefaultCapacityConfirmations):
+	case c.MustPass < 0 || c.MustPass > OrDefault(c.Confirmations, DefaultCapacityConfirmations):
 		return FieldErrorf("mustPass", "%d is not between 1 and the %d confirmations (0 for the default, a majority: %d)",
-			c.MustPass, orDefault(c.Confirmations, DefaultCapacityConfirmations), MustPassOf(orDefault(c.Confirmations, DefaultCapacityConfirmations)))
+			c.MustPass, OrDefault(c.Confirmations, DefaultCapacityConfirmations), MustPassOf(OrDefault(c.Confirmations, DefaultCapacityConfirmations)))
 	}
 	for _, d := range []struct {
 		field string
@@ -444,7 +398,7 @@ func (c CapacitySpec) Check(targets int) error {
 // no longer than a target's share of the budget, which the confirmations
 // it asks must fit in.
 func (c CapacitySpec) checkGoal(targets int) error {
-	each := orDefault(c.Budget/Duration(max(targets, 1)), DefaultCapacityBudget)
+	each := OrDefault(c.Budget/Duration(max(targets, 1)), DefaultCapacityBudget)
 	switch {
 	case c.GoalDuration < 0:
 		return FieldErrorf("goalDuration", "%s: the time the objective is judged over must be positive (0 for the default, the confirmations' own time, %s)", c.GoalDuration, CapacitySpec{Confirmations: c.Confirmations, ConfirmDuration: c.ConfirmDuration}.Goal())
@@ -457,7 +411,7 @@ func (c CapacitySpec) checkGoal(targets int) error {
 // checkRates checks the first and the highest rate against each other and
 // the lowest a search tries; a highest rate of 0 is the configured one.
 func (c CapacitySpec) checkRates() error {
-	start := orDefault(c.StartRate, DefaultCapacityStartRate)
+	start := OrDefault(c.StartRate, DefaultCapacityStartRate)
 	switch {
 	case c.MaxRate != 0 && !(c.MaxRate >= MinCapacityRate):
 		return FieldErrorf("maxRate", "%g req/s is below the lowest rate a search tries, %g (0 for the configured maximum)", c.MaxRate, MinCapacityRate)
@@ -484,8 +438,8 @@ func (c CapacitySpec) checkBudget(targets int) error {
 		return nil
 	}
 	return FieldErrorf("budget", "%s%s is below one trial of the search (a %s trial and %d confirmations of %s, with %s pauses: %s)",
-		which, each, orDefault(c.TrialDuration, DefaultCapacityTrial), c.Windows(),
-		orDefault(c.ConfirmDuration, DefaultCapacityConfirm), orDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
+		which, each, OrDefault(c.TrialDuration, DefaultCapacityTrial), c.Windows(),
+		OrDefault(c.ConfirmDuration, DefaultCapacityConfirm), OrDefault(c.Settle, DefaultCapacitySettle), c.MinBudget())
 }
 
 // PoolThreads returns the size of the thread pool that serves a target's

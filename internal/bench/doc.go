@@ -8,7 +8,8 @@
 //
 // The built-in profiles and experiments are data, in package builtin; a
 // spec that names one is resolved through the Builtins port of the Catalog
-// Prepare checks it against.
+// package spec prepares it against. Decoding a spec, checking it and
+// filling in its defaults are spec's.
 //
 // Every other internal package imports bench and speaks its words; bench
 // imports nothing of the project's. cmd/orchestrator wires the concrete

@@ -1,7 +1,5 @@
 package bench
 
-import "fmt"
-
 // Downstream is a service the targets call during a run (GET /api/fanout,
 // GET /api/downstream): one of the catalog's targets, started before them
 // on its own loopback port and removed after them. Seed 001's callee is
@@ -30,27 +28,6 @@ type DownstreamResult struct {
 
 // MaxDownstreamWorkers bounds a downstream's pool.
 const MaxDownstreamWorkers = 10000
-
-// checkDownstream checks a spec's downstream service.
-func checkDownstream(spec *RunSpec, c Catalog) error {
-	d := spec.Downstream
-	if d == nil {
-		for i, r := range spec.Workload.Requests {
-			if e, _ := LookupEndpoint(r.Endpoint); e.Downstream {
-				return FieldErrorf(fmt.Sprintf("workload.requests[%d].endpoint", i), "%s calls a downstream service: declare one (downstream: {target: java-platform, workers: 200})", r.Endpoint)
-			}
-		}
-		return nil
-	}
-	if err := CheckTargetRef(d.Target, c.Targets, "downstream.target"); err != nil {
-		return err
-	}
-	if d.Workers < 1 || d.Workers > MaxDownstreamWorkers {
-		return FieldErrorf("downstream.workers", "must be from 1 to %d, got %d", MaxDownstreamWorkers, d.Workers)
-	}
-	limits := spec.DownstreamLimits()
-	return prefixField(checkLimits(&RunSpec{Limits: limits, Engine: spec.Engine}, c), "downstream.")
-}
 
 // DownstreamLimits are the downstream's limits: its own, else the spec's.
 func (s RunSpec) DownstreamLimits() Limits {

@@ -50,5 +50,5 @@ func (d *Duration) parse(s string) error {
 	return nil
 }
 
-// decodeText reads a duration string for the strict decoder.
-func (d *Duration) decodeText(s string) error { return d.parse(s) }
+// DecodeText reads a duration string for the strict decoder.
+func (d *Duration) DecodeText(s string) error { return d.parse(s) }

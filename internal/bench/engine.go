@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -74,17 +73,17 @@ func (c Catalog) engineNames() []string {
 	return names
 }
 
-// defaultEngine is the engine a spec that names none runs on.
-func (c Catalog) defaultEngine() string {
+// DefaultEngine is the engine a spec that names none runs on.
+func (c Catalog) EngineByDefault() string {
 	if c.DefaultEngine != "" {
 		return c.DefaultEngine
 	}
 	return EngineLocal
 }
 
-// hostBounds returns the CPUs and memory of the host behind an engine,
+// HostBounds returns the CPUs and memory of the host behind an engine,
 // zero where unknown.
-func (c Catalog) hostBounds(engine string) (cpus int, memoryBytes int64) {
+func (c Catalog) HostBounds(engine string) (cpus int, memoryBytes int64) {
 	if engine == EngineLocal {
 		return c.HostCPUs, c.HostMemoryBytes
 	}
@@ -94,31 +93,6 @@ func (c Catalog) hostBounds(engine string) (cpus int, memoryBytes int64) {
 		}
 	}
 	return 0, 0
-}
-
-// checkEngines puts a spec without an engine on the default one and checks
-// every engine it names against the configuration: by name only, since an
-// engine runs whatever it is sent and its operator chooses which to trust.
-func checkEngines(spec *RunSpec, c Catalog) error {
-	if spec.Engine == "" {
-		spec.Engine = c.defaultEngine()
-	}
-	if err := checkEngineRef(spec.Engine, "engine", c); err != nil {
-		return err
-	}
-	for i, cs := range spec.Cases {
-		field := fmt.Sprintf("cases[%d].engine", i)
-		if cs.Engine == "" {
-			continue
-		}
-		if err := checkEngineRef(cs.Engine, field, c); err != nil {
-			return err
-		}
-		if spec.Downstream != nil && cs.Engine != spec.Engine {
-			return FieldErrorf(field, "a run with a downstream service keeps every target on the run's engine (%s), where the downstream runs and can be reached; got %q", spec.Engine, cs.Engine)
-		}
-	}
-	return nil
 }
 
 // CheckEngine checks that name is an engine of the catalog (a configured

@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 )
@@ -29,8 +27,8 @@ type ExperimentRef struct {
 	Cases []string `json:"cases,omitempty" yaml:"cases,omitempty"`
 }
 
-// decodeText reads the bare-name form.
-func (r *ExperimentRef) decodeText(text string) error {
+// DecodeText reads the bare-name form.
+func (r *ExperimentRef) DecodeText(text string) error {
 	*r = ExperimentRef{Name: text}
 	return nil
 }
@@ -143,11 +141,11 @@ type Experiment struct {
 // for the default), as Prepare resolves it: every field the experiment
 // sets, Experiment filled in, not yet checked or defaulted.
 func (e Experiment) Spec(scale float64, part string) (RunSpec, error) {
-	return e.specOf(ExperimentRef{Name: e.Name, Scale: scale, Part: part})
+	return e.SpecOf(ExperimentRef{Name: e.Name, Scale: scale, Part: part})
 }
 
-// specOf returns the run spec ref asks of e (ref names e).
-func (e Experiment) specOf(ref ExperimentRef) (RunSpec, error) {
+// SpecOf returns the run spec ref asks of e (ref names e).
+func (e Experiment) SpecOf(ref ExperimentRef) (RunSpec, error) {
 	if err := e.resolveRef(&ref); err != nil {
 		return RunSpec{}, err
 	}
@@ -220,73 +218,6 @@ func (e Experiment) resolveRef(ref *ExperimentRef) error {
 	return nil
 }
 
-// resolveExperiment replaces a spec that names an experiment with the
-// experiment's spec. The spec may add a name, rounds, limits and the Java
-// options the experiment leaves alone (heap, collector, base image); any
-// field the experiment sets itself is refused, naming it.
-func resolveExperiment(spec *RunSpec, builtins Builtins) error {
-	ref := spec.Experiment
-	if ref == nil {
-		return nil
-	}
-	e, err := builtins.LookupExperiment(ref.Name)
-	if err != nil {
-		return FieldErrorf("experiment.name", "%s", ErrorMessage(err))
-	}
-	if field := setByExperiment(*spec); field != "" {
-		return FieldErrorf(field, "experiment %s sets %s itself; leave it out (or write the experiment's spec out in full, without experiment)", e.Name, field)
-	}
-	if e.PinsJDK && spec.Java.JDK != 0 {
-		return FieldErrorf("java.jdk", "experiment %s runs each case on the JDK its name says (@21, @25); leave java.jdk out, or pick cases", e.Name)
-	}
-	resolved, err := e.specOf(*ref)
-	if err != nil {
-		return err
-	}
-	resolved.Name, resolved.Repeat, resolved.Limits = spec.Name, spec.Repeat, spec.Limits
-	resolved.Java = spec.Java.With(resolved.Java)
-	// The seed's JDK unless the spec picks one; none: the project's default.
-	resolved.Java.JDK = cmp.Or(spec.Java.JDK, resolved.Java.JDK, e.JDK)
-	if resolved.Name == "" {
-		resolved.Name = experimentRunName(*resolved.Experiment)
-	}
-	*spec = resolved
-	return nil
-}
-
-// experimentRunName names an experiment's run when the spec does not:
-// "seed-003", "seed-001 callee-400".
-func experimentRunName(ref ExperimentRef) string {
-	if ref.Part == "" {
-		return ref.Name
-	}
-	return ref.Name + " " + ref.Part
-}
-
-// setByExperiment returns the JSON path of the first field a spec sets
-// that its experiment sets itself, or "".
-func setByExperiment(spec RunSpec) string {
-	fields := []struct {
-		path  string
-		value any
-	}{
-		{"targets", spec.Targets},
-		{"cases", spec.Cases},
-		{"profile", spec.Profile},
-		{"workload", spec.Workload},
-		{"warmup", spec.Warmup},
-		{"downstream", spec.Downstream},
-		{"java.tomcatMaxThreads", spec.Java.TomcatMaxThreads},
-		{"java.virtualParallelism", spec.Java.VirtualParallelism},
-	}
-	for _, f := range fields {
-		if !reflect.ValueOf(f.value).IsZero() {
-			return f.path
-		}
-	}
-	return ""
-}
-
 // String describes the reference as the CLI prints it: "seed-001
 // (callee-400) at scale 0.2".
 func (r ExperimentRef) String() string {
@@ -298,45 +229,4 @@ func (r ExperimentRef) String() string {
 		s += fmt.Sprintf(" at scale %g", r.Scale)
 	}
 	return s
-}
-
-// PrepareRuns prepares the runs a spec asks for: one per part, in the
-// experiment's order, when it names an experiment of several parts and
-// picks none (each part is a run: a run has one downstream), else the spec
-// alone. Every part is prepared before any is returned, so that one bad
-// part refuses them all, with Prepare's error naming the field.
-func PrepareRuns(spec RunSpec, c Catalog) ([]RunSpec, error) {
-	specs := experimentParts(spec, c.Builtins)
-	for i := range specs {
-		if err := Prepare(&specs[i], c); err != nil {
-			return nil, err
-		}
-	}
-	return specs, nil
-}
-
-// experimentParts returns one spec per part of the experiment spec names
-// when it picks none, else spec alone. A name that is no experiment is
-// left to Prepare, which says so.
-func experimentParts(spec RunSpec, builtins Builtins) []RunSpec {
-	ref := spec.Experiment
-	if ref == nil || ref.Part != "" || builtins == nil {
-		return []RunSpec{spec}
-	}
-	e, err := builtins.LookupExperiment(ref.Name)
-	if err != nil || len(e.Parts) < 2 {
-		return []RunSpec{spec}
-	}
-	specs := make([]RunSpec, len(e.Parts))
-	for i, part := range e.Parts {
-		partRef := *ref
-		partRef.Part, partRef.Cases = part, slices.Clone(ref.Cases)
-		specs[i] = spec
-		specs[i].Experiment = &partRef
-		if spec.Capacity != nil { // Prepare writes into it
-			capacity := *spec.Capacity
-			specs[i].Capacity = &capacity
-		}
-	}
-	return specs
 }

@@ -1,12 +1,13 @@
 package bench_test
 
 import (
-	"encoding/json"
-	"errors"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
-func asError(err error, e **bench.Error) bool { return errors.As(err, e) }
+func sec(s float64) bench.Duration { return bench.Duration(s * float64(time.Second)) }
 
-func jsonUnmarshal(doc string, v any) error { return json.Unmarshal([]byte(doc), v) }
+func hold(s, rate float64) bench.Stage { return bench.Stage{Duration: sec(s), Rate: rate} }
+
+func ramp(s, rate float64) bench.Stage { return bench.Stage{Duration: sec(s), Rate: rate, Ramp: true} }

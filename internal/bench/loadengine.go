@@ -23,8 +23,6 @@ func CheckLoadEngine(spec *RunSpec) error {
 	return p.LoadModel().CheckFixedWorkers(p, spec.Workload)
 }
 
-func checkLoadEngine(spec *RunSpec, _ Catalog) error { return CheckLoadEngine(spec) }
-
 // LoadEngineSet is an Attacker that sends each plan with the load engine
 // its profile names (LoadEngineOwn when it names none).
 type LoadEngineSet map[string]Attacker

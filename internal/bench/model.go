@@ -122,8 +122,8 @@ func (s StageResult) Level() float64 {
 	return s.LoadModel().Level(Stage{Rate: s.Rate, Concurrency: s.Concurrency})
 }
 
-// checkModel checks that the profile names a model there is.
-func checkModel(p Profile) (LoadModel, error) {
+// CheckModel checks that the profile names a model there is.
+func CheckModel(p Profile) (LoadModel, error) {
 	m, ok := LookupModel(p.Model)
 	if !ok {
 		return nil, FieldErrorf("profile.model", "must be %s, got %q", quotedOr(ModelNames()), p.Model)
@@ -137,11 +137,11 @@ func quotedOr(names []Model) string {
 	for i, n := range names {
 		quoted[i] = fmt.Sprintf("%q", n)
 	}
-	return wordsOr(quoted)
+	return WordsOr(quoted)
 }
 
-// wordsOr writes words as "a, b or c".
-func wordsOr(words []string) string {
+// WordsOr writes words as "a, b or c".
+func WordsOr(words []string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
 	}

@@ -31,7 +31,7 @@ func (openModel) CheckStage(st Stage, field string, g Guardrails) error {
 	if st.Concurrency != 0 {
 		return FieldErrorf(field+".concurrency", "an open-model stage takes a rate, not a concurrency")
 	}
-	return checkRate(st.Rate, field+".rate", g)
+	return CheckRate(st.Rate, field+".rate", g)
 }
 
 // ShareOf is the stage at Rate/Of: the shares' schedules interleave into

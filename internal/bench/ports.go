@@ -233,16 +233,3 @@ type Builtins interface {
 	// listing the names.
 	LookupExperiment(name string) (Experiment, error)
 }
-
-// noBuiltins is a catalog's Builtins when it gives none: every name is unknown.
-type noBuiltins struct{}
-
-func (noBuiltins) LookupProfile(name string, _ float64) (Profile, error) {
-	return Profile{}, Errorf(ENOTFOUND, "no built-in profile %q (there are none)", name)
-}
-
-func (noBuiltins) ProfileNames() []string { return nil }
-
-func (noBuiltins) LookupExperiment(name string) (Experiment, error) {
-	return Experiment{}, Errorf(ENOTFOUND, "no built-in experiment %q (there are none)", name)
-}

@@ -90,26 +90,6 @@ func (p Plan) ShareOf(share Share) Plan {
 	return out
 }
 
-// checkGenerators refuses what a plan split among the configured swarm
-// generators (Catalog.Generators) cannot send: a warm-up until steady,
-// which each generator would end at its own moment, and a stage with
-// fewer clients than there are generators.
-func checkGenerators(spec *RunSpec, c Catalog) error {
-	if c.Generators <= 1 {
-		return nil
-	}
-	if w := spec.Warmup; w.UntilSteady && !w.Disabled {
-		return FieldErrorf("warmup.untilSteady", "the load comes from %d swarm generators (the daemon's configuration), which cannot end a warm-up together when the target settles; give the warm-up a duration and a rate, or disable it", c.Generators)
-	}
-	model := spec.Profile.LoadModel()
-	for i, st := range spec.Profile.Stages {
-		if err := model.CheckShare(st, fmt.Sprintf("profile.stages[%d]", i), c.Generators); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // GeneratorEnvironment is where one of several load generators ran (a
 // swarm's): its share, its node, where the orchestrator reached it, and
 // its host as the swarm and the generator describe it.

@@ -153,8 +153,8 @@ type Sleep struct {
 	Max Duration `json:"max,omitempty" yaml:"max,omitempty"`
 }
 
-// decodeText reads a fixed sleep written as a duration.
-func (s *Sleep) decodeText(text string) error {
+// DecodeText reads a fixed sleep written as a duration.
+func (s *Sleep) DecodeText(text string) error {
 	var d Duration
 	if err := d.parse(text); err != nil {
 		return err
@@ -351,7 +351,7 @@ func (s *RunSpec) ApplyDefaults() {
 	if s.Profile.Model == "" {
 		s.Profile.Model = DefaultModel
 	}
-	s.Workload.applyDefaults()
+	s.Workload.ApplyDefaults()
 	// A warm-up given neither a duration nor a rate runs until steady: a
 	// fixed length would end some targets' warm-up (a JVM's JIT) before
 	// it is over. A capacity search warms up at a fixed rate.
@@ -387,9 +387,9 @@ func (s *RunSpec) ApplyDefaults() {
 	}
 }
 
-// applyDefaults gives requests their default weight and the workload its
+// ApplyDefaults gives requests their default weight and the workload its
 // default timeout.
-func (w *Workload) applyDefaults() {
+func (w *Workload) ApplyDefaults() {
 	for i := range w.Requests {
 		if w.Requests[i].Weight == 0 {
 			w.Requests[i].Weight = 1
@@ -485,19 +485,19 @@ func (w *Workload) Clone() *Workload {
 		return nil
 	}
 	c := *w
-	c.Requests = cloneRequests(w.Requests)
-	c.Iteration = cloneSteps(w.Iteration)
+	c.Requests = CloneRequests(w.Requests)
+	c.Iteration = CloneSteps(w.Iteration)
 	return &c
 }
 
-func cloneSteps(steps []Step) []Step {
+func CloneSteps(steps []Step) []Step {
 	if steps == nil {
 		return nil
 	}
 	out := make([]Step, len(steps))
 	for i, st := range steps {
 		if st.Request != nil {
-			r := cloneRequests([]Request{*st.Request})[0]
+			r := CloneRequests([]Request{*st.Request})[0]
 			st.Request = &r
 		}
 		if st.Sleep != nil {
@@ -509,7 +509,7 @@ func cloneSteps(steps []Step) []Step {
 	return out
 }
 
-func cloneRequests(reqs []Request) []Request {
+func CloneRequests(reqs []Request) []Request {
 	out := make([]Request, len(reqs))
 	for i, r := range reqs {
 		out[i] = r

@@ -197,7 +197,7 @@ func CheckTargetRef(s string, infos []TargetInfo, field string) error {
 	ref := ParseTargetRef(s)
 	i := slices.IndexFunc(infos, func(t TargetInfo) bool { return t.Name == ref.Name })
 	if i < 0 {
-		return FieldErrorf(field, "unknown target %q (known: %s)", ref.Name, strings.Join(targetNames(infos), ", "))
+		return FieldErrorf(field, "unknown target %q (known: %s)", ref.Name, strings.Join(TargetNames(infos), ", "))
 	}
 	info := infos[i]
 	if info.Unavailable != "" {
@@ -207,7 +207,7 @@ func CheckTargetRef(s string, infos []TargetInfo, field string) error {
 	return err
 }
 
-func targetNames(infos []TargetInfo) []string {
+func TargetNames(infos []TargetInfo) []string {
 	names := make([]string, len(infos))
 	for i, t := range infos {
 		names[i] = t.Name
@@ -223,7 +223,7 @@ func LookupTarget(infos []TargetInfo, ref string) (TargetInfo, error) {
 			return t, nil
 		}
 	}
-	return TargetInfo{}, Errorf(ENOTFOUND, "unknown target %q (known: %s)", name, strings.Join(targetNames(infos), ", "))
+	return TargetInfo{}, Errorf(ENOTFOUND, "unknown target %q (known: %s)", name, strings.Join(TargetNames(infos), ", "))
 }
 
 // ThreadLabel names a thread kind for people: "platform threads", "goroutines".

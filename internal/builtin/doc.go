@@ -5,7 +5,7 @@
 // results read in: the seed's own tables, ours beside the seed's
 // (SheetOf), which package report writes as text or markdown.
 //
-// Set hands the profiles and experiments to bench.Prepare through the
+// Set hands the profiles and experiments to spec.Prepare through the
 // domain's Builtins port, so that the domain package keeps the types and
 // the rules and this one the catalog; cmd/orchestrator wires it into every
 // bench.Catalog.

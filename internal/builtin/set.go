@@ -2,7 +2,7 @@ package builtin
 
 import "github.com/threadbench/threadbench/internal/bench"
 
-// Set is every built-in profile and experiment, as bench.Prepare resolves
+// Set is every built-in profile and experiment, as spec.Prepare resolves
 // the names a spec gives (bench.Catalog.Builtins).
 var Set bench.Builtins = set{}
 

@@ -1,8 +1,6 @@
 package check
 
-import (
-	"github.com/threadbench/threadbench/internal/bench"
-)
+import "github.com/threadbench/threadbench/internal/spec"
 
 // FieldLabel is the flag a label is given by, which its errors name.
 const FieldLabel = "--label"
@@ -45,5 +43,5 @@ func EnvLabels(getenv func(string) string) map[string]string {
 // ParseLabels reads KEY=VALUE pairs (--label), a later pair winning over
 // an earlier one of the same key. Prepare checks the keys and values.
 func ParseLabels(pairs []string) (map[string]string, error) {
-	return bench.ParseLabelPairs(pairs, FieldLabel)
+	return spec.ParseLabelPairs(pairs, FieldLabel)
 }

@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // decodeSpec reads a run spec from a JSON request body with the domain's
-// strict decoder (bench.DecodeSpec), the same one that reads spec files:
+// strict decoder (spec.Decode), the same one that reads spec files:
 // unknown fields, nulls, values of the wrong type, numbers out of range and
 // malformed JSON are EINVALID errors that name the field.
 func decodeSpec(r *http.Request) (bench.RunSpec, error) {
@@ -28,7 +29,7 @@ func decodeSpec(r *http.Request) (bench.RunSpec, error) {
 	case len(strings.TrimSpace(string(body))) == 0:
 		return bench.RunSpec{}, bench.Errorf(bench.EINVALID, "request body is empty")
 	}
-	return bench.DecodeSpec(body, "request body")
+	return spec.Decode(body, "request body")
 }
 
 // isJSON reports whether a Content-Type is JSON.

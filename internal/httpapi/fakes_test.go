@@ -9,6 +9,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/httpapi"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // errNotFaked is what a fake returns for a method the test did not set:
@@ -27,16 +28,16 @@ var _ httpapi.Runs = (*fakeRuns)(nil)
 
 // Submit checks a copy of the spec as the real queue does, so that invalid
 // specs get their 400s, then hands SubmitFn the spec as received.
-func (f *fakeRuns) Submit(ctx context.Context, spec bench.RunSpec) (*bench.Run, error) {
-	prepared := spec
-	prepared.Workload.Requests = slices.Clone(spec.Workload.Requests)
-	if err := bench.Prepare(&prepared, testCatalog); err != nil {
+func (f *fakeRuns) Submit(ctx context.Context, rs bench.RunSpec) (*bench.Run, error) {
+	prepared := rs
+	prepared.Workload.Requests = slices.Clone(rs.Workload.Requests)
+	if err := spec.Prepare(&prepared, testCatalog); err != nil {
 		return nil, err
 	}
 	if f.SubmitFn == nil {
 		return nil, errNotFaked
 	}
-	return f.SubmitFn(ctx, spec)
+	return f.SubmitFn(ctx, rs)
 }
 
 // testCatalog is the built-in targets, as the daemon's queue checks specs.

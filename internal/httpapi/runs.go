@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"github.com/threadbench/threadbench/api"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,9 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threadbench/threadbench/api"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // submitRun queues a run and answers 202 with its document and its URL.
@@ -54,7 +56,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 func runFilter(q url.Values) (bench.RunFilter, error) {
 	f := bench.RunFilter{Target: q.Get("target"), Name: q.Get("name"), Cursor: q.Get("cursor")}
 	var err error
-	if f.Labels, err = bench.ParseLabelPairs(q["label"], "label"); err != nil {
+	if f.Labels, err = spec.ParseLabelPairs(q["label"], "label"); err != nil {
 		return f, err
 	}
 	if f.Status, err = parseStatuses(q["status"]); err != nil {

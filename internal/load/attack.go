@@ -245,7 +245,7 @@ func expectedLatency(w bench.Workload, rest time.Duration) time.Duration {
 	return slowest
 }
 
-// checkPlan refuses a plan the engine cannot run. bench.Prepare checks far
+// checkPlan refuses a plan the engine cannot run. spec.Prepare checks far
 // more; this only keeps a plan built by hand from dividing by zero.
 func checkPlan(p bench.Plan) error {
 	switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/requests"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 func TestReadVegeta(t *testing.T) {
@@ -104,14 +105,14 @@ func TestReadVegetaFile(t *testing.T) {
 	}
 }
 
-// TestRequestsPass: what the reader makes passes bench.Prepare.
+// TestRequestsPass: what the reader makes passes spec.Prepare.
 func TestRequestsPass(t *testing.T) {
 	reqs, err := requests.ReadVegeta(strings.NewReader("GET http://x/api/light\nPOST http://x/api/light\nX-A: 1\n"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := bench.RunSpec{Targets: []string{"go"}, Profile: bench.Profile{Name: "smoke"}, Workload: bench.Workload{Requests: reqs}}
-	if err := bench.Prepare(&spec, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}, Builtins: builtin.Set}); err != nil {
+	rs := bench.RunSpec{Targets: []string{"go"}, Profile: bench.Profile{Name: "smoke"}, Workload: bench.Workload{Requests: reqs}}
+	if err := spec.Prepare(&rs, bench.Catalog{Targets: []bench.TargetInfo{{Name: "go", Kind: "go"}}, Builtins: builtin.Set}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -23,7 +23,7 @@ func (r *Runner) startDatabase(ctx context.Context, run *bench.Run) (bench.Datab
 	}
 	limits := run.Spec.DatabaseLimits()
 	engine := run.Spec.EngineOf(bench.Case{})
-	// On the local engine, beside the load generator: bench.Prepare refuses
+	// On the local engine, beside the load generator: spec.Prepare refuses
 	// a database for a run on a remote one.
 	res := &bench.DatabaseResult{Kind: d.Kind, Status: bench.TargetRunning, Limits: limits, Pool: d.PoolSize(), CPUSet: run.Environment.LoadCPUSet}
 	run.Database = res

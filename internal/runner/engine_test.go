@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // labCatalog adds the remote engine "lab" to the test catalog.
@@ -16,13 +17,13 @@ func labCatalog() bench.Catalog {
 
 // executeWithLab prepares spec against labCatalog, stores it and executes
 // it on rt, returning the run.
-func executeWithLab(t *testing.T, spec bench.RunSpec, rt *fakeRuntime) *bench.Run {
+func executeWithLab(t *testing.T, rs bench.RunSpec, rt *fakeRuntime) *bench.Run {
 	t.Helper()
-	if err := bench.Prepare(&spec, labCatalog()); err != nil {
+	if err := spec.Prepare(&rs, labCatalog()); err != nil {
 		t.Fatal(err)
 	}
 	st := newStore(t)
-	run := createRun(t, st, spec)
+	run := createRun(t, st, rs)
 	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ type QueueStore interface {
 }
 
 // Preparer validates a spec and fills its defaults, returning the specs of
-// the runs it asks for (bench.PrepareRuns bound to the catalog and
+// the runs it asks for (spec.PrepareRuns bound to the catalog and
 // guardrails: one per part of an experiment of several parts), or an
 // EINVALID error naming the field.
 type Preparer func(spec bench.RunSpec) ([]bench.RunSpec, error)

@@ -13,13 +13,14 @@ import (
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/store"
 )
 
 func newQueue(t *testing.T, st runner.QueueStore, rt *fakeRuntime, lockPath string) *runner.Queue {
 	t.Helper()
 	cfg := runner.Config{Targets: rt, Attacker: load.NewEngine(), LockPath: lockPath, CPUs: 1}
-	prepare := func(spec bench.RunSpec) ([]bench.RunSpec, error) { return bench.PrepareRuns(spec, catalog) }
+	prepare := func(rs bench.RunSpec) ([]bench.RunSpec, error) { return spec.PrepareRuns(rs, catalog) }
 	return runner.NewQueue(cfg, st, prepare, 2)
 }
 

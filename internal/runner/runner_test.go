@@ -12,6 +12,7 @@ import (
 	"github.com/threadbench/threadbench/internal/builtin"
 	"github.com/threadbench/threadbench/internal/load"
 	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // catalog is the built-in targets' names, as the fake runtime starts them.
@@ -22,16 +23,16 @@ var catalog = bench.Catalog{Targets: []bench.TargetInfo{
 // shortSpec is a small open-model run: 1 s warm-up, then 2 s at 50 req/s.
 func shortSpec(t *testing.T, targets ...string) bench.RunSpec {
 	t.Helper()
-	spec := bench.RunSpec{
+	rs := bench.RunSpec{
 		Targets:  targets,
 		Profile:  bench.Profile{Model: bench.ModelOpen, Stages: []bench.Stage{{Duration: bench.Duration(2 * time.Second), Rate: 50}}},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}},
 		Warmup:   bench.Warmup{Duration: bench.Duration(time.Second), Rate: 20},
 	}
-	if err := bench.Prepare(&spec, catalog); err != nil {
+	if err := spec.Prepare(&rs, catalog); err != nil {
 		t.Fatal(err)
 	}
-	return spec
+	return rs
 }
 
 func newRunner(t *testing.T, rt *fakeRuntime, st bench.RunStore) *runner.Runner {
@@ -304,16 +305,16 @@ func TestExecute_HostLockFailureFailsTheRun(t *testing.T) {
 func TestExecute_CasesInInterleavedRounds(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
-	spec := shortSpec(t, "go")
-	spec.Targets, spec.Repeat = nil, 2
-	spec.Cases = []bench.Case{
+	rs := shortSpec(t, "go")
+	rs.Targets, rs.Repeat = nil, 2
+	rs.Cases = []bench.Case{
 		{Name: "pool-1", Target: "java-platform", Java: &bench.JavaOptions{TomcatMaxThreads: 1}},
 		{Name: "plain", Target: "go"},
 	}
-	if err := bench.Prepare(&spec, catalog); err != nil {
+	if err := spec.Prepare(&rs, catalog); err != nil {
 		t.Fatal(err)
 	}
-	run := createRun(t, st, spec)
+	run := createRun(t, st, rs)
 	rt := &fakeRuntime{}
 	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
 		t.Fatal(err)

@@ -7,22 +7,23 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/runner"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // steadySpec is a closed run of one 2 s stage at 4 clients on light,
 // after a warm-up until steady over a 5 s window, at most maxWarm.
 func steadySpec(t *testing.T, maxWarm time.Duration, targets ...string) bench.RunSpec {
 	t.Helper()
-	spec := bench.RunSpec{
+	rs := bench.RunSpec{
 		Targets:  targets,
 		Profile:  bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: bench.Duration(2 * time.Second), Concurrency: 4}}},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}},
 		Warmup:   bench.Warmup{UntilSteady: true, Window: bench.Duration(5 * time.Second), MaxDuration: bench.Duration(maxWarm)},
 	}
-	if err := bench.Prepare(&spec, catalog); err != nil {
+	if err := spec.Prepare(&rs, catalog); err != nil {
 		t.Fatal(err)
 	}
-	return spec
+	return rs
 }
 
 func TestExecute_WarmupUntilSteady(t *testing.T) {

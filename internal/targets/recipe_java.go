@@ -124,7 +124,7 @@ func (m MavenJar) launch(e Entry, req bench.StartRequest) (map[string]string, ma
 // JVMFlags returns the JVM flags both Java targets run with. The thread
 // model is deliberately not an input: whatever differs between the two Java
 // targets must be the thread model alone. The options are checked by
-// bench.Prepare; an unknown collector here is a caller's bug.
+// spec.Prepare; an unknown collector here is a caller's bug.
 func JVMFlags(java bench.JavaOptions) ([]string, error) {
 	heap := java.HeapPercent
 	if heap == 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // Paging of the history.
@@ -71,7 +72,7 @@ func parseHistoryQuery(q url.Values) (bench.RunFilter, historyFilter, error) {
 		Since: q.Get("since"), Label: q.Get("label"), Cursor: q.Get("cursor"), Limit: defaultPageSize}
 	f := bench.RunFilter{Target: shown.Target, Name: shown.Name, Cursor: shown.Cursor, Limit: defaultPageSize}
 	if shown.Label != "" {
-		labels, err := bench.ParseLabelPairs([]string{shown.Label}, "label")
+		labels, err := spec.ParseLabelPairs([]string{shown.Label}, "label")
 		if err != nil {
 			return f, shown, err
 		}

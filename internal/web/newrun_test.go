@@ -14,6 +14,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/spec"
 	"github.com/threadbench/threadbench/internal/store"
 	"github.com/threadbench/threadbench/internal/web"
 )
@@ -125,7 +126,7 @@ func TestNewRunFormSpeaksTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := bench.DecodeSpec(b, "the form")
+	spec, err := spec.Decode(b, "the form")
 	if err != nil {
 		t.Fatalf("the form's fields are not a spec's: %v\n%s", err, b)
 	}

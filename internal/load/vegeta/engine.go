@@ -16,7 +16,7 @@
 // and no pacing, each worker sending its next request when the previous
 // one answers (stages of one concurrency in a row, a warm-up until steady
 // and the stage it warms up among them, share one attack). A closed ramp or an iteration cannot be said that way and
-// bench.Prepare refuses them for this engine.
+// spec.Prepare refuses them for this engine.
 package vegeta
 
 import (
@@ -70,7 +70,7 @@ func (e *Engine) Run(ctx context.Context, baseURL string, plan bench.Plan, obs b
 	return s.Run(func(ctx context.Context) { newSender(s).send(ctx) })
 }
 
-// checkPlan refuses what vegeta's attacker cannot send; bench.Prepare says
+// checkPlan refuses what vegeta's attacker cannot send; spec.Prepare says
 // the same for a spec, this keeps a plan built by hand honest.
 func checkPlan(p bench.Plan) error {
 	spec := bench.RunSpec{Profile: p.Profile, Workload: p.Workload}

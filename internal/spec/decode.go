@@ -1,4 +1,4 @@
-package bench
+package spec
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadbench/threadbench/internal/bench"
 	"gopkg.in/yaml.v3"
 )
 
@@ -25,19 +26,19 @@ import (
 // field, a value of the wrong type or a number out of range is reported with
 // the field's JSON path and its line, the same way whatever the format.
 
-// DecodeSpec reads a run spec from YAML or JSON. source names the input in
+// Decode reads a run spec from YAML or JSON. source names the input in
 // messages (a file name, "request body"). Errors are EINVALID *Errors whose
 // Field is the JSON path of the offending input.
-func DecodeSpec(b []byte, source string) (RunSpec, error) {
-	var spec RunSpec
+func Decode(b []byte, source string) (bench.RunSpec, error) {
+	var spec bench.RunSpec
 	return spec, decodeDoc(b, source, reflect.ValueOf(&spec).Elem(), "")
 }
 
-// DecodeProfile reads a profile from YAML or JSON; see DecodeSpec. Fields
+// DecodeProfile reads a profile from YAML or JSON; see Decode. Fields
 // are named as in a spec ("profile.stages[0].rate"), since the document is
 // a spec's profile.
-func DecodeProfile(b []byte, source string) (Profile, error) {
-	var p Profile
+func DecodeProfile(b []byte, source string) (bench.Profile, error) {
+	var p bench.Profile
 	return p, decodeDoc(b, source, reflect.ValueOf(&p).Elem(), "profile")
 }
 
@@ -47,10 +48,10 @@ func DecodeProfile(b []byte, source string) (Profile, error) {
 func decodeDoc(b []byte, source string, v reflect.Value, root string) error {
 	tree, err := parse(b)
 	if err != nil {
-		return Errorf(EINVALID, "%s: %v", source, err)
+		return bench.Errorf(bench.EINVALID, "%s: %v", source, err)
 	}
 	if tree == nil || tree.kind == nodeNull {
-		return Errorf(EINVALID, "%s: empty document", source)
+		return bench.Errorf(bench.EINVALID, "%s: empty document", source)
 	}
 	d := decoder{root: root, source: source}
 	return d.decode(tree, v, root)
@@ -254,7 +255,7 @@ func (p *jsonParser) array(n *node) error {
 // textDecoder is implemented by domain types written as one string scalar
 // (durations), or, for structs, either as a string or as an object (sleeps).
 type textDecoder interface {
-	decodeText(s string) error
+	DecodeText(s string) error
 }
 
 // decoder walks a tree into Go values. root is the path of the document
@@ -263,7 +264,7 @@ type textDecoder interface {
 type decoder struct{ root, source string }
 
 func (d decoder) fail(n *node, path, format string, args ...any) error {
-	return FieldErrorf(path, "%s (%s line %d)", fmt.Sprintf(format, args...), d.source, n.line)
+	return bench.FieldErrorf(path, "%s (%s line %d)", fmt.Sprintf(format, args...), d.source, n.line)
 }
 
 func (d decoder) decode(n *node, v reflect.Value, path string) error {
@@ -276,16 +277,16 @@ func (d decoder) decode(n *node, v reflect.Value, path string) error {
 		if n.kind != nodeScalar || !n.str {
 			return d.fail(n, path, "must be a string such as \"30s\", got %s", n.describe())
 		}
-		if err := td.decodeText(n.text); err != nil {
+		if err := td.DecodeText(n.text); err != nil {
 			return d.fail(n, path, "%v", err)
 		}
 		return nil
 	}
-	if p, ok := v.Addr().Interface().(*Profile); ok && n.kind == nodeScalar {
+	if p, ok := v.Addr().Interface().(*bench.Profile); ok && n.kind == nodeScalar {
 		if !n.str {
 			return d.fail(n, path, "must be a built-in profile's name or a profile object, got %s", n.describe())
 		}
-		*p = Profile{Name: n.text}
+		*p = bench.Profile{Name: n.text}
 		return nil
 	}
 	switch v.Kind() {
@@ -472,10 +473,10 @@ func joinPath(path, key string) string {
 
 // ReadProfileFile reads a profile from a YAML or JSON file with the strict
 // decoder. Errors are EINVALID *Errors naming the field and the file.
-func ReadProfileFile(path string) (Profile, error) {
+func ReadProfileFile(path string) (bench.Profile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Profile{}, FieldErrorf("profile", "read profile file: %v", err)
+		return bench.Profile{}, bench.FieldErrorf("profile", "read profile file: %v", err)
 	}
 	return DecodeProfile(b, path)
 }

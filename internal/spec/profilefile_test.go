@@ -1,4 +1,4 @@
-package bench_test
+package spec_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -52,7 +53,7 @@ workload:
 	}
 	for name, content := range files {
 		t.Run(name, func(t *testing.T) {
-			got, err := bench.ReadProfileFile(writeFile(t, name, content))
+			got, err := spec.ReadProfileFile(writeFile(t, name, content))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func TestReadProfileFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, tt.file, tt.content)
-			_, err := bench.ReadProfileFile(path)
+			_, err := spec.ReadProfileFile(path)
 			if got, want := bench.ErrorCode(err), bench.EINVALID; got != want {
 				t.Fatalf("code %q, want %q (err %v)", got, want, err)
 			}
@@ -121,7 +122,7 @@ func TestReadProfileFileErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := bench.ReadProfileFile(filepath.Join(t.TempDir(), "missing.yaml")); bench.ErrorCode(err) != bench.EINVALID {
+	if _, err := spec.ReadProfileFile(filepath.Join(t.TempDir(), "missing.yaml")); bench.ErrorCode(err) != bench.EINVALID {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package bench_test
+package spec_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // testCatalog is the three targets of the built-in catalog, Java on JDK 25 or 21.
@@ -39,56 +40,56 @@ func closedSpec(stages ...bench.Stage) bench.RunSpec {
 }
 
 func TestPrepareSpecValid(t *testing.T) {
-	spec := validSpec()
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	rs := validSpec()
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := spec.Workload.Requests[0].Weight, 1; got != want {
+	if got, want := rs.Workload.Requests[0].Weight, 1; got != want {
 		t.Errorf("defaults not applied: weight %d, want %d", got, want)
 	}
-	if w := spec.Warmup; !w.UntilSteady || w.MaxDuration != bench.DefaultWarmupMaxDuration {
+	if w := rs.Warmup; !w.UntilSteady || w.MaxDuration != bench.DefaultWarmupMaxDuration {
 		t.Errorf("warm-up %+v, want one until steady (the default), at most %s", w, bench.DefaultWarmupMaxDuration)
 	}
 	// a closed ramp down to 0 is fine
-	spec = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Ramp: true})
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	rs = closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Ramp: true})
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Errorf("closed ramp to 0: %v", err)
 	}
 	// vegeta sends an open profile with ramps, and a closed one that holds
-	for _, spec := range []bench.RunSpec{validSpec(), closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Concurrency: 20})} {
-		spec.Profile.Engine = bench.LoadEngineVegeta
-		if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
-			t.Errorf("vegeta, %s model: %v", spec.Profile.Model, err)
+	for _, rs := range []bench.RunSpec{validSpec(), closedSpec(bench.Stage{Duration: sec(5), Concurrency: 10}, bench.Stage{Duration: sec(5), Concurrency: 20})} {
+		rs.Profile.Engine = bench.LoadEngineVegeta
+		if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
+			t.Errorf("vegeta, %s model: %v", rs.Profile.Model, err)
 		}
 	}
 }
 
 func TestPrepareSpecBuiltin(t *testing.T) {
-	spec := bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "seed-k6", Scale: 0.5}}
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	rs := bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "seed-k6", Scale: 0.5}}
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := spec.Profile.Model, bench.ModelClosed; got != want {
+	if got, want := rs.Profile.Model, bench.ModelClosed; got != want {
 		t.Errorf("model %s, want %s", got, want)
 	}
-	if got, want := spec.Profile.Duration().D(), 270*time.Second; got != want {
+	if got, want := rs.Profile.Duration().D(), 270*time.Second; got != want {
 		t.Errorf("seed-k6 at scale 0.5 lasts %s, want %s", got, want)
 	}
-	if got, want := len(spec.Workload.Requests), 2; got != want {
+	if got, want := len(rs.Workload.Requests), 2; got != want {
 		t.Fatalf("workload has %d requests, want the built-in's %d", got, want)
 	}
-	if got, want := spec.Workload.Requests[0].Path(), "/api/heavy?duration=500"; got != want {
+	if got, want := rs.Workload.Requests[0].Path(), "/api/heavy?duration=500"; got != want {
 		t.Errorf("first request %s, want %s", got, want)
 	}
 
-	// the spec's own workload wins over the built-in's
-	spec = bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "smoke"},
+	// the rs's own workload wins over the built-in's
+	rs = bench.RunSpec{Targets: []string{bench.TargetGo}, Profile: bench.Profile{Name: "smoke"},
 		Workload: bench.Workload{Requests: []bench.Request{{Endpoint: "cpu"}}}}
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := spec.Workload.Requests[0].Endpoint, "cpu"; len(spec.Workload.Requests) != 1 || got != want {
-		t.Errorf("workload %+v, want the spec's own", spec.Workload.Requests)
+	if got, want := rs.Workload.Requests[0].Endpoint, "cpu"; len(rs.Workload.Requests) != 1 || got != want {
+		t.Errorf("workload %+v, want the rs's own", rs.Workload.Requests)
 	}
 }
 
@@ -259,9 +260,9 @@ func TestPrepareSpecErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := validSpec()
-			tt.change(&spec)
-			err := bench.Prepare(&spec, testCatalog(g))
+			rs := validSpec()
+			tt.change(&rs)
+			err := spec.Prepare(&rs, testCatalog(g))
 			var e *bench.Error
 			if !asError(err, &e) {
 				t.Fatalf("PrepareSpec = %v, want a *bench.Error", err)
@@ -279,13 +280,13 @@ func TestPrepareSpecErrors(t *testing.T) {
 
 func TestPrepareSpecDefaultGuardrails(t *testing.T) {
 	// zero guardrails mean the defaults, not "nothing allowed"
-	spec := validSpec()
-	if err := bench.Prepare(&spec, testCatalog(bench.Guardrails{})); err != nil {
+	rs := validSpec()
+	if err := spec.Prepare(&rs, testCatalog(bench.Guardrails{})); err != nil {
 		t.Errorf("zero guardrails: %v", err)
 	}
-	spec = validSpec()
-	spec.Profile.Stages[0].Rate = bench.DefaultGuardrails.MaxRate + 1
-	if err := bench.Prepare(&spec, testCatalog(bench.Guardrails{})); err == nil {
+	rs = validSpec()
+	rs.Profile.Stages[0].Rate = bench.DefaultGuardrails.MaxRate + 1
+	if err := spec.Prepare(&rs, testCatalog(bench.Guardrails{})); err == nil {
 		t.Error("zero guardrails allow a rate above the default maximum")
 	}
 }
@@ -309,20 +310,20 @@ func TestPrepareCases(t *testing.T) {
 		}
 		return s
 	}
-	spec := valid()
-	spec.Repeat = 3
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	rs := valid()
+	rs.Repeat = 3
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(spec.Targets, ","), "java-platform,java-virtual@21,go"; got != want {
+	if got, want := strings.Join(rs.Targets, ","), "java-platform,java-virtual@21,go"; got != want {
 		t.Errorf("targets %s, want the cases' %s", got, want)
 	}
-	if spec.Cases[2].Workload.Requests[0].Weight != 1 || spec.Cases[2].Workload.Timeout == 0 {
-		t.Errorf("a case's workload got no defaults: %+v", spec.Cases[2].Workload)
+	if rs.Cases[2].Workload.Requests[0].Weight != 1 || rs.Cases[2].Workload.Timeout == 0 {
+		t.Errorf("a case's workload got no defaults: %+v", rs.Cases[2].Workload)
 	}
-	eff := spec.ForCase(spec.Cases[0])
+	eff := rs.ForCase(rs.Cases[0])
 	if eff.Java.TomcatMaxThreads != 1 || eff.Java.HeapPercent != bench.DefaultHeapPercent || eff.Workload.Requests[0].Endpoint != "heavy" {
-		t.Errorf("case settings: %+v %+v, want its pool over the spec's defaults and the spec's workload", eff.Java, eff.Workload)
+		t.Errorf("case settings: %+v %+v, want its pool over the rs's defaults and the rs's workload", eff.Java, eff.Workload)
 	}
 	for _, tt := range []struct {
 		name   string
@@ -339,9 +340,9 @@ func TestPrepareCases(t *testing.T) {
 		{"too many rounds", func(s *bench.RunSpec) { s.Repeat = 21 }, "repeat"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := valid()
-			tt.change(&spec)
-			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			rs := valid()
+			tt.change(&rs)
+			err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails))
 			var e *bench.Error
 			if !asError(err, &e) || e.Field != tt.field {
 				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
@@ -360,11 +361,11 @@ func TestPrepareIteration(t *testing.T) {
 		}}
 		return s
 	}
-	spec := valid()
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	rs := valid()
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(spec.Workload.IterationRequests()); got != 2 {
+	if got := len(rs.Workload.IterationRequests()); got != 2 {
 		t.Errorf("%d requests in the iteration, want 2", got)
 	}
 	for _, tt := range []struct {
@@ -385,9 +386,9 @@ func TestPrepareIteration(t *testing.T) {
 		{"one name, two requests", func(s *bench.RunSpec) { s.Workload.Iteration[1].Request.Name = "heavy" }, "workload.iteration[1].request.name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := valid()
-			tt.change(&spec)
-			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			rs := valid()
+			tt.change(&rs)
+			err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails))
 			var e *bench.Error
 			if !asError(err, &e) || e.Field != tt.field {
 				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
@@ -396,7 +397,7 @@ func TestPrepareIteration(t *testing.T) {
 	}
 	// A sleep reads as a duration or as {min, max}.
 	doc := "targets: [go]\nprofile: {model: closed, stages: [{duration: 5s, concurrency: 2}]}\nworkload:\n  iteration:\n    - request: {endpoint: light}\n    - sleep: 100ms\n    - sleep: {min: 50ms, max: 150ms}\n"
-	got, err := bench.DecodeSpec([]byte(doc), "spec.yaml")
+	got, err := spec.Decode([]byte(doc), "spec.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,12 +415,12 @@ func TestPrepareDownstreamAndJDK(t *testing.T) {
 		s.Java.JDK = 21
 		return s
 	}
-	spec := valid()
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	rs := valid()
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if l := spec.DownstreamLimits(); l != spec.Limits {
-		t.Errorf("downstream limits %+v, want the spec's %+v", l, spec.Limits)
+	if l := rs.DownstreamLimits(); l != rs.Limits {
+		t.Errorf("downstream limits %+v, want the rs's %+v", l, rs.Limits)
 	}
 	for _, tt := range []struct {
 		name   string
@@ -434,9 +435,9 @@ func TestPrepareDownstreamAndJDK(t *testing.T) {
 		{"bad fan-out mode", func(s *bench.RunSpec) { s.Workload.Requests[0].Params["mode"] = "threads" }, "workload.requests[0].params.mode"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := valid()
-			tt.change(&spec)
-			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			rs := valid()
+			tt.change(&rs)
+			err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails))
 			var e *bench.Error
 			if !asError(err, &e) || e.Field != tt.field {
 				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
@@ -460,18 +461,18 @@ func TestPrepareImages(t *testing.T) {
 		}, "cases[0].java.baseImage"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := validSpec()
-			tt.change(&spec)
-			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			rs := validSpec()
+			tt.change(&rs)
+			err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails))
 			var e *bench.Error
 			if !asError(err, &e) || e.Field != tt.field {
 				t.Errorf("daemon: Prepare = %v, want a fault in %s", err, tt.field)
 			}
 			local := testCatalog(bench.DefaultGuardrails)
 			local.AllowImages = true
-			spec = validSpec()
-			tt.change(&spec)
-			if err := bench.Prepare(&spec, local); err != nil {
+			rs = validSpec()
+			tt.change(&rs)
+			if err := spec.Prepare(&rs, local); err != nil {
 				t.Errorf("local run: %v", err)
 			}
 		})
@@ -481,16 +482,16 @@ func TestPrepareImages(t *testing.T) {
 // A written-out profile's own workload is checked even when the spec's
 // replaces it: it is stored with the run (found by schemathesis).
 func TestPrepareProfileWorkload(t *testing.T) {
-	spec := validSpec()
-	spec.Profile.Workload = &bench.Workload{Requests: []bench.Request{{Endpoint: "light", Weight: -1}}}
-	err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+	rs := validSpec()
+	rs.Profile.Workload = &bench.Workload{Requests: []bench.Request{{Endpoint: "light", Weight: -1}}}
+	err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails))
 	var e *bench.Error
 	if !asError(err, &e) || e.Field != "profile.workload.requests[0].weight" {
 		t.Errorf("Prepare = %v, want a fault in profile.workload.requests[0].weight", err)
 	}
-	spec = validSpec()
-	spec.Profile.Scale = -1
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); !asError(err, &e) || e.Field != "profile.scale" {
+	rs = validSpec()
+	rs.Profile.Scale = -1
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); !asError(err, &e) || e.Field != "profile.scale" {
 		t.Errorf("negative scale: %v", err)
 	}
 }
@@ -516,7 +517,7 @@ func TestApplyDefaults_WarmupWindowFollowsTheStage(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		stage, max bench.Duration
-		window     bench.Duration // named in the spec, 0 for none
+		window     bench.Duration // named in the rs, 0 for none
 		want       bench.Duration
 	}{
 		{"a 30 s stage", sec(30), 0, 0, sec(30)},
@@ -527,19 +528,19 @@ func TestApplyDefaults_WarmupWindowFollowsTheStage(t *testing.T) {
 		{"a window named", sec(30), 0, sec(7), sec(7)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := closedSpec(bench.Stage{Duration: tt.stage, Concurrency: 10})
-			spec.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: tt.max, Window: tt.window}
-			spec.ApplyDefaults()
-			if spec.Warmup.Window != tt.want {
-				t.Errorf("window = %s, want %s", spec.Warmup.Window, tt.want)
+			rs := closedSpec(bench.Stage{Duration: tt.stage, Concurrency: 10})
+			rs.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: tt.max, Window: tt.window}
+			rs.ApplyDefaults()
+			if rs.Warmup.Window != tt.want {
+				t.Errorf("window = %s, want %s", rs.Warmup.Window, tt.want)
 			}
 		})
 	}
-	spec := validSpec() // and Prepare keeps it valid: the window never passes the maximum
-	spec.Profile = bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: sec(30), Concurrency: 10}}}
-	spec.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: sec(12)}
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil || spec.Warmup.Window != bench.DefaultWarmupWindow {
-		t.Errorf("Prepare = %v, window %s; want valid, %s", err, spec.Warmup.Window, bench.DefaultWarmupWindow)
+	rs := validSpec() // and Prepare keeps it valid: the window never passes the maximum
+	rs.Profile = bench.Profile{Model: bench.ModelClosed, Stages: []bench.Stage{{Duration: sec(30), Concurrency: 10}}}
+	rs.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: sec(12)}
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil || rs.Warmup.Window != bench.DefaultWarmupWindow {
+		t.Errorf("Prepare = %v, window %s; want valid, %s", err, rs.Warmup.Window, bench.DefaultWarmupWindow)
 	}
 }
 
@@ -558,7 +559,7 @@ func TestPrepareOwnService(t *testing.T) {
 	byURI, byEndpoint := bench.Request{URI: "/orders"}, bench.Request{Endpoint: "light"}
 	for _, tt := range []struct {
 		name  string
-		spec  bench.RunSpec
+		rs    bench.RunSpec
 		field string // "" when valid
 	}{
 		{"own requests", own(byURI, bench.Request{URI: "/orders?page=2", Method: "POST"}), ""},
@@ -579,8 +580,8 @@ func TestPrepareOwnService(t *testing.T) {
 		{"a built-in target, either", func() bench.RunSpec { s := own(byURI, byEndpoint); s.Targets = []string{"go"}; return s }(), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := tt.spec
-			err := bench.Prepare(&spec, catalog)
+			rs := tt.rs
+			err := spec.Prepare(&rs, catalog)
 			var e *bench.Error
 			switch {
 			case tt.field == "" && err != nil:
@@ -601,12 +602,12 @@ func TestPrepareDatabase(t *testing.T) {
 		s.Database = &bench.Database{Kind: bench.DatabasePostgres, Pool: 100}
 		return s
 	}
-	spec := valid()
-	if err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails)); err != nil {
+	rs := valid()
+	if err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails)); err != nil {
 		t.Fatal(err)
 	}
-	if l := spec.DatabaseLimits(); l != spec.Limits || spec.Database.PoolSize() != 100 {
-		t.Errorf("database limits %+v pool %d, want the spec's %+v and 100", l, spec.Database.PoolSize(), spec.Limits)
+	if l := rs.DatabaseLimits(); l != rs.Limits || rs.Database.PoolSize() != 100 {
+		t.Errorf("database limits %+v pool %d, want the rs's %+v and 100", l, rs.Database.PoolSize(), rs.Limits)
 	}
 	if got := (bench.Database{Kind: "postgres"}).PoolSize(); got != bench.DefaultDatabasePool {
 		t.Errorf("default pool %d, want HikariCP's %d", got, bench.DefaultDatabasePool)
@@ -626,9 +627,9 @@ func TestPrepareDatabase(t *testing.T) {
 		{"delay out of range", func(s *bench.RunSpec) { s.Workload.Requests[0].Params["delay"] = "60001" }, "workload.requests[0].params.delay"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := valid()
-			tt.change(&spec)
-			err := bench.Prepare(&spec, testCatalog(bench.DefaultGuardrails))
+			rs := valid()
+			tt.change(&rs)
+			err := spec.Prepare(&rs, testCatalog(bench.DefaultGuardrails))
 			var e *bench.Error
 			if !asError(err, &e) || e.Field != tt.field {
 				t.Errorf("Prepare = %v, want a fault in %s", err, tt.field)
@@ -656,34 +657,34 @@ func TestPrepareConfiguredDatabase(t *testing.T) {
 		s.Workload.Requests = []bench.Request{{URI: "/api/orders"}}
 		return s
 	}
-	spec := own("orders@virtual", "plain")
-	if err := bench.Prepare(&spec, c); err != nil {
+	rs := own("orders@virtual", "plain")
+	if err := spec.Prepare(&rs, c); err != nil {
 		t.Fatal(err)
 	}
-	if spec.Database == nil || *spec.Database != *orders || spec.Database == orders {
-		t.Errorf("database %+v, want a copy of the configured %+v", spec.Database, orders)
+	if rs.Database == nil || *rs.Database != *orders || rs.Database == orders {
+		t.Errorf("database %+v, want a copy of the configured %+v", rs.Database, orders)
 	}
-	spec = own("orders")
-	spec.Database = &bench.Database{Kind: bench.DatabaseMySQL}
-	if err := bench.Prepare(&spec, c); err != nil {
+	rs = own("orders")
+	rs.Database = &bench.Database{Kind: bench.DatabaseMySQL}
+	if err := spec.Prepare(&rs, c); err != nil {
 		t.Fatal(err)
 	}
-	if d := spec.Database; d.Kind != bench.DatabaseMySQL || d.Init != "" || d.Env != orders.Env {
+	if d := rs.Database; d.Kind != bench.DatabaseMySQL || d.Init != "" || d.Env != orders.Env {
 		t.Errorf("database %+v, want the run's mysql with the service's variable names %+v", d, orders.Env)
 	}
-	spec = own("plain")
-	if err := bench.Prepare(&spec, c); err != nil || spec.Database != nil {
-		t.Errorf("a service configured with none: database %+v, err %v; want none", spec.Database, err)
+	rs = own("plain")
+	if err := spec.Prepare(&rs, c); err != nil || rs.Database != nil {
+		t.Errorf("a service configured with none: database %+v, err %v; want none", rs.Database, err)
 	}
 	for _, tt := range []struct {
 		name  string
-		spec  bench.RunSpec
+		rs    bench.RunSpec
 		field string
 	}{
 		{"two servers", own("orders", "billing"), "targets"},
 		{"remote engine", func() bench.RunSpec { s := own("orders"); s.Engine = "lab"; return s }(), "database"},
 	} {
-		err := bench.Prepare(&tt.spec, c)
+		err := spec.Prepare(&tt.rs, c)
 		var e *bench.Error
 		if !asError(err, &e) || e.Field != tt.field {
 			t.Errorf("%s: Prepare = %v, want a fault in %s", tt.name, err, tt.field)

@@ -1,4 +1,4 @@
-package bench_test
+package spec_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/spec"
 )
 
 // The one decoder reads YAML and JSON alike: each row is written both ways
@@ -43,7 +44,7 @@ func TestDecodeSpecFaults(t *testing.T) {
 	} {
 		for format, doc := range map[string]string{"yaml": tt.yaml, "json": tt.json} {
 			t.Run(tt.name+"/"+format, func(t *testing.T) {
-				_, err := bench.DecodeSpec([]byte(doc), "spec."+format)
+				_, err := spec.Decode([]byte(doc), "spec."+format)
 				var e *bench.Error
 				if !asError(err, &e) {
 					t.Fatalf("DecodeSpec = %v, want a *bench.Error", err)
@@ -75,7 +76,7 @@ func TestDecodeSpecDocuments(t *testing.T) {
 		{"duplicate YAML key", "name: a\nname: b\n", `"name" appears twice`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := bench.DecodeSpec([]byte(tt.doc), "x")
+			_, err := spec.Decode([]byte(tt.doc), "x")
 			if bench.ErrorCode(err) != bench.EINVALID || !strings.Contains(err.Error(), tt.says) {
 				t.Errorf("DecodeSpec = %v, want EINVALID saying %q", err, tt.says)
 			}
@@ -106,11 +107,11 @@ java: {gc: ZGC, heapPercent: .5}
 		"\t\"profile\": {\"model\": \"closed\", \"stages\": [{\"duration\": \"1m30s\", \"concurrency\": 50, \"ramp\": true}, {\"duration\": \"1m30s\", \"concurrency\": 50, \"ramp\": true}]},\n" +
 		"\t\"workload\": {\"requests\": [{\"endpoint\": \"heavy\", \"params\": {\"duration\": 500}, \"weight\": 2}], \"timeout\": \"5s\"},\n" +
 		"\t\"warmup\": {\"disabled\": true}, \"limits\": {\"cpus\": 1.5, \"memoryMiB\": 512}, \"java\": {\"gc\": \"ZGC\", \"heapPercent\": 0.5}\n}"
-	fromYAML, err := bench.DecodeSpec([]byte(yamlDoc), "spec.yaml")
+	fromYAML, err := spec.Decode([]byte(yamlDoc), "spec.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromJSON, err := bench.DecodeSpec([]byte(jsonDoc), "spec.json")
+	fromJSON, err := spec.Decode([]byte(jsonDoc), "spec.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func describeSpec(s bench.RunSpec) string {
 }
 
 func TestDecodeProfileByName(t *testing.T) {
-	spec, err := bench.DecodeSpec([]byte(`{"targets":["go"],"profile":"smoke"}`), "body")
+	spec, err := spec.Decode([]byte(`{"targets":["go"],"profile":"smoke"}`), "body")
 	if err != nil || spec.Profile.Name != "smoke" || len(spec.Profile.Stages) != 0 {
 		t.Fatalf("profile by name: %+v, %v", spec.Profile, err)
 	}
@@ -168,14 +169,14 @@ func TestDecodeNullAndBooleans(t *testing.T) {
 		{"warmup:\n  disabled: yes\n", "warmup.disabled", "true or false"},
 		{`{"profile": {"stages": [{"duration": "5s", "rate": null}]}}`, "profile.stages[0].rate", "must not be null"},
 	} {
-		_, err := bench.DecodeSpec([]byte(tt.doc), "x")
+		_, err := spec.Decode([]byte(tt.doc), "x")
 		var e *bench.Error
 		if !asError(err, &e) || e.Field != tt.field || !strings.Contains(e.Message, tt.says) {
 			t.Errorf("%s: %v, want %s saying %q", tt.doc, err, tt.field, tt.says)
 		}
 	}
 	for _, doc := range []string{`{"targets": null}`, `{"workload": {"requests": null}}`, `{"downstream": null}`, "targets:\n"} {
-		if _, err := bench.DecodeSpec([]byte(doc), "x"); err == nil || !strings.Contains(err.Error(), "must not be null") {
+		if _, err := spec.Decode([]byte(doc), "x"); err == nil || !strings.Contains(err.Error(), "must not be null") {
 			t.Errorf("%q: %v, want null refused", doc, err)
 		}
 	}
