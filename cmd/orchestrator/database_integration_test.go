@@ -19,6 +19,7 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/builtin"
+	"github.com/threadbench/threadbench/internal/dbpool"
 	"github.com/threadbench/threadbench/internal/targets"
 )
 
@@ -53,9 +54,9 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 	if env := tr.Settings["database"]; !strings.HasPrefix(env, "postgres 127.0.0.1:") {
 		t.Errorf("%s's settings say database %q", tr.Key(), env)
 	}
-	pools := analysis.PoolStages(&tr)
+	pools := dbpool.Stages(&tr)
 	last := pools[len(pools)-1]
-	if last.Where() != analysis.WaitPool || last.DatabaseMs <= 0 {
+	if last.Where() != dbpool.WaitPool || last.DatabaseMs <= 0 {
 		t.Errorf("at 400 clients the requests were at %s (%+v), want waiting for the pool, and their time in the database", last.Where(), last)
 	}
 	// Where the pool is the limit, its 10 connections always busy, the
@@ -140,7 +141,7 @@ func checkDatabasePoolBound(t *testing.T, tr bench.TargetResult, size, queryMs f
 	if tput := total.Throughput; tput > bound*1.01 || tput <= 0 {
 		t.Errorf("%s served %.1f req/s; a pool of %.0f on a %.0f ms query allows at most %.0f", tr.Key(), tput, size, queryMs, bound)
 	}
-	pools := analysis.PoolStages(&tr)
+	pools := dbpool.Stages(&tr)
 	if len(pools) != stages {
 		t.Fatalf("%s's pool per stage %+v: want %d stages", tr.Key(), pools, stages)
 	}
@@ -151,13 +152,13 @@ func checkDatabasePoolBound(t *testing.T, tr bench.TargetResult, size, queryMs f
 	// it, the scrapes saw 6 of 10 busy at the most, and a hold of 16 ms.
 	for _, p := range pools {
 		if p.Size != size {
-			t.Errorf("%s's pool in %s %+v: want a pool of %.0f", tr.Key(), p.Label, p, size)
+			t.Errorf("%s's pool in %s %+v: want a pool of %.0f", tr.Key(), analysis.StageLabel(p.Index, p.Name), p, size)
 		}
 	}
 	// (The hold is read from sampled gauges: 0.8 of the query allows a
 	// scrape or two that saw a connection between requests.)
 	if last := pools[len(pools)-1]; last.Active.Peak != size || last.HeldMs < 0.8*queryMs {
-		t.Errorf("%s's pool in %s %+v: want it seen full, each connection held about the query's %.0f ms", tr.Key(), last.Label, last, queryMs)
+		t.Errorf("%s's pool in %s %+v: want it seen full, each connection held about the query's %.0f ms", tr.Key(), analysis.StageLabel(last.Index, last.Name), last, queryMs)
 	}
 	var stage *bench.DatabaseStage
 	for i := range tr.Database {
@@ -310,7 +311,7 @@ func checkOwnDatabase(t *testing.T, run *bench.Run, version string, pools ...flo
 		if tr.Settings["database.pool"] != fmt.Sprint(want) || !strings.Contains(tr.Settings["database"], run.Database.Kind+" 127.0.0.1:") {
 			t.Errorf("%s ran with database %q, pool %q; want %s and %v", tr.Key(), tr.Settings["database"], tr.Settings["database.pool"], run.Database.Kind, want)
 		}
-		pools := analysis.PoolStages(&tr)
+		pools := dbpool.Stages(&tr)
 		if len(pools) != len(analysis.MeasuredStages(&tr)) {
 			// HikariCP's gauges come from Actuator, which a JVM on a CPU
 			// shared with other tests' may answer seconds late: a scrape
@@ -326,7 +327,7 @@ func checkOwnDatabase(t *testing.T, run *bench.Run, version string, pools ...flo
 		}
 		for _, p := range pools {
 			if p.Size != want {
-				t.Errorf("%s, %s: HikariCP's pool of %v, want %v", tr.Key(), p.Label, p.Size, want)
+				t.Errorf("%s, %s: HikariCP's pool of %v, want %v", tr.Key(), analysis.StageLabel(p.Index, p.Name), p.Size, want)
 			}
 		}
 	}
@@ -379,7 +380,7 @@ func TestOwnServiceDatabasePoolAxis(t *testing.T) {
 			case !hasPoolFigures(tr, last.Index):
 				t.Logf("%s: no pool figures at 50 clients (its scrapes late); causes %+v", tr.Key(), causes)
 			case !bound || causes[0].Kind != bench.VerdictDBPoolBound && causes[0].Kind != bench.VerdictCPUBound:
-				t.Errorf("%s at 50 clients on 10 connections: causes %+v, pool %+v; want db-pool-bound first (or after the CPU)", tr.Key(), causes, analysis.PoolStages(&tr))
+				t.Errorf("%s at 50 clients on 10 connections: causes %+v, pool %+v; want db-pool-bound first (or after the CPU)", tr.Key(), causes, dbpool.Stages(&tr))
 			}
 			// The thread sampler's dumps see the virtual threads wait,
 			// whatever the scrapes did: the why names the pool's entry.

@@ -1,97 +1,23 @@
 package analysis
 
 import (
-	"cmp"
-	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/dbpool"
 )
 
-// A pool is the bound only while requests wait for it with every
-// connection lent out; then each connection is held size ÷ throughput.
-func TestPoolStage(t *testing.T) {
-	stage := bench.StageResult{Index: 1, Name: "c20", Stats: bench.Stats{Throughput: 200}}
-	for _, tt := range []struct {
-		name          string
-		pool          map[string]bench.Gauge
-		bound, heldMs float64
-	}{
-		// 5 connections at 200 req/s: 25 ms each, however stale the active gauge's mean.
-		{"full, requests waiting", map[string]bench.Gauge{bench.PoolMax: {Peak: 5, Mean: 5}, bench.PoolActive: {Peak: 5, Mean: 3.8}, bench.PoolPending: {Peak: 15, Mean: 12}}, 200, 25},
-		// Never full: the mean active connections say how long each was held.
-		{"never full", map[string]bench.Gauge{bench.PoolMax: {Peak: 10, Mean: 10}, bench.PoolActive: {Peak: 6, Mean: 4}}, 0, 20},
-		// Full at a peak, but nobody waited on average: not the bound.
-		{"full once, no wait", map[string]bench.Gauge{bench.PoolMax: {Peak: 5, Mean: 5}, bench.PoolActive: {Peak: 5, Mean: 4}, bench.PoolPending: {Peak: 2, Mean: 0.3}}, 0, 20},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			p := poolStage(bench.StageResources{Stage: 1, Pool: tt.pool}, stage)
-			if p.Bound != tt.bound || p.HeldMs != tt.heldMs {
-				t.Errorf("bound %v held %v ms, want %v and %v", p.Bound, p.HeldMs, tt.bound, tt.heldMs)
-			}
-		})
-	}
-}
-
 func TestPoolSentence(t *testing.T) {
-	full := PoolStage{Label: "stage 1 (c20)", Size: 10, Active: bench.Gauge{Peak: 10, Mean: 10}, Pending: bench.Gauge{Peak: 90, Mean: 80},
+	full := dbpool.Stage{Name: "c20", Size: 10, Active: bench.Gauge{Peak: 10, Mean: 10}, Pending: bench.Gauge{Peak: 90, Mean: 80},
 		AcquireMs: 160, Timeouts: 23, Throughput: 500, Bound: 500, HeldMs: 20, DatabaseMs: 17.5, WaitedOf: 80.0 / 90}
-	got := poolSentence("orders@virtual", []PoolStage{full})
+	got := poolSentence("orders@virtual", []dbpool.Stage{full})
 	for _, want := range []string{"orders@virtual, stage 1 (c20): 89 % of the requests", "one of its 10 connections", "23 gave up waiting", "each held 20.0 ms per request (17.5 ms of it in the database, 2.5 in the service), which allows 500 req/s"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence %q lacks %q", got, want)
 		}
 	}
-	if got := poolSentence("go", []PoolStage{{Label: "stage 1", Size: 10, Active: bench.Gauge{Peak: 3, Mean: 2}}}); got != "" {
+	if got := poolSentence("go", []dbpool.Stage{{Size: 10, Active: bench.Gauge{Peak: 3, Mean: 2}}}); got != "" {
 		t.Errorf("a pool nobody waited for is said: %q", got)
-	}
-}
-
-// A stage's requests in flight split into those waiting for a connection,
-// those holding one and the rest, by Little's law over the stage.
-func TestPoolStageWhere(t *testing.T) {
-	// 400 req/s for 10 s at a mean of 500 ms: 200 in flight.
-	stage := bench.StageResult{Index: 1, Name: "c200", Stats: bench.Stats{Completed: 4000, Throughput: 400, Elapsed: bench.Duration(10 * time.Second), Latency: bench.Latency{Mean: 500}}}
-	for _, tt := range []struct {
-		name            string
-		active, pending float64
-		elsewhere       float64
-		where           string
-		size            float64 // the pool's connections; 100 when 0
-	}{
-		{"pool", 10, 185, 5, WaitPool, 0},
-		{"database", 100, 0, 100, WaitDatabase, 0},
-		{"database, the rest close behind", 100, 0.5, 99.5, WaitDatabase, 0},
-		{"threads queue", 20, 30, 150, WaitThreads, 0},
-		// A pool of 10 full throughout with requests waiting for it binds
-		// them, though more queued before it (for a CPU): the pool.
-		{"full pool behind a queue", 10, 40, 150, WaitPool, 10},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			size := cmp.Or(tt.size, 100)
-			p := poolStage(bench.StageResources{Stage: 1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: size, Mean: size},
-				bench.PoolActive: {Peak: tt.active, Mean: tt.active}, bench.PoolPending: {Peak: tt.pending, Mean: tt.pending}}}, stage)
-			if p.InFlight != 200 || math.Abs(p.Elsewhere-tt.elsewhere) > 1e-9 || p.Where() != tt.where {
-				t.Errorf("in flight %v, elsewhere %v, where %q; want 200, %v, %q", p.InFlight, p.Elsewhere, p.Where(), tt.elsewhere, tt.where)
-			}
-		})
-	}
-}
-
-// A request's time in the database is the server's active sessions over
-// the target's requests per second, in the same stage.
-func TestPoolStagesDatabaseTime(t *testing.T) {
-	tr := &bench.TargetResult{
-		Stages: []bench.StageResult{{Index: 1, Name: "c50", Stats: bench.Stats{Throughput: 400}}},
-		Resources: []bench.StageResources{{Stage: 1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: 10, Mean: 10},
-			bench.PoolActive: {Peak: 10, Mean: 10}, bench.PoolPending: {Peak: 40, Mean: 38}}}},
-		Database: []bench.DatabaseStage{{Stage: 0, Warmup: true, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 1}}},
-			{Stage: 1, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 8.4}}}},
-	}
-	p := PoolStages(tr)
-	if len(p) != 1 || math.Abs(p[0].DatabaseMs-21) > 1e-9 || p[0].HeldMs != 25 {
-		t.Errorf("pool stages %+v: want 21 ms in the database of 25 ms held", p)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/dbpool"
 	"github.com/threadbench/threadbench/internal/units"
 )
 
@@ -84,13 +84,13 @@ func (x *expTable) pool() {
 		size = d.Pool
 	}
 	bound := dbPoolBound(size)
-	poolIn := func(t *bench.TargetResult, i int) (analysis.PoolStage, bool) {
-		for _, p := range analysis.PoolStages(t) {
+	poolIn := func(t *bench.TargetResult, i int) (dbpool.Stage, bool) {
+		for _, p := range dbpool.Stages(t) {
 			if p.Index == t.Stages[i].Index {
 				return p, true
 			}
 		}
-		return analysis.PoolStage{}, false
+		return dbpool.Stage{}, false
 	}
 	// Beside the nominal bound, the one the connections' measured hold
 	// sets (size ÷ hold, Little's law for a pool always busy): what the

@@ -7,55 +7,49 @@ import (
 	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/dbpool"
 )
 
-// dbPoolBound is the database connection pool as the stage's bound: its
-// requests waited for a connection (the pool's pending count, a mean of
-// at least one) with every connection lent out at some point. Its share
-// is the requests in flight that were waiting. It comes from the pool's
-// own gauges (HikariCP's, or the Go target's under the same names), so it
-// sees the waits of virtual threads and goroutines, which JFR records no
-// park for.
+// dbPoolBound is the database connection pool as the stage's bound
+// (dbpool.Stage.Full): its requests waited for a connection with every
+// connection lent out. Its share is the requests in flight that were
+// waiting. It comes from the pool's own gauges (HikariCP's, or the Go
+// target's under the same names), so it sees the waits of virtual threads
+// and goroutines, which JFR records no park for.
 func dbPoolBound(e Evidence) (bench.Cause, bool) {
 	if e.Resources == nil || len(e.Resources.Pool) == 0 {
 		return bench.Cause{}, false
 	}
-	pool := e.Resources.Pool
-	size, active, pending := pool[bench.PoolMax].Peak, pool[bench.PoolActive], pool[bench.PoolPending]
-	if size <= 0 || pending.Mean < 1 || active.Peak < size {
+	p := dbpool.Of(*e.Resources, e.Stage, e.Database)
+	if !p.Full() {
 		return bench.Cause{}, false
 	}
-	inFlight := max(e.Stage.Stats.Throughput*e.Stage.Stats.Latency.Mean/1000, active.Mean+pending.Mean)
-	share := min(pending.Mean/inFlight, 1)
+	share := p.WaitingShare()
 	c := bench.Cause{Kind: bench.VerdictDBPoolBound, Share: share, Evidence: []bench.Figure{
-		{Name: "requests waiting for a connection (mean)", Value: pending.Mean},
-		{Name: "requests waiting for a connection (peak)", Value: pending.Peak},
-		{Name: "connections lent out (mean)", Value: active.Mean, Limit: size},
+		{Name: "requests waiting for a connection (mean)", Value: p.Pending.Mean},
+		{Name: "requests waiting for a connection (peak)", Value: p.Pending.Peak},
+		{Name: "connections lent out (mean)", Value: p.Active.Mean, Limit: p.Size},
 		{Name: "requests in flight waiting", Value: share, Unit: "share", Limit: 1},
 	}}
 	c.Sentence = fmt.Sprintf("%s: %s of its requests in flight waited for one of its %s database connections (%s waiting on average, %s at the most",
-		e.Target, percent(share), trimFloat(size), oneDecimal(pending.Mean), trimFloat(pending.Peak))
-	if ms := e.Resources.PoolAcquireMs; ms > 0 {
+		e.Target, percent(share), trimFloat(p.Size), oneDecimal(p.Pending.Mean), trimFloat(p.Pending.Peak))
+	if ms := p.AcquireMs; ms > 0 {
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "time to get a connection", Value: ms / 1000, Unit: "s"})
 		c.Sentence += fmt.Sprintf("; a connection took %.0f ms to get", ms)
 	}
 	c.Sentence += ")"
-	if n := e.Resources.PoolTimeouts; n > 0 {
+	if n := p.Timeouts; n > 0 {
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "requests that gave up waiting", Value: n})
 		c.Sentence += fmt.Sprintf("; %s gave up waiting", trimFloat(n))
 	}
-	if tput := e.Stage.Stats.Throughput; tput > 0 {
-		held := size / tput
-		c.Evidence = append(c.Evidence, bench.Figure{Name: "a connection held per request", Value: held, Unit: "s"})
-		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request", oneDecimal(held*1000))
-		if db := e.Database; db != nil {
-			// The server's active sessions over the requests a second:
-			// a request's time in it (Little's law there).
-			in := db.Connections[bench.DatabaseActive].Mean / tput
-			c.Evidence = append(c.Evidence, bench.Figure{Name: "in the database per request", Value: in, Unit: "s"})
-			c.Sentence += fmt.Sprintf(" (%s ms of it in the database, %s in the service)", oneDecimal(in*1000), oneDecimal(max(0, held-in)*1000))
+	if p.Throughput > 0 {
+		c.Evidence = append(c.Evidence, bench.Figure{Name: "a connection held per request", Value: p.HeldMs / 1000, Unit: "s"})
+		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request", oneDecimal(p.HeldMs))
+		if e.Database != nil {
+			c.Evidence = append(c.Evidence, bench.Figure{Name: "in the database per request", Value: p.DatabaseMs / 1000, Unit: "s"})
+			c.Sentence += fmt.Sprintf(" (%s ms of it in the database, %s in the service)", oneDecimal(p.DatabaseMs), oneDecimal(max(0, p.HeldMs-p.DatabaseMs)))
 		}
-		c.Sentence += fmt.Sprintf(", so the pool allows the %.0f req/s served", tput)
+		c.Sentence += fmt.Sprintf(", so the pool allows the %.0f req/s served", p.Throughput)
 	}
 	return c, true
 }

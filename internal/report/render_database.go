@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/dbpool"
 	"github.com/threadbench/threadbench/internal/units"
 )
 
@@ -29,9 +30,9 @@ func databaseLine(d *bench.DatabaseResult) string {
 // writeDatabaseTable writes, per stage, a target's connection pool and the
 // database server's figures during its attack.
 func writeDatabaseTable(buf *bytes.Buffer, t *bench.TargetResult) {
-	pools := map[string]analysis.PoolStage{}
-	for _, p := range analysis.PoolStages(t) {
-		pools[p.Label] = p
+	pools := map[int]dbpool.Stage{}
+	for _, p := range dbpool.Stages(t) {
+		pools[p.Index] = p
 	}
 	names := map[int]string{}
 	for _, s := range t.Stages {
@@ -43,17 +44,20 @@ func writeDatabaseTable(buf *bytes.Buffer, t *bench.TargetResult) {
 			continue
 		}
 		label := analysis.StageLabel(d.Stage, names[d.Stage])
-		rows = append(rows, databaseRow(label, pools[label], d))
+		p, ok := pools[d.Stage]
+		rows = append(rows, databaseRow(label, p, ok, d))
 	}
 	tw := newTable(buf)
 	writeRows(tw, "  ", rows)
 	tw.Flush()
 }
 
-func databaseRow(label string, p analysis.PoolStage, d bench.DatabaseStage) []string {
+// databaseRow is a stage's row: the pool's figures where it has them (ok),
+// the server's.
+func databaseRow(label string, p dbpool.Stage, ok bool, d bench.DatabaseStage) []string {
 	gauge := func(g bench.Gauge) string { return units.Num(g.Mean) + " (" + units.Num(g.Peak) + ")" }
 	pool := []string{"-", "-", "-", "-"}
-	if p.Label != "" {
+	if ok {
 		pool = []string{gauge(p.Active) + " of " + units.Num(p.Size), gauge(p.Pending), units.Num(p.AcquireMs), units.Num(p.Timeouts)}
 	}
 	row := append([]string{label}, pool...)
