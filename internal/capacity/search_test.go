@@ -25,6 +25,9 @@ type server struct {
 	service     time.Duration // per request
 	luck        func(capacity.Trial) float64
 	generatorAt float64 // from this rate on the generator sends late; 0 for never
+	// generatorOnce says whether the generator sends late in a trial,
+	// besides generatorAt.
+	generatorOnce func(capacity.Trial) bool
 	// disturbed says whether the machine's hypervisor takes the CPUs
 	// during a trial: the target then serves half its capacity, and the
 	// outcome says so.
@@ -64,7 +67,7 @@ func (s *server) run(_ context.Context, t capacity.Trial) (capacity.Outcome, err
 	if stolen {
 		out.Disturbed = "the machine's hypervisor took 20% of its CPU time"
 	}
-	if s.generatorAt > 0 && t.Rate >= s.generatorAt {
+	if s.generatorAt > 0 && t.Rate >= s.generatorAt || s.generatorOnce != nil && s.generatorOnce(t) {
 		out.GeneratorBound, out.SendLag = "generator CPU 97% of its 1 CPU(s)", s.lag
 		out.Stats.Latency.P99 += s.lag
 	}
@@ -244,8 +247,34 @@ func TestSearchGeneratorBound(t *testing.T) {
 	if last.Pass || len(last.Violations) > 0 || last.GeneratorBound == "" || last.P99 <= 100 {
 		t.Errorf("last step %+v: a generator-bound trial is neither a pass nor a fail", last)
 	}
-	if last.Rate != 1600 || len(srv.trials) != len(res.Steps) {
-		t.Errorf("the search went on after the generator-bound trial: %+v", srv.trials)
+	// asked once more, bound again: the search stops there
+	if before := res.Steps[len(res.Steps)-2]; last.Rate != 1600 || before.Rate != 1600 || before.GeneratorBound == "" || len(srv.trials) != len(res.Steps) {
+		t.Errorf("want the generator-bound trial asked twice, then the search stopped: %+v", srv.trials)
+	}
+}
+
+// A generator that lags once (a build beside it for a moment) does not end
+// the search: the trial is asked again, and the capacity found.
+func TestSearchGeneratorLagsOnce(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond}
+	lagged := false
+	srv.generatorOnce = func(t capacity.Trial) bool {
+		if t.Rate >= 800 && !lagged {
+			lagged = true
+			return true
+		}
+		return false
+	}
+	srv.lag = 100
+	res, err := capacity.Search(context.Background(), srv.config("p99<=300ms", t), srv.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != capacity.StopPrecision || !lagged {
+		t.Fatalf("stop %s (%s), lagged %v: want the capacity found", res.Stop, res.Reason, lagged)
+	}
+	if edge := srv.edge(300, capacity.DefaultConfirmDuration); res.Rate > edge || res.Rate < 0.98*edge {
+		t.Errorf("rate %.1f, want within 2%% below %.1f", res.Rate, edge)
 	}
 }
 
