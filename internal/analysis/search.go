@@ -162,7 +162,7 @@ func targetSearch(label string, t *bench.TargetResult) bench.TargetSearch {
 		if st, ok := stageAt(t, step.Stage); ok {
 			trial.Value = term.Value(st.Stats) * scale
 		}
-		if step.Phase == string(capacity.PhaseConfirm) {
+		if step.Phase == capacity.PhaseConfirm {
 			trial.Steady, trial.TooShort = steadyPartOf(t, step.Stage)
 		}
 		ts.Trials = append(ts.Trials, trial)
@@ -206,7 +206,7 @@ func stepsOf(t *bench.TargetResult, o bench.Objective) []bench.CapacityTrial {
 		step, ok := judged[st.Index]
 		if !ok {
 			phase, _, _ := strings.Cut(st.Name, " ")
-			step = bench.CapacityTrial{Stage: st.Index, Phase: phase, Rate: st.Rate, Throughput: st.Stats.Throughput, P99: st.Stats.Latency.P99}
+			step = bench.CapacityTrial{Stage: st.Index, Phase: bench.CapacityPhase(phase), Rate: st.Rate, Throughput: st.Stats.Throughput, P99: st.Stats.Latency.P99}
 			for _, v := range o.Check(st.Stats) {
 				step.Violations = append(step.Violations, v.String())
 			}
@@ -374,7 +374,7 @@ func confirmationSentences(rep *bench.SearchReport) []string {
 	for _, ts := range rep.Targets {
 		n, ok := 0, 0
 		for _, tr := range ts.Trials {
-			if tr.Phase != string(capacity.PhaseConfirm) || !tr.Pass || tr.Rate != ts.Rate {
+			if tr.Phase != capacity.PhaseConfirm || !tr.Pass || tr.Rate != ts.Rate {
 				continue
 			}
 			n++

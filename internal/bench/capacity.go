@@ -136,15 +136,20 @@ func (c *CapacityResult) Passed() int {
 	return n
 }
 
-// CapacityTrial is one trial of a capacity search, as judged.
+// CapacityPhase says what a trial of a capacity search was for: bracket,
+// bisect, confirm (package capacity's phases).
+type CapacityPhase string
+
+// CapacityTrial is one trial of a capacity search, as judged: the search
+// keeps its trials so (capacity.Step), the run document stores them.
 type CapacityTrial struct {
-	Stage      int      `json:"stage"` // its index among the target's stages
-	Phase      string   `json:"phase"` // bracket, bisect, confirm
-	Rate       float64  `json:"rate"`
-	Throughput float64  `json:"throughput"`
-	P99        float64  `json:"p99"` // ms
-	Pass       bool     `json:"pass,omitempty"`
-	Violations []string `json:"violations,omitempty"`
+	Stage      int           `json:"stage"` // its index among the target's stages: its number in the search
+	Phase      CapacityPhase `json:"phase"`
+	Rate       float64       `json:"rate"`
+	Throughput float64       `json:"throughput"`
+	P99        float64       `json:"p99"` // ms
+	Pass       bool          `json:"pass,omitempty"`
+	Violations []string      `json:"violations,omitempty"`
 	// GeneratorBound says why the load generator limited the trial, which
 	// was then neither a pass nor a fail; GeneratorNote what it did in a
 	// trial that passed all the same or failed by more than its lag.
@@ -235,12 +240,12 @@ type TargetSearch struct {
 
 // SearchTrial is one trial of a search as a report shows it.
 type SearchTrial struct {
-	Stage      int     `json:"stage"` // its index among the target's stages
-	Phase      string  `json:"phase"` // bracket, bisect, confirm
-	Rate       float64 `json:"rate"`  // offered, req/s
-	Throughput float64 `json:"throughput"`
-	Value      float64 `json:"value"` // the objective's figure, in TargetSearch.Unit
-	Pass       bool    `json:"pass"`
+	Stage      int           `json:"stage"` // its index among the target's stages
+	Phase      CapacityPhase `json:"phase"` // bracket, bisect, confirm
+	Rate       float64       `json:"rate"`  // offered, req/s
+	Throughput float64       `json:"throughput"`
+	Value      float64       `json:"value"` // the objective's figure, in TargetSearch.Unit
+	Pass       bool          `json:"pass"`
 	// GeneratorBound says the load generator, not the target, limited it:
 	// neither a pass nor a fail.
 	GeneratorBound bool `json:"generatorBound,omitempty"`

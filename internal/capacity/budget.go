@@ -3,6 +3,8 @@ package capacity
 import (
 	"fmt"
 	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
 )
 
 // overheads are the largest overheads seen on the trials of one length:
@@ -50,14 +52,14 @@ func (c *cost) observe(t Trial, pass bool, over time.Duration) {
 // shortTrial is what a short trial costs, pause included: any of them may
 // fail, so the largest overhead of any short trial.
 func (c cost) shortTrial() time.Duration {
-	return c.cfg.Settle + c.cfg.TrialDuration + overhead(c.short, c.confirm, false)
+	return c.cfg.settle() + c.cfg.trialDuration() + overhead(c.short, c.confirm, false)
 }
 
 // confirmation is what a confirmation costs, pause included. It runs at a
 // rate that passed, so it is judged by the trials that passed (a failing
 // trial may drain a backlog a passing one does not have).
 func (c cost) confirmation() time.Duration {
-	return c.cfg.Settle + c.cfg.ConfirmDuration + overhead(c.confirm, c.short, true)
+	return c.cfg.settle() + c.cfg.confirmDuration() + overhead(c.confirm, c.short, true)
 }
 
 // round is what n confirmations cost.
@@ -87,7 +89,7 @@ func overhead(own, other overheads, passed bool) time.Duration {
 // budget cannot hold it beside a short trial.
 func (s *search) reserve(phase Phase) time.Duration {
 	n := s.cfg.Confirmations
-	holds := func(k int) bool { return s.cfg.Budget >= s.cost.shortTrial()+s.cost.round(k) }
+	holds := func(k int) bool { return s.cfg.budget() >= s.cost.shortTrial()+s.cost.round(k) }
 	switch {
 	case phase == PhaseBisect && holds(2*n):
 		n *= 2
@@ -115,14 +117,14 @@ func (s *search) spent() time.Duration {
 
 // left is the time budget not yet spent.
 func (s *search) left() time.Duration {
-	return s.cfg.Budget - s.spent()
+	return s.cfg.budget() - s.spent()
 }
 
 // costs says what trials take here, for a reason that blames the budget.
 func (s *search) costs() string {
 	return fmt.Sprintf("a %s short trial takes %s here and a %s confirmation %s, pauses and measured overhead included",
-		s.cfg.TrialDuration, s.cost.shortTrial().Round(100*time.Millisecond),
-		s.cfg.ConfirmDuration, s.cost.confirmation().Round(100*time.Millisecond))
+		s.cfg.trialDuration(), s.cost.shortTrial().Round(100*time.Millisecond),
+		s.cfg.confirmDuration(), s.cost.confirmation().Round(100*time.Millisecond))
 }
 
 // tooSmall is the stop of a search whose budget holds no short trial and
@@ -130,7 +132,7 @@ func (s *search) costs() string {
 func (s *search) tooSmall() *stopped {
 	need := s.cost.shortTrial() + s.cost.round(s.cfg.Confirmations)
 	return &stopped{StopBudget, fmt.Sprintf("the time budget (%s) is too small for this target: one short trial and %d confirmations need %s (%s)",
-		s.cfg.Budget, s.cfg.Confirmations, need.Round(100*time.Millisecond), s.costs())}
+		s.cfg.budget(), s.cfg.Confirmations, need.Round(100*time.Millisecond), s.costs())}
 }
 
 // Shared returns c with the budget of the next target's search in a run
@@ -145,6 +147,6 @@ func (s *search) tooSmall() *stopped {
 // a search all the same, and the run overruns by that much.
 func (c Config) Shared(total, spent time.Duration, targetsLeft int) Config {
 	share := ((total - spent) / time.Duration(max(targetsLeft, 1))).Truncate(100 * time.Millisecond)
-	c.Budget = max(share, c.MinBudget())
+	c.Budget = bench.Duration(max(share, c.MinBudget()))
 	return c
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/capacity"
 )
 
@@ -27,24 +28,24 @@ func TestSearchConfirmsWithinBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := &server{capacity: 330, service: 3 * time.Millisecond, overhead: tt.overhead, warmup: 2 * time.Second}
 			cfg := srv.config("p99<=200ms", t)
-			cfg.Budget, cfg.TrialDuration, cfg.ConfirmDuration = time.Minute, 2*time.Second, 4*time.Second
-			cfg.Confirmations, cfg.Settle, cfg.StartRate = 2, 500*time.Millisecond, 160
+			cfg.Budget, cfg.TrialDuration, cfg.ConfirmDuration = bench.Duration(time.Minute), bench.Duration(2*time.Second), bench.Duration(4*time.Second)
+			cfg.Confirmations, cfg.Settle, cfg.StartRate = 2, bench.Duration(500*time.Millisecond), 160
 			res, err := capacity.Search(context.Background(), cfg, srv.run)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%.1f req/s, %s: %s; %d trials, %s charged of %s", res.Rate, res.Stop, res.Reason, len(res.Steps), res.Spent, srv.now.Sub(time.Time{}))
-			if res.Spent > cfg.Budget || res.Spent != srv.now.Sub(time.Time{})-srv.warmup {
+			if res.Spent > cfg.Budget.D() || res.Spent != srv.now.Sub(time.Time{})-srv.warmup {
 				t.Errorf("spent %s of %s, want the virtual time less the warm-up (%s)", res.Spent, cfg.Budget, srv.now.Sub(time.Time{})-srv.warmup)
 			}
-			if edge := srv.edge(200, cfg.ConfirmDuration); res.Rate > edge || res.Rate < 0.7*edge {
+			if edge := srv.edge(200, cfg.ConfirmDuration.D()); res.Rate > edge || res.Rate < 0.7*edge {
 				t.Errorf("rate %.1f, want a confirmed rate up to %.1f", res.Rate, edge)
 			}
 			if len(res.Confirmations) != 2 {
 				t.Fatalf("%d confirmations, want 2", len(res.Confirmations))
 			}
 			for _, c := range res.Confirmations {
-				if !c.Pass || c.Rate != res.Rate || c.Duration != cfg.ConfirmDuration {
+				if !c.Pass || c.Rate != res.Rate || c.Duration != cfg.ConfirmDuration.D() {
 					t.Errorf("confirmation %+v: want a full-length pass at %.2f", c, res.Rate)
 				}
 			}
@@ -67,7 +68,7 @@ func TestSearchAfterFailedConfirmation(t *testing.T) {
 			return 1.1
 		}}
 	cfg := srv.config("p99<=300ms", t)
-	cfg.Budget, cfg.StartRate = 100*time.Second, 1000
+	cfg.Budget, cfg.StartRate = bench.Duration(100*time.Second), 1000
 	res, err := capacity.Search(context.Background(), cfg, srv.run)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestSearchAfterFailedConfirmation(t *testing.T) {
 		t.Errorf("rate %.1f, want within 5%% under %.1f", res.Rate, edge)
 	}
 	assertConfirmed(t, res, 0)
-	if res.Spent > cfg.Budget {
+	if res.Spent > cfg.Budget.D() {
 		t.Errorf("spent %s of %s", res.Spent, cfg.Budget)
 	}
 }
@@ -99,7 +100,7 @@ func TestSearchBudgetTooSmall(t *testing.T) {
 	// fails, with 1.5 s of overhead and a third of a second to drain
 	srv := &server{capacity: 45, service: 200 * time.Millisecond, overhead: 1500 * time.Millisecond}
 	cfg := srv.config("p99<=300ms", t)
-	cfg.Budget = cfg.MinBudget()
+	cfg.Budget = bench.Duration(cfg.MinBudget())
 	res, err := capacity.Search(context.Background(), cfg, srv.run)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestSearchBudgetTooSmall(t *testing.T) {
 	if res.Stop != capacity.StopBudget || res.Rate != 0 || res.Reason != want {
 		t.Errorf("stop %s rate %.1f reason %q, want %q", res.Stop, res.Rate, res.Reason, want)
 	}
-	if len(res.Steps) != 1 || res.Spent > cfg.Budget {
+	if len(res.Steps) != 1 || res.Spent > cfg.Budget.D() {
 		t.Errorf("%d trials in %s, want the first alone", len(res.Steps), res.Spent)
 	}
 }
@@ -117,7 +118,7 @@ func TestSearchBudgetTooSmall(t *testing.T) {
 // the searches before left, evenly among the targets still to search, at
 // least one search's minimum.
 func TestShared(t *testing.T) {
-	cfg := capacity.Config{Budget: time.Minute}
+	cfg := capacity.Config{CapacitySpec: bench.CapacitySpec{Budget: bench.Duration(time.Minute)}}
 	for _, tt := range []struct {
 		name         string
 		total, spent time.Duration
@@ -130,7 +131,7 @@ func TestShared(t *testing.T) {
 		{"after searches that overran, one search's minimum", 5 * time.Minute, 290 * time.Second, 1, cfg.MinBudget()},
 		{"no targets left counts as one", time.Minute, 0, 0, time.Minute},
 	} {
-		if got := cfg.Shared(tt.total, tt.spent, tt.left).Budget; got != tt.want {
+		if got := cfg.Shared(tt.total, tt.spent, tt.left).Budget.D(); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
 	}
@@ -158,7 +159,7 @@ func TestSearchThreeTargetsShareBudget(t *testing.T) {
 		cfg := srv.config("p99<=300ms", t)
 		cfg.StartRate = target.startRate
 		cfg = cfg.Shared(total, spent, 3-i)
-		share := cfg.Budget
+		share := cfg.Budget.D()
 		res, err := capacity.Search(context.Background(), cfg, srv.run)
 		if err != nil {
 			t.Fatal(err)
@@ -290,7 +291,7 @@ func TestSearchRareStalls(t *testing.T) {
 				period: 40000}
 			srv.start = srv.now
 			cfg := srv.config("p99<=300ms", t)
-			cfg.Budget, cfg.MustPass = 187*time.Second, mustPass
+			cfg.Budget, cfg.MustPass = bench.Duration(187*time.Second), mustPass
 			res, err := capacity.Search(context.Background(), cfg, srv.run)
 			if err != nil {
 				t.Fatal(err)
@@ -303,7 +304,7 @@ func TestSearchRareStalls(t *testing.T) {
 			if res.Rate == 0 {
 				t.Fatalf("no rate confirmed: %s", res.Reason)
 			}
-			if res.Spent > cfg.Budget {
+			if res.Spent > cfg.Budget.D() {
 				t.Errorf("spent %s of %s", res.Spent, cfg.Budget)
 			}
 			want := res.MustPass

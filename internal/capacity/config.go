@@ -40,40 +40,27 @@ const (
 // by default: the default confirmations' own time, 3 × 10 s.
 const DefaultGoalDuration = DefaultConfirmations * DefaultConfirmDuration
 
-// Config says what a search looks for and how long it may take. Zero
-// fields take the defaults above.
+// Config says what a search looks for and how long it may take: a run's
+// capacity spec, its zero fields taking the defaults above, with its
+// objective parsed, and what the run knows besides. Its Budget is this
+// search's (the spec's is the run's, shared by its targets: FromSpec,
+// Shared). Confirmations is how many full-length trials run at the
+// answer, and MustPass how many of them must pass each: given, the rule is
+// RuleWindows (Confirmations: every one, the strict rule); 0, it is
+// RulePooled, and MustPass a majority (bench.MustPassOf) for windows that
+// carry no histogram to pool. GoalDuration is the time the pooled rule
+// judges the objective over at a rate: the confirmations' time together
+// must be as long (more run where Confirmations × ConfirmDuration is
+// shorter); 0: that time, and it stays 0 (see goal).
 type Config struct {
+	bench.CapacitySpec
+	// Objective is the spec's, parsed (CapacitySpec.Objective is its
+	// text).
 	Objective bench.Objective
-	// Precision is the relative width, (failed - passed) / failed, at which
-	// bisection stops.
-	Precision float64
-	// Confirmations is how many full-length trials run at the answer, and
-	// MustPass how many of them must pass each: given, the rule is
-	// RuleWindows (Confirmations: every one, the strict rule); 0, it is
-	// RulePooled, and MustPass a majority (bench.MustPassOf) for windows
-	// that carry no histogram to pool.
-	Confirmations int
-	MustPass      int
 	// Rule is how a rate's confirmations are judged; "" takes it from
 	// MustPass, as above.
-	Rule Rule
-	// GoalDuration is the time the pooled rule judges the objective over
-	// at a rate: the confirmations' time together must be as long (more
-	// run where Confirmations × ConfirmDuration is shorter). 0: that time,
-	// and it stays 0 (see goal).
-	GoalDuration    time.Duration
-	TrialDuration   time.Duration // of a bracketing or bisecting trial
-	ConfirmDuration time.Duration // of a confirmation
-	Settle          time.Duration // the pause between trials
-	// Budget is the time the search may take, trials, pauses and what
-	// trials take beyond their nominal length included; the first trial's
-	// warm-up is not charged to it (see Outcome.Warmup).
-	Budget time.Duration
-	// StartRate is the first rate tried: a guess, or a known bound such as
-	// Little's (threads ÷ service time).
-	StartRate float64
-	MinRate   float64 // below it the search gives up: nothing passes
-	MaxRate   float64 // above it the search does not go
+	Rule    Rule
+	MinRate float64 // below it the search gives up: nothing passes
 	// Ceiling is a physical bound the target cannot pass in a steady state
 	// (a pool's threads ÷ the service time its requests take at least),
 	// named by CeilingWhat; 0 when none is known. No trial goes above it: a
@@ -90,15 +77,21 @@ type Config struct {
 	Wait func(ctx context.Context, d time.Duration) error
 }
 
+// The spec's durations, as the search reckons with them.
+func (c Config) trialDuration() time.Duration   { return c.TrialDuration.D() }
+func (c Config) confirmDuration() time.Duration { return c.ConfirmDuration.D() }
+func (c Config) settle() time.Duration          { return c.Settle.D() }
+func (c Config) budget() time.Duration          { return c.Budget.D() }
+
 func (c Config) withDefaults() Config {
 	def := func(v *float64, d float64) {
 		if *v == 0 {
 			*v = d
 		}
 	}
-	defDur := func(v *time.Duration, d time.Duration) {
+	defDur := func(v *bench.Duration, d time.Duration) {
 		if *v == 0 {
-			*v = d
+			*v = bench.Duration(d)
 		}
 	}
 	def(&c.Precision, DefaultPrecision)
@@ -145,20 +138,19 @@ func (c Config) Validate() error {
 	return c.withDefaults().spec().Check(1)
 }
 
-// spec is the configuration as a run's capacity spec says it.
 // goal is the time the objective is judged over at a rate: GoalDuration,
 // or the confirmations' own time.
 func (c Config) goal() time.Duration { return c.spec().Goal().D() }
 
+// spec is the spec the search runs by: its objective as parsed, and no
+// MustPass under the pooled rule.
 func (c Config) spec() bench.CapacitySpec {
-	mustPass := c.MustPass
+	s := c.CapacitySpec
+	s.Objective = c.Objective.String()
 	if c.Rule == RulePooled {
-		mustPass = 0
+		s.MustPass = 0
 	}
-	return bench.CapacitySpec{Objective: c.Objective.String(), Precision: c.Precision, Confirmations: c.Confirmations, MustPass: mustPass,
-		GoalDuration:  bench.Duration(c.GoalDuration),
-		TrialDuration: bench.Duration(c.TrialDuration), ConfirmDuration: bench.Duration(c.ConfirmDuration),
-		Settle: bench.Duration(c.Settle), Budget: bench.Duration(c.Budget), StartRate: c.StartRate, MaxRate: c.MaxRate}
+	return s
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -105,7 +105,7 @@ func (p *pausing) config(t *testing.T, objective string) capacity.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return capacity.Config{Objective: o, Budget: 30 * time.Minute,
+	return capacity.Config{Objective: o, CapacitySpec: bench.CapacitySpec{Budget: bench.Duration(30 * time.Minute)},
 		Now: func() time.Time { return time.Time{}.Add(p.now) },
 		Wait: func(_ context.Context, d time.Duration) error {
 			p.now += d
@@ -241,7 +241,7 @@ func TestSearchShortPausesIgnored(t *testing.T) {
 // rounds stay as long as it holds.
 func TestSearchPausesBeyondBudget(t *testing.T) {
 	proto := pausing{capacity: 3000, service: 150 * time.Millisecond, period: 40 * time.Second, pause: 250 * time.Millisecond, overhead: time.Second}
-	results := searchSeeds(t, proto, 3, func(c *capacity.Config) { c.StartRate, c.Budget = 1000, 3*time.Minute })
+	results := searchSeeds(t, proto, 3, func(c *capacity.Config) { c.StartRate, c.Budget = 1000, bench.Duration(3*time.Minute) })
 	for i, r := range results {
 		if r.Spent > 3*time.Minute+capacity.DefaultConfirmDuration {
 			t.Errorf("seed %d: spent %s of 3m", i, r.Spent)
@@ -258,7 +258,7 @@ func TestSearchPausesBeyondBudget(t *testing.T) {
 // rate, confirmed or said to be unconfirmed, with its evidence.
 func TestSearchBudgetAfterPassNeverZero(t *testing.T) {
 	proto := pausing{capacity: 3000, service: 150 * time.Millisecond, period: 15 * time.Second, pause: 250 * time.Millisecond, overhead: time.Second}
-	results := searchSeeds(t, proto, 8, func(c *capacity.Config) { c.StartRate, c.Budget = 1000, 100*time.Second })
+	results := searchSeeds(t, proto, 8, func(c *capacity.Config) { c.StartRate, c.Budget = 1000, bench.Duration(100*time.Second) })
 	t.Logf("%s", describe(results))
 	for i, r := range results {
 		passed := slices.ContainsFunc(r.Steps, func(s capacity.Step) bool { return s.Pass })
@@ -299,7 +299,7 @@ func TestSearchColdFailureRunAgain(t *testing.T) {
 			return out, err
 		}
 		cfg := p.config(t, "p99<=300ms")
-		cfg.StartRate, cfg.Budget = start, 150*time.Second
+		cfg.StartRate, cfg.Budget = start, bench.Duration(150*time.Second)
 		res, err := capacity.Search(context.Background(), cfg, cold)
 		if err != nil {
 			t.Fatal(err)
@@ -327,7 +327,7 @@ func TestSearchOverloadNotRunAgain(t *testing.T) {
 		return out, err
 	}
 	cfg := p.config(t, "p99<=300ms")
-	cfg.StartRate, cfg.Budget = 400, 150*time.Second
+	cfg.StartRate, cfg.Budget = 400, bench.Duration(150*time.Second)
 	res, err := capacity.Search(context.Background(), cfg, overloaded)
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +353,7 @@ func TestSearchOverloadNotRunAgain(t *testing.T) {
 func TestSearchShortFailureByPauseBracketedAgain(t *testing.T) {
 	proto := pausing{capacity: 1700, service: 200 * time.Millisecond, period: 55 * time.Second, pause: 300 * time.Millisecond, overhead: time.Second}
 	edge := proto.edge(300)
-	results := searchSeeds(t, proto, 16, func(c *capacity.Config) { c.StartRate, c.Budget = 50, 150*time.Second })
+	results := searchSeeds(t, proto, 16, func(c *capacity.Config) { c.StartRate, c.Budget = 50, bench.Duration(150*time.Second) })
 	lo, hi := spread(results)
 	t.Logf("pooled edge %.0f req/s; answers %.0f..%.0f req/s%s", edge, lo, hi, describe(results))
 	for i, r := range results {

@@ -97,16 +97,16 @@ func (s *search) coverPauses() {
 		return
 	}
 	s.sized = period
-	asked := s.asked.ConfirmDuration
+	asked := s.asked.confirmDuration()
 	each := max(1, int(math.Round(asked.Seconds()/period.Seconds())))
 	window := time.Duration(each) * period
 	windows := max(s.asked.Confirmations, int(math.Ceil(float64(PausePeriods)/float64(each))))
 	c := s.cfg
-	c.ConfirmDuration, c.Confirmations = window, windows
-	c.GoalDuration = time.Duration(windows) * window
+	c.ConfirmDuration, c.Confirmations = bench.Duration(window), windows
+	c.GoalDuration = bench.Duration(time.Duration(windows) * window)
 	for c.Confirmations > 1 && s.left() < (cost{cfg: c, short: s.cost.short, confirm: s.cost.confirm}).round(c.Confirmations) {
 		c.Confirmations--
-		c.GoalDuration = time.Duration(c.Confirmations) * window
+		c.GoalDuration = bench.Duration(time.Duration(c.Confirmations) * window)
 	}
 	s.cfg, s.cost.cfg = c, c
 	covered := fmt.Sprintf("%d periods", c.Confirmations*each)

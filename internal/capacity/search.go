@@ -35,7 +35,7 @@ import (
 )
 
 // Phase says what a trial was for.
-type Phase string
+type Phase = bench.CapacityPhase
 
 // The phases of a search.
 const (
@@ -98,28 +98,21 @@ const (
 	StopNoPass    Stop = "no-pass"         // even the lowest rate allowed failed
 )
 
-// Step is one trial as the search judged it.
+// Step is one trial as the search judged it: the trial as the run
+// document keeps it (its Stage its number in the search, from 0; a
+// GeneratorBound trial is neither a pass nor a fail of the target, one
+// that passed all the same passed, see judge; a Disturbed one failed and
+// was asked again), and how long it ran.
 type Step struct {
-	Trial
-	N          int      `json:"n"` // its number in the search, from 0
-	Pass       bool     `json:"pass"`
-	Throughput float64  `json:"throughput"` // successful responses per second
-	P99        float64  `json:"p99"`        // ms
-	Violations []string `json:"violations,omitempty"`
-	// GeneratorBound is why the generator may have limited the trial. A
-	// trial that failed so is neither a pass nor a fail of the target; one
-	// that passed all the same passed (see judge).
-	GeneratorBound string `json:"generatorBound,omitempty"`
-	// GeneratorNote is what the generator did in a trial it did not decide:
-	// a pass despite it, or a failure larger than its lag.
-	GeneratorNote string `json:"generatorNote,omitempty"`
-	// Disturbed is what took the machine's CPUs during a trial that failed
-	// and was asked again: neither a pass nor a fail of the target.
-	Disturbed string `json:"disturbed,omitempty"`
+	bench.CapacityTrial
+	Duration time.Duration `json:"duration"`
 
 	stats bench.Stats // what it measured, for pooling
 	died  string      // how the target died in it, if it did
 }
+
+// Trial is the trial the step ran.
+func (s Step) Trial() Trial { return Trial{Phase: s.Phase, Rate: s.Rate, Duration: s.Duration} }
 
 // Result is the answer of a search.
 type Result struct {
@@ -491,7 +484,7 @@ func (s *search) partial(confirms []Step, st *stopped, hi *Step) *Result {
 		each = fmt.Sprintf("%d of which passed, as many as asked", p)
 	}
 	res.Reason = fmt.Sprintf("the time budget (%s) ran out after %d of %d confirmations at %.0f req/s, %s",
-		s.cfg.Budget, len(confirms), s.cfg.Confirmations, confirms[0].Rate, each)
+		s.cfg.budget(), len(confirms), s.cfg.Confirmations, confirms[0].Rate, each)
 	return res
 }
 
@@ -526,16 +519,16 @@ func (s *search) answer(best []Step, hi *Step) *Result {
 		res.Stop, res.Reason = StopPrecision, fmt.Sprintf("held to %s, %.0f req/s, which passed its confirmations: no steady state carries more than the bound (a rate above it queues the excess, too slowly for a short trial to show), so no rate above it was tried",
 			s.cfg.CeilingWhat, s.cfg.Ceiling)
 	case hi == nil && s.climbed && rate < s.top():
-		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended before a rate failed at full length: the target carries at least %.0f req/s (a short trial had failed below it, by a pause)", s.cfg.Budget, rate)
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended before a rate failed at full length: the target carries at least %.0f req/s (a short trial had failed below it, by a pause)", s.cfg.budget(), rate)
 	case s.shortEdge(hi) && !s.wide(rate, hi.Rate):
-		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended before the upper edge, %.0f req/s (a short trial failed there), was judged at full length", s.cfg.Budget, hi.Rate)
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended before the upper edge, %.0f req/s (a short trial failed there), was judged at full length", s.cfg.budget(), hi.Rate)
 	case hi == nil && s.bracketCut:
-		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bracket before a rate failed: the target carries at least %.0f req/s", s.cfg.Budget, rate)
+		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bracket before a rate failed: the target carries at least %.0f req/s", s.cfg.budget(), rate)
 	case hi == nil:
 		res.Stop, res.Reason = StopMaxRate, fmt.Sprintf("%.0f req/s, the highest rate allowed, passed: the target carries more", rate)
 	case s.wide(rate, hi.Rate):
 		res.Stop, res.Reason = StopBudget, fmt.Sprintf("the time budget (%s) ended the bisection at a bracket %s%% wide (asked %.1f%%)",
-			s.cfg.Budget, s.percent(res.Width), s.cfg.Precision*100)
+			s.cfg.budget(), s.percent(res.Width), s.cfg.Precision*100)
 	default:
 		res.Stop, res.Reason = StopPrecision, fmt.Sprintf("the bracket is %.1f%% wide (asked %.1f%%)", res.Width*100, s.cfg.Precision*100)
 	}
@@ -637,7 +630,7 @@ func (s *search) confirm(ctx context.Context, rate float64) ([]Step, error) {
 		if s.left() < s.cost.confirmation() {
 			return confirms, s.outOfTime()
 		}
-		step, err := s.trial(ctx, Trial{Phase: PhaseConfirm, Rate: rate, Duration: s.cfg.ConfirmDuration})
+		step, err := s.trial(ctx, Trial{Phase: PhaseConfirm, Rate: rate, Duration: s.cfg.confirmDuration()})
 		if err != nil {
 			return confirms, err
 		}
@@ -657,7 +650,7 @@ func (s *search) outOfTime() *stopped {
 		rates[i] = fmt.Sprintf("%.0f", r)
 	}
 	return &stopped{StopBudget, fmt.Sprintf("the time budget (%s) ran out before a rate passed its confirmations: they failed at %s req/s, and %s left holds no further one (%s)",
-		s.cfg.Budget, strings.Join(rates, ", "), max(s.left(), 0).Round(100*time.Millisecond), s.costs())}
+		s.cfg.budget(), strings.Join(rates, ", "), max(s.left(), 0).Round(100*time.Millisecond), s.costs())}
 }
 
 // bracketTrial runs a bracket trial at rate, lo being the highest that
@@ -689,7 +682,7 @@ func (s *search) short(ctx context.Context, phase Phase, rate float64) (*Step, e
 	if len(s.steps) > 0 && s.left() < s.cost.shortTrial()+s.reserve(phase) {
 		return nil, nil
 	}
-	return s.trial(ctx, Trial{Phase: phase, Rate: rate, Duration: s.cfg.TrialDuration})
+	return s.trial(ctx, Trial{Phase: phase, Rate: rate, Duration: s.cfg.trialDuration()})
 }
 
 // disturbedRetries is how many times a trial that failed while the
@@ -725,7 +718,7 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 		case step.Pass || step.Disturbed == "":
 			return step, nil
 		case disturbed == disturbedRetries || !s.roomToAskAgain(t):
-			s.steps[step.N].Disturbed, step.Disturbed = "", ""
+			s.steps[step.Stage].Disturbed, step.Disturbed = "", ""
 			return step, nil
 		default:
 			disturbed++
@@ -737,10 +730,10 @@ func (s *search) trial(ctx context.Context, t Trial) (*Step, error) {
 func (s *search) trialOnce(ctx context.Context, t Trial) (*Step, error) {
 	began, nominal := s.cfg.Now(), t.Duration
 	if len(s.steps) > 0 {
-		if err := s.cfg.Wait(ctx, s.cfg.Settle); err != nil {
+		if err := s.cfg.Wait(ctx, s.cfg.settle()); err != nil {
 			return nil, err
 		}
-		nominal += s.cfg.Settle
+		nominal += s.cfg.settle()
 	}
 	out, err := s.run(ctx, t)
 	if err != nil {
@@ -756,7 +749,7 @@ func (s *search) trialOnce(ctx context.Context, t Trial) (*Step, error) {
 		step.Disturbed = out.Disturbed
 	}
 	s.cost.observe(t, step.Pass, s.cfg.Now().Sub(began)-nominal-out.Warmup)
-	step.N = len(s.steps)
+	step.Stage = len(s.steps)
 	s.steps = append(s.steps, step)
 	return &step, nil
 }
@@ -770,7 +763,8 @@ func (s *search) trialOnce(ctx context.Context, t Trial) (*Step, error) {
 // not a latency). Otherwise it says nothing of the target and is marked
 // neither pass nor fail (no violations), which stops the search.
 func judge(t Trial, out Outcome, o bench.Objective) Step {
-	step := Step{Trial: t, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99, stats: out.Stats, died: out.Died}
+	step := Step{CapacityTrial: bench.CapacityTrial{Phase: t.Phase, Rate: t.Rate, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99},
+		Duration: t.Duration, stats: out.Stats, died: out.Died}
 	if out.Died != "" {
 		step.Violations = []string{"the target died: " + out.Died}
 		return step

@@ -120,9 +120,9 @@ func (s *server) config(objective string, t *testing.T) capacity.Config {
 		t.Fatal(err)
 	}
 	return capacity.Config{
-		Objective: o,
-		Budget:    10 * time.Minute,
-		Now:       func() time.Time { return s.now },
+		Objective:    o,
+		CapacitySpec: bench.CapacitySpec{Budget: bench.Duration(10 * time.Minute)},
+		Now:          func() time.Time { return s.now },
 		Wait: func(_ context.Context, d time.Duration) error {
 			s.now = s.now.Add(d)
 			return nil
@@ -305,7 +305,7 @@ func TestSearchBudget(t *testing.T) {
 	srv := &server{capacity: 1000, service: 200 * time.Millisecond}
 	cfg := srv.config("p99<=300ms", t)
 	// room for the bracket and one or two bisections, then the confirmations
-	cfg.Budget = 70 * time.Second
+	cfg.Budget = bench.Duration(70 * time.Second)
 	res, err := capacity.Search(context.Background(), cfg, srv.run)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +313,7 @@ func TestSearchBudget(t *testing.T) {
 	if res.Stop != capacity.StopBudget || !strings.Contains(res.Reason, "time budget (1m10s)") {
 		t.Fatalf("stop %s (%s), want budget", res.Stop, res.Reason)
 	}
-	if res.Spent > cfg.Budget {
+	if res.Spent > cfg.Budget.D() {
 		t.Errorf("spent %s, over the budget %s", res.Spent, cfg.Budget)
 	}
 	if res.Rate > srv.edge(300, capacity.DefaultConfirmDuration) || res.Rate == 0 || res.Width <= cfg.Precision {
@@ -355,7 +355,7 @@ func TestSearchLimits(t *testing.T) {
 			}
 			return capacity.Outcome{Stats: bench.Stats{Requests: n, Successes: ok}}, nil
 		}
-		res, err := capacity.Search(context.Background(), capacity.Config{Objective: o, Budget: time.Hour, Wait: noWait}, run)
+		res, err := capacity.Search(context.Background(), capacity.Config{Objective: o, CapacitySpec: bench.CapacitySpec{Budget: bench.Duration(time.Hour)}, Wait: noWait}, run)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,12 +375,12 @@ func TestSearchBadConfig(t *testing.T) {
 		field string
 		want  string
 	}{
-		{"budget below one trial", capacity.Config{Objective: o, Budget: 20 * time.Second}, "budget",
+		{"budget below one trial", capacity.Config{Objective: o, CapacitySpec: bench.CapacitySpec{Budget: bench.Duration(20 * time.Second)}}, "budget",
 			"20s is below one trial of the search (a 3s trial and 3 confirmations of 10s, with 1s pauses: 36s)"},
 		{"no objective", capacity.Config{}, "objective", "empty"},
-		{"precision", capacity.Config{Objective: o, Precision: 2}, "precision", "between 0 and 1"},
-		{"confirmations", capacity.Config{Objective: o, Confirmations: -1}, "confirmations", "at least one"},
-		{"start", capacity.Config{Objective: o, StartRate: 0.5}, "startRate", "0.5 req/s is not between"},
+		{"precision", capacity.Config{Objective: o, CapacitySpec: bench.CapacitySpec{Precision: 2}}, "precision", "between 0 and 1"},
+		{"confirmations", capacity.Config{Objective: o, CapacitySpec: bench.CapacitySpec{Confirmations: -1}}, "confirmations", "at least one"},
+		{"start", capacity.Config{Objective: o, CapacitySpec: bench.CapacitySpec{StartRate: 0.5}}, "startRate", "0.5 req/s is not between"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			called := false
@@ -496,7 +496,7 @@ func searchWithConfirmLuck(t *testing.T, budget time.Duration, share func(n int)
 		return 1
 	}}
 	cfg := srv.config("p99<=300ms", t)
-	cfg.Budget = budget
+	cfg.Budget = bench.Duration(budget)
 	res, err := capacity.Search(context.Background(), cfg, srv.run)
 	if err != nil {
 		t.Fatal(err)
@@ -564,7 +564,7 @@ func TestSearchWidthShown(t *testing.T) {
 		return 1
 	}}
 	cfg := srv.config("p99<=300ms", t)
-	cfg.StartRate, cfg.Budget = 1000, 70*time.Second
+	cfg.StartRate, cfg.Budget = 1000, bench.Duration(70*time.Second)
 	res, err := capacity.Search(context.Background(), cfg, srv.run)
 	if err != nil {
 		t.Fatal(err)
@@ -590,7 +590,7 @@ func TestSummaryKeepsSteps(t *testing.T) {
 	passes, fails := 0, 0
 	for i, s := range sum.Steps {
 		want := res.Steps[i]
-		if s.Stage != i || s.Rate != want.Rate || s.Phase != string(want.Phase) || s.Pass != want.Pass || len(s.Violations) != len(want.Violations) {
+		if s.Stage != i || s.Rate != want.Rate || s.Phase != want.Phase || s.Pass != want.Pass || len(s.Violations) != len(want.Violations) {
 			t.Errorf("step %d kept as %+v, judged %+v", i, s, want)
 		}
 		if s.Pass {

@@ -19,11 +19,8 @@ func FromSpec(spec bench.CapacitySpec, targets int) (Config, error) {
 	if err != nil {
 		return Config{}, underCapacity(err, "")
 	}
-	cfg := Config{
-		Objective: o, Precision: spec.Precision, Confirmations: spec.Confirmations, MustPass: spec.MustPass, GoalDuration: spec.GoalDuration.D(),
-		TrialDuration: spec.TrialDuration.D(), ConfirmDuration: spec.ConfirmDuration.D(), Settle: spec.Settle.D(),
-		StartRate: spec.StartRate, MaxRate: spec.MaxRate, Budget: RunBudget(spec, targets) / time.Duration(targets),
-	}
+	cfg := Config{CapacitySpec: spec, Objective: o}
+	cfg.Budget = bench.Duration(RunBudget(spec, targets) / time.Duration(targets))
 	if err := cfg.Validate(); err != nil {
 		shared := ""
 		if targets > 1 {
@@ -66,20 +63,14 @@ func (r *Result) Summary(objective bench.Objective) *bench.CapacityResult {
 		Rule: string(r.Rule), RuleNote: r.RuleNote, GoalDuration: bench.Duration(r.GoalDuration), Pooled: r.Pooled, Unconfirmed: r.Unconfirmed,
 		PauseNote: r.PauseNote}
 	for _, c := range r.Confirmations {
-		out.Confirmations = append(out.Confirmations, c.summary())
+		out.Confirmations = append(out.Confirmations, c.CapacityTrial)
 	}
 	if r.Failed != nil {
-		f := r.Failed.summary()
+		f := r.Failed.CapacityTrial
 		out.Failed = &f
 	}
 	for _, s := range r.Steps {
-		out.Steps = append(out.Steps, s.summary())
+		out.Steps = append(out.Steps, s.CapacityTrial)
 	}
 	return out
-}
-
-func (s Step) summary() bench.CapacityTrial {
-	return bench.CapacityTrial{Stage: s.N, Phase: string(s.Phase), Rate: s.Rate, Throughput: s.Throughput,
-		P99: s.P99, Pass: s.Pass, Violations: s.Violations, GeneratorBound: s.GeneratorBound, GeneratorNote: s.GeneratorNote,
-		Disturbed: s.Disturbed}
 }

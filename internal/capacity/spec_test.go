@@ -15,7 +15,7 @@ func TestFromSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	// five minutes for three targets
-	if cfg.Budget != 100*time.Second || cfg.Objective.String() != "p99<=250ms,errors<=0.1%" {
+	if cfg.Budget.D() != 100*time.Second || cfg.Objective.String() != "p99<=250ms,errors<=0.1%" {
 		t.Errorf("budget %s objective %s", cfg.Budget, cfg.Objective)
 	}
 	for _, tt := range []struct {
@@ -49,7 +49,7 @@ func TestFromSpecGoal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Validate() != nil || cfg.GoalDuration != time.Minute || cfg.Confirmations != 0 {
+	if cfg.Validate() != nil || cfg.GoalDuration.D() != time.Minute || cfg.Confirmations != 0 {
 		t.Fatalf("config %+v", cfg)
 	}
 	if got := (bench.CapacitySpec{GoalDuration: bench.Duration(time.Minute)}).Windows(); got != 6 {

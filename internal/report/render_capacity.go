@@ -159,7 +159,7 @@ func searchBlock(ts bench.TargetSearch, color int) block {
 		Header: []string{"TRIAL", "PHASE", "OFFERED req/s", "SERVED req/s", strings.ToUpper(ts.Figure) + " " + ts.Unit, "VERDICT", "STEADY"},
 		Right:  map[int]bool{0: true, 2: true, 3: true, 4: true}}
 	for _, tr := range ts.Trials {
-		b.Rows = append(b.Rows, []string{fmt.Sprint(tr.Stage + 1), tr.Phase, units.Rate(tr.Rate), units.Num(tr.Throughput),
+		b.Rows = append(b.Rows, []string{fmt.Sprint(tr.Stage + 1), string(tr.Phase), units.Rate(tr.Rate), units.Num(tr.Throughput),
 			analysis.Value(tr.Value, ts.Unit), tr.Verdict, trialSteady(tr)})
 		b.Color = append(b.Color, color)
 	}
@@ -184,7 +184,7 @@ func trialSteady(tr bench.SearchTrial) string {
 		return steadyWords(*tr.Steady, false)
 	case tr.TooShort:
 		return "too short to judge"
-	case tr.Phase == string(capacity.PhaseConfirm):
+	case tr.Phase == capacity.PhaseConfirm:
 		return "no seconds kept"
 	}
 	return "-"
@@ -214,7 +214,7 @@ func searchCharts(rep bench.Report) []chart.SearchChart {
 			Answer: ts.Rate, Failed: ts.FailedRate}
 		for _, tr := range ts.Trials {
 			c.Trials = append(c.Trials, chart.Trial{Rate: tr.Rate, Value: tr.Value, Pass: tr.Pass, Limited: tr.GeneratorBound,
-				Confirm: tr.Phase == string(capacity.PhaseConfirm), Label: trialWords(ts, tr)})
+				Confirm: tr.Phase == capacity.PhaseConfirm, Label: trialWords(ts, tr)})
 		}
 		charts = append(charts, c)
 	}

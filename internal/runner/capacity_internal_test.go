@@ -40,7 +40,7 @@ func TestShareBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, want := range tt.want {
-			if got := shareBudget(cfg, run, &run.Targets[i]).Budget; got != want {
+			if got := shareBudget(cfg, run, &run.Targets[i]).Budget.D(); got != want {
 				t.Errorf("%s: target %d gets %s, want %s", tt.name, i, got, want)
 			}
 		}

@@ -112,7 +112,7 @@ func TestCapacityStartRate(t *testing.T) {
 	light := bench.Workload{Requests: []bench.Request{{Endpoint: "light"}}}
 	platform := bench.TargetResult{Settings: map[string]string{"javaThreadModel": "platform", "tomcatMaxThreads": "200"}}
 	virtual := bench.TargetResult{Settings: map[string]string{"javaThreadModel": "virtual", "tomcatMaxThreads": "200"}}
-	cfg := capacity.Config{MaxRate: 20000}
+	cfg := capacity.Config{CapacitySpec: bench.CapacitySpec{MaxRate: 20000}}
 	for _, tt := range []struct {
 		name string
 		w    bench.Workload

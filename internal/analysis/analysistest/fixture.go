@@ -453,7 +453,7 @@ func searchedTarget(t *testing.T, s Searched, objective string) bench.TargetResu
 		tr.Seconds = append(tr.Seconds, trialSeconds(i, trial, offset)...)
 		res := bench.StageResources{Stage: i, CPUSecondsPer1k: s.CPUPer1k}
 		tr.Resources = append(tr.Resources, res)
-		step := bench.CapacityTrial{Stage: i, Phase: trial.Phase, Rate: trial.Rate, Throughput: st.Stats.Throughput, P99: st.Stats.Latency.P99, Pass: trial.Pass}
+		step := bench.CapacityTrial{Stage: i, Phase: bench.CapacityPhase(trial.Phase), Rate: trial.Rate, Throughput: st.Stats.Throughput, P99: st.Stats.Latency.P99, Pass: trial.Pass}
 		if !trial.Pass {
 			step.Violations = []string{fmt.Sprintf("p99 %.0fms > 300ms", st.Stats.Latency.P99)}
 		}
