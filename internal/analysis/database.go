@@ -25,7 +25,7 @@ func poolSentence(label string, stages []dbpool.Stage) string {
 		return ""
 	}
 	s := fmt.Sprintf("%s, %s: %s of the requests in its pool's hands waited for one of its %.0f connections (%s waiting on average, %.0f at most; a connection took %.0f ms to get)",
-		label, StageLabel(worst.Index, worst.Name), Percent(worst.WaitedOf), worst.Size, units.Num(worst.Pending.Mean), worst.Pending.Peak, worst.AcquireMs)
+		label, StageLabel(worst.Index, worst.Name), units.Percent(worst.WaitedOf), worst.Size, units.Num(worst.Pending.Mean), worst.Pending.Peak, worst.AcquireMs)
 	if worst.Timeouts > 0 {
 		s += fmt.Sprintf("; %.0f gave up waiting", worst.Timeouts)
 	}

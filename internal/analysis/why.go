@@ -140,24 +140,15 @@ func whySentence(label string, d *bench.Diagnosis, stage string) string {
 	case len(d.OwnFrames) > 0 && d.Samples > 0:
 		own := d.OwnFrames[0]
 		return fmt.Sprintf("%s, %s: no bound reached; its own code was most in %s (%s of %d CPU samples).",
-			label, stage, own.Frame, Percent(float64(own.Self)/float64(d.Samples)), d.Samples)
+			label, stage, own.Frame, units.Percent(float64(own.Self)/float64(d.Samples)), d.Samples)
 	case len(d.TopFrames) > 0 && d.Samples > 0:
 		top := d.TopFrames[0]
 		return fmt.Sprintf("%s, %s: no bound reached; its CPU samples fell most in %s (%s of %d).",
-			label, stage, top.Frame, Percent(float64(top.Self)/float64(d.Samples)), d.Samples)
+			label, stage, top.Frame, units.Percent(float64(top.Self)/float64(d.Samples)), d.Samples)
 	case d.Source == "":
 		return fmt.Sprintf("%s, %s: no bound reached that the figures show; nothing recorded inside it: %s.", label, stage, d.NoProfile)
 	}
 	return fmt.Sprintf("%s, %s: no bound reached that the evidence shows.", label, stage)
-}
-
-// Percent formats a share as a percentage as the why's sentences do:
-// "41 %", "0.5 %".
-func Percent(share float64) string {
-	if p := share * 100; p < 10 && p != 0 {
-		return fmt.Sprintf("%.1f %%", p)
-	}
-	return fmt.Sprintf("%.0f %%", share*100)
 }
 
 // whyFindings are the findings of the why: each subject's strongest cause

@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // pinned is the share of the carriers' time virtual threads spent pinned
@@ -28,7 +29,7 @@ func pinned(e Evidence) (bench.Cause, bool) {
 		{Name: "carriers", Value: carriers},
 	}
 	c.Sentence = fmt.Sprintf("%s%s: its carriers spent %s of the stage pinned (%d pins, %s s in all)",
-		e.Target, onJDK(e.JDK), percent(c.Share), len(events), secondsText(total))
+		e.Target, onJDK(e.JDK), units.Percent(c.Share), len(events), units.Num(total))
 	c.Sentence += whereClause(c.Stacks) + pinsClause(e.JDK)
 	return c, true
 }
@@ -74,7 +75,7 @@ func lockBound(e Evidence) (bench.Cause, bool) {
 		return c, true
 	}
 	c.Sentence = fmt.Sprintf("%s: its request threads spent %s of the stage blocked on locks (%d waits, %s s in all; on %s)",
-		e.Target, percent(c.Share), len(blocked), secondsText(total), lockClasses(blocked))
+		e.Target, units.Percent(c.Share), len(blocked), units.Num(total), lockClasses(blocked))
 	c.Sentence += whereClause(c.Stacks)
 	return c, true
 }
@@ -85,13 +86,13 @@ func lockBound(e Evidence) (bench.Cause, bool) {
 // (…), 90 % of it from com.example.orders.OrderRepository.save:31".
 func waitSentence(e Evidence, c bench.Cause, w waitShare, blocked []jfr.Event, ws []waited, total float64) string {
 	inWait := c.Share * w.Share
-	s := fmt.Sprintf("%s: its request threads waited in %s for %s of the stage (", e.Target, w.Frame, percent(inWait))
-	if percent(inWait) != percent(c.Share) {
-		s += fmt.Sprintf("of %s blocked: ", percent(c.Share))
+	s := fmt.Sprintf("%s: its request threads waited in %s for %s of the stage (", e.Target, w.Frame, units.Percent(inWait))
+	if units.Percent(inWait) != units.Percent(c.Share) {
+		s += fmt.Sprintf("of %s blocked: ", units.Percent(c.Share))
 	}
-	s += fmt.Sprintf("%d waits, %s s in all; on %s)", len(blocked), secondsText(total), lockClasses(blocked))
+	s += fmt.Sprintf("%d waits, %s s in all; on %s)", len(blocked), units.Num(total), lockClasses(blocked))
 	if frame, share := ownCaller(e, blocked, ws, w.What); frame != "" {
-		s += fmt.Sprintf(", %s of it from %s", percent(share), frame)
+		s += fmt.Sprintf(", %s of it from %s", units.Percent(share), frame)
 	}
 	return s
 }
@@ -123,7 +124,7 @@ func gcBound(e Evidence) (bench.Cause, bool) {
 		{Name: "stage in pauses", Value: share, Unit: "share", Limit: 1},
 	}}
 	c.Sentence = fmt.Sprintf("%s spent %s of the stage in GC pauses (%.0f pauses, %s s in all%s)",
-		e.Target, percent(share), count, secondsText(pause), collectors(gcs))
+		e.Target, units.Percent(share), count, units.Num(pause), collectors(gcs))
 	if longest, gap, ok := tailPause(e, gcs); ok { // and one of them is its tail
 		c.Evidence = append(pauseFigures(longest, gap), c.Evidence...)
 		c.Sentence += "; it " + pauseClause(longest, gap)
@@ -150,7 +151,7 @@ func stall(e Evidence, gcs []jfr.Event, count, pause float64) (bench.Cause, bool
 	c := bench.Cause{Kind: bench.VerdictGCBound, Share: min(longest.Pause.Seconds()/gap, 1), Evidence: append(pauseFigures(longest, gap),
 		bench.Figure{Name: "GC pauses", Value: count}, bench.Figure{Name: "pause time", Value: pause, Unit: "s"})}
 	c.Sentence = fmt.Sprintf("%s %s (%.0f pauses, %s s in all, %s of the stage)",
-		e.Target, pauseClause(longest, gap), count, secondsText(pause), percent(pause/e.seconds()))
+		e.Target, pauseClause(longest, gap), count, units.Num(pause), units.Percent(pause/e.seconds()))
 	return c, true
 }
 
@@ -183,7 +184,7 @@ func pauseClause(longest jfr.Event, gap float64) string {
 		name = " (" + n + ")"
 	}
 	return fmt.Sprintf("stopped for %s s in one GC pause%s where its p99 stood %s s above its p50: the requests that came in the pause waited it out",
-		secondsText(longest.Pause.Seconds()), name, secondsText(gap))
+		units.Num(longest.Pause.Seconds()), name, units.Num(gap))
 }
 
 // isStall reports whether a cause is a stall's (see stall).
@@ -215,10 +216,10 @@ func cpuBound(e Evidence) (bench.Cause, bool) {
 		{Name: "CPU used", Value: cpu.Share, Unit: "share", Limit: 1},
 		{Name: "CPU limit", Value: e.Limits.CPUs, Unit: "CPUs"},
 	}}
-	c.Sentence = fmt.Sprintf("%s used %s of its %s-CPU limit", e.Target, percent(cpu.Share), trimFloat(e.Limits.CPUs))
+	c.Sentence = fmt.Sprintf("%s used %s of its %s-CPU limit", e.Target, units.Percent(cpu.Share), units.Plain(e.Limits.CPUs))
 	if cpu.Periods > 0 {
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "periods throttled", Value: throttled, Unit: "share", Limit: 1})
-		c.Sentence += fmt.Sprintf(", throttled in %s of its CFS periods", percent(throttled))
+		c.Sentence += fmt.Sprintf(", throttled in %s of its CFS periods", units.Percent(throttled))
 	}
 	return c, true
 }
@@ -259,7 +260,7 @@ func poolBound(e Evidence) (bench.Cause, bool) {
 		{Name: p.Name + " busy (peak)", Value: p.Busy.Peak, Limit: p.Max},
 	}}
 	c.Sentence = fmt.Sprintf("%s had its %s in use: %s of %s on average, %s at the most",
-		e.Target, p.Name, oneDecimal(p.Busy.Mean), trimFloat(p.Max), trimFloat(p.Busy.Peak))
+		e.Target, p.Name, units.OneDecimal(p.Busy.Mean), units.Plain(p.Max), units.Plain(p.Busy.Peak))
 	return c, true
 }
 

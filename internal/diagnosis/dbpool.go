@@ -2,12 +2,11 @@ package diagnosis
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/dbpool"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // dbPoolBound is the database connection pool as the stage's bound
@@ -32,7 +31,7 @@ func dbPoolBound(e Evidence) (bench.Cause, bool) {
 		{Name: "requests in flight waiting", Value: share, Unit: "share", Limit: 1},
 	}}
 	c.Sentence = fmt.Sprintf("%s: %s of its requests in flight waited for one of its %s database connections (%s waiting on average, %s at the most",
-		e.Target, percent(share), trimFloat(p.Size), oneDecimal(p.Pending.Mean), trimFloat(p.Pending.Peak))
+		e.Target, units.Percent(share), units.Plain(p.Size), units.OneDecimal(p.Pending.Mean), units.Plain(p.Pending.Peak))
 	if ms := p.AcquireMs; ms > 0 {
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "time to get a connection", Value: ms / 1000, Unit: "s"})
 		c.Sentence += fmt.Sprintf("; a connection took %.0f ms to get", ms)
@@ -40,22 +39,19 @@ func dbPoolBound(e Evidence) (bench.Cause, bool) {
 	c.Sentence += ")"
 	if n := p.Timeouts; n > 0 {
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "requests that gave up waiting", Value: n})
-		c.Sentence += fmt.Sprintf("; %s gave up waiting", trimFloat(n))
+		c.Sentence += fmt.Sprintf("; %s gave up waiting", units.Plain(n))
 	}
 	if p.Throughput > 0 {
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "a connection held per request", Value: p.HeldMs / 1000, Unit: "s"})
-		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request", oneDecimal(p.HeldMs))
+		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request", units.OneDecimal(p.HeldMs))
 		if e.Database != nil {
 			c.Evidence = append(c.Evidence, bench.Figure{Name: "in the database per request", Value: p.DatabaseMs / 1000, Unit: "s"})
-			c.Sentence += fmt.Sprintf(" (%s ms of it in the database, %s in the service)", oneDecimal(p.DatabaseMs), oneDecimal(max(0, p.HeldMs-p.DatabaseMs)))
+			c.Sentence += fmt.Sprintf(" (%s ms of it in the database, %s in the service)", units.OneDecimal(p.DatabaseMs), units.OneDecimal(max(0, p.HeldMs-p.DatabaseMs)))
 		}
 		c.Sentence += fmt.Sprintf(", so the pool allows the %.0f req/s served", p.Throughput)
 	}
 	return c, true
 }
-
-// oneDecimal formats a mean with at most one decimal: "190", "38.7".
-func oneDecimal(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
 
 // connectionWaits ends the sentence of a lock-bound cause whose waits
 // were mostly for a database connection, when the pool's gauges found it
@@ -84,7 +80,7 @@ func explainedByDBPool(causes []bench.Cause, e Evidence) []bench.Cause {
 		switch {
 		case c.Kind == bench.VerdictPoolBound && e.Pool != nil && pending >= e.Pool.Busy.Mean/2:
 			explained = true
-			c.Sentence += fmt.Sprintf("; %s of them on average waited for a database connection (db-pool-bound)", oneDecimal(min(pending, e.Pool.Busy.Mean)))
+			c.Sentence += fmt.Sprintf("; %s of them on average waited for a database connection (db-pool-bound)", units.OneDecimal(min(pending, e.Pool.Busy.Mean)))
 		case c.Kind == bench.VerdictLockBound && waitsForConnection(*c):
 			explained = true
 			c.Sentence += connectionWaits

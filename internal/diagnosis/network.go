@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // NetworkShare is the share of a request's time, as the load generator saw
@@ -56,7 +57,7 @@ func networkBound(e Evidence) (bench.Cause, bool) {
 	}
 	c.Sentence = fmt.Sprintf("%s: %s of each request's time passed outside its handlers (%s of %s ms on average; %s ms in them, by its own count) "+
 		"while its threads, pools and CPU had room: %s",
-		e.Target, percent(share), msWords(outside), msWords(seen), msWords(in), where)
+		e.Target, units.Percent(share), msWords(outside), msWords(seen), msWords(in), where)
 	return c, true
 }
 
@@ -71,5 +72,5 @@ func msWords(v float64) string {
 	if v < 1 {
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
-	return oneDecimal(v)
+	return units.OneDecimal(v)
 }

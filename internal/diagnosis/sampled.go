@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/jfr"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // The thread sampler's dumps (jfr.TypeThreadSample) see every thread on
@@ -84,14 +85,14 @@ func sampledWaits(e Evidence, samples []jfr.Event) (bench.Cause, bool) {
 		c.Waits = w.What
 		c.Evidence = append(c.Evidence, bench.Figure{Name: "waiting time waiting for " + w.What, Value: w.Share, Unit: "share", Limit: 1})
 		c.Sentence = fmt.Sprintf("%s: its %srequest threads waited in %s for %s of their time (thread dumps: %s threads serving requests on average, %s waiting)",
-			e.Target, kind, w.Frame, percent(c.Share*w.Share), oneDecimal(threads), percent(c.Share))
+			e.Target, kind, w.Frame, units.Percent(c.Share*w.Share), units.OneDecimal(threads), units.Percent(c.Share))
 		if frame, share := ownCaller(e, waiting, ws, w.What); frame != "" {
-			c.Sentence += fmt.Sprintf(", %s of it from %s", percent(share), frame)
+			c.Sentence += fmt.Sprintf(", %s of it from %s", units.Percent(share), frame)
 		}
 		return c, true
 	}
 	c.Sentence = fmt.Sprintf("%s: its %srequest threads spent %s of their time waiting (thread dumps: %s threads serving requests on average)",
-		e.Target, kind, percent(c.Share), oneDecimal(threads))
+		e.Target, kind, units.Percent(c.Share), units.OneDecimal(threads))
 	c.Sentence += whereClause(c.Stacks)
 	return c, true
 }

@@ -3,30 +3,11 @@ package diagnosis
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/flame"
+	"github.com/threadbench/threadbench/internal/units"
 )
-
-// percent formats a share as a percentage: "41 %", "0.5 %".
-func percent(share float64) string {
-	if p := share * 100; p < 10 && p != 0 {
-		return strconv.FormatFloat(p, 'f', 1, 64) + " %"
-	}
-	return strconv.FormatFloat(share*100, 'f', 0, 64) + " %"
-}
-
-// secondsText formats seconds with two significant decimals below 10.
-func secondsText(s float64) string {
-	if s < 10 {
-		return strconv.FormatFloat(s, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(s, 'f', 1, 64)
-}
-
-// trimFloat formats a count or a limit without needless decimals.
-func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // onJDK names the JDK a Java target ran on, "" for other runtimes.
 func onJDK(jdk int) string {
@@ -42,7 +23,7 @@ func whereClause(stacks []bench.StackCount) string {
 	if frame == "" {
 		return ""
 	}
-	return fmt.Sprintf(", %s of it in %s", percent(share), frame)
+	return fmt.Sprintf(", %s of it in %s", units.Percent(share), frame)
 }
 
 // pinsClause says whether the JDK pins in synchronized, which tells what
@@ -78,7 +59,7 @@ func cpuClause(d bench.Diagnosis, samples flame.Stacks) string {
 	if !ok {
 		return framesClause(d)
 	}
-	share := func(n int64) string { return percent(float64(n) / float64(s.StageSamples)) }
+	share := func(n int64) string { return units.Percent(float64(n) / float64(s.StageSamples)) }
 	out := fmt.Sprintf("; %s of its %d CPU samples under %s", share(s.Samples), s.StageSamples, s.Frame)
 	if s.Hottest != s.Frame {
 		out += fmt.Sprintf(", the most in %s (%s)", s.Hottest, share(s.HottestSelf))
@@ -103,7 +84,7 @@ func framesClause(d bench.Diagnosis) string {
 	if d.Samples == 0 || len(d.TopFrames) == 0 {
 		return ""
 	}
-	share := func(n int64) string { return percent(float64(n) / float64(d.Samples)) }
+	share := func(n int64) string { return units.Percent(float64(n) / float64(d.Samples)) }
 	top := d.TopFrames[0]
 	if len(d.OwnFrames) == 0 || d.OwnFrames[0].Frame == top.Frame {
 		return fmt.Sprintf("; its CPU samples fell most in %s (%s of %d)", top.Frame, share(top.Self), d.Samples)

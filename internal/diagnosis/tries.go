@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // tryRow is one row of tries: for a cause of Kind (and of Waits, where
@@ -86,7 +87,7 @@ var tries = []tryRow{
 		Try: func(t tryCase) string {
 			s := t.Subtree
 			return fmt.Sprintf("make the work under %s cheaper or rarer (%s of the CPU samples), or give the container more CPU",
-				s.Frame, percent(float64(s.Samples)/float64(s.StageSamples)))
+				s.Frame, units.Percent(float64(s.Samples)/float64(s.StageSamples)))
 		}},
 	{Kind: bench.VerdictCPUBound, Try: say("give the container more CPU, or find where it goes in the flame graph")},
 	// Tomcat's platform threads at their limit.

@@ -11,6 +11,7 @@ import (
 	"github.com/threadbench/threadbench/internal/analysis"
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/flame"
+	"github.com/threadbench/threadbench/internal/units"
 )
 
 // The why of a report, as internal/analysis found it (bench.WhyReport):
@@ -205,7 +206,7 @@ func stackBlock(label string, d *bench.Diagnosis) block {
 		b := block{Title: fmt.Sprintf("%s: where it was %s (innermost frame first)", label, c.Kind)}
 		for _, st := range c.Stacks {
 			b.Lines = append(b.Lines, fmt.Sprintf("%d events, %.2f s, %s: %s", st.Count, st.Seconds,
-				analysis.Percent(st.Share), strings.Join(st.Frames, " ← ")))
+				units.Percent(st.Share), strings.Join(st.Frames, " ← ")))
 		}
 		return b
 	}
@@ -220,9 +221,9 @@ func framesBlock(title string, frames []bench.FrameCount, samples int64, cumulat
 		b.Right[3] = true
 	}
 	for _, f := range frames {
-		row := []string{f.Frame, fmt.Sprint(f.Self), analysis.Percent(float64(f.Self) / float64(max(samples, 1)))}
+		row := []string{f.Frame, fmt.Sprint(f.Self), units.Percent(float64(f.Self) / float64(max(samples, 1)))}
 		if cumulative {
-			row = append(row, analysis.Percent(float64(f.Cumulative)/float64(max(samples, 1))))
+			row = append(row, units.Percent(float64(f.Cumulative)/float64(max(samples, 1))))
 		}
 		b.Rows = append(b.Rows, row)
 		b.Color = append(b.Color, -1)

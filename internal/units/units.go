@@ -1,6 +1,8 @@
 // Package units writes figures for people, one way everywhere: a figure
 // with the decimals it needs (Num), a rate (Rate), milliseconds as a
-// rounded duration (Ms), a CPU limit (CPUs), an empty cell (OrDash). Every
+// rounded duration (Ms), a CPU limit (CPUs), a share as a percentage
+// (Percent), a count or limit as it is (Plain), a mean to a tenth
+// (OneDecimal), an empty cell (OrDash). Every
 // room that writes figures (analysis, capacity, builtin's sheets, report)
 // writes them here, so that none climbs above another only to format.
 package units
@@ -55,3 +57,18 @@ func OrDash(s string) string {
 	}
 	return s
 }
+
+// Percent writes a share as a percentage, as the why's sentences say it:
+// "41 %", "0.5 %".
+func Percent(share float64) string {
+	if p := share * 100; p < 10 && p != 0 {
+		return strconv.FormatFloat(p, 'f', 1, 64) + " %"
+	}
+	return strconv.FormatFloat(share*100, 'f', 0, 64) + " %"
+}
+
+// Plain writes a count or a limit without needless decimals: "10", "2.5".
+func Plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// OneDecimal writes a mean to a tenth at most: "190", "38.7".
+func OneDecimal(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
