@@ -69,17 +69,17 @@ func newCheckCmd(g *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			spec, err := flags.spec(cmd.Flags(), g.getenv)
+			rs, err := flags.spec(cmd.Flags(), g.getenv)
 			if err != nil {
 				return err
 			}
-			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), cfg.Server != ""); err != nil {
+			if err := own.apply(g, cmd.Flags(), &rs, flags.fileTargets(), cfg.Server != ""); err != nil {
 				return err
 			}
 			if cfg.Server != "" {
-				return runCheckRemote(g, cfg, spec, plan, cf, quiet)
+				return runCheckRemote(g, cfg, rs, plan, cf, quiet)
 			}
-			return runCheck(g, cfg, spec, plan, cf, quiet)
+			return runCheck(g, cfg, rs, plan, cf, quiet)
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())
@@ -152,8 +152,8 @@ func checkWritable(flag, path string) error {
 // runCheck checks the spec and the objectives' targets, finds the
 // baseline, runs the spec, judges the run and writes the verdicts. A
 // failed verdict is exit status 3.
-func runCheck(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf checkFlags, quiet bool) error {
-	prepared, err := prepareOne(g, cfg, spec)
+func runCheck(g *globalState, cfg config, rs bench.RunSpec, plan checkPlan, cf checkFlags, quiet bool) error {
+	prepared, err := prepareOne(g, cfg, rs)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func runCheck(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf
 		}
 		defer base.close()
 	}
-	runs, err := runLocalRuns(g, cfg, spec, report.FormatTable, quiet, nil)
+	runs, err := runLocalRuns(g, cfg, rs, report.FormatTable, quiet, nil)
 	if err != nil {
 		return err
 	}
@@ -183,21 +183,21 @@ func runCheck(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf
 // says them (else against the run the daemon prepared, cancelled while
 // queued if they do not fit), the run is followed to its end, and judged
 // here against the baseline found in the daemon's history.
-func runCheckRemote(g *globalState, cfg config, spec bench.RunSpec, plan checkPlan, cf checkFlags, quiet bool) error {
-	if spec.Experiment == nil {
-		if err := check.CheckTargets(plan.objectives, check.SubjectLabels(spec), spec.Capacity != nil); err != nil {
+func runCheckRemote(g *globalState, cfg config, rs bench.RunSpec, plan checkPlan, cf checkFlags, quiet bool) error {
+	if rs.Experiment == nil {
+		if err := check.CheckTargets(plan.objectives, check.SubjectLabels(rs), rs.Capacity != nil); err != nil {
 			return err
 		}
 	}
 	var base *baselineRun
 	if plan.baseline != nil {
 		var err error
-		if base, err = openBaseline(g, cfg, *plan.baseline, spec.Name); err != nil {
+		if base, err = openBaseline(g, cfg, *plan.baseline, rs.Name); err != nil {
 			return err
 		}
 		defer base.close()
 	}
-	c, first, err := submitRemote(g, cfg, spec, defaultSubmitAttempts)
+	c, first, err := submitRemote(g, cfg, rs, defaultSubmitAttempts)
 	if err != nil {
 		return err
 	}

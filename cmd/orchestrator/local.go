@@ -16,8 +16,8 @@ import (
 // turn. Everything is checked before anything is opened. Ctrl-C cancels
 // the run (and the parts after it), keeping what was measured. responses,
 // when not nil, logs every measured request of each target.
-func runLocal(g *globalState, cfg config, spec bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) error {
-	_, err := runLocalRuns(g, cfg, spec, output, quiet, responses)
+func runLocal(g *globalState, cfg config, rs bench.RunSpec, output string, quiet bool, responses bench.ResponseLog) error {
+	_, err := runLocalRuns(g, cfg, rs, output, quiet, responses)
 	return err
 }
 

@@ -56,18 +56,18 @@ func newRunCmd(g *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			spec, err := flags.spec(cmd.Flags(), g.getenv)
+			rs, err := flags.spec(cmd.Flags(), g.getenv)
 			if err != nil {
 				return err
 			}
-			if err := own.apply(g, cmd.Flags(), &spec, flags.fileTargets(), cfg.Server != ""); err != nil {
+			if err := own.apply(g, cmd.Flags(), &rs, flags.fileTargets(), cfg.Server != ""); err != nil {
 				return err
 			}
 			if cfg.Server != "" {
 				if results.Path != "" {
 					return bench.FieldErrorf("results", "results files are written by a local run, not over --server")
 				}
-				return runRemote(g, cfg, spec, output, quiet, submitAttempts)
+				return runRemote(g, cfg, rs, output, quiet, submitAttempts)
 			}
 			var responses bench.ResponseLog
 			if results.Path != "" {
@@ -76,7 +76,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 				}
 				responses = results
 			}
-			return runLocal(g, cfg, spec, output, quiet, responses)
+			return runLocal(g, cfg, rs, output, quiet, responses)
 		},
 	}
 	flags.register(cmd.Flags(), g.catalog.Names())

@@ -97,132 +97,132 @@ func (f *specFlags) fileTargets() bool { return f.fileNamesTargets }
 // spec builds the run spec: the file first, then the flags the user gave;
 // labels also from a CI job's environment, read with getenv.
 func (f *specFlags) spec(fs *pflag.FlagSet, getenv func(string) string) (bench.RunSpec, error) {
-	var spec bench.RunSpec
+	var rs bench.RunSpec
 	if f.file != "" {
-		if err := readSpecFile(f.file, &spec); err != nil {
-			return spec, err
+		if err := readSpecFile(f.file, &rs); err != nil {
+			return rs, err
 		}
-		f.fileNamesTargets = len(spec.Targets) > 0
+		f.fileNamesTargets = len(rs.Targets) > 0
 	}
-	if err := f.experimentRef(fs, &spec); err != nil {
-		return spec, err
+	if err := f.experimentRef(fs, &rs); err != nil {
+		return rs, err
 	}
 	// An experiment sets its targets and profile: no defaults for them.
-	experiment := spec.Experiment != nil
+	experiment := rs.Experiment != nil
 	set := func(name string, apply func()) {
 		if fs.Changed(name) || (f.file == "" && name == "targets" && !experiment) {
 			apply()
 		}
 	}
-	set("name", func() { spec.Name = f.name })
-	set("targets", func() { spec.Targets = joinAxes(f.targets) })
+	set("name", func() { rs.Name = f.name })
+	set("targets", func() { rs.Targets = joinAxes(f.targets) })
 	// A profile the file gives, even an empty one, is the user's: only a
 	// file without any profile takes the flag's default.
-	if fs.Changed("profile") || (reflect.ValueOf(spec.Profile).IsZero() && !experiment) {
+	if fs.Changed("profile") || (reflect.ValueOf(rs.Profile).IsZero() && !experiment) {
 		p, err := profileArg(f.profile)
 		if err != nil {
-			return spec, err
+			return rs, err
 		}
-		spec.Profile = p
+		rs.Profile = p
 	}
 	set("scale", func() {
 		if experiment {
-			spec.Experiment.Scale = f.scale
+			rs.Experiment.Scale = f.scale
 		} else {
-			spec.Profile.Scale = f.scale
+			rs.Profile.Scale = f.scale
 		}
 	})
-	if err := f.workload(fs, &spec); err != nil {
-		return spec, err
+	if err := f.workload(fs, &rs); err != nil {
+		return rs, err
 	}
-	set("timeout", func() { spec.Workload.Timeout = bench.Duration(f.timeout) })
-	set("warmup", func() { spec.Warmup.Duration = bench.Duration(f.warmup) })
-	set("warmup-rate", func() { spec.Warmup.Rate = f.warmupRate })
-	set("no-warmup", func() { spec.Warmup.Disabled, _ = fs.GetBool("no-warmup") })
-	set("no-profile", func() { spec.NoProfile, _ = fs.GetBool("no-profile") })
-	set("warmup-until-steady", func() { spec.Warmup.UntilSteady, _ = fs.GetBool("warmup-until-steady") })
-	set("warmup-max", func() { spec.Warmup.MaxDuration = bench.Duration(f.warmupMax) })
-	set("warmup-fraction", func() { spec.Warmup.Fraction = f.warmupFraction })
-	set("cpus", func() { spec.Limits.CPUs = f.cpus })
-	set("memory", func() { spec.Limits.MemoryMiB = f.memoryMiB })
-	set("tomcat-max-threads", func() { spec.Java.TomcatMaxThreads = f.tomcatMax })
-	set("virtual-parallelism", func() { spec.Java.VirtualParallelism = f.parallelism })
-	set("heap-percent", func() { spec.Java.HeapPercent = f.heapPercent })
-	set("gc", func() { spec.Java.GC = f.gc })
-	set("repeat", func() { spec.Repeat = f.repeat })
-	set("java-base-image", func() { spec.Java.BaseImage = flagString(fs, "java-base-image") })
-	set("engine", func() { spec.Engine = f.engine })
-	set("load-engine", func() { spec.Profile.Engine = f.loadEngine })
-	if err := f.labelSpec(&spec, getenv); err != nil {
-		return spec, err
+	set("timeout", func() { rs.Workload.Timeout = bench.Duration(f.timeout) })
+	set("warmup", func() { rs.Warmup.Duration = bench.Duration(f.warmup) })
+	set("warmup-rate", func() { rs.Warmup.Rate = f.warmupRate })
+	set("no-warmup", func() { rs.Warmup.Disabled, _ = fs.GetBool("no-warmup") })
+	set("no-profile", func() { rs.NoProfile, _ = fs.GetBool("no-profile") })
+	set("warmup-until-steady", func() { rs.Warmup.UntilSteady, _ = fs.GetBool("warmup-until-steady") })
+	set("warmup-max", func() { rs.Warmup.MaxDuration = bench.Duration(f.warmupMax) })
+	set("warmup-fraction", func() { rs.Warmup.Fraction = f.warmupFraction })
+	set("cpus", func() { rs.Limits.CPUs = f.cpus })
+	set("memory", func() { rs.Limits.MemoryMiB = f.memoryMiB })
+	set("tomcat-max-threads", func() { rs.Java.TomcatMaxThreads = f.tomcatMax })
+	set("virtual-parallelism", func() { rs.Java.VirtualParallelism = f.parallelism })
+	set("heap-percent", func() { rs.Java.HeapPercent = f.heapPercent })
+	set("gc", func() { rs.Java.GC = f.gc })
+	set("repeat", func() { rs.Repeat = f.repeat })
+	set("java-base-image", func() { rs.Java.BaseImage = flagString(fs, "java-base-image") })
+	set("engine", func() { rs.Engine = f.engine })
+	set("load-engine", func() { rs.Profile.Engine = f.loadEngine })
+	if err := f.labelSpec(&rs, getenv); err != nil {
+		return rs, err
 	}
-	return spec, f.databaseFlags(fs, &spec)
+	return rs, f.databaseFlags(fs, &rs)
 }
 
 // labelSpec labels the spec in layers: the file's labels, then the
 // commit, branch and build of the CI job the environment describes, then
 // --label. Prepare checks them.
-func (f *specFlags) labelSpec(spec *bench.RunSpec, getenv func(string) string) error {
+func (f *specFlags) labelSpec(rs *bench.RunSpec, getenv func(string) string) error {
 	given, err := check.ParseLabels(f.labels)
 	if err != nil {
 		return err
 	}
-	labels := maps.Clone(spec.Labels)
+	labels := maps.Clone(rs.Labels)
 	for _, layer := range []map[string]string{check.EnvLabels(getenv), given} {
 		if len(layer) > 0 && labels == nil {
 			labels = map[string]string{}
 		}
 		maps.Copy(labels, layer)
 	}
-	spec.Labels = labels
+	rs.Labels = labels
 	return nil
 }
 
 // databaseFlags puts --database, --db-init and --db-pool into the spec,
 // over a file's; the init script is read here, so that the spec carries
 // the SQL itself, never a path.
-func (f *specFlags) databaseFlags(fs *pflag.FlagSet, spec *bench.RunSpec) error {
+func (f *specFlags) databaseFlags(fs *pflag.FlagSet, rs *bench.RunSpec) error {
 	if !fs.Changed("database") && !fs.Changed("db-init") && !fs.Changed("db-pool") {
 		return nil
 	}
-	if spec.Database == nil {
-		spec.Database = &bench.Database{}
+	if rs.Database == nil {
+		rs.Database = &bench.Database{}
 	}
 	if fs.Changed("database") {
-		spec.Database.Kind = f.database
+		rs.Database.Kind = f.database
 	}
-	if spec.Database.Kind == "" {
+	if rs.Database.Kind == "" {
 		return bench.FieldErrorf("database", "--db-init and --db-pool need --database (%s)", strings.Join(bench.DatabaseKinds, ", "))
 	}
 	if fs.Changed("db-pool") {
-		spec.Database.Pool = f.dbPool
+		rs.Database.Pool = f.dbPool
 	}
 	if fs.Changed("db-init") {
 		b, err := os.ReadFile(f.dbInit)
 		if err != nil {
 			return bench.FieldErrorf("database.init", "read --db-init: %v", err)
 		}
-		spec.Database.Init = string(b)
+		rs.Database.Init = string(b)
 	}
 	return nil
 }
 
 // experimentRef puts --experiment, --part and --case into the spec, over a file's.
-func (f *specFlags) experimentRef(fs *pflag.FlagSet, spec *bench.RunSpec) error {
+func (f *specFlags) experimentRef(fs *pflag.FlagSet, rs *bench.RunSpec) error {
 	if fs.Changed("experiment") {
-		spec.Experiment = &bench.ExperimentRef{Name: f.experiment}
+		rs.Experiment = &bench.ExperimentRef{Name: f.experiment}
 	}
 	if fs.Changed("part") {
-		if spec.Experiment == nil {
+		if rs.Experiment == nil {
 			return bench.FieldErrorf("part", "--part picks a part of an experiment: give --experiment too")
 		}
-		spec.Experiment.Part = f.part
+		rs.Experiment.Part = f.part
 	}
 	if fs.Changed("case") {
-		if spec.Experiment == nil {
+		if rs.Experiment == nil {
 			return bench.FieldErrorf("case", "--case picks cases of an experiment: give --experiment too")
 		}
-		spec.Experiment.Cases = f.cases
+		rs.Experiment.Cases = f.cases
 	}
 	return nil
 }
@@ -239,7 +239,7 @@ func profileArg(arg string) (bench.Profile, error) {
 	return bench.Profile{Name: arg}, nil
 }
 
-func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
+func (f *specFlags) workload(fs *pflag.FlagSet, rs *bench.RunSpec) error {
 	if f.endpoint != "" && len(f.requests) > 0 {
 		return bench.FieldErrorf("workload", "give either --endpoint (with --param) or --request, not both")
 	}
@@ -251,7 +251,7 @@ func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
 		if err != nil {
 			return err
 		}
-		spec.Workload.Requests, spec.Workload.Iteration = reqs, nil
+		rs.Workload.Requests, rs.Workload.Iteration = reqs, nil
 		return nil
 	}
 	if len(f.params) > 0 && f.endpoint == "" {
@@ -262,7 +262,7 @@ func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
 		if err != nil {
 			return err
 		}
-		spec.Workload.Requests = []bench.Request{{Endpoint: f.endpoint, Params: params, Weight: 1}}
+		rs.Workload.Requests = []bench.Request{{Endpoint: f.endpoint, Params: params, Weight: 1}}
 	}
 	if len(f.requests) == 0 {
 		return nil
@@ -276,7 +276,7 @@ func (f *specFlags) workload(fs *pflag.FlagSet, spec *bench.RunSpec) error {
 		}
 		mix = append(mix, req)
 	}
-	spec.Workload.Requests = mix
+	rs.Workload.Requests = mix
 	return nil
 }
 

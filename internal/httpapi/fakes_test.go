@@ -18,7 +18,7 @@ var errNotFaked = errors.New("fake: method not set by the test")
 
 // fakeRuns is a hand-written httpapi.Runs whose methods are fields.
 type fakeRuns struct {
-	SubmitFn      func(ctx context.Context, spec bench.RunSpec) (*bench.Run, error)
+	SubmitFn      func(ctx context.Context, rs bench.RunSpec) (*bench.Run, error)
 	CancelFn      func(ctx context.Context, id string) (*bench.Run, error)
 	SubscribeFn   func(ctx context.Context, id string) (<-chan bench.Event, error)
 	QueueLengthFn func() int

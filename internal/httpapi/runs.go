@@ -19,12 +19,12 @@ import (
 
 // submitRun queues a run and answers 202 with its document and its URL.
 func (s *Server) submitRun(w http.ResponseWriter, r *http.Request) {
-	spec, err := decodeSpec(r)
+	rs, err := decodeSpec(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	run, err := s.cfg.Runs.Submit(r.Context(), spec)
+	run, err := s.cfg.Runs.Submit(r.Context(), rs)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -35,10 +35,10 @@ func executeWithLab(t *testing.T, rs bench.RunSpec, rt *fakeRuntime) *bench.Run 
 // share them), and records both hosts.
 func TestExecute_RemoteEngine(t *testing.T) {
 	t.Parallel()
-	spec := shortSpec(t, "go")
-	spec.Engine = "lab"
+	rs := shortSpec(t, "go")
+	rs.Engine = "lab"
 	rt := &fakeRuntime{info: map[string]string{"runtime": "go1.26.8", "cpuModel": "Lab CPU @ 3.0GHz"}}
-	run := executeWithLab(t, spec, rt)
+	run := executeWithLab(t, rs, rt)
 	if run.Status != bench.RunSucceeded {
 		t.Fatalf("run %s: %s", run.Status, run.Error)
 	}
@@ -62,11 +62,11 @@ func TestExecute_RemoteEngine(t *testing.T) {
 // where it ran.
 func TestExecute_MixedEngines(t *testing.T) {
 	t.Parallel()
-	spec := shortSpec(t, "go")
-	spec.Targets = nil
-	spec.Cases = []bench.Case{{Name: "here", Target: "go"}, {Name: "there", Target: "go", Engine: "lab"}}
+	rs := shortSpec(t, "go")
+	rs.Targets = nil
+	rs.Cases = []bench.Case{{Name: "here", Target: "go"}, {Name: "there", Target: "go", Engine: "lab"}}
 	rt := &fakeRuntime{}
-	run := executeWithLab(t, spec, rt)
+	run := executeWithLab(t, rs, rt)
 	if !run.Environment.MixedEngines || len(run.Environment.Engines) != 2 {
 		t.Errorf("environment %+v: want both engines, marked mixed", run.Environment)
 	}
@@ -82,11 +82,11 @@ func TestExecute_MixedEngines(t *testing.T) {
 // on the CPUs they leave.
 func TestExecute_RemoteDownstream(t *testing.T) {
 	t.Parallel()
-	spec := shortSpec(t, "go")
-	spec.Engine = "lab"
-	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
+	rs := shortSpec(t, "go")
+	rs.Engine = "lab"
+	rs.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
 	rt := &fakeRuntime{}
-	run := executeWithLab(t, spec, rt)
+	run := executeWithLab(t, rs, rt)
 	ds, target := rt.requests[0], rt.requests[1]
 	if ds.Engine != "lab" || ds.CPUSet != "0-6" || target.Engine != "lab" || target.CPUSet != "7" {
 		t.Errorf("downstream on %s CPUs %q, target on %s CPUs %q; want both on lab, CPUs 0-6 and 7", ds.Engine, ds.CPUSet, target.Engine, target.CPUSet)

@@ -45,9 +45,9 @@ func newRunner(t *testing.T, rt *fakeRuntime, st bench.RunStore) *runner.Runner 
 	})
 }
 
-func createRun(t *testing.T, st bench.RunStore, spec bench.RunSpec) *bench.Run {
+func createRun(t *testing.T, st bench.RunStore, rs bench.RunSpec) *bench.Run {
 	t.Helper()
-	run := &bench.Run{Status: bench.RunQueued, Spec: spec}
+	run := &bench.Run{Status: bench.RunQueued, Spec: rs}
 	if err := st.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +118,9 @@ func TestExecute_CancelStopsWithinASecond(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	rt := &fakeRuntime{}
-	spec := shortSpec(t, "go", "java-virtual")
-	spec.Profile.Stages[0].Duration = bench.Duration(time.Minute)
-	run := createRun(t, st, spec)
+	rs := shortSpec(t, "go", "java-virtual")
+	rs.Profile.Stages[0].Duration = bench.Duration(time.Minute)
+	run := createRun(t, st, rs)
 	r := newRunner(t, rt, st)
 	events, unsubscribe := r.Hub().Subscribe(run.ID)
 	defer unsubscribe()
@@ -346,9 +346,9 @@ func TestExecute_CasesInInterleavedRounds(t *testing.T) {
 func TestExecute_Downstream(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
-	spec := shortSpec(t, "go", "java-virtual")
-	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
-	run := createRun(t, st, spec)
+	rs := shortSpec(t, "go", "java-virtual")
+	rs.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
+	run := createRun(t, st, rs)
 	rt := &fakeRuntime{}
 	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -379,9 +379,9 @@ func TestExecute_Downstream(t *testing.T) {
 func TestExecute_DownstreamFails(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
-	spec := shortSpec(t, "go")
-	spec.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
-	run := createRun(t, st, spec)
+	rs := shortSpec(t, "go")
+	rs.Downstream = &bench.Downstream{Target: "java-platform", Workers: 40}
+	run := createRun(t, st, rs)
 	rt := &fakeRuntime{startErr: map[string]error{"java-platform": errNoImage}}
 	if err := newRunner(t, rt, st).Execute(context.Background(), run); err != nil {
 		t.Fatal(err)

@@ -13,10 +13,10 @@ import (
 // axesSpec is a valid spec of targets on a run-wide JDK, its requests by
 // uri as a service of one's own takes them.
 func axesSpec(targets []string, jdk int) bench.RunSpec {
-	spec := validSpec()
-	spec.Targets, spec.Java.JDK = targets, jdk
-	spec.Workload = bench.Workload{Requests: []bench.Request{{URI: "/api/quote"}}}
-	return spec
+	rs := validSpec()
+	rs.Targets, rs.Java.JDK = targets, jdk
+	rs.Workload = bench.Workload{Requests: []bench.Request{{URI: "/api/quote"}}}
+	return rs
 }
 
 // A spec names a service's variants by the axes it cares about: those it

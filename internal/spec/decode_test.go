@@ -136,9 +136,9 @@ func describeSpec(s bench.RunSpec) string {
 }
 
 func TestDecodeProfileByName(t *testing.T) {
-	spec, err := spec.Decode([]byte(`{"targets":["go"],"profile":"smoke"}`), "body")
-	if err != nil || spec.Profile.Name != "smoke" || len(spec.Profile.Stages) != 0 {
-		t.Fatalf("profile by name: %+v, %v", spec.Profile, err)
+	rs, err := spec.Decode([]byte(`{"targets":["go"],"profile":"smoke"}`), "body")
+	if err != nil || rs.Profile.Name != "smoke" || len(rs.Profile.Stages) != 0 {
+		t.Fatalf("profile by name: %+v, %v", rs.Profile, err)
 	}
 }
 

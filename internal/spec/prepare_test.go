@@ -497,9 +497,9 @@ func TestPrepareProfileWorkload(t *testing.T) {
 }
 
 func TestApplyDefaults_WarmupUntilSteady(t *testing.T) {
-	spec := bench.RunSpec{Warmup: bench.Warmup{UntilSteady: true}}
-	spec.ApplyDefaults()
-	w := spec.Warmup
+	rs := bench.RunSpec{Warmup: bench.Warmup{UntilSteady: true}}
+	rs.ApplyDefaults()
+	w := rs.Warmup
 	// No fixed length or rate: it runs at the first stage's load.
 	if w.MaxDuration != bench.DefaultWarmupMaxDuration || w.Window != bench.DefaultWarmupWindow || w.Duration != 0 || w.Rate != 0 {
 		t.Errorf("warm-up = %+v, want maxDuration %s, window %s, no duration or rate", w, bench.DefaultWarmupMaxDuration, bench.DefaultWarmupWindow)

@@ -245,10 +245,10 @@ func TestPrepareRuns(t *testing.T) {
 
 // attackTime is what a prepared spec attacks its targets for, warm-ups
 // included: the run's length less the targets' start-ups.
-func attackTime(spec bench.RunSpec) time.Duration {
-	per := spec.Profile.Duration().D()
-	if !spec.Warmup.Disabled {
-		per += spec.Warmup.Duration.D()
+func attackTime(rs bench.RunSpec) time.Duration {
+	per := rs.Profile.Duration().D()
+	if !rs.Warmup.Disabled {
+		per += rs.Warmup.Duration.D()
 	}
-	return per * time.Duration(len(spec.RunCases())*spec.Rounds())
+	return per * time.Duration(len(rs.RunCases())*rs.Rounds())
 }

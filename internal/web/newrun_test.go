@@ -126,12 +126,12 @@ func TestNewRunFormSpeaksTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := spec.Decode(b, "the form")
+	rs, err := spec.Decode(b, "the form")
 	if err != nil {
 		t.Fatalf("the form's fields are not a spec's: %v\n%s", err, b)
 	}
-	if spec.Profile.Stages[0].Duration.D().Seconds() != 5 || spec.Workload.Requests[0].Params["duration"] != "10" || spec.Experiment == nil {
-		t.Errorf("decoded %+v: the form's values did not land where they should", spec)
+	if rs.Profile.Stages[0].Duration.D().Seconds() != 5 || rs.Workload.Requests[0].Params["duration"] != "10" || rs.Experiment == nil {
+		t.Errorf("decoded %+v: the form's values did not land where they should", rs)
 	}
 	for _, want := range []string{"name", "repeat", "targets", "profile.name", "profile.scale", "profile.model",
 		"profile.stages[0].duration", "profile.stages[0].concurrency", "profile.stages[0].ramp",
