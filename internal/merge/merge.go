@@ -119,7 +119,7 @@ func Errors(a, b []bench.ErrorCount) []bench.ErrorCount {
 
 // Generators combines the generators' self-watch over one window: the
 // worst of them stands for the window (the CPU share and CPUs of the
-// busiest, the highest send lags), late and dropped requests and their
+// busiest, the highest send lags and steal), late and dropped requests and their
 // connections add. Nil parts are skipped; nil when there are none.
 func Generators(parts ...*bench.Generator) *bench.Generator {
 	var g *bench.Generator

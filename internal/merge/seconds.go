@@ -70,8 +70,9 @@ func stagesOf(plan bench.Plan, seconds []bench.Bucket) ([]bench.StageResult, err
 
 // window adds seconds that follow each other into the window they make,
 // and the generators' self-watch over it: second by second the busiest
-// generator's CPU share, averaged over the window, the highest peak and
-// lags, late and dropped requests added, the most connections.
+// generator's CPU share and the hypervisor's steal, averaged over the
+// window, the highest peaks and lags, late and dropped requests added, the
+// most connections.
 func window(seconds []bench.Bucket) (bench.Stats, *bench.Generator, error) {
 	stats, gens := make([]bench.Stats, len(seconds)), make([]*bench.Generator, len(seconds))
 	var elapsed time.Duration
