@@ -152,3 +152,25 @@ func TestOfSecondsSpreadTrend(t *testing.T) {
 		t.Errorf("OfSeconds = %+v, want not steady, throughput trending up", p)
 	}
 }
+
+// TestRateOfLongFlights: a window of a few flights (400 clients queued
+// about 3 s each for a pool that serves 95 a second, a 5 s stage) reads its
+// completions, not a spread its edges inflate past what was served; a
+// window of many flights reads its spread.
+func TestRateOfLongFlights(t *testing.T) {
+	var long, short []bench.Bucket
+	for i := range 5 {
+		b := second(t, i, 95, 3000)
+		b.Stats.CompletedSpread = 109.8
+		long = append(long, b)
+		b = second(t, i, 95, 50)
+		b.Stats.CompletedSpread = 97.5
+		short = append(short, b)
+	}
+	if got, ok := steady.RateOf(long); !ok || got != 95 {
+		t.Errorf("RateOf(5 s of 3 s flights) = %v, %v; want the completions' 95 req/s", got, ok)
+	}
+	if got, ok := steady.RateOf(short); !ok || math.Abs(got-97.5) > 1e-9 {
+		t.Errorf("RateOf(5 s of 50 ms flights) = %v, %v; want the spread's 97.5 req/s", got, ok)
+	}
+}
