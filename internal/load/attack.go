@@ -82,7 +82,11 @@ func (e *Engine) Run(ctx context.Context, baseURL string, plan bench.Plan, obs b
 	defer a.wire.closeAll()
 	a.start()
 	a.wait(ctx)
-	return a.rec.result(), ctx.Err()
+	res, err := a.rec.result()
+	if err != nil {
+		return nil, err
+	}
+	return res, ctx.Err()
 }
 
 // attack is one Run in progress.

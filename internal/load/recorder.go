@@ -35,8 +35,8 @@ type recorder struct {
 	sent     []atomic.Int64 // closed model: requests sent per bucket
 	expected []int64        // open model: requests the schedule puts in each bucket
 	next     int            // the next bucket to report
-	done     []bench.Bucket
-	warmSecs *warmSeconds // a warm-up until steady's, judged by plan.Settled; nil otherwise
+	done     *spool         // the buckets reported
+	warmSecs *warmSeconds   // a warm-up until steady's, judged by plan.Settled; nil otherwise
 
 	began    time.Time // the attack clock's zero
 	t0       time.Time
@@ -119,6 +119,11 @@ func newRecorder(plan bench.Plan, sched *timetable, reqs *requestSet, obs bench.
 		r.warmSecs = newWarmSeconds(int(sc.warm / cfg.bucket))
 	}
 	r.events = r.plannedEvents()
+	timeout := plan.Workload.Timeout.D()
+	if timeout <= 0 {
+		timeout = bench.DefaultTimeout.D()
+	}
+	r.done = newSpool(timeout, cfg.bucket)
 	return r
 }
 
@@ -268,8 +273,10 @@ func (r *recorder) fileSent(o outcome) {
 	r.stages[r.stageAt(off)].add(o)
 	r.total.add(o)
 	b := r.bucketOf(off)
-	if b < len(r.done) {
-		patchStats(&r.done[b].Stats, o) // came back after its second was reported
+	if r.done.reported(b) {
+		if d := r.done.at(b); d != nil {
+			patchStats(&d.Stats, o) // came back after its second was reported
+		}
 		return
 	}
 	s := r.live(b)
@@ -288,9 +295,11 @@ func (r *recorder) iterated(done time.Duration) {
 	r.stages[r.stageAt(off)].iterations++
 	r.total.iterations++
 	b := r.bucketOf(off)
-	if b < len(r.done) {
-		r.done[b].Stats.Iterations++
-		r.done[b].Stats.SetRates()
+	if r.done.reported(b) {
+		if d := r.done.at(b); d != nil {
+			d.Stats.Iterations++
+			d.Stats.SetRates()
+		}
 		return
 	}
 	r.live(b).iterations++
@@ -314,9 +323,11 @@ func (r *recorder) fileCompleted(kind int, done time.Duration) {
 	r.stages[r.stageAt(off)].complete(kind)
 	r.total.complete(kind)
 	b := r.bucketOf(off)
-	if b < len(r.done) {
-		r.done[b].Stats.Completed++
-		r.done[b].Stats.SetRates()
+	if r.done.reported(b) {
+		if d := r.done.at(b); d != nil {
+			d.Stats.Completed++
+			d.Stats.SetRates()
+		}
 		return
 	}
 	r.live(b).completed++
@@ -354,8 +365,10 @@ func (r *recorder) fileSpread(o outcome) {
 		_, bend := r.bucketSpan(b)
 		end := min(warm+bend, to)
 		share := float64(end-t) / flight
-		if b < len(r.done) {
-			r.done[b].Stats.CompletedSpread += share
+		if r.done.reported(b) {
+			if d := r.done.at(b); d != nil {
+				d.Stats.CompletedSpread += share
+			}
 		} else {
 			r.live(b).spread += share
 		}
@@ -518,7 +531,7 @@ func (r *recorder) report(b int) bench.Bucket {
 	if sc := r.sched.load(); r.cfg.open {
 		bucket.Scheduled = sc.hitsBy(sc.warm+start+max(elapsed, 0)) - sc.hitsBy(sc.warm+start)
 	}
-	r.done = append(r.done, bucket)
+	r.done.add(bucket)
 	return bucket
 }
 
@@ -642,11 +655,16 @@ func (r *recorder) stageResult(i int) bench.StageResult {
 }
 
 // result builds the attack's result from what was recorded; call it once
-// every worker has returned and the last tick was final.
-func (r *recorder) result() *bench.AttackResult {
+// every worker has returned and the last tick was final. It fails when
+// the seconds written out could not be read back.
+func (r *recorder) result() (*bench.AttackResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &bench.AttackResult{T0: r.t0, Seconds: r.done}
+	seconds, err := r.done.all()
+	if err != nil {
+		return nil, err
+	}
+	res := &bench.AttackResult{T0: r.t0, Seconds: seconds}
 	if r.warm != nil {
 		w := r.warmupResult()
 		elapsed := min(r.stopAt(), r.sched.load().warm)
@@ -669,7 +687,7 @@ func (r *recorder) result() *bench.AttackResult {
 	total := bench.StageResult{StartOffset: 0, Duration: bench.Duration(measured)}
 	r.fillStage(&total, r.total, measured)
 	res.Total, res.Requests = total.Stats, total.Requests
-	return res
+	return res, nil
 }
 
 func (r *recorder) stopAt() time.Duration {

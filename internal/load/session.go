@@ -69,7 +69,11 @@ func (s *Session) Run(send func(ctx context.Context)) (*bench.AttackResult, erro
 	defer a.wire.closeAll()
 	a.wg.Go(func() { send(a.ctx) })
 	a.wait(ctx)
-	return a.rec.result(), ctx.Err()
+	res, err := a.rec.result()
+	if err != nil {
+		return nil, err
+	}
+	return res, ctx.Err()
 }
 
 // Since reads the attack clock: the time since the session began.

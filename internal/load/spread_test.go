@@ -59,7 +59,11 @@ func TestSpreadDoesNotAlias(t *testing.T) {
 		}
 	}
 	var dip float64
-	for _, b := range r.done {
+	seconds, err := r.done.all()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range seconds {
 		spread += b.Stats.CompletedSpread
 		if b.Second == 11 {
 			continue // its last answers come after the end
