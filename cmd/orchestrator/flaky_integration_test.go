@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,22 @@ func TestMeasureFlakyNetwork(t *testing.T) {
 		t.Errorf("why %+v; want network-bound first, on the network between the generator and the target", why.Causes)
 	} else {
 		t.Logf("why: %s", why.Causes[0].Sentence)
+	}
+	// No verdict from a stage that failed more than a verdict allows.
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	failed := slices.ContainsFunc(rep.Findings, func(f bench.Finding) bool {
+		return strings.Contains(f.Text, "go failed") && strings.Contains(f.Text, "no ranking or pair verdict")
+	})
+	share := analysis.ErrorRate(s) / 100 // the stage's; the report judges its window (its steady part)
+	for _, res := range rep.Scopes[len(rep.Scopes)-1].Results {
+		if res.Label == bench.TargetGo {
+			share = float64(res.Figures.Errors) / float64(max(res.Figures.Requests, 1))
+		}
+	}
+	if failed != (share > bench.DefaultMaxErrors) {
+		t.Errorf("%.1f %% of the requests failed, the report says so as past the %.0f %% allowed: %v; findings %+v", 100*share, 100*bench.DefaultMaxErrors, failed, rep.Findings)
+	} else {
+		t.Logf("%.1f %% failed: past the %.0f %% a verdict allows: %v", 100*share, 100*bench.DefaultMaxErrors, failed)
 	}
 	if left := eng.Containers(t, targets.LabelRun+"="+run.ID); len(left) > 0 {
 		t.Errorf("containers of run %s left on lab: %v", run.ID, left)

@@ -18,8 +18,8 @@ import (
 
 func newReportCmd(g *globalState) *cobra.Command {
 	var (
-		format, out string
-		threshold   float64
+		format, out          string
+		threshold, maxErrors float64
 	)
 	cmd := &cobra.Command{
 		Use:   "report RUN",
@@ -33,13 +33,14 @@ func newReportCmd(g *globalState) *cobra.Command {
 			"  orchestrator report r06h0fxxw0gx83ckc --format html --out report.html",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			chosen, err := checkReportFlags(format, threshold)
+			chosen, err := checkReportFlags(format, threshold, maxErrors)
 			if err != nil {
 				return err
 			}
+			opts := analysis.ReportOptions{MinEffect: threshold, MaxErrors: maxErrors / 100}
 			var buf bytes.Buffer
 			err = withHistory(g, cmd, func(h history) error {
-				return writeRunReport(cmd.Context(), g, h, &buf, args[0], chosen, threshold)
+				return writeRunReport(cmd.Context(), g, h, &buf, args[0], chosen, opts)
 			})
 			if err != nil {
 				return err
@@ -51,18 +52,22 @@ func newReportCmd(g *globalState) *cobra.Command {
 	f.StringVar(&format, "format", report.FormatTable, strings.Join(report.FormatNames(report.KindReport), ", "))
 	f.StringVar(&out, "out", "", "write the report to this file instead of stdout")
 	f.Float64Var(&threshold, "threshold", bench.DefaultNoiseThreshold, "minimum effect in percent: smaller differences are never called better or worse")
+	f.Float64Var(&maxErrors, "max-errors", 100*bench.DefaultMaxErrors, "the percentage of a stage's requests that may fail for a ranking or pair verdict to be drawn from it")
 	return cmd
 }
 
 // checkReportFlags returns the format --format names, refusing an unknown
 // one, then a negative threshold.
-func checkReportFlags(format string, threshold float64) (report.Format, error) {
+func checkReportFlags(format string, threshold, maxErrors float64) (report.Format, error) {
 	f, err := report.LookupFormat(report.KindReport, format, "format")
 	if err != nil {
 		return report.Format{}, err
 	}
 	if threshold < 0 {
 		return report.Format{}, bench.FieldErrorf("threshold", "must not be negative, got %g", threshold)
+	}
+	if err := bench.CheckMaxErrors("max-errors", maxErrors); err != nil {
+		return report.Format{}, err
 	}
 	return f, nil
 }
@@ -93,9 +98,9 @@ func wrapText(s string, width int) string {
 
 // writeRunReport writes the report of run id: rendered by the daemon when
 // there is one, else here from the local history and its series.
-func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer, id string, format report.Format, threshold float64) error {
+func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer, id string, format report.Format, opts analysis.ReportOptions) error {
 	if c, ok := h.(*client.Client); ok {
-		body, err := c.Report(ctx, id, format.Name, threshold)
+		body, err := c.Report(ctx, id, format.Name, opts.MinEffect, 100*opts.MaxErrors)
 		if err != nil {
 			return err
 		}
@@ -111,7 +116,7 @@ func writeRunReport(ctx context.Context, g *globalState, h history, w io.Writer,
 	if err != nil {
 		return err
 	}
-	rep := analysis.Analyze(run, analysis.ReportOptions{MinEffect: threshold})
+	rep := analysis.Analyze(run, opts)
 	src.Report = &rep
 	return report.WriteReport(w, src, format.Name)
 }

@@ -71,6 +71,7 @@ func TestReport(t *testing.T) {
 	}{
 		{"ErrFormat", []string{s.base.ID, "--format", "pdf"}, `format: unknown format "pdf" (valid: table, markdown, json, csv, html)`},
 		{"ErrThreshold", []string{s.base.ID, "--threshold", "-1"}, "threshold: must not be negative"},
+		{"ErrMaxErrors", []string{s.base.ID, "--max-errors", "0"}, "max-errors: must be a percentage above 0 and at most 100, got 0"},
 		{"ErrNotFound", []string{"nope"}, `run "nope" not found`},
 		{"ErrNoRun", []string{}, "accepts 1 arg(s)"},
 	} {
@@ -89,7 +90,7 @@ func TestReportHelp(t *testing.T) {
 	for _, want := range []string{
 		"Formats: table, markdown (pastes into an issue or a PR), json, csv (one row per target x stage x\n" +
 			"request and one per target x second), html (one self-contained page with charts).\n",
-		`--format string     table, markdown, json, csv, html (default "table")`,
+		`--format string      table, markdown, json, csv, html (default "table")`,
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, stdout)

@@ -17,6 +17,12 @@ type ReportOptions struct {
 	// verdict calls better or worse: the least a user cares about.
 	// bench.DefaultNoiseThreshold when zero or less.
 	MinEffect float64
+	// MaxErrors is the share of a window's requests (0..1) that may fail
+	// for a verdict to be drawn from it: a subject whose errors exceed it
+	// in a scope is left out of that scope's ranks and pairs, as one that
+	// was not steady is (its fast failures would read as speed).
+	// bench.DefaultMaxErrors when zero or less.
+	MaxErrors float64
 }
 
 // Latency notes, by load model.
@@ -35,6 +41,7 @@ type analysis struct {
 	est       estimator
 	alpha     float64
 	minEffect float64
+	maxErrors float64 // ReportOptions.MaxErrors
 	subjects  []*subject
 	stages    []scopeDef
 	notes     *notes
@@ -46,7 +53,7 @@ type analysis struct {
 // figure with its interval, ranks, the pairs users ask about, bounds and
 // findings. Latency percentiles are recomputed from the stored histograms.
 func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
-	a := newAnalysis(r, opts.MinEffect)
+	a := newAnalysis(r, opts)
 	rep := a.header()
 	var scopes []*scopeData
 	for _, sc := range a.scopeDefs() {
@@ -67,12 +74,15 @@ func Analyze(r *bench.Run, opts ReportOptions) bench.Report {
 }
 
 // newAnalysis prepares the analysis of a run: its subjects and stages.
-func newAnalysis(r *bench.Run, minEffect float64) *analysis {
-	if minEffect <= 0 {
-		minEffect = bench.DefaultNoiseThreshold
+func newAnalysis(r *bench.Run, opts ReportOptions) *analysis {
+	if opts.MinEffect <= 0 {
+		opts.MinEffect = bench.DefaultNoiseThreshold
+	}
+	if opts.MaxErrors <= 0 {
+		opts.MaxErrors = bench.DefaultMaxErrors
 	}
 	return &analysis{run: r, est: estimator{confidence: stats.DefaultConfidence}, alpha: stats.DefaultAlpha,
-		minEffect: minEffect, subjects: subjectsOf(r), stages: stageScopes(r), notes: &notes{}}
+		minEffect: opts.MinEffect, maxErrors: opts.MaxErrors, subjects: subjectsOf(r), stages: stageScopes(r), notes: &notes{}}
 }
 
 // subject returns the subject of a label, or nil.
@@ -226,8 +236,8 @@ func (a *analysis) scope(sc scopeDef) *scopeData {
 	}
 	// A subject still in a transient has no figure to rank: it is left out
 	// of the ranks and pairs, and a finding says why.
-	d.out.Ranks = a.ranks(steadySubjects(d.subs))
-	d.out.Pairs = a.pairs(steadySubjects(d.subs))
+	d.out.Ranks = a.ranks(judgedSubjects(d.subs))
+	d.out.Pairs = a.pairs(judgedSubjects(d.subs))
 	d.out.Bounds = a.bounds(d)
 	return d
 }

@@ -274,7 +274,7 @@ func (a *analysis) variants(rep *bench.Report, scopes []*scopeData) {
 		rep.Matrices = append(rep.Matrices, f.matrices(d, rep.Capacity)...)
 	}
 	var sentences []bench.Finding
-	for _, f := range familiesOf(steadySubjects(d.subs)) {
+	for _, f := range familiesOf(judgedSubjects(d.subs)) {
 		if s := f.axisSentence(d.out.Pairs); s != "" {
 			sentences = append(sentences, bench.Finding{Kind: findAxes, Text: s})
 		}

@@ -111,7 +111,7 @@ func cmpFloat(x, y float64) int {
 // target's trials, the answers ranked), without analysing the rest of the
 // run; nil when r is no capacity run.
 func Searches(r *bench.Run) *bench.SearchReport {
-	return newAnalysis(r, 0).searches()
+	return newAnalysis(r, ReportOptions{}).searches()
 }
 
 // searches lays out each label's search (its first round that searched)

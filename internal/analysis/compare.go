@@ -65,7 +65,7 @@ func Compare(base, head *bench.Run, opts CompareOptions) bench.Comparison {
 		c.Warnings = append(c.Warnings, "stages were not compared: "+why)
 	}
 	n := &notes{}
-	ba, ha := newAnalysis(base, threshold), newAnalysis(head, threshold)
+	ba, ha := newAnalysis(base, ReportOptions{MinEffect: threshold}), newAnalysis(head, ReportOptions{MinEffect: threshold})
 	if bs, hs, ok := onlySubjects(ba, ha); ok {
 		// One target each, not the same: the question is how they differ.
 		c.Warnings = append(c.Warnings, fmt.Sprintf("each run has one target: %s (base) is compared with %s (head)", bs.info.Label, hs.info.Label))

@@ -52,6 +52,9 @@ func (a *analysis) findings(scopes []*scopeData) []bench.Finding {
 		for _, s := range steadySentences(d) {
 			add(findSteady, "%s", s)
 		}
+		for _, s := range a.failedSentences(d) {
+			add(findErrors, "%s", s)
+		}
 	}
 	for _, d := range rankedScopes(scopes) {
 		if r, ok := RankOf(d.out, MetricThroughput); ok {
@@ -366,6 +369,24 @@ func steadySentences(d *scopeData) []string {
 			out = append(out, fmt.Sprintf("%s is not steady in %s (%s): no ranking or pair verdict is drawn from it; %s.",
 				res.Label, d.def.name, strings.Join(trends, "; "), warmupAdvice(d.subs[i], unsteady)))
 		}
+	}
+	return out
+}
+
+// failedSentences say which subjects of a scope failed more of their
+// requests than a verdict allows, and that none is drawn from them.
+func (a *analysis) failedSentences(d *scopeData) []string {
+	var out []string
+	for _, ss := range d.subs {
+		if len(ss.failed) == 0 {
+			continue
+		}
+		shares := make([]string, len(ss.failed))
+		for i, f := range ss.failed {
+			shares[i] = units.Percent(f)
+		}
+		out = append(out, fmt.Sprintf("%s failed %s of its requests in %s, more than the %s a verdict allows: no ranking or pair verdict is drawn from it.",
+			ss.s.info.Label, strings.Join(shares, ", "), d.def.name, units.Percent(a.maxErrors)))
 	}
 	return out
 }

@@ -19,6 +19,9 @@ type scopeSubject struct {
 	plains  []Plain
 	values  map[string]float64 // each request figure's reported value, by name
 	result  bench.SubjectResult
+	// failed are the rounds' error shares (0..1) past the analysis's
+	// maxErrors: no verdict is drawn from the subject in the scope.
+	failed []float64
 }
 
 // requestFigures are the figures every scope reports for every subject.
@@ -42,6 +45,9 @@ func (a *analysis) subjectIn(s *subject, sc scopeDef) *scopeSubject {
 			a.notes.add(escape(s.info.Label)+": its seconds kept no latency histogram; latency in %s is the whole stage's, transient included", sc.name)
 		}
 		ss.plains = append(ss.plains, p)
+		if share := p.ErrorRate / 100; share > a.maxErrors {
+			ss.failed = append(ss.failed, share)
+		}
 	}
 	if len(ss.windows) == 0 {
 		return nil
@@ -83,11 +89,12 @@ func (ss *scopeSubject) notSteady() []string {
 	return out
 }
 
-// steadySubjects are the subjects of a scope a verdict may be drawn from.
-func steadySubjects(subs []*scopeSubject) []*scopeSubject {
+// judgedSubjects are the subjects of a scope a verdict may be drawn
+// from: steady, and failing no more of their requests than allowed.
+func judgedSubjects(subs []*scopeSubject) []*scopeSubject {
 	var out []*scopeSubject
 	for _, ss := range subs {
-		if len(ss.notSteady()) == 0 {
+		if len(ss.notSteady()) == 0 && len(ss.failed) == 0 {
 			out = append(out, ss)
 		}
 	}

@@ -228,3 +228,48 @@ func TestAnalyze_AliasedStageReadsTheSpread(t *testing.T) {
 		t.Errorf("interval %+v, want one around %.2f a few req/s wide at most", est.CI, est.Value)
 	}
 }
+
+// TestAnalyze_FailedNoVerdict: go failing 3 % of its requests, its
+// throughput steady, is left out of ranks and pairs past the default 1 %,
+// said in a finding, and ranked again when 5 % may fail.
+func TestAnalyze_FailedNoVerdict(t *testing.T) {
+	run := analysistest.SteadyRun(t)
+	tr := run.Target(bench.TargetGo)
+	fail := func(st *bench.Stats) {
+		failed := st.Requests * 3 / 100
+		st.Successes -= failed
+		st.Errors = []bench.ErrorCount{{Message: "connection reset on the way", Count: failed}}
+	}
+	for i := range tr.Stages {
+		fail(&tr.Stages[i].Stats)
+	}
+	for i := range tr.Seconds {
+		fail(&tr.Seconds[i].Stats)
+	}
+	fail(tr.Total)
+	ranked := func(rep bench.Report) bool {
+		for _, sc := range rep.Scopes {
+			for _, r := range sc.Ranks {
+				if slices.ContainsFunc(r.Entries, func(e bench.RankEntry) bool { return e.Label == bench.TargetGo }) {
+					return true
+				}
+			}
+			for _, p := range sc.Pairs {
+				if p.A == bench.TargetGo || p.B == bench.TargetGo {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	rep := analysis.Analyze(run, analysis.ReportOptions{})
+	if ranked(rep) {
+		t.Errorf("go ranked or paired while failing 3 %% of its requests")
+	}
+	hasFinding(t, rep, "go failed 3.0 % of its requests in stage 1", "more than the 1.0 % a verdict allows", "no ranking or pair verdict")
+	rep = analysis.Analyze(run, analysis.ReportOptions{MaxErrors: 0.05})
+	if !ranked(rep) {
+		t.Errorf("go left out of every rank and pair with 5 %% allowed to fail")
+	}
+	lacksFinding(t, rep, "go failed")
+}

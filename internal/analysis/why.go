@@ -60,7 +60,7 @@ func unsampled(targets []bench.WhyTarget) []string {
 // Flames returns the flame graphs the report of r draws (the why's
 // Flames), without analysing the rest of the run.
 func Flames(r *bench.Run) []bench.FlameRef {
-	a := newAnalysis(r, 0)
+	a := newAnalysis(r, ReportOptions{})
 	var targets []bench.WhyTarget
 	for _, s := range a.subjects {
 		if len(s.rounds) == 0 || s.rounds[0].Inside == nil {

@@ -7,6 +7,21 @@ import "time"
 // minimum effect a user cares about. A change must also be significant.
 const DefaultNoiseThreshold = 5.0
 
+// DefaultMaxErrors is the share of a window's requests that may fail for
+// a run's report to draw a ranking or a pair verdict from it, unless the
+// user sets another: past it, what is measured is mostly how fast the
+// target failed.
+const DefaultMaxErrors = 0.01
+
+// CheckMaxErrors refuses a percentage of requests allowed to fail
+// outside (0, 100], naming field.
+func CheckMaxErrors(field string, percent float64) error {
+	if !(percent > 0 && percent <= 100) {
+		return FieldErrorf(field, "must be a percentage above 0 and at most 100, got %g", percent)
+	}
+	return nil
+}
+
 // Verdicts of a compared figure: VerdictBetter, VerdictWorse, or
 // VerdictNoDifference (report.go). VerdictNoise is what comparisons said
 // before they were tested for significance.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/analysis"
+	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/report"
 )
 
@@ -33,6 +34,11 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	maxErrors, err := parseMaxErrors(r.URL.Query().Get("maxErrors"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	id, err := runID(r)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -48,7 +54,7 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	rep := analysis.Analyze(run, analysis.ReportOptions{MinEffect: threshold})
+	rep := analysis.Analyze(run, analysis.ReportOptions{MinEffect: threshold, MaxErrors: maxErrors / 100})
 	src.Report = &rep
 	var buf bytes.Buffer
 	if err := report.WriteReport(&buf, src, format.Name); err != nil {
@@ -153,4 +159,17 @@ func matches(mediaRange, mediaType string) (int, bool) {
 		return 1, true
 	}
 	return 0, false
+}
+
+// parseMaxErrors reads the maxErrors query parameter, a percentage; the
+// default when absent.
+func parseMaxErrors(v string) (float64, error) {
+	if v == "" {
+		return 100 * bench.DefaultMaxErrors, nil
+	}
+	p, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, bench.FieldErrorf("maxErrors", "must be a percentage above 0 and at most 100, got %q", v)
+	}
+	return p, bench.CheckMaxErrors("maxErrors", p)
 }

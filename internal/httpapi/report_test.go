@@ -130,6 +130,9 @@ func TestGetReport_Errors(t *testing.T) {
 		{"ErrFormatUnknown", "/runs/r1/report?format=pdf", "", http.StatusBadRequest, "format"},
 		{"ErrFormatEmpty", "/runs/r1/report?format=", "", http.StatusBadRequest, "format"},
 		{"ErrThreshold", "/runs/r1/report?threshold=-1", "", http.StatusBadRequest, "threshold"},
+		{"ErrMaxErrorsZero", "/runs/r1/report?maxErrors=0", "", http.StatusBadRequest, "maxErrors"},
+		{"ErrMaxErrorsOver", "/runs/r1/report?maxErrors=101", "", http.StatusBadRequest, "maxErrors"},
+		{"ErrMaxErrorsWord", "/runs/r1/report?maxErrors=some", "", http.StatusBadRequest, "maxErrors"},
 		{"ErrNotAcceptable", "/runs/r1/report", "image/png", http.StatusNotAcceptable, "Accept"},
 		{"ErrRunNotFound", "/runs/nope/report?format=html", "", http.StatusNotFound, ""},
 	}
