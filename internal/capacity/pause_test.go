@@ -311,6 +311,38 @@ func TestSearchColdFailureRunAgain(t *testing.T) {
 	}
 }
 
+// A target whose first trial at 700 req/s or more fails and serves less
+// than asked (its JIT compiling: java-virtual served 685 of 800 req/s,
+// p99 657 ms, after 400), as an overloaded one does: the
+// bracket does not run it again, the bisection passes every rate below
+// it, and the edge is asked again warm: it passes, the bracket goes on,
+// and the answer is near the target's edge, not just under the cold
+// failure.
+func TestSearchColdEdgeAskedAgainWarm(t *testing.T) {
+	p := pausing{capacity: 1000, service: 200 * time.Millisecond, period: time.Hour, overhead: time.Second}
+	warm := false
+	cold := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+		out, err := p.run(ctx, tr)
+		if tr.Rate >= 700 && !warm { // the first time at a rate it compiles for
+			out.Stats.Completed = int64(0.85 * float64(out.Stats.Completed))
+			out.Stats.SetRates()
+			out.Stats.Latency.P99 = 650
+		}
+		warm = warm || tr.Rate >= 700
+		return out, err
+	}
+	cfg := p.config(t, "p99<=300ms")
+	cfg.StartRate, cfg.Budget = 50, bench.Duration(150*time.Second)
+	res, err := capacity.Search(context.Background(), cfg, cold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", describe([]*capacity.Result{res}))
+	if res.Rate < 900 {
+		t.Errorf("%.0f req/s, want near the 1,000 the target serves warm: the search stopped under a cold failure", res.Rate)
+	}
+}
+
 // A target offered more than it carries serves less, and its failure is
 // not run again: one bracket trial at each failed rate, where a failure on
 // latency alone (served in full) is asked twice.
