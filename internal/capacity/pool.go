@@ -37,6 +37,7 @@ func (s *search) pool(confirms []Step) *bench.CapacityPooled {
 		p.Violations = []string{"the windows could not be pooled: " + err.Error()}
 		return p
 	}
+	merged = everyRequest(merged)
 	p.P99 = merged.Latency.P99
 	for _, v := range s.cfg.Objective.Check(merged) {
 		p.Violations = append(p.Violations, v.String())

@@ -806,13 +806,14 @@ func (s *search) trialOnce(ctx context.Context, t Trial) (*Step, error) {
 // not a latency). Otherwise it says nothing of the target and is marked
 // neither pass nor fail (no violations), which stops the search.
 func judge(t Trial, out Outcome, o bench.Objective) Step {
-	step := Step{CapacityTrial: bench.CapacityTrial{Phase: t.Phase, Rate: t.Rate, Throughput: out.Stats.Throughput, P99: out.Stats.Latency.P99},
+	counted := everyRequest(out.Stats)
+	step := Step{CapacityTrial: bench.CapacityTrial{Phase: t.Phase, Rate: t.Rate, Throughput: out.Stats.Throughput, P99: counted.Latency.P99},
 		Duration: t.Duration, stats: out.Stats, died: out.Died}
 	if out.Died != "" {
 		step.Violations = []string{"the target died: " + out.Died}
 		return step
 	}
-	violations := o.Check(out.Stats)
+	violations := o.Check(counted)
 	for _, v := range violations {
 		step.Violations = append(step.Violations, v.String())
 	}

@@ -38,7 +38,8 @@ func (r *Runner) searchCapacity(ctx context.Context, run *bench.Run, spec bench.
 	if bound, what, ok := poolBound(spec.Workload, *tr); ok {
 		cfg.Ceiling, cfg.CeilingWhat = bound, what
 	}
-	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, target: target, restart: restart, warmup: spec.Warmup}
+	trials := &trialRunner{r: r, run: run, spec: spec, tr: tr, target: target, restart: restart, warmup: spec.Warmup,
+		timeout: cfg.TrialTimeout(spec.Workload.Timeout.D())}
 	trials.record(ctx)
 	res, err := capacity.Search(ctx, cfg, trials.attack)
 	trials.keepRecording()
@@ -111,6 +112,7 @@ type trialRunner struct {
 	target  func() bench.Target         // the target as it is now
 	restart func(context.Context) error // starts it again after it died
 	warmup  bench.Warmup                // the next trial's: the first's, or after a restart; the others have none
+	timeout time.Duration               // the trials' request timeout (capacity.Config.TrialTimeout)
 	rec     bench.Recording             // the metrics recorder's, over the whole search; nil without one
 	from    int                         // the first stage rec records (a restart starts another)
 	kept    []bench.RecordingResult     // what the recorders of targets that died kept
@@ -223,7 +225,9 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 			return capacity.Outcome{}, err
 		}
 	}
-	plan := bench.Plan{Workload: tr.spec.Workload, Warmup: tr.warmup, Profile: bench.Profile{
+	w := tr.spec.Workload
+	w.Timeout = bench.Duration(tr.timeout)
+	plan := bench.Plan{Workload: w, Warmup: tr.warmup, Profile: bench.Profile{
 		Model: bench.ModelOpen, Connections: tr.spec.Profile.Connections,
 		Stages: []bench.Stage{{Name: string(trial.Phase), Duration: bench.Duration(trial.Duration), Rate: trial.Rate}},
 	}}
