@@ -79,7 +79,7 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 			fmt.Fprintf(&text, "%s\n%v\n", p.Table.Title, p.Table.Rows)
 		}
 	}
-	for _, want := range []string{"a query of 50 ms in the database: the pool allows 200.0 req/s", "(200.0, ", "; held ", "pool: pool ", "a connection held per request"} {
+	for _, want := range []string{"a query of 100 ms in the database: the pool allows 100.0 req/s", "(100.0, ", "; held ", "pool: pool ", "a connection held per request"} {
 		if !ok || !strings.Contains(text.String(), want) {
 			t.Errorf("the sheet lacks %q:\n%s", want, text.String())
 		}
