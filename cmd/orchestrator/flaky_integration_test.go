@@ -43,7 +43,8 @@ func TestMeasureFlakyNetwork(t *testing.T) {
 	}
 	eng := enginetest.Start(t)
 	config := writeFile(t, "config.yaml", labEngine(eng))
-	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"), "--config", config)
+	db := filepath.Join(t.TempDir(), "history.db")
+	d := startInProcessDaemon(t, db, "--config", config)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("daemon:\n%s", d.log)
@@ -114,6 +115,7 @@ func TestMeasureFlakyNetwork(t *testing.T) {
 	} else {
 		t.Logf("%.1f %% failed: past the %.0f %% a verdict allows: %v", 100*share, 100*bench.DefaultMaxErrors, failed)
 	}
+	t.Logf("history afterwards: %s", historyState(t, db))
 	if left := eng.Containers(t, targets.LabelRun+"="+run.ID); len(left) > 0 {
 		t.Errorf("containers of run %s left on lab: %v", run.ID, left)
 	}

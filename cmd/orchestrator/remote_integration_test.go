@@ -110,7 +110,8 @@ func TestEngineRestartedMidRun(t *testing.T) {
 	sideBySide(t)
 	eng := enginetest.Start(t)
 	config := writeFile(t, "config.yaml", labEngine(eng))
-	d := startInProcessDaemon(t, filepath.Join(t.TempDir(), "history.db"), "--config", config)
+	db := filepath.Join(t.TempDir(), "history.db")
+	d := startInProcessDaemon(t, db, "--config", config)
 	a := apiClient{t: t, base: d.url}
 	spec := func(name, duration string) map[string]any {
 		s := openSpec(name, duration, 50, false)
@@ -141,6 +142,7 @@ func TestEngineRestartedMidRun(t *testing.T) {
 	if left := eng.Containers(t, targets.LabelRun+"="+next.ID); len(left) > 0 {
 		t.Errorf("containers of run %s left on lab: %v", next.ID, left)
 	}
+	t.Logf("history afterwards: %s", historyState(t, db))
 }
 
 // labEngine is a configuration's engines naming eng "lab", as a user
