@@ -249,11 +249,48 @@ func checkPinningPairs(t *testing.T, rep bench.Report, run *bench.Run) {
 			}
 		}
 	}
-	if axes["thread model"] != 2 || axes["JDK"] != 2 {
-		t.Errorf("pairs along %v, want two along the thread model and two along the JDK", axes)
+	// A variant whose stage was not steady (its JIT still busy after its
+	// warm-up's maximum: -0.6 %/s in two clean clones, a different variant
+	// each time) is in no pair, as the report says; the claims are then
+	// held to the stages' throughputs.
+	unsteady := map[string]bool{}
+	for _, f := range rep.Findings {
+		if label, _, ok := strings.Cut(f.Text, " is not steady in "); ok {
+			unsteady[label] = true
+			t.Logf("not steady, so in no pair: %s", f.Text)
+		}
+	}
+	want := map[string]int{}
+	for _, p := range [][3]string{{"thread model", "orders@virtual,jdk=21", "orders@platform,jdk=21"}, {"thread model", "orders@virtual,jdk=25", "orders@platform,jdk=25"},
+		{"JDK", "orders@platform,jdk=25", "orders@platform,jdk=21"}, {"JDK", "orders@virtual,jdk=25", "orders@virtual,jdk=21"}} {
+		if !unsteady[p[1]] && !unsteady[p[2]] {
+			want[p[0]]++
+		}
+	}
+	if axes["thread model"] != want["thread model"] || axes["JDK"] != want["JDK"] {
+		t.Errorf("pairs along %v, want %v: every pair of steady variants along the thread model and the JDK", axes, want)
+	}
+	staged := func(a, b string) bench.PairFigure {
+		ta, tb := run.Target(a), run.Target(b)
+		if ta == nil || tb == nil || len(ta.Stages) == 0 || len(tb.Stages) == 0 {
+			t.Fatalf("no stage of %s or %s", a, b)
+		}
+		x, y := ta.Stages[len(ta.Stages)-1].Stats.Throughput, tb.Stages[len(tb.Stages)-1].Stats.Throughput
+		pf := bench.PairFigure{A: x, B: y, Change: (x/y - 1) * 100}
+		if pf.Change <= pinnedLoss {
+			pf.Verdict = bench.VerdictWorse
+		}
+		t.Logf("%s vs %s, not paired (not steady): stage throughputs %.1f vs %.1f req/s, %+.1f%%", a, b, x, y, pf.Change)
+		return pf
 	}
 	on21 := pairs["orders@virtual,jdk=21 vs orders@platform,jdk=21"]
+	if unsteady["orders@virtual,jdk=21"] || unsteady["orders@platform,jdk=21"] {
+		on21 = staged("orders@virtual,jdk=21", "orders@platform,jdk=21")
+	}
 	on25 := pairs["orders@virtual,jdk=25 vs orders@platform,jdk=25"]
+	if unsteady["orders@virtual,jdk=25"] || unsteady["orders@platform,jdk=25"] {
+		on25 = staged("orders@virtual,jdk=25", "orders@platform,jdk=25")
+	}
 	if on21.Verdict != bench.VerdictWorse {
 		t.Errorf("virtual vs platform on 21: %s (%+.1f%%), want worse: its blocked calls pin the carrier", on21.Verdict, on21.Change)
 	}
