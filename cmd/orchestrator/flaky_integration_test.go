@@ -94,9 +94,16 @@ func TestMeasureFlakyNetwork(t *testing.T) {
 		}
 	}
 	why := analysis.WhyStage(tr, st)
-	if len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictNetworkBound || !strings.Contains(why.Causes[0].Sentence, "on the network between") {
+	stolen := st.Generator != nil && st.Generator.StealSharePeak >= bench.StealBound
+	switch {
+	case stolen && len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound:
+		// The hypervisor took the machine's CPUs in the stage (steal): the
+		// generator lagged with the target, the why says so first, and
+		// the network is no longer the only thing between them.
+		t.Logf("why %+v in a stage the hypervisor took CPU time from (steal peak %.0f%%): the machine's", why.Causes, 100*st.Generator.StealSharePeak)
+	case len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictNetworkBound || !strings.Contains(why.Causes[0].Sentence, "on the network between"):
 		t.Errorf("why %+v; want network-bound first, on the network between the generator and the target", why.Causes)
-	} else {
+	default:
 		t.Logf("why: %s", why.Causes[0].Sentence)
 	}
 	// No verdict from a stage that failed more than a verdict allows.
