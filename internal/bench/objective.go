@@ -192,10 +192,6 @@ func (v Violation) String() string {
 	return fmt.Sprintf("%s %s > %s", v.Term.Metric, v.Term.format(v.Got), v.Term.format(v.Term.Max))
 }
 
-// Quantile is the share of requests a latency metric's bound holds for:
-// 0.99 for p99; 0 for a metric that is no percentile.
-func (m Metric) Quantile() float64 { return m.quantile() }
-
 // LatencyBound is the largest latency an objective's terms allow, ms, and
 // whether it bounds latency at all.
 func (o Objective) LatencyBound() (float64, bool) {
