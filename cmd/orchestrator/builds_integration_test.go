@@ -64,6 +64,21 @@ func TestTwoBuildsPaired(t *testing.T) {
 	}
 	rep := analysis.Analyze(run, analysis.ReportOptions{})
 	p, ok := buildPair(rep, after, before)
+	if !ok && unsteadyBuild(t, rep, before, after) {
+		// A machine busy with the tests beside it can leave a stage
+		// trending past its warm-up (a clean clone: -2.2 %/s, the JVM
+		// slot waited 5 min); the report then pairs nothing from it, as
+		// it says, and the claim is held to the stages' figures
+		// (TestAnalyze_BuildPair pairs two builds along the build).
+		fast, slow := lastStage(run, before), lastStage(run, after)
+		t.Logf("not paired (not steady): %.1f vs %.1f req/s, p50 %.1f vs %.1f ms", slow.Throughput, fast.Throughput, slow.Latency.P50, fast.Latency.P50)
+		if slow.Throughput > 0.8*fast.Throughput || slow.Latency.P50 < fast.Latency.P50+25 {
+			t.Errorf("%s: %.1f req/s, p50 %.1f ms; %s: %.1f req/s, p50 %.1f ms: want the slower build's 50 ms more in each request",
+				after, slow.Throughput, slow.Latency.P50, before, fast.Throughput, fast.Latency.P50)
+		}
+		noContainersOf(t, run.ID)
+		return
+	}
 	if !ok {
 		t.Fatalf("no pair of %s vs %s in the report:\n%s", after, before, md.String())
 	}
@@ -97,4 +112,27 @@ func buildPair(rep bench.Report, a, b string) (bench.Pair, bool) {
 		}
 	}
 	return bench.Pair{}, false
+}
+
+// unsteadyBuild says whether the report found a stage of a or b not
+// steady, and logs what it said.
+func unsteadyBuild(t *testing.T, rep bench.Report, a, b string) bool {
+	found := false
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Text, a+" is not steady in ") || strings.HasPrefix(f.Text, b+" is not steady in ") {
+			t.Logf("%s", f.Text)
+			found = true
+		}
+	}
+	return found
+}
+
+// lastStage is the figures of target's last stage in run.
+func lastStage(run *bench.Run, target string) bench.Stats {
+	for _, tr := range run.Targets {
+		if tr.Key() == target {
+			return tr.Stages[len(tr.Stages)-1].Stats
+		}
+	}
+	return bench.Stats{}
 }

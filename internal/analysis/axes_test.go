@@ -136,3 +136,23 @@ func TestAnalyze_MatrixCapacity(t *testing.T) {
 		t.Errorf("virtual on 21: %+v, want its capacity of 40 req/s", c)
 	}
 }
+
+// Two builds of one service are paired along the build, as `run --jar a.jar
+// --jar b.jar` asks: the build whose requests wait longer is worse.
+func TestAnalyze_BuildPair(t *testing.T) {
+	build := func(name string, rps float64, low, high float64) analysistest.Crafted {
+		return analysistest.Crafted{Target: "orders@virtual,build=" + name, Settings: analysistest.At("virtual", "build", name),
+			PerSecond: analysistest.Around(rps, 20), Low: low, High: high}
+	}
+	r := analysistest.CraftedRun(t, 2, analysistest.Legacy, build("orders", 32, 55, 60), build("orders-slower", 17, 105, 112))
+	rep := analysis.Analyze(r, analysis.ReportOptions{})
+	p, ok := pairsOf(rep.Scopes[0])["orders@virtual,build=orders-slower vs orders@virtual,build=orders"]
+	if !ok || p.Axis != bench.AxisBuild {
+		t.Fatalf("pairs %v, want the slower build against the other along the build", rep.Scopes[0].Pairs)
+	}
+	for _, pf := range p.Figures {
+		if pf.Figure == analysis.MetricThroughput && (pf.Verdict != bench.VerdictWorse || !pf.Test.Significant) {
+			t.Errorf("throughput: %s (%+.1f%%), want worse, significant", pf.Verdict, pf.Change)
+		}
+	}
+}
