@@ -139,6 +139,27 @@ func TestExperimentFanoutSmall(t *testing.T) {
 		if math.Abs(success-want) > 5 {
 			t.Errorf("%s: %.1f%% of calls succeeded, want %.0f%% ± 5 points", tr.Key(), success, want)
 		}
+		fanoutCallTimes(t, tr.Key(), f, !strings.HasSuffix(tr.Case, "-unbounded"))
+	}
+}
+
+// fanoutCallTimes checks a fan-out's calls' times, read from the
+// histograms the target sent (Java's HdrHistogram and Go's, decoded here):
+// none ends after the fan-out; bounded, each call sleeps its 600 ms and
+// the calls end in ten waves of them, half after the fifth.
+func fanoutCallTimes(t *testing.T, key string, f *bench.FanoutStats, bounded bool) {
+	t.Helper()
+	if f.Call == nil || f.Done == nil {
+		t.Errorf("%s: no calls' times (%+v): the target's histograms were not read", key, f)
+		return
+	}
+	t.Logf("%-15s each call %.0f ms (p50) to %.0f ms; ended %.0f ms (p50) to %.0f ms in", key, f.Call.P50, f.Call.Max, f.Done.P50, f.Done.Max)
+	if f.Done.Max > f.ElapsedMs*1.001+1 || f.Call.Max > f.Done.Max {
+		t.Errorf("%s: calls up to %.0f ms, ended up to %.0f ms in, a fan-out of %.0f ms", key, f.Call.Max, f.Done.Max, f.ElapsedMs)
+	}
+	if bounded && (f.Call.Min < 599 || f.Done.Max < 5994 || f.Done.P50 < 2400) {
+		t.Errorf("%s: calls from %.0f ms, ended %.0f ms (p50) to %.0f ms in; want each at least its 600 ms sleep, in ten waves of it",
+			key, f.Call.Min, f.Done.P50, f.Done.Max)
 	}
 }
 

@@ -10,6 +10,16 @@ type FanoutStats struct {
 	Failures       FanoutFailures `json:"failures"`
 	ElapsedMs      float64        `json:"elapsedMs"`      // the longest fan-out
 	PeakConcurrent int64          `json:"peakConcurrent"` // the most calls in flight in one fan-out
+	// Each call's time, its own (from just before it goes out, its pool
+	// thread or permit in hand, to its answer or failure) and from its
+	// fan-out's start to its end (the wait for a thread or permit in it),
+	// summed over the fan-outs; nil where the target sent no histogram.
+	Call *Latency `json:"call,omitempty"`
+	Done *Latency `json:"done,omitempty"`
+	// CallHistogram and DoneHistogram keep them to merge: HdrHistogram's
+	// V2 compressed encoding, base64, microseconds.
+	CallHistogram string `json:"callHistogram,omitempty"`
+	DoneHistogram string `json:"doneHistogram,omitempty"`
 }
 
 // FanoutFailures are failed calls by cause.
@@ -30,15 +40,19 @@ type FanoutResponse struct {
 	Failures       FanoutFailures `json:"failures"`
 	ElapsedMs      float64        `json:"elapsedMs"`
 	PeakConcurrent int64          `json:"peakConcurrent"`
+	CallHistogram  string         `json:"callHistogram"`
+	DoneHistogram  string         `json:"doneHistogram"`
 }
 
-// Add counts one fan-out response.
+// Add counts one fan-out response; its histograms are the caller's to
+// merge (internal/hdr).
 func (f *FanoutStats) Add(r FanoutResponse) {
 	f.Merge(FanoutStats{Responses: 1, Calls: r.Calls, Succeeded: r.Succeeded, Failed: r.Failed, Failures: r.Failures,
 		ElapsedMs: r.ElapsedMs, PeakConcurrent: r.PeakConcurrent})
 }
 
-// Merge adds what another window's fan-outs accounted for.
+// Merge adds the counts of what another window's fan-outs accounted for;
+// their histograms are the caller's to merge (internal/hdr).
 func (f *FanoutStats) Merge(o FanoutStats) {
 	f.Responses += o.Responses
 	f.Calls += o.Calls

@@ -138,7 +138,7 @@ func (x *expTable) ratios() {
 // expectation, then what each mode added to the caller's threads and
 // memory and the callee's threads.
 func (x *expTable) fanout() {
-	var outcome, res [][]string
+	var outcome, res, calls [][]string
 	for _, row := range x.rows {
 		t, why := x.measured(row)
 		m, ok := x.fanoutModel(row)
@@ -153,12 +153,40 @@ func (x *expTable) fanout() {
 			expCell(float64(f.Failed), row, bench.FigFailed, expCount), expCell(100*f.SuccessRatio(), row, bench.FigSuccess, expPercent),
 			fmt.Sprintf("%s in %s s", expPercent(100*success), expSeconds(took.Seconds())), failureCauses(f.Failures), strconv.FormatInt(f.PeakConcurrent, 10)})
 		res = append(res, x.fanoutResources(row, t))
+		calls = append(calls, fanoutCallTimes(row, f))
 	}
 	x.line(x.fanoutSetup())
 	x.table("outcome per mode (time in s; the seed's at scale 1)", []string{"MODE", "CASE", "TIME", "SUCCEEDED", "FAILED", "SUCCESS", "EXPECTED", "FAILURES", "PEAK CALLS"}, outcome)
+	if len(calls) > 0 {
+		x.table("each call (s): its own time, and from its fan-out's start to its end (the wait for a pool thread or permit in it: the seed's Duration)",
+			[]string{"MODE", "CALLS", "CALL P50", "CALL P99", "CALL MAX", "DONE P50", "DONE P90", "DONE MAX"}, calls)
+	}
 	x.table("the caller during its fan-out: added since the idle stage (peak - idle mean), and peaks; the callee's threads",
 		[]string{"MODE", "PLATFORM THREADS", "CARRIERS", "GOROUTINES", "HEAP MiB", "NMT THREAD RESERVED MiB", "NMT THREAD COMMITTED MiB", "GC PAUSES", "WORKING SET MiB", "CALLEE THREADS"}, res)
 }
+
+// fanoutCallTimes is a mode's calls' times in seconds, from the
+// histograms its fan-outs sent; dashes where the target sent none.
+func fanoutCallTimes(row bench.SeedRow, f *bench.FanoutStats) []string {
+	out := []string{row.Label, expCount(float64(f.Calls))}
+	for _, l := range []*bench.Latency{f.Call, f.Done} {
+		if l == nil {
+			out = append(out, "-", "-", "-")
+			continue
+		}
+		second := l.P99
+		if l == f.Done {
+			second = l.P90
+		}
+		out = append(out, callSeconds(l.P50), callSeconds(second), callSeconds(l.Max))
+	}
+	return out
+}
+
+// callSeconds writes a call's time, ms, in seconds to the millisecond:
+// calls of one fan-out differ by milliseconds where the callee answers
+// them all in time.
+func callSeconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 
 // fanoutSetup describes the fan-out and the callee, from the run's spec.
 func (x *expTable) fanoutSetup() string {

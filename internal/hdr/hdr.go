@@ -95,3 +95,32 @@ func Summarize(h *hdrhistogram.Histogram) bench.Latency {
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
+
+// AddFanout adds the fan-outs of another window to dst: their counts, and
+// their calls' histograms merged, with the summaries taken from them. A
+// histogram that cannot be read leaves dst without one: no figure rather
+// than one of part of the calls.
+func AddFanout(dst *bench.FanoutStats, src bench.FanoutStats) {
+	calls, done := dst.Responses > 0 || dst.CallHistogram != "", dst.Responses > 0 || dst.DoneHistogram != ""
+	dst.Merge(src)
+	dst.CallHistogram, dst.Call = mergeFanout(dst.CallHistogram, src.CallHistogram, calls)
+	dst.DoneHistogram, dst.Done = mergeFanout(dst.DoneHistogram, src.DoneHistogram, done)
+}
+
+// mergeFanout merges an encoded histogram into another: a missing one
+// where the other window had fan-outs (had) taints the sum.
+func mergeFanout(a, b string, had bool) (string, *bench.Latency) {
+	if b == "" || (a == "" && had) {
+		return "", nil
+	}
+	h, err := Merge(a, b)
+	if err != nil {
+		return "", nil
+	}
+	enc, err := Encode(h)
+	if err != nil {
+		return "", nil
+	}
+	lat := Summarize(h)
+	return enc, &lat
+}

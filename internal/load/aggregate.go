@@ -74,7 +74,7 @@ type Aggregate struct {
 	maxErrors   int
 	hist        *hdrhistogram.Histogram
 	service     *hdrhistogram.Histogram // nil: latency is service time (closed model)
-	fanout      *bench.FanoutStats      // nil until a fan-out response is added
+	fanout      *fanouts                // nil until a fan-out response is added
 }
 
 // NewAggregate returns an empty Aggregate that keeps at most maxErrors
@@ -106,9 +106,9 @@ func (a *Aggregate) add(o outcome) {
 	}
 	if o.fanout != nil {
 		if a.fanout == nil {
-			a.fanout = &bench.FanoutStats{}
+			a.fanout = &fanouts{}
 		}
-		a.fanout.Add(*o.fanout)
+		a.fanout.add(*o.fanout)
 	}
 	if o.code != 0 {
 		// Only requests the target answered have a latency worth the name: a
@@ -151,8 +151,7 @@ func (a *Aggregate) stats(elapsed time.Duration, completed, bytesIn, bytesOut in
 		st.ServiceTime = &service
 	}
 	if a.fanout != nil {
-		f := *a.fanout
-		st.Fanout = &f
+		st.Fanout = a.fanout.result()
 	}
 	if len(a.codes) > 0 {
 		st.StatusCodes = make(map[string]int64, len(a.codes))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
 	"github.com/threadbench/threadbench/internal/load"
 )
 
@@ -85,9 +86,17 @@ func TestIterationMixedSteps(t *testing.T) {
 // A fan-out's own account of its calls is summed, not thrown away with
 // the body: what seed 001's table is made of.
 func TestFanoutResponsesAreCounted(t *testing.T) {
+	call, done := hdr.New(), hdr.New()
+	for i := range 200 {
+		hdr.Record(call, time.Duration(1000+i)*time.Millisecond)
+		hdr.Record(done, time.Duration(1450+i)*time.Millisecond)
+	}
+	callHist, _ := hdr.Encode(call)
+	doneHist, _ := hdr.Encode(done)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"target":"go","endpoint":"fanout","mode":"unbounded","limit":0,"calls":200,"succeeded":40,"failed":160,` +
-			`"failures":{"readTimeout":150,"connectTimeout":10,"refused":0,"other":0},"elapsedMs":1650,"peakConcurrent":200,"thread":"goroutine 9"}`))
+			`"failures":{"readTimeout":150,"connectTimeout":10,"refused":0,"other":0},"elapsedMs":1650,"peakConcurrent":200,` +
+			`"callHistogram":"` + callHist + `","doneHistogram":"` + doneHist + `","thread":"goroutine 9"}`))
 	}))
 	defer srv.Close()
 	plan := iterationPlan(1, 1, requestStep(bench.Request{Endpoint: "fanout", Params: map[string]string{"calls": "200"}}), sleepStep(300*time.Millisecond, 0))
@@ -102,6 +111,13 @@ func TestFanoutResponsesAreCounted(t *testing.T) {
 	}
 	if r := f.SuccessRatio(); r != 0.2 {
 		t.Errorf("success %.2f, want 0.20", r)
+	}
+	h, err := hdr.Decode(f.CallHistogram)
+	if err != nil || h.TotalCount() != f.Calls {
+		t.Errorf("the calls' histogram: %v, %d calls, want %d", err, h.TotalCount(), f.Calls)
+	}
+	if f.Call == nil || f.Done == nil || f.Call.Min < 999 || f.Call.Max > 1200 || f.Done.Min < 1449 || f.Done.Max > 1651 {
+		t.Errorf("the calls' times %+v, %+v: want 1.0-1.2 s each, ended 1.45-1.65 s in", f.Call, f.Done)
 	}
 }
 

@@ -74,7 +74,7 @@ func addCounts(st *bench.Stats, w bench.Stats) {
 		if st.Fanout == nil {
 			st.Fanout = &bench.FanoutStats{}
 		}
-		st.Fanout.Merge(*w.Fanout)
+		hdr.AddFanout(st.Fanout, *w.Fanout)
 	}
 }
 

@@ -2,6 +2,7 @@ package merge_test
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -30,6 +31,20 @@ func window(t *testing.T, elapsed time.Duration, ms ...int) bench.Stats {
 	return st
 }
 
+// encoded is an encoded histogram of ms milliseconds.
+func encoded(t *testing.T, ms ...int) string {
+	t.Helper()
+	h := hdr.New()
+	for _, v := range ms {
+		hdr.Record(h, time.Duration(v)*time.Millisecond)
+	}
+	s, err := hdr.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // Windows of one stretch add their counts, and their latencies are the
 // percentiles of every request's, as one histogram of them all has them.
 func TestStatsMergesExactly(t *testing.T) {
@@ -37,12 +52,12 @@ func TestStatsMergesExactly(t *testing.T) {
 	a.Errors = []bench.ErrorCount{{Message: "timeout", Count: 2}}
 	a.Requests += 2
 	a.StatusCodes["0"] = 2
-	a.Fanout = &bench.FanoutStats{Responses: 1, Calls: 4, ElapsedMs: 7}
+	a.Fanout = &bench.FanoutStats{Responses: 1, Calls: 4, ElapsedMs: 7, CallHistogram: encoded(t, 1, 2, 3, 4), DoneHistogram: encoded(t, 2, 4, 6, 7)}
 	a.CompletedSpread = 4.75
 	b := window(t, 2*time.Second, 5, 6, 7, 8, 9, 10, 11)
 	b.Errors = []bench.ErrorCount{{Message: "refused", Count: 3}, {Message: "timeout", Count: 1}}
 	b.Requests += 4
-	b.Fanout = &bench.FanoutStats{Responses: 2, Calls: 1, ElapsedMs: 3}
+	b.Fanout = &bench.FanoutStats{Responses: 2, Calls: 1, ElapsedMs: 3, CallHistogram: encoded(t, 3), DoneHistogram: encoded(t, 3)}
 	b.CompletedSpread = 7.5
 	got, err := merge.Stats(2*time.Second, a, b)
 	if err != nil {
@@ -69,6 +84,13 @@ func TestStatsMergesExactly(t *testing.T) {
 	}
 	if f := got.Fanout; f == nil || f.Responses != 3 || f.Calls != 5 || f.ElapsedMs != 7 {
 		t.Errorf("fan-outs %+v", f)
+	} else if near := func(got, want float64) bool { return math.Abs(got-want) <= want*0.001 }; f.Call == nil || f.Done == nil ||
+		!near(f.Call.P50, 3) || !near(f.Call.Max, 4) || !near(f.Done.Max, 7) || !near(f.Done.Min, 2) {
+		t.Errorf("the calls' times %+v and %+v, want the merged histograms' (p50 3, max 4; 2 to 7 ms)", f.Call, f.Done)
+	}
+	b.Fanout.DoneHistogram = ""
+	if got, err := merge.Stats(2*time.Second, a, b); err != nil || got.Fanout.Done != nil || got.Fanout.DoneHistogram != "" || got.Fanout.Call == nil {
+		t.Errorf("a window's fan-outs without their done histogram: %v, %+v; want no done figure, the calls' kept", err, got.Fanout)
 	}
 	if got.ServiceTime == nil || got.ServiceTime.Max < 50 || got.ServiceTime.Max > 50.1 {
 		t.Errorf("service time %+v, want the merged service histograms' (max 50 ms)", got.ServiceTime)

@@ -77,10 +77,15 @@ func TestExperimentK6(t *testing.T) {
 
 func TestExperimentFanout(t *testing.T) {
 	run := experimentRun(t, "seed-001", "callee-200", func(key string, tr *bench.TargetResult) {
-		fan := bench.FanoutStats{Responses: 1, Calls: 1000, Succeeded: 1000, ElapsedMs: 6120, PeakConcurrent: 100}
+		fan := bench.FanoutStats{Responses: 1, Calls: 1000, Succeeded: 1000, ElapsedMs: 6120, PeakConcurrent: 100,
+			Call: &bench.Latency{P50: 602, P99: 640, Max: 655}, Done: &bench.Latency{P50: 3080, P90: 5530, Max: 6120}}
 		if key == "go-unbounded" || key == "java-unbounded" {
 			fan = bench.FanoutStats{Responses: 1, Calls: 1000, Succeeded: 201, Failed: 799, ElapsedMs: 1040, PeakConcurrent: 1000,
-				Failures: bench.FanoutFailures{ReadTimeout: 790, ConnectTimeout: 9}}
+				Failures: bench.FanoutFailures{ReadTimeout: 790, ConnectTimeout: 9},
+				Call:     &bench.Latency{P50: 1002, P99: 1030, Max: 1035}, Done: &bench.Latency{P50: 1010, P90: 1033, Max: 1040}}
+		}
+		if key == "java-pool" {
+			fan.Call, fan.Done = nil, nil // a target that sent no histograms
 		}
 		tr.Total = stats(1, 0, 10*time.Second, fan.ElapsedMs, fan.ElapsedMs, fan.ElapsedMs)
 		tr.Total.Fanout = &fan

@@ -8,7 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
 )
 
 // The fan-out every mode is checked with: 20 calls of 100 ms, at most 5 at
@@ -40,6 +43,8 @@ type fanoutResponse struct {
 	Failures       *failuresResponse `json:"failures"`
 	ElapsedMs      *int64            `json:"elapsedMs"`
 	PeakConcurrent *int              `json:"peakConcurrent"`
+	CallHistogram  *string           `json:"callHistogram"`
+	DoneHistogram  *string           `json:"doneHistogram"`
 	Thread         *string           `json:"thread"`
 	Virtual        *bool             `json:"virtual"`
 }
@@ -59,6 +64,7 @@ func (r *fanoutResponse) absent() string {
 		{"failures.readTimeout", f.ReadTimeout == nil}, {"failures.connectTimeout", f.ConnectTimeout == nil},
 		{"failures.refused", f.Refused == nil}, {"failures.other", f.Other == nil},
 		{"elapsedMs", r.ElapsedMs == nil}, {"peakConcurrent", r.PeakConcurrent == nil},
+		{"callHistogram", r.CallHistogram == nil}, {"doneHistogram", r.DoneHistogram == nil},
 	} {
 		if field.absent {
 			return field.name
@@ -101,7 +107,44 @@ func (c *checker) checkFanout(r *fanoutResponse) error {
 	case *f.ReadTimeout+*f.ConnectTimeout+*f.Refused+*f.Other != *r.Failed:
 		return fmt.Errorf("failures do not add up to failed %d", *r.Failed)
 	}
+	if err := r.checkTimes(); err != nil {
+		return err
+	}
 	return c.checkThread(r.Thread, r.Virtual)
+}
+
+// times decodes the calls' histograms: each call's own time and its time
+// from the fan-out's start.
+func (r *fanoutResponse) times() (call, done *hdrhistogram.Histogram, err error) {
+	if call, err = hdr.Decode(*r.CallHistogram); err != nil {
+		return nil, nil, fmt.Errorf("callHistogram: %w", err)
+	}
+	if done, err = hdr.Decode(*r.DoneHistogram); err != nil {
+		return nil, nil, fmt.Errorf("doneHistogram: %w", err)
+	}
+	return call, done, nil
+}
+
+// checkTimes checks that both histograms hold every call, a call's own
+// time within its time from the start, and the last within the fan-out's
+// elapsedMs (a millisecond for its rounding down, 0.1 % for the
+// histograms' precision).
+func (r *fanoutResponse) checkTimes() error {
+	call, done, err := r.times()
+	if err != nil {
+		return err
+	}
+	elapsedUs := float64(*r.ElapsedMs+1) * 1000 * 1.001
+	switch {
+	case call.TotalCount() != int64(*r.Calls) || done.TotalCount() != int64(*r.Calls):
+		return fmt.Errorf("callHistogram holds %d calls, doneHistogram %d, want %d each", call.TotalCount(), done.TotalCount(), *r.Calls)
+	case call.Max() > done.Max() || call.Min() > done.Min():
+		return fmt.Errorf("calls took %d to %d µs, longer than from the fan-out's start to their end (%d to %d µs)",
+			call.Min(), call.Max(), done.Min(), done.Max())
+	case float64(done.Max()) > elapsedUs:
+		return fmt.Errorf("the last call ended %d µs after the fan-out's start, after its elapsedMs %d", done.Max(), *r.ElapsedMs)
+	}
+	return nil
 }
 
 // canonicalMode is the mode a fan-out reports for a mode word: each
@@ -135,6 +178,25 @@ func (c *checker) fanoutSpread(ctx context.Context, word string) error {
 	case mode != bench.ModeUnbounded && *r.ElapsedMs < spreadCalls/spreadLimit*spreadDurationMs:
 		return fmt.Errorf("fanout?%s: elapsedMs %d, want at least %d for %d waves", query, *r.ElapsedMs,
 			spreadCalls/spreadLimit*spreadDurationMs, spreadCalls/spreadLimit)
+	}
+	return r.checkWaves(query, mode)
+}
+
+// checkWaves checks the calls' histograms against the calls made: each
+// slept spreadDurationMs; bounded modes ended their last wave no sooner
+// than the waves' sleeps, one after another.
+func (r *fanoutResponse) checkWaves(query, mode string) error {
+	call, done, err := r.times()
+	if err != nil {
+		return err
+	}
+	sleptUs := float64(spreadDurationMs) * 1000 * 0.999
+	waves := float64(spreadCalls/spreadLimit) * sleptUs
+	switch {
+	case float64(call.Min()) < sleptUs:
+		return fmt.Errorf("fanout?%s: the shortest call took %d µs, want at least the %d ms it sleeps", query, call.Min(), spreadDurationMs)
+	case mode != bench.ModeUnbounded && float64(done.Max()) < waves:
+		return fmt.Errorf("fanout?%s: the last call ended %d µs after the start, want at least %.0f µs for %d waves", query, done.Max(), waves, spreadCalls/spreadLimit)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
 	"github.com/threadbench/threadbench/targets/go/server"
 )
 
@@ -244,15 +245,56 @@ func TestInfoChecks(t *testing.T) {
 }
 
 // fanoutBody is a fan-out answer in which the calls are easy to change.
+// Its calls take the fan-out's time in equal waves of limit calls (one
+// wave where limit is 0), each call a wave long.
 func fanoutBody(mode string, limit, succeeded, readTimeouts, elapsedMs, peak int) string {
+	calls := succeeded + readTimeouts
+	waves := 1
+	if limit > 0 {
+		waves = (calls + limit - 1) / limit
+	}
+	wave := time.Duration(elapsedMs) * time.Millisecond / time.Duration(waves)
+	call, done := make([]time.Duration, calls), make([]time.Duration, calls)
+	for i := range calls {
+		call[i], done[i] = wave, wave*time.Duration(1+i*waves/calls)
+	}
+	return fanoutBodyTimes(mode, limit, succeeded, readTimeouts, elapsedMs, peak, call, done)
+}
+
+// fanoutBodyTimes is a fan-out answer with its calls' times as given.
+func fanoutBodyTimes(mode string, limit, succeeded, readTimeouts, elapsedMs, peak int, call, done []time.Duration) string {
 	return fmt.Sprintf(`{"target":"go","endpoint":"fanout","mode":%q,"limit":%d,"calls":%d,"succeeded":%d,"failed":%d,`+
-		`"failures":{"readTimeout":%d,"connectTimeout":0,"refused":0,"other":0},"elapsedMs":%d,"peakConcurrent":%d,"thread":"goroutine 9"}`,
-		mode, limit, succeeded+readTimeouts, succeeded, readTimeouts, readTimeouts, elapsedMs, peak)
+		`"failures":{"readTimeout":%d,"connectTimeout":0,"refused":0,"other":0},"elapsedMs":%d,"peakConcurrent":%d,`+
+		`"callHistogram":%q,"doneHistogram":%q,"thread":"goroutine 9"}`,
+		mode, limit, succeeded+readTimeouts, succeeded, readTimeouts, readTimeouts, elapsedMs, peak, encodeTimes(call), encodeTimes(done))
+}
+
+// encodeTimes is durations as an encoded histogram.
+func encodeTimes(times []time.Duration) string {
+	h := hdr.New()
+	for _, d := range times {
+		hdr.Record(h, d)
+	}
+	s, err := hdr.Encode(h)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// repeat is n times d.
+func repeat(d time.Duration, n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
 }
 
 // TestFanoutChecks runs the fan-out checks against answers that keep or
 // break the contract in one way each.
 func TestFanoutChecks(t *testing.T) {
+	const ms = time.Millisecond
 	goTarget := Options{Target: "go", ThreadModel: bench.ThreadModelGoroutines}
 	spread := func(word string) func(c *checker) error {
 		return func(c *checker) error { return c.fanoutSpread(t.Context(), word) }
@@ -277,6 +319,18 @@ func TestFanoutChecks(t *testing.T) {
 		// Counts that do not add up.
 		{"failures do not add up", strings.Replace(fanoutBody("pool", 5, 18, 2, 410, 5), `"other":0`, `"other":1`, 1), spread("pool"), "failures do not add up"},
 		{"no failures", strings.Replace(fanoutBody("pool", 5, 20, 0, 410, 5), `"readTimeout":0,`, ``, 1), spread("pool"), "failures.readTimeout absent"},
+		// The calls' histograms: every call in each, within the fan-out's
+		// time, each as long as its sleep, bounded ones in waves.
+		{"a call not in its histogram", fanoutBodyTimes("unbounded", 0, 20, 0, 110, 20, repeat(105*ms, 19), repeat(105*ms, 20)), spread("unbounded"),
+			"callHistogram holds 19 calls, doneHistogram 20, want 20 each"},
+		{"a call longer than its fan-out", fanoutBodyTimes("unbounded", 0, 20, 0, 110, 20, repeat(105*ms, 20), repeat(100*ms, 20)), spread("unbounded"),
+			"longer than from the fan-out's start"},
+		{"a call ended after the fan-out", fanoutBodyTimes("unbounded", 0, 20, 0, 110, 20, repeat(105*ms, 20), repeat(150*ms, 20)), spread("unbounded"),
+			"after its elapsedMs 110"},
+		{"a call shorter than its sleep", fanoutBodyTimes("unbounded", 0, 20, 0, 110, 20, repeat(50*ms, 20), repeat(105*ms, 20)), spread("unbounded"),
+			"want at least the 100 ms it sleeps"},
+		{"pool's calls all at once", fanoutBodyTimes("pool", 5, 20, 0, 410, 5, repeat(102*ms, 20), repeat(105*ms, 20)), spread("pool"),
+			"want at least 399600 µs for 4 waves"},
 		{"read timeouts", fanoutBody("unbounded", 0, 0, 3, 100, 3), func(c *checker) error { return c.fanoutReadTimeouts(t.Context()) }, ""},
 		{"read timeouts as other", strings.Replace(strings.Replace(fanoutBody("unbounded", 0, 0, 3, 100, 3), `"readTimeout":3`, `"readTimeout":0`, 1), `"other":0`, `"other":3`, 1),
 			func(c *checker) error { return c.fanoutReadTimeouts(t.Context()) }, "want readTimeout 3"},

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Fan-out modes. Every target accepts all five words; "virtual" and
@@ -146,6 +148,8 @@ type fanoutResponse struct {
 	Failures       failures `json:"failures"`
 	ElapsedMs      int64    `json:"elapsedMs"`
 	PeakConcurrent int64    `json:"peakConcurrent"`
+	CallHistogram  string   `json:"callHistogram"`
+	DoneHistogram  string   `json:"doneHistogram"`
 	Thread         string   `json:"thread"`
 }
 
@@ -153,14 +157,18 @@ type fanoutResponse struct {
 // them; the response lacks target and thread, which are the handler's.
 func (d *downstream) fanout(ctx context.Context, req fanoutRequest) fanoutResponse {
 	var t tally
+	times := newCallTimes(req.calls)
+	start := time.Now()
 	call := func() {
+		sent := time.Now()
 		t.enter()
 		o, _ := d.heavy(ctx, req.durationMs, req.timeout)
 		t.leave(o)
+		times.add(start, sent, time.Now())
 	}
-	start := time.Now()
 	spreaders[req.mode](req.calls, req.limit, call)
 	elapsed := time.Since(start)
+	callHist, doneHist := times.encode()
 	f := t.failures()
 	limit := req.limit
 	if req.mode == modeUnbounded {
@@ -176,5 +184,55 @@ func (d *downstream) fanout(ctx context.Context, req fanoutRequest) fanoutRespon
 		Failures:       f,
 		ElapsedMs:      elapsed.Milliseconds(),
 		PeakConcurrent: t.peak.Load(),
+		CallHistogram:  callHist,
+		DoneHistogram:  doneHist,
 	}
+}
+
+// callTimes keeps each call's own time and its time from the fan-out's
+// start, a slot per call so that the calls' goroutines never wait for
+// each other to note theirs.
+type callTimes struct {
+	next       atomic.Int64
+	call, done []time.Duration
+}
+
+func newCallTimes(calls int) *callTimes {
+	return &callTimes{call: make([]time.Duration, calls), done: make([]time.Duration, calls)}
+}
+
+// add notes a call sent at sent and back at back, of a fan-out started at
+// start.
+func (c *callTimes) add(start, sent, back time.Time) {
+	i := c.next.Add(1) - 1
+	c.call[i], c.done[i] = back.Sub(sent), back.Sub(start)
+}
+
+// The calls' histograms' geometry, the orchestrator's (internal/hdr;
+// the target is built from its own sources alone): microseconds, 1 µs to
+// 10 minutes, 3 significant digits.
+const (
+	histLowest  = 1
+	histHighest = int64(10 * time.Minute / time.Microsecond)
+	histDigits  = 3
+)
+
+// encode writes both as HDR histograms, V2 compressed, base64.
+func (c *callTimes) encode() (call, done string) {
+	n := c.next.Load()
+	return encodeTimes(c.call[:n]), encodeTimes(c.done[:n])
+}
+
+// encodeTimes writes durations as an HDR histogram, each clamped into its
+// range.
+func encodeTimes(times []time.Duration) string {
+	h := hdrhistogram.New(histLowest, histHighest, histDigits)
+	for _, d := range times {
+		_ = h.RecordValue(min(max(d.Microseconds(), histLowest), histHighest))
+	}
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(enc)
 }

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * {@code limit} is 0 for unbounded, which applies none.
  */
 @JsonPropertyOrder({"target", "endpoint", "mode", "limit", "calls", "succeeded", "failed", "failures",
-        "elapsedMs", "peakConcurrent", "thread", "virtual"})
+        "elapsedMs", "peakConcurrent", "callHistogram", "doneHistogram", "thread", "virtual"})
 public record FanoutResponse(
         String target,
         String endpoint,
@@ -20,6 +20,8 @@ public record FanoutResponse(
         Failures failures,
         long elapsedMs,
         int peakConcurrent,
+        String callHistogram,
+        String doneHistogram,
         String thread,
         boolean virtual) {
 
@@ -41,10 +43,13 @@ public record FanoutResponse(
     public static FanoutResponse run(String target, Downstream downstream, FanoutMode mode, int calls, int limit,
             int durationMs, int timeoutMs) {
         Tally tally = new Tally();
+        CallTimes times = new CallTimes(calls);
         long start = System.nanoTime();
         mode.spread(calls, limit, () -> {
+            long sent = System.nanoTime();
             tally.enter();
             tally.leave(downstream.heavy(durationMs, timeoutMs).outcome());
+            times.add(start, sent, System.nanoTime());
         });
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
         Failures failures = new Failures(tally.count(CallOutcome.READ_TIMEOUT), tally.count(CallOutcome.CONNECT_TIMEOUT),
@@ -52,6 +57,6 @@ public record FanoutResponse(
         Thread current = Thread.currentThread();
         return new FanoutResponse(target, "fanout", mode.label(), mode == FanoutMode.UNBOUNDED ? 0 : limit, calls,
                 tally.count(CallOutcome.OK), failures.total(), failures, elapsedMs, tally.peak(),
-                current.toString(), current.isVirtual());
+                times.calls(), times.done(), current.toString(), current.isVirtual());
     }
 }

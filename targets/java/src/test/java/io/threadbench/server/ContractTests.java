@@ -12,8 +12,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -21,6 +23,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -313,7 +317,7 @@ abstract class ContractTests {
         assertEquals(200, resp.status(), query + ": " + resp.body());
         JsonNode body = resp.json();
         assertEquals(List.of("target", "endpoint", "mode", "limit", "calls", "succeeded", "failed", "failures",
-                "elapsedMs", "peakConcurrent", "thread", "virtual"), List.copyOf(body.propertyNames()));
+                "elapsedMs", "peakConcurrent", "callHistogram", "doneHistogram", "thread", "virtual"), List.copyOf(body.propertyNames()));
         assertEquals(List.of("readTimeout", "connectTimeout", "refused", "other"),
                 List.copyOf(body.get("failures").propertyNames()));
         assertEquals(virtual() ? "java-virtual" : "java-platform", body.get("target").asString());
@@ -321,6 +325,11 @@ abstract class ContractTests {
         assertEquals(virtual(), body.get("virtual").asBoolean(), "the handler's thread");
         assertEquals(body.get("calls").asInt(), body.get("succeeded").asInt() + body.get("failed").asInt());
         return body;
+    }
+
+    /** histogram decodes a fan-out's histogram field (V2 compressed, base64). */
+    static Histogram histogram(JsonNode body, String field) throws DataFormatException {
+        return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(body.get(field).asString())), 0);
     }
 
     static Stream<Arguments> fanoutModes() {
@@ -340,6 +349,12 @@ abstract class ContractTests {
         assertEquals(20, body.get("succeeded").asInt(), body.toString());
         int peak = body.get("peakConcurrent").asInt();
         long elapsedMs = body.get("elapsedMs").asLong();
+        Histogram call = histogram(body, "callHistogram");
+        Histogram done = histogram(body, "doneHistogram");
+        assertEquals(20, call.getTotalCount(), "every call's own time");
+        assertEquals(20, done.getTotalCount(), "every call's time from the start");
+        assertTrue(call.getMinValue() >= 99_900, "the shortest call took " + call.getMinValue() + " µs, want its 100 ms sleep");
+        assertTrue(done.getMaxValue() <= (elapsedMs + 1) * 1_001, "the last call ended " + done.getMaxValue() + " µs in, after " + elapsedMs + " ms");
         if (bounded) {
             assertEquals(5, body.get("limit").asInt());
             assertTrue(peak > 1 && peak <= 5, "peak " + peak + ", want 2 to 5");
