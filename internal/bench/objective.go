@@ -214,9 +214,9 @@ func (o Objective) Bounds(m Metric) bool {
 	return false
 }
 
-// quantile is the share of requests a latency metric's bound holds for:
-// 0.99 for p99.
-func (m Metric) quantile() float64 {
+// Quantile is the share of requests a latency metric's bound holds for:
+// 0.99 for p99; 0 for the other metrics.
+func (m Metric) Quantile() float64 {
 	switch m {
 	case MetricP50:
 		return 0.5
@@ -255,7 +255,7 @@ func (o Objective) Check(s Stats) []Violation {
 	}
 	var broken []Violation
 	for _, b := range o.Terms {
-		if u := s.Unanswered(); b.Metric.IsLatency() && u > 1-b.Metric.quantile() {
+		if u := s.Unanswered(); b.Metric.IsLatency() && u > 1-b.Metric.Quantile() {
 			broken = append(broken, Violation{Term: b, Got: math.Inf(1), Unanswered: u})
 			continue
 		}

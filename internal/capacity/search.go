@@ -338,7 +338,7 @@ func (s *search) held(confirms []Step) bool {
 // are left to run for them to.
 func (s *search) undecided(confirms []Step) bool {
 	if s.pooling() {
-		return len(confirms) < s.cfg.Confirmations
+		return len(confirms) < s.cfg.Confirmations && !s.lost(confirms)
 	}
 	p := passes(confirms)
 	return p < s.cfg.MustPass && s.cfg.MustPass-p <= s.cfg.Confirmations-len(confirms)
@@ -373,8 +373,19 @@ func (s *search) roundFailure(confirms []Step) *Step {
 	p := s.pool(confirms)
 	edge := confirms[len(confirms)-1]
 	edge.Pass, edge.Violations = false, nil
+	windows := "windows"
+	if p.Windows == 1 {
+		windows = "window"
+	}
+	over := fmt.Sprintf("pooled over %d %s, %s", p.Windows, windows, p.Duration)
+	if len(confirms) < s.cfg.Confirmations { // lost early: the windows left could not have made it pass
+		over += fmt.Sprintf(", lost before its %d windows: the rest could not have made it hold", s.cfg.Confirmations)
+	}
 	for _, v := range p.Violations {
-		edge.Violations = append(edge.Violations, fmt.Sprintf("%s (pooled over %d windows, %s)", v, p.Windows, p.Duration))
+		if len(confirms) < s.cfg.Confirmations && strings.Contains(v, "short of the") {
+			continue
+		}
+		edge.Violations = append(edge.Violations, fmt.Sprintf("%s (%s)", v, over))
 	}
 	edge.Throughput = pooledThroughput(confirms)
 	return &edge

@@ -1,0 +1,83 @@
+package capacity
+
+import (
+	"time"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/hdr"
+	"github.com/threadbench/threadbench/internal/merge"
+)
+
+// lost reports whether a pooled round can no longer pass, whatever the
+// windows it has still to run measure: over the windows run, the requests
+// that broke a term of the objective (answered later than a latency
+// bound or not at all, failed, dropped) are already more than the term
+// allows of every request the whole round will have sent, those of the
+// windows to come counted as perfect. MLRsearch stops a load's trials
+// once their outcome is decided (RFC 9971); a round of three 10 s windows
+// that is lost after two spends 11 s less, which the budget gives to the
+// rounds below it. Exact, not an estimate: a request over a bound is
+// counted only where the histogram's bucket lies wholly above it.
+func (s *search) lost(confirms []Step) bool {
+	left := s.cfg.Confirmations - len(confirms)
+	if !s.pooling() || len(confirms) == 0 || left <= 0 {
+		return false
+	}
+	stats := make([]bench.Stats, len(confirms))
+	var elapsed time.Duration
+	for i, c := range confirms {
+		if c.died != "" {
+			return true // a window the target died in fails the pool
+		}
+		stats[i], elapsed = c.stats, elapsed+c.Duration
+	}
+	merged, err := merge.Stats(elapsed, stats...)
+	if err != nil || merged.Requests == 0 {
+		return false
+	}
+	toCome := float64(left) * confirms[0].Rate * confirms[0].Duration.Seconds()
+	total := float64(merged.Requests) + toCome
+	for _, t := range s.cfg.Objective.Terms {
+		if broken, ok := brokeTerm(merged, t); ok && broken > allowed(t, total) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed is how many of total requests a term lets break it.
+func allowed(t bench.Term, total float64) float64 {
+	if t.Metric.IsLatency() {
+		return (1 - t.Metric.Quantile()) * total
+	}
+	return t.Max * total
+}
+
+// brokeTerm counts st's requests that broke term t: for a latency bound,
+// those unanswered and those answered in a bucket wholly above it; for
+// errors, the failed ones; for drops, the dropped. ok is false where the
+// histogram cannot be read.
+func brokeTerm(st bench.Stats, t bench.Term) (float64, bool) {
+	switch {
+	case t.Metric == bench.MetricDrops:
+		return float64(st.Dropped), true
+	case !t.Metric.IsLatency():
+		return float64(st.Requests - st.Successes - st.Dropped), true
+	}
+	unanswered := float64(st.StatusCodes["0"])
+	if st.Histogram == "" {
+		return unanswered, true
+	}
+	h, err := hdr.Decode(st.Histogram)
+	if err != nil {
+		return 0, false
+	}
+	bound := int64(t.Max * 1000) // µs
+	var over int64
+	for _, bar := range h.Distribution() {
+		if bar.From > bound {
+			over += bar.Count
+		}
+	}
+	return unanswered + float64(over), true
+}
