@@ -129,6 +129,9 @@ type Experiment struct {
 	// the seed does not say, and the project's default runs. Targets the
 	// experiment pins to a JDK (java-virtual@21) keep theirs.
 	JDK int `json:"jdk,omitempty"`
+	// SpringBoot is the Spring Boot version the seed says it ran ("3.2"),
+	// "" when it does not say.
+	SpringBoot string `json:"springBoot,omitempty"`
 	// PinsJDK is set on an experiment whose every Java case names its JDK
 	// (seed 003's java-virtual@21): a spec's java.jdk would change nothing,
 	// and is refused.

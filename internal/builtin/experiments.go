@@ -251,6 +251,7 @@ func seed002() bench.Experiment {
 	return bench.Experiment{
 		Name: "seed-002", Seed: "002",
 		JDK:         21, // the seed's Spring Boot 3.2 on Java 21 Source: "Virtual Thread 알아보기 (nGrinder, Spring Boot 3.2, JDK 21)",
+		SpringBoot:  "3.2",
 		Description: "nGrinder: 296 virtual users for a minute on a 1 s blocking endpoint and on one that answers at once; Java platform, Java virtual, Go",
 		Scale:       0.4,
 		ScaleNote:   "multiplies the one-minute test; the default 0.4 holds each case 24 s",

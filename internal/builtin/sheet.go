@@ -97,9 +97,12 @@ func (x *expTable) header() {
 	}
 }
 
-// runtimes says what ran each target and which JDK the seed ran: "ran on
-// OpenJDK 21.0.8+9-LTS (java-platform, java-virtual), go1.26.8 (go); the
-// seed ran JDK 21". Empty before any target recorded its runtime.
+// runtimes says what ran each target, its runtime and the framework
+// that served it where the target said (GET /info's framework), and
+// which JDK and Spring Boot the seed ran: "ran on OpenJDK 21.0.8+9-LTS,
+// Spring Boot 4.1.1 (…) for java-platform, java-virtual; go1.26.8, net/http
+// (the standard library) for go; the seed ran JDK 21, Spring Boot 3.2".
+// Empty before any target recorded its runtime.
 func (x *expTable) runtimes() string {
 	var order []string
 	who := map[string][]string{}
@@ -107,6 +110,9 @@ func (x *expTable) runtimes() string {
 		rt := tr.Image.Runtime
 		if rt == "" {
 			continue
+		}
+		if fw := tr.Settings["info.framework"]; fw != "" {
+			rt += ", " + fw
 		}
 		if _, seen := who[rt]; !seen {
 			order = append(order, rt)
@@ -120,15 +126,28 @@ func (x *expTable) runtimes() string {
 	}
 	parts := make([]string, len(order))
 	for i, rt := range order {
-		parts[i] = fmt.Sprintf("%s (%s)", rt, strings.Join(who[rt], ", "))
+		parts[i] = fmt.Sprintf("%s for %s", rt, strings.Join(who[rt], ", "))
 	}
-	s := "ran on " + strings.Join(parts, ", ")
-	switch {
-	case x.exp.Seed == "":
-	case x.exp.JDK != 0:
-		s += fmt.Sprintf("; the seed ran JDK %d", x.exp.JDK)
-	default:
-		s += "; the seed does not say which JDK it ran"
+	s := "ran on " + strings.Join(parts, "; ")
+	if x.exp.Seed == "" {
+		return s
+	}
+	var ran, unsaid []string
+	if x.exp.JDK != 0 {
+		ran = append(ran, fmt.Sprintf("JDK %d", x.exp.JDK))
+	} else {
+		unsaid = append(unsaid, "JDK")
+	}
+	if x.exp.SpringBoot != "" {
+		ran = append(ran, "Spring Boot "+x.exp.SpringBoot)
+	} else {
+		unsaid = append(unsaid, "Spring Boot")
+	}
+	if len(ran) > 0 {
+		s += "; the seed ran " + strings.Join(ran, ", ")
+	}
+	if len(unsaid) > 0 {
+		s += "; the seed does not say which " + strings.Join(unsaid, " or ") + " it ran"
 	}
 	return s
 }

@@ -198,9 +198,9 @@ func TestCheckUsesOnlyBaseURL(t *testing.T) {
 	}
 }
 
-const goInfo = `{"target":"go","threadModel":"goroutines","runtime":"go1.26.8","runtimeVersion":"1.26.8","availableProcessors":2,"memoryLimitBytes":0,"cpuModel":"AMD EPYC 7B13","knobs":{"GOGC":"100","GOMAXPROCS":"2","GOMEMLIMIT":"9223372036854775807"}}`
+const goInfo = `{"target":"go","threadModel":"goroutines","runtime":"go1.26.8","runtimeVersion":"1.26.8","framework":"net/http (the standard library)","availableProcessors":2,"memoryLimitBytes":0,"cpuModel":"AMD EPYC 7B13","knobs":{"GOGC":"100","GOMAXPROCS":"2","GOMEMLIMIT":"9223372036854775807"}}`
 
-const javaInfo = `{"target":"java-virtual","threadModel":"virtual","runtime":"OpenJDK 25.0.3+9-LTS","runtimeVersion":"25.0.3+9-LTS","availableProcessors":2,"memoryLimitBytes":536870912,"cpuModel":"","knobs":{"gc":"G1","maxHeapBytes":"268435456","tomcatMaxThreads":"200","virtualParallelism":"2"},"jdk":"25.0.3+9-LTS"}`
+const javaInfo = `{"target":"java-virtual","threadModel":"virtual","runtime":"OpenJDK 25.0.3+9-LTS","runtimeVersion":"25.0.3+9-LTS","framework":"Spring Boot 4.1.1 (Spring Framework 7.0.3, Apache Tomcat/11.0.24)","availableProcessors":2,"memoryLimitBytes":536870912,"cpuModel":"","knobs":{"gc":"G1","maxHeapBytes":"268435456","tomcatMaxThreads":"200","virtualParallelism":"2"},"jdk":"25.0.3+9-LTS"}`
 
 // TestInfoChecks runs the /info check against answers that keep or break
 // the contract in one way each.
@@ -224,6 +224,9 @@ func TestInfoChecks(t *testing.T) {
 		// The runtime must carry its version.
 		{"runtime without version", strings.Replace(goInfo, `"runtime":"go1.26.8"`, `"runtime":"go"`, 1), goTarget, `runtime "go", want a name with the version`},
 		{"no runtimeVersion", strings.Replace(goInfo, `"runtimeVersion":"1.26.8",`, ``, 1), goTarget, "runtimeVersion absent"},
+		// What serves the endpoints.
+		{"no framework", strings.Replace(goInfo, `"framework":"net/http (the standard library)",`, ``, 1), goTarget, "framework absent"},
+		{"empty framework", strings.Replace(goInfo, `"framework":"net/http (the standard library)"`, `"framework":""`, 1), goTarget, `framework "", want what serves the endpoints`},
 		{"no processors", strings.Replace(goInfo, `"availableProcessors":2`, `"availableProcessors":0`, 1), goTarget, "availableProcessors 0, want at least 1"},
 		{"no memory limit", strings.Replace(goInfo, `"memoryLimitBytes":0,`, ``, 1), goTarget, "memoryLimitBytes absent"},
 		{"negative memory limit", strings.Replace(goInfo, `"memoryLimitBytes":0`, `"memoryLimitBytes":-1`, 1), goTarget, "memoryLimitBytes -1"},

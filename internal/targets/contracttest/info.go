@@ -22,6 +22,7 @@ type infoResponse struct {
 	ThreadModel         *string            `json:"threadModel"`
 	Runtime             *string            `json:"runtime"`
 	RuntimeVersion      *string            `json:"runtimeVersion"`
+	Framework           *string            `json:"framework"`
 	AvailableProcessors *int               `json:"availableProcessors"`
 	MemoryLimitBytes    *int64             `json:"memoryLimitBytes"`
 	CPUModel            *string            `json:"cpuModel"`
@@ -62,6 +63,8 @@ func (c *checker) checkInfo(info *infoResponse) error {
 		return fmt.Errorf("runtimeVersion %s, want the runtime's version", show(info.RuntimeVersion))
 	case info.Runtime == nil || !strings.Contains(*info.Runtime, *info.RuntimeVersion):
 		return fmt.Errorf("runtime %s, want a name with the version %q", show(info.Runtime), *info.RuntimeVersion)
+	case info.Framework == nil || *info.Framework == "":
+		return fmt.Errorf("framework %s, want what serves the endpoints", show(info.Framework))
 	case info.AvailableProcessors == nil || *info.AvailableProcessors < 1:
 		return fmt.Errorf("availableProcessors %s, want at least 1", show(info.AvailableProcessors))
 	case info.MemoryLimitBytes == nil || *info.MemoryLimitBytes < 0:

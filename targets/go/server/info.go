@@ -37,11 +37,16 @@ type info struct {
 	ThreadModel         string            `json:"threadModel"`
 	Runtime             string            `json:"runtime"`
 	RuntimeVersion      string            `json:"runtimeVersion"`
+	Framework           string            `json:"framework"`
 	AvailableProcessors int               `json:"availableProcessors"`
 	MemoryLimitBytes    int64             `json:"memoryLimitBytes"`
 	CPUModel            string            `json:"cpuModel"`
 	Knobs               map[string]string `json:"knobs"`
 }
+
+// Framework is what serves the endpoints: the standard library's server,
+// no framework (GET /info's framework).
+const Framework = "net/http (the standard library)"
 
 // newInfo reads the runtime's settings now rather than once at start: Go
 // 1.25+ updates GOMAXPROCS by itself when the container's CPU limit
@@ -55,6 +60,7 @@ func newInfo(target string, root fs.FS, workers int, db *database) info {
 		ThreadModel:         ThreadModel,
 		Runtime:             runtime.Version(),
 		RuntimeVersion:      strings.TrimPrefix(runtime.Version(), "go"),
+		Framework:           Framework,
 		AvailableProcessors: procs,
 		MemoryLimitBytes:    memoryLimit(root),
 		CPUModel:            cpuModel(root),

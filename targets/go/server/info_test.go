@@ -18,6 +18,7 @@ type infoResponse struct {
 	ThreadModel         string            `json:"threadModel"`
 	Runtime             string            `json:"runtime"`
 	RuntimeVersion      string            `json:"runtimeVersion"`
+	Framework           string            `json:"framework"`
 	AvailableProcessors int               `json:"availableProcessors"`
 	MemoryLimitBytes    *int64            `json:"memoryLimitBytes"`
 	Knobs               map[string]string `json:"knobs"`
@@ -43,6 +44,7 @@ func TestInfo(t *testing.T) {
 		{"threadModel", info.ThreadModel, "goroutines"},
 		{"runtime", info.Runtime, runtime.Version()},
 		{"runtimeVersion", "go" + info.RuntimeVersion, runtime.Version()},
+		{"framework", info.Framework, server.Framework},
 		{"availableProcessors", strconv.Itoa(info.AvailableProcessors), strconv.Itoa(runtime.GOMAXPROCS(0))},
 		{"knobs.GOMAXPROCS", info.Knobs["GOMAXPROCS"], strconv.Itoa(runtime.GOMAXPROCS(0))},
 		{"knobs.GOMEMLIMIT", info.Knobs["GOMEMLIMIT"], strconv.FormatInt(debug.SetMemoryLimit(-1), 10)},

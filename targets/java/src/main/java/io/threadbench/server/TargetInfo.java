@@ -16,6 +16,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import com.sun.management.OperatingSystemMXBean;
 
+import org.apache.catalina.util.ServerInfo;
+import org.springframework.boot.SpringBootVersion;
+import org.springframework.core.SpringVersion;
 import org.springframework.core.env.Environment;
 
 /**
@@ -26,13 +29,14 @@ import org.springframework.core.env.Environment;
  * has the same); {@code jdk} to {@code virtualParallelism} are this target's
  * own, kept for the readers that already use them.
  */
-@JsonPropertyOrder({"target", "threadModel", "runtime", "runtimeVersion", "availableProcessors", "memoryLimitBytes",
+@JsonPropertyOrder({"target", "threadModel", "runtime", "runtimeVersion", "framework", "availableProcessors", "memoryLimitBytes",
         "cpuModel", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads", "virtualParallelism"})
 public record TargetInfo(
         String target,
         String threadModel,
         String runtime,
         String runtimeVersion,
+        String framework,
         int availableProcessors,
         long memoryLimitBytes,
         String cpuModel,
@@ -80,6 +84,7 @@ public record TargetInfo(
                 model.label(),
                 runtimeName() + " " + Runtime.version(),
                 Runtime.version().toString(),
+                frameworkName(),
                 processors,
                 memoryLimit(totalMemory(), hostMemory()),
                 hostCpuModel(),
@@ -115,6 +120,15 @@ public record TargetInfo(
     static String runtimeName() {
         String name = System.getProperty("java.runtime.name", "Java").replace(" Runtime Environment", "").strip();
         return name.isEmpty() ? "Java" : name;
+    }
+
+    /**
+     * frameworkName is what serves the endpoints, by the versions on the class path:
+     * "Spring Boot 4.1.1 (Spring Framework 7.0.3, Apache Tomcat/11.0.24)".
+     */
+    static String frameworkName() {
+        return "Spring Boot " + SpringBootVersion.getVersion() + " (Spring Framework " + SpringVersion.getVersion()
+                + ", " + ServerInfo.getServerInfo() + ")";
     }
 
     /** collector names the GC in use by its -XX:+Use...GC flag, or lists the collectors' beans on another JVM. */

@@ -291,12 +291,14 @@ abstract class ContractTests {
         Response resp = get("/info");
         assertEquals(200, resp.status());
         JsonNode body = resp.json();
-        assertEquals(List.of("target", "threadModel", "runtime", "runtimeVersion", "availableProcessors",
+        assertEquals(List.of("target", "threadModel", "runtime", "runtimeVersion", "framework", "availableProcessors",
                 "memoryLimitBytes", "cpuModel", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads",
                 "virtualParallelism"), List.copyOf(body.propertyNames()));
         assertEquals(virtual() ? "virtual" : "platform", body.get("threadModel").asString());
         assertEquals(Runtime.version().toString(), body.get("runtimeVersion").asString());
         assertEquals(TargetInfo.runtimeName() + " " + Runtime.version(), body.get("runtime").asString());
+        assertTrue(body.get("framework").asString().matches("Spring Boot \\d+\\.\\d+\\.\\d+.* \\(Spring Framework .*, Apache Tomcat/\\d+.*\\)"),
+                "framework " + body.get("framework"));
         assertEquals(Runtime.getRuntime().availableProcessors(), body.get("availableProcessors").asInt());
         assertTrue(body.get("memoryLimitBytes").isIntegralNumber() && body.get("memoryLimitBytes").asLong() >= 0);
         assertTrue(body.get("cpuModel").isString(), "cpuModel is a string");

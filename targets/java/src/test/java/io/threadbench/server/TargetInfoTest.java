@@ -57,6 +57,8 @@ class TargetInfoTest {
         TargetInfo info = TargetInfo.from(new MockEnvironment().withProperty("PINNED_THRESHOLD_MS", "15"));
         assertEquals(Runtime.version().toString(), info.runtimeVersion());
         assertEquals(TargetInfo.runtimeName() + " " + Runtime.version(), info.runtime());
+        assertTrue(info.framework().startsWith("Spring Boot " + org.springframework.boot.SpringBootVersion.getVersion() + " ("),
+                info.framework());
         assertTrue(info.memoryLimitBytes() >= 0);
         assertEquals(Set.of("tomcatMaxThreads", "virtualParallelism", "gc", "maxHeapBytes", "pinnedThresholdMs"),
                 info.knobs().keySet());
