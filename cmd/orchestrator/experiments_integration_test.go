@@ -259,11 +259,17 @@ func TestExperimentSeed003(t *testing.T) {
 		t.Logf("%-22s %-22s %6.1f req/s, %3.0f pinned events", tr.Key(), tr.Image.Runtime, rate, events)
 		if tr.Case == "go-native" {
 			checkGoNative(t, tr)
+			if fw := tr.Settings["info.framework"]; fw != "net/http (the standard library)" {
+				t.Errorf("%s: framework %q, want Go's net/http", tr.Key(), fw)
+			}
 			continue
 		}
 		jdk := strings.TrimPrefix(tr.Case[strings.Index(tr.Case, "@"):], "@")
 		if !strings.Contains(tr.Image.Runtime, " "+jdk+".") {
 			t.Errorf("%s ran on %q", tr.Key(), tr.Image.Runtime)
+		}
+		if fw := tr.Settings["info.framework"]; !strings.HasPrefix(fw, "Spring Boot 4.") || !strings.Contains(fw, "Apache Tomcat/") {
+			t.Errorf("%s: framework %q, want the Spring Boot and Tomcat that served it (GET /info)", tr.Key(), fw)
 		}
 		pinned := strings.HasPrefix(tr.Case, "native@") || tr.Case == "synchronized@21"
 		switch {
