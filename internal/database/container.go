@@ -71,15 +71,27 @@ func containerName(f flavor, port int) string {
 func newInstanceID() string { return fmt.Sprintf("%016x", rand.Uint64()) }
 
 // freeLocalPort returns a port free on addr here, as the targets' runtime
-// picks one.
+// picks one: below Linux's ephemeral range (32768 on), where outgoing
+// connections take theirs, since the server binds it seconds later.
 func freeLocalPort(addr string) (int, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(addr, "0"))
-	if err != nil {
-		return 0, bench.Errorf(bench.ECONFLICT, "no free port on %s: %v", addr, err)
+	for range portTries {
+		port := portMin + rand.IntN(portMax-portMin+1)
+		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return port, nil
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return 0, bench.Errorf(bench.ECONFLICT, "no free port on %s in %d tries", addr, portTries)
 }
+
+// The ports a server is given: as the targets' (internal/targets).
+const (
+	portMin   = 20000
+	portMax   = 32767
+	portTries = 20
+)
 
 // start creates and starts the server's container. The calls are not
 // cancelled half-way: a cancelled create does not stop the engine from

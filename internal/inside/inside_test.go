@@ -220,8 +220,11 @@ func TestCollectProfiles(t *testing.T) {
 		OwnPrefix: "github.com/threadbench/threadbench/internal/inside."}}
 	s := Open(target, false)
 	obs := s.Observe(bench.Observer{})
-	stages := []bench.StageResult{stage(0, 0, 2*time.Second), stage(1, 2*time.Second, 1500*time.Millisecond),
-		stage(2, 3500*time.Millisecond, 800*time.Millisecond)}
+	// Stage 0 lasts 3 s: its profile is of the whole seconds left when the
+	// profiling goroutine gets to it, and a clean clone's side phase (the
+	// integration tests' JVMs beside it) once left none of 2 s.
+	stages := []bench.StageResult{stage(0, 0, 3*time.Second), stage(1, 3*time.Second, 1500*time.Millisecond),
+		stage(2, 4500*time.Millisecond, 800*time.Millisecond)}
 	for _, st := range stages {
 		obs.Stage(st)
 		work(st.Duration.D())

@@ -268,19 +268,27 @@ func containerName(target string, port int) string {
 // or a free one for 0. A busy port would let /health answer from someone
 // else's server.
 func (r *Runtime) choosePort(port int) (int, error) {
+	free := func(p int) error { return checkRemotePort(r.engine.Address, p) }
+	where := r.engine.Address
 	if !r.engine.Remote() {
-		return freeLocalPort(localAddress, port)
+		free = func(p int) error { _, err := freeLocalPort(localAddress, p); return err }
+		where = localAddress
 	}
 	if port != 0 {
-		return port, checkRemotePort(r.engine.Address, port)
+		return port, free(port)
 	}
+	// Below the ephemeral range, here as on a remote host: a port the
+	// kernel hands out (0) is free when asked but is the kind outgoing
+	// connections take, and a JVM binds it seconds later. A clean-clone
+	// run lost a target so: "Port 37761 was already in use", the load of
+	// the tests beside it holding thousands of connections.
 	for range remotePortTries {
-		port := remotePortMin + rand.IntN(remotePortMax-remotePortMin+1)
-		if checkRemotePort(r.engine.Address, port) == nil {
-			return port, nil
+		p := remotePortMin + rand.IntN(remotePortMax-remotePortMin+1)
+		if free(p) == nil {
+			return p, nil
 		}
 	}
-	return 0, bench.Errorf(bench.ECONFLICT, "no free port found at %s (engine %s) in %d tries", r.engine.Address, r.engine.Name, remotePortTries)
+	return 0, bench.Errorf(bench.ECONFLICT, "no free port found at %s (engine %s) in %d tries", where, r.engine.Name, remotePortTries)
 }
 
 // chooseMetricsPort returns the metrics port: want if it is free, else a
@@ -298,8 +306,9 @@ func (r *Runtime) chooseMetricsPort(want, port int) (int, error) {
 	return 0, bench.Errorf(bench.ECONFLICT, "no free metrics port found at %s (engine %s)", r.engine.Address, r.engine.Name)
 }
 
-// The ports remote targets are given: below Linux's ephemeral range
-// (32768 on), where the remote host's own outgoing connections take theirs.
+// The ports targets are given, here and on a remote host: below Linux's
+// ephemeral range (32768 on), where the host's own outgoing connections
+// take theirs.
 const (
 	remotePortMin   = 20000
 	remotePortMax   = 32767

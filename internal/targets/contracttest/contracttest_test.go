@@ -87,7 +87,7 @@ func TestCheckFindsViolations(t *testing.T) {
 		// A virtual field is expected, as from a Java target, and /info agrees.
 		{"virtual absent", onPath("/info", valid, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"target":"go","threadModel":"platform","runtime":"OpenJDK 25","runtimeVersion":"25",` +
+			_, _ = w.Write([]byte(`{"target":"go","threadModel":"platform","runtime":"OpenJDK 25","runtimeVersion":"25","framework":"Spring Boot 4.1.1",` +
 				`"availableProcessors":1,"memoryLimitBytes":0,"cpuModel":"","knobs":{"gc":"G1","maxHeapBytes":"1","tomcatMaxThreads":"200","virtualParallelism":"1"}}`))
 		}), contracttest.Options{Target: "go", ThreadModel: bench.ThreadModelPlatform}, "virtual absent, want false"},
 		// No /info.
