@@ -124,9 +124,11 @@ func TestSaturatedTargetDoesNotGrowThePool(t *testing.T) {
 	res, _ := load.NewEngine().Run(ctx, srv.URL, plan, bench.Observer{})
 	s := res.Stages[0]
 	t.Logf("connections %d, throughput %.0f, service p50 %.1f ms, flags %+v", s.Generator.Connections, s.Stats.Throughput, s.Stats.ServiceTime.P50, s.Flags)
-	// 150: over twice the 59, for a busy machine that doubles the first
-	// mean; a pool that ran away would reach hundreds, up to 4,096.
-	if s.Generator.Connections > 150 {
+	// 300: five times the 59, for a busy machine that stretches the first
+	// mean (a clean clone's measuring phase, this package's tests beside
+	// it: 188); a pool that ran away would take on every request the
+	// target held back, towards the 2,000 offered (the cap is 4,096).
+	if s.Generator.Connections > 300 {
 		t.Errorf("%d connections for a target that serves 4 at a time: the backlog spread over them", s.Generator.Connections)
 	}
 	if !hasFlag(s.Flags, bench.FlagConnectionBound, "") {
