@@ -596,7 +596,7 @@ func (s *search) bracket(ctx context.Context) (lo, hi *Step, err error) {
 // (nil: none yet), as bracket does.
 func (s *search) bracketFrom(ctx context.Context, rate float64, lo *Step) (*Step, *Step, error) {
 	for {
-		step, err := s.bracketTrial(ctx, rate, lo)
+		step, err := s.askedAgain(ctx, PhaseBracket, rate, lo)
 		switch {
 		case err != nil:
 			return lo, nil, err
@@ -656,7 +656,7 @@ func (s *search) passBelow(ctx context.Context, failed *Step) (lo, hi *Step, err
 // what confirming needs.
 func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error) {
 	for hi != nil && !s.atCeiling(lo.Rate) && s.wide(lo.Rate, hi.Rate) {
-		step, err := s.bisectTrial(ctx, s.towards(lo.Rate, hi), lo)
+		step, err := s.askedAgain(ctx, PhaseBisect, s.towards(lo.Rate, hi), lo)
 		if err != nil || step == nil {
 			return lo, hi, err
 		}
@@ -668,30 +668,6 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 		s.distrustServed = step.Pass
 	}
 	return lo, hi, nil
-}
-
-// bisectTrial runs a bisection trial at rate, lo being the highest pass
-// below it, once more when it failed on its latency alone while it kept
-// up (keptUp: it served what lo served, scaled to its rate), as a bracket
-// trial is: the second decides. A 3 s window that holds one of the
-// target's pauses fails at any rate, and the bisection below such a
-// failure spends the budget under it: java-virtual failed a bisection
-// trial at 1,016 req/s (p99 300.8 ms) and, in another search, at 1,200
-// (409 ms), served what it was offered both times, passed every rate just
-// under them, and held its rounds there at a p99 of 206-221 ms; it
-// answered 1,016 and 1,200 with no budget left to climb, where another
-// search confirmed 1,550. A target offered more than it carries serves
-// less (java-virtual served 1,016 of 1,600), and is not asked again.
-func (s *search) bisectTrial(ctx context.Context, rate float64, lo *Step) (*Step, error) {
-	step, err := s.short(ctx, PhaseBisect, rate)
-	if err != nil || step == nil || step.Pass || !s.keptUp(step, lo) {
-		return step, err
-	}
-	second, err := s.short(ctx, PhaseBisect, rate)
-	if err != nil || second == nil {
-		return step, err
-	}
-	return second, nil
 }
 
 // confirm runs the full-length trials at rate, every one asked while the
@@ -731,22 +707,29 @@ func (s *search) outOfTime() *stopped {
 		s.cfg.budget(), strings.Join(rates, ", "), max(s.left(), 0).Round(100*time.Millisecond), s.costs())}
 }
 
-// bracketTrial runs a bracket trial at rate, lo being the highest that
-// passed below it (nil: none yet), once more when it failed on its latency
-// alone (keptUp), as a target meeting a rate for the first time does (its
-// JIT compiling, its pools growing, a pause): the second decides. One 3 s
-// window, a tenth of the goal's time, would otherwise halve the answer
-// (java-platform warmed at 50 req/s failed 1,000 then 500 req/s and
-// carries 1,000; java-virtual failed 800 once in three of five searches
-// and carries about 1,500). A bisection's failure costs precision at most,
-// and is not asked again: there a pause is the rate's own (a higher rate
-// allocates faster and collects more often).
-func (s *search) bracketTrial(ctx context.Context, rate float64, lo *Step) (*Step, error) {
-	step, err := s.short(ctx, PhaseBracket, rate)
+// askedAgain runs a short trial of phase at rate, lo being the highest
+// that passed below it (nil: none yet), once more when it failed on its
+// latency alone (keptUp): the second decides. A target offered more than
+// it carries serves less, and is not asked again.
+//
+// In the bracket, a target meets a rate for the first time (its JIT
+// compiling, its pools growing, a pause), and one 3 s window, a tenth of
+// the goal's time, would otherwise halve the answer (java-platform warmed
+// at 50 req/s failed 1,000 then 500 req/s and carries 1,000; java-virtual
+// failed 800 once in three of five searches and carries about 1,500). In
+// the bisection, a 3 s window that holds one of the target's pauses fails
+// at any rate, and the bisection below such a failure spends the budget
+// under it: java-virtual failed a bisection trial at 1,016 req/s (p99
+// 300.8 ms) and, in another search, at 1,200 (409 ms), served what it was
+// offered both times, passed every rate just under them, and held its
+// rounds there at a p99 of 206-221 ms; it answered 1,016 and 1,200 with
+// no budget left to climb, where another search confirmed 1,550.
+func (s *search) askedAgain(ctx context.Context, phase Phase, rate float64, lo *Step) (*Step, error) {
+	step, err := s.short(ctx, phase, rate)
 	if err != nil || step == nil || step.Pass || !s.keptUp(step, lo) {
 		return step, err
 	}
-	second, err := s.short(ctx, PhaseBracket, rate)
+	second, err := s.short(ctx, phase, rate)
 	if err != nil || second == nil {
 		return step, err
 	}
