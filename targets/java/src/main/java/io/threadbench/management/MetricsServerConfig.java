@@ -4,6 +4,8 @@ import org.apache.coyote.AbstractProtocol;
 import org.apache.coyote.ProtocolHandler;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -12,7 +14,8 @@ import org.springframework.core.Ordered;
 /**
  * MetricsServerConfig runs the metrics server (the actuator on
  * {@code METRICS_PORT}, Spring's management server) on a small pool of
- * platform threads in both thread models. Spring gives the management server
+ * platform threads in both servlet models (the reactive model's is
+ * {@link ReactiveMetricsServerConfig}). Spring gives the management server
  * the main server's executor, virtual threads in the virtual model, and a
  * scrape served by a virtual thread waits for a carrier like any request:
  * with one carrier pinned (seed 003's synchronized sleep on JDK 21) every
@@ -25,9 +28,10 @@ import org.springframework.core.Ordered;
  * scans: scanned, it would customise the main server as well.
  */
 @ManagementContextConfiguration(value = ManagementContextType.CHILD, proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = Type.SERVLET)
 public class MetricsServerConfig {
 
-    /** THREADS bounds the metrics server's pool: one scraper, with room for a health probe. */
+    /** THREADS bounds the metrics server's threads, in every model: one scraper, with room for a health probe. */
     static final int THREADS = 4;
 
     /**

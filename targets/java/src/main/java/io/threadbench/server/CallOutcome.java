@@ -3,6 +3,9 @@ package io.threadbench.server;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.timeout.ReadTimeoutException;
+
 /** CallOutcome is what became of one downstream call, as the contract counts it. */
 public enum CallOutcome {
     /** OK is a 2xx answer, read through. */
@@ -21,10 +24,19 @@ public enum CallOutcome {
      * A socket timeout before the call {@code connected} is a connect
      * timeout; after, a read timeout, unless the JDK says "Connect timed out"
      * (it reconnects once when a kept-alive connection turns out closed).
-     * ECONNREFUSED is a ConnectException saying "Connection refused".
+     * Reactor Netty's client (the reactive model's) raises timeouts of Netty's
+     * own types instead, and says whether it had connected by which one.
+     * ECONNREFUSED is a ConnectException saying "Connection refused" (Netty's
+     * says it too).
      */
     public static CallOutcome classify(Throwable failure, boolean connected) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ConnectTimeoutException) { // a ConnectException: before the refused check
+                return CONNECT_TIMEOUT;
+            }
+            if (t instanceof ReadTimeoutException) {
+                return READ_TIMEOUT;
+            }
             if (t instanceof SocketTimeoutException) {
                 boolean connecting = !connected || String.valueOf(t.getMessage()).contains("Connect timed out");
                 return connecting ? CONNECT_TIMEOUT : READ_TIMEOUT;

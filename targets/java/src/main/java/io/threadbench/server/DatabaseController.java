@@ -2,16 +2,20 @@ package io.threadbench.server;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * DatabaseController serves {@code /api/db}: one query on a pooled
- * connection per request, on whatever thread the target gives the request.
+ * DatabaseController serves {@code /api/db} in the servlet models: one query
+ * on a pooled connection per request, on whatever thread the target gives
+ * the request.
  */
 @RestController
 @RequestMapping("/api")
+@ConditionalOnWebApplication(type = Type.SERVLET)
 public class DatabaseController {
 
     private final String target;

@@ -32,10 +32,10 @@ public final class Downstream {
     public static final int CONNECT_TIMEOUT_MS = 500;
 
     /** MAX_IDLE_PER_HOST is how many idle connections the JDK keeps per host: every call of the largest fan-out. */
-    static final int MAX_IDLE_PER_HOST = IntParam.MAX_CALLS;
+    public static final int MAX_IDLE_PER_HOST = IntParam.MAX_CALLS;
 
     /** IDLE_SECONDS is how long an idle connection is kept, as the seed's eviction and the Go target. */
-    static final int IDLE_SECONDS = 60;
+    public static final int IDLE_SECONDS = 60;
 
     static {
         // Read once, when the JDK's keep-alive cache is first used; a -D given at start wins.
@@ -57,6 +57,13 @@ public final class Downstream {
     /** isConfigured says whether there is a downstream to call. */
     public boolean isConfigured() {
         return !baseUrl.isEmpty();
+    }
+
+    /** requireConfigured throws the contract's 503 when there is no downstream to call. */
+    public void requireConfigured() {
+        if (!isConfigured()) {
+            throw DownstreamException.notConfigured();
+        }
     }
 
     /** baseUrl is the downstream's base URL without a trailing slash, "" when there is none. */
@@ -85,16 +92,26 @@ public final class Downstream {
             connected = true;
             int status = connection.getResponseCode();
             drain(connection, status);
-            return status >= 200 && status <= 299 ? Call.SUCCEEDED : new Call(CallOutcome.OTHER, "status " + status);
+            return Call.answered(status);
         } catch (IOException e) {
             connection.disconnect(); // the connection is not fit to reuse
-            return new Call(CallOutcome.classify(e, connected), String.valueOf(e.getMessage()));
+            return Call.failed(e, connected);
         }
     }
 
     /** Call is one call's outcome and, when it failed, what went wrong. */
     public record Call(CallOutcome outcome, String detail) {
         static final Call SUCCEEDED = new Call(CallOutcome.OK, "");
+
+        /** answered is a call the downstream answered with {@code status}: any but a 2xx is a failure. */
+        public static Call answered(int status) {
+            return status >= 200 && status <= 299 ? SUCCEEDED : new Call(CallOutcome.OTHER, "status " + status);
+        }
+
+        /** failed is a call that got no answer because of {@code failure}, {@code connected} or not. */
+        public static Call failed(Throwable failure, boolean connected) {
+            return new Call(CallOutcome.classify(failure, connected), String.valueOf(failure.getMessage()));
+        }
     }
 
     /** drain reads the answer through and closes it, which gives the connection back to the keep-alive cache. */

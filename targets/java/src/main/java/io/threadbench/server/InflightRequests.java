@@ -23,7 +23,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * hundreds of requests asleep on virtual threads it reads about 1; each
  * request in flight holds its own thread, so this count is the number of
  * request threads in use. The metrics endpoint and the health checks are
- * left out, so a scrape does not count itself.
+ * left out, so a scrape does not count itself. It is the servlet models'
+ * filter; the reactive model counts through {@code reactive.ReactiveInflightRequests}.
  */
 public final class InflightRequests implements Filter, MeterBinder {
 
@@ -42,7 +43,7 @@ public final class InflightRequests implements Filter, MeterBinder {
         }
         // The thread that starts the request is the one its handler runs on:
         // the controllers are synchronous.
-        AtomicInteger count = Thread.currentThread().isVirtual() ? virtual : platform;
+        AtomicInteger count = countOf(Thread.currentThread());
         count.incrementAndGet();
         try {
             chain.doFilter(request, response);
@@ -67,12 +68,25 @@ public final class InflightRequests implements Filter, MeterBinder {
         return virtual.get();
     }
 
+    /**
+     * countOf is the count a request started on {@code thread} belongs to:
+     * virtual for a virtual thread, else platform (Reactor Netty's event
+     * loops are platform threads).
+     */
+    public AtomicInteger countOf(Thread thread) {
+        return thread.isVirtual() ? virtual : platform;
+    }
+
     /** excluded says whether a request is the orchestrator's own: health checks and scrapes. */
     static boolean excluded(ServletRequest request) {
         if (!(request instanceof HttpServletRequest http)) {
             return false;
         }
-        String path = http.getRequestURI().substring(http.getContextPath().length());
+        return excluded(http.getRequestURI().substring(http.getContextPath().length()));
+    }
+
+    /** excluded says whether a request for {@code path}, within the application, is a health check or a scrape. */
+    public static boolean excluded(String path) {
         return path.equals("/health") || path.startsWith("/actuator/");
     }
 

@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -89,7 +91,11 @@ public class TargetConfig {
         return NmtMetrics.fromDiagnosticCommand();
     }
 
-    /** inflightRequests counts requests in flight by thread kind; Boot binds its gauges as a MeterBinder. */
+    /**
+     * inflightRequests counts requests in flight by thread kind; Boot binds
+     * its gauges as a MeterBinder. The servlet models register it as a filter
+     * (below), the reactive one wraps it in a WebFilter (reactive.ReactiveConfig).
+     */
     @Bean
     public InflightRequests inflightRequests() {
         return new InflightRequests();
@@ -101,6 +107,7 @@ public class TargetConfig {
      * its thread.
      */
     @Bean
+    @ConditionalOnWebApplication(type = Type.SERVLET)
     public FilterRegistrationBean<InflightRequests> inflightRequestsFilter(InflightRequests inflight) {
         FilterRegistrationBean<InflightRequests> registration = new FilterRegistrationBean<>(inflight);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE);

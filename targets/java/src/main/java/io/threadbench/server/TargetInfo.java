@@ -16,7 +16,6 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import com.sun.management.OperatingSystemMXBean;
 
-import org.apache.catalina.util.ServerInfo;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.core.SpringVersion;
 import org.springframework.core.env.Environment;
@@ -27,7 +26,8 @@ import org.springframework.core.env.Environment;
  * knowing their heap, GC and parallelism. Served by {@code GET /info} and
  * logged once at startup. The contract's fields come first (the Go target
  * has the same); {@code jdk} to {@code virtualParallelism} are this target's
- * own, kept for the readers that already use them.
+ * own, kept for the readers that already use them ({@code tomcatMaxThreads}
+ * is 0 in the reactive model, which has no Tomcat pool).
  */
 @JsonPropertyOrder({"target", "threadModel", "runtime", "runtimeVersion", "framework", "availableProcessors", "memoryLimitBytes",
         "cpuModel", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads", "virtualParallelism"})
@@ -48,9 +48,6 @@ public record TargetInfo(
         int tomcatMaxThreads,
         int virtualParallelism) {
 
-    /** DEFAULT_TOMCAT_MAX_THREADS is Tomcat's pool size when TOMCAT_MAX_THREADS is unset. */
-    public static final int DEFAULT_TOMCAT_MAX_THREADS = 200;
-
     /** The collectors a HotSpot JVM can run, by the -XX:+Use...GC flag that picks each, in the README's names. */
     private static final List<String> COLLECTORS = List.of("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon");
 
@@ -62,19 +59,17 @@ public record TargetInfo(
 
     /** from reads the target's configuration from Spring's environment and the JVM's own facts. */
     public static TargetInfo from(Environment env) {
-        ThreadModel model = ThreadModel.of(env.getProperty("spring.threads.virtual.enabled", Boolean.class, false));
+        ThreadModel model = ThreadModel.from(env);
         String name = env.getProperty("TARGET_NAME", "");
         int processors = Runtime.getRuntime().availableProcessors();
-        int tomcatMaxThreads = env.getProperty("server.tomcat.threads.max", Integer.class, DEFAULT_TOMCAT_MAX_THREADS);
         // The JDK's default scheduler parallelism is the processor count unless overridden.
         int parallelism = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", processors);
+        ServerThreads server = ServerThreads.of(model, env, parallelism);
         long maxHeap = Runtime.getRuntime().maxMemory();
-        Map<String, String> knobs = new HashMap<>(Map.of(
-                "tomcatMaxThreads", String.valueOf(tomcatMaxThreads),
-                "virtualParallelism", String.valueOf(parallelism),
-                "gc", collector(),
-                "maxHeapBytes", String.valueOf(maxHeap),
-                "pinnedThresholdMs", String.valueOf(PinnedThreads.thresholdMs(env))));
+        Map<String, String> knobs = new HashMap<>(server.knobs());
+        knobs.put("gc", collector());
+        knobs.put("maxHeapBytes", String.valueOf(maxHeap));
+        knobs.put("pinnedThresholdMs", String.valueOf(PinnedThreads.thresholdMs(env)));
         DatabaseSettings.from(env).ifPresent(db -> {
             knobs.put("dbKind", db.kind().word());
             knobs.put("dbPool", String.valueOf(db.pool()));
@@ -84,7 +79,7 @@ public record TargetInfo(
                 model.label(),
                 runtimeName() + " " + Runtime.version(),
                 Runtime.version().toString(),
-                frameworkName(),
+                frameworkName(server.server()),
                 processors,
                 memoryLimit(totalMemory(), hostMemory()),
                 hostCpuModel(),
@@ -94,7 +89,7 @@ public record TargetInfo(
                 ManagementFactory.getGarbageCollectorMXBeans().stream()
                         .map(GarbageCollectorMXBean::getName).toList(),
                 maxHeap,
-                tomcatMaxThreads,
+                server.tomcatMaxThreads(),
                 parallelism);
     }
 
@@ -103,8 +98,8 @@ public record TargetInfo(
         return "threadbench target=" + target + " threadModel=" + threadModel + " jdk=" + jdk
                 + " vendor=\"" + vendor + "\" gc=" + gc + " maxHeapBytes=" + maxHeapBytes
                 + " memoryLimitBytes=" + memoryLimitBytes
-                + " availableProcessors=" + availableProcessors + " tomcatMaxThreads=" + tomcatMaxThreads
-                + " virtualParallelism=" + virtualParallelism + " pinnedThresholdMs=" + knobs.get("pinnedThresholdMs");
+                + " availableProcessors=" + availableProcessors + " " + ServerThreads.logFields(knobs)
+                + " pinnedThresholdMs=" + knobs.get("pinnedThresholdMs");
     }
 
     /**
@@ -124,11 +119,12 @@ public record TargetInfo(
 
     /**
      * frameworkName is what serves the endpoints, by the versions on the class path:
-     * "Spring Boot 4.1.1 (Spring Framework 7.0.3, Apache Tomcat/11.0.24)".
+     * "Spring Boot 4.1.1 (Spring Framework 7.0.3, Apache Tomcat/11.0.24)", or
+     * "Reactor Netty 1.3.7" as the {@code server} in the reactive model.
      */
-    static String frameworkName() {
+    static String frameworkName(String server) {
         return "Spring Boot " + SpringBootVersion.getVersion() + " (Spring Framework " + SpringVersion.getVersion()
-                + ", " + ServerInfo.getServerInfo() + ")";
+                + ", " + server + ")";
     }
 
     /** collector names the GC in use by its -XX:+Use...GC flag, or lists the collectors' beans on another JVM. */

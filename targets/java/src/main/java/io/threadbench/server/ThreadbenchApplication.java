@@ -5,13 +5,22 @@ import java.util.Map;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.tomcat.autoconfigure.actuate.web.server.TomcatReactiveManagementContextAutoConfiguration;
+import org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration;
 
 /**
  * ThreadbenchApplication is the Java target of threadbench: one jar that serves
- * the endpoint contract (targets/CONTRACT.md) on Tomcat platform threads or on
- * virtual threads, chosen by {@code THREAD_MODEL}.
+ * the endpoint contract (targets/CONTRACT.md) on Tomcat platform threads, on
+ * virtual threads or with WebFlux on Reactor Netty, chosen by {@code THREAD_MODEL}.
+ *
+ * <p>Tomcat's reactive server is left out: the reactive model runs on Reactor
+ * Netty only. With both servers on the class path, Boot 4.1 registers each
+ * one's reactive management context factory under the same bean name, and a
+ * reactive target with METRICS_PORT would not start. The servlet models never
+ * load these configurations.
  */
-@SpringBootApplication
+@SpringBootApplication(exclude = {TomcatReactiveWebServerAutoConfiguration.class,
+        TomcatReactiveManagementContextAutoConfiguration.class})
 public class ThreadbenchApplication {
 
     /** main maps THREAD_MODEL onto Spring's own switch and starts the server. */
@@ -25,21 +34,22 @@ public class ThreadbenchApplication {
             return;
         }
         SpringApplication app = new SpringApplication(ThreadbenchApplication.class);
-        // Default properties rank lowest, so an explicit spring.threads.virtual.enabled
-        // (tests, -D) still wins; THREAD_MODEL is only the friendly front door.
+        // Default properties rank lowest, so an explicit spring.threads.virtual.enabled or
+        // spring.main.web-application-type (tests, -D) still wins; THREAD_MODEL is only the
+        // friendly front door. SpringApplication binds spring.main.* onto itself, so the
+        // reactive model's web application type is set by the same property a test sets.
         app.setDefaultProperties(defaults(model, System.getenv()));
         app.run(args);
     }
 
     /**
-     * defaults maps THREAD_MODEL, and METRICS_PORT when it is set, onto
-     * Spring's properties. The metrics server binds where the endpoints do;
+     * defaults maps THREAD_MODEL ({@link ThreadModel#springProperties}), and
+     * METRICS_PORT when it is set, onto Spring's properties. The metrics server binds where the endpoints do;
      * Spring refuses a management address without a port of its own, so
      * both are set together or not at all.
      */
     static Map<String, Object> defaults(ThreadModel model, Map<String, String> env) {
-        Map<String, Object> props = new HashMap<>();
-        props.put("spring.threads.virtual.enabled", String.valueOf(model.isVirtual()));
+        Map<String, Object> props = new HashMap<>(model.springProperties());
         String metricsPort = env.getOrDefault("METRICS_PORT", "");
         if (!metricsPort.isEmpty()) {
             props.put("management.server.port", metricsPort);

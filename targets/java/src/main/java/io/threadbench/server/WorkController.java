@@ -1,31 +1,25 @@
 package io.threadbench.server;
 
-import java.util.concurrent.locks.ReentrantLock;
-
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * WorkController serves the contract's workload endpoints. Each one blocks or
- * burns CPU on the thread Tomcat gave it, which is the thing being measured.
+ * WorkController serves the contract's workload endpoints in the servlet
+ * models. Each one blocks or burns CPU on the thread Tomcat gave it, which is
+ * the thing being measured.
  */
 @RestController
 @RequestMapping("/api")
+@ConditionalOnWebApplication(type = Type.SERVLET)
 public class WorkController {
-
-    /**
-     * escapedMonitor only exists so the per-request monitor escapes: C2 elides
-     * locks on objects that never leave the method, and synchronized would then
-     * measure nothing once the handler is compiled.
-     */
-    @SuppressWarnings("unused")
-    private static Object escapedMonitor;
 
     private static final Logger LOG = LoggerFactory.getLogger(WorkController.class);
 
@@ -54,17 +48,12 @@ public class WorkController {
      */
     @GetMapping("/heavy")
     public WorkResponse heavy(HttpServletRequest request) throws InterruptedException {
-        String query = request.getQueryString();
-        int millis = IntParam.DURATION.parse(query);
-        int times = IntParam.TIMES.parse(query);
-        boolean logged = IntParam.LOG.parse(query) == 1;
-        for (int i = 0; i < times; i++) {
-            Thread.sleep(millis);
+        HeavyRequest heavy = HeavyRequest.parse(request.getQueryString());
+        for (int i = 0; i < heavy.times(); i++) {
+            Thread.sleep(heavy.millis());
         }
-        if (logged) {
-            LOG.info("heavy: slept {} ms x {}: Done", millis, times);
-        }
-        return WorkResponse.of(target, "heavy", millis * times);
+        heavy.logDone(LOG);
+        return WorkResponse.of(target, "heavy", heavy.durationMs());
     }
 
     /** cpu does the contract's SHA-256 rounds. */
@@ -83,38 +72,19 @@ public class WorkController {
         return WorkResponse.of(target, "native", millis);
     }
 
-    /**
-     * synchronizedSleep sleeps holding a monitor nobody else can contend for:
-     * it measures only the cost of sleeping inside synchronized, which pins a
-     * virtual thread's carrier on JDK 21-23 and not since JDK 24 (JEP 491).
-     */
+    /** synchronizedSleep sleeps inside synchronized (SleepWork.inSynchronized). */
     @GetMapping("/synchronized")
     public WorkResponse synchronizedSleep(HttpServletRequest request) throws InterruptedException {
         int millis = IntParam.DURATION.parse(request.getQueryString());
-        Object monitor = new Object();
-        escapedMonitor = monitor;
-        synchronized (monitor) {
-            Thread.sleep(millis);
-        }
+        SleepWork.inSynchronized(millis);
         return WorkResponse.of(target, "synchronized", millis);
     }
 
-    /**
-     * lockSleep sleeps holding a ReentrantLock made for this request, the fix
-     * seed 003 recommends for synchronized: a virtual thread that sleeps
-     * holding one unmounts and frees its carrier on every JDK.
-     */
+    /** lockSleep sleeps holding a ReentrantLock (SleepWork.holdingLock). */
     @GetMapping("/lock")
     public WorkResponse lockSleep(HttpServletRequest request) throws InterruptedException {
         int millis = IntParam.DURATION.parse(request.getQueryString());
-        ReentrantLock lock = new ReentrantLock();
-        escapedMonitor = lock;
-        lock.lock();
-        try {
-            Thread.sleep(millis);
-        } finally {
-            lock.unlock();
-        }
+        SleepWork.holdingLock(millis);
         return WorkResponse.of(target, "lock", millis);
     }
 }

@@ -8,11 +8,17 @@ import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.util.stream.Stream;
 
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.timeout.ReadTimeoutException;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** CallOutcomeTest pins down the exceptions HttpURLConnection throws, as DownstreamTest meets them on sockets. */
+/**
+ * CallOutcomeTest pins down the exceptions HttpURLConnection and Reactor
+ * Netty's client throw, as DownstreamTest and ReactiveDownstreamTest meet them on sockets.
+ */
 class CallOutcomeTest {
 
     static Stream<Arguments> outcomes() {
@@ -29,7 +35,15 @@ class CallOutcomeTest {
                 Arguments.of(new IOException("Unexpected end of file from server"), true, CallOutcome.OTHER),
                 // Found among the causes.
                 Arguments.of(new IOException("wrapped", new SocketTimeoutException("Read timed out")), true,
-                        CallOutcome.READ_TIMEOUT));
+                        CallOutcome.READ_TIMEOUT),
+                // Reactor Netty's, wrapped by WebClient as it does; its timeouts say which they are.
+                Arguments.of(new RuntimeException("WebClientRequestException",
+                        new ConnectTimeoutException("connection timed out after 500 ms: /127.0.0.1:1")), true,
+                        CallOutcome.CONNECT_TIMEOUT),
+                Arguments.of(new RuntimeException("WebClientRequestException", ReadTimeoutException.INSTANCE), true,
+                        CallOutcome.READ_TIMEOUT),
+                Arguments.of(new ConnectException("finishConnect(..) failed: Connection refused: /127.0.0.1:1"), true,
+                        CallOutcome.REFUSED));
     }
 
     @ParameterizedTest(name = "{0}, connected {1} -> {2}")

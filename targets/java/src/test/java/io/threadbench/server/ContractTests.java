@@ -15,10 +15,12 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -41,7 +43,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * ContractTests checks targets/CONTRACT.md against the server booted on a
- * random port, once per thread model (PlatformThreadsTest, VirtualThreadsTest).
+ * random port, once per thread model (PlatformThreadsTest, VirtualThreadsTest,
+ * ReactiveTest). What differs between the models (the threads that run the
+ * work, the server, its knobs) each subclass says.
  */
 abstract class ContractTests {
 
@@ -78,14 +82,42 @@ abstract class ContractTests {
     @Autowired
     NativeSleep nativeSleep;
 
+    /** model is the thread model this class's server runs. */
+    abstract ThreadModel model();
+
     /** virtual is whether this class's server runs handlers on virtual threads. */
-    abstract boolean virtual();
+    final boolean virtual() {
+        return model().isVirtual();
+    }
 
     /** threadPrefix is how Thread.toString() starts for a handler thread of this model. */
     abstract String threadPrefix();
 
     /** threadName is a part of the handler thread's name Tomcat or Spring gives it. */
     abstract String threadName();
+
+    /**
+     * threadName is a part of the name of the thread that finishes the work
+     * of a request for {@code path}: the handler's, in the servlet models.
+     */
+    String threadName(String path) {
+        return threadName();
+    }
+
+    /** server matches the server /info's framework names, after Spring's versions. */
+    String server() {
+        return "Apache Tomcat/\\d+.*";
+    }
+
+    /** threadKnobs are the knobs /info gives this model's thread pools. */
+    List<String> threadKnobs() {
+        return List.of("tomcatMaxThreads", "virtualParallelism");
+    }
+
+    /** metricsPort is where /actuator/prometheus answers: the endpoints' port unless METRICS_PORT moves it. */
+    int metricsPort() {
+        return port;
+    }
 
     record Response(int status, String contentType, String body) {
         JsonNode json() {
@@ -135,12 +167,12 @@ abstract class ContractTests {
         List<String> fields = List.copyOf(body.propertyNames());
         assertEquals(WORK_FIELDS, fields.subList(0, Math.min(fields.size(), WORK_FIELDS.size())),
                 path + " field order");
-        assertEquals(virtual() ? "java-virtual" : "java-platform", body.get("target").asString(), path);
+        assertEquals(model().defaultTargetName(), body.get("target").asString(), path);
         assertEquals(endpoint, body.get("endpoint").asString(), path);
         assertEquals(durationMs, body.get("durationMs").asLong(), path);
         assertEquals(virtual(), body.get("virtual").asBoolean(), path);
         String thread = body.get("thread").asString();
-        assertTrue(thread.startsWith(threadPrefix()) && thread.contains(threadName()), path + ": thread " + thread);
+        assertTrue(thread.startsWith(threadPrefix()) && thread.contains(threadName(path)), path + ": thread " + thread);
         return body;
     }
 
@@ -281,9 +313,12 @@ abstract class ContractTests {
 
     @Test
     void otherMethodsAreJson405() throws Exception {
-        Response resp = send(HttpRequest.newBuilder(uri("/api/light")).POST(HttpRequest.BodyPublishers.noBody()));
-        assertEquals(405, resp.status());
-        assertEquals("method POST not allowed, use GET", resp.json().get("error").asString());
+        HttpResponse<String> resp = CLIENT.send(HttpRequest.newBuilder(uri("/api/light"))
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, resp.statusCode());
+        assertEquals(Optional.of("GET, HEAD"), resp.headers().firstValue("Allow"));
+        assertEquals("method POST not allowed, use GET", JSON.readTree(resp.body()).get("error").asString());
     }
 
     @Test
@@ -294,18 +329,21 @@ abstract class ContractTests {
         assertEquals(List.of("target", "threadModel", "runtime", "runtimeVersion", "framework", "availableProcessors",
                 "memoryLimitBytes", "cpuModel", "knobs", "jdk", "vendor", "gc", "maxHeapBytes", "tomcatMaxThreads",
                 "virtualParallelism"), List.copyOf(body.propertyNames()));
-        assertEquals(virtual() ? "virtual" : "platform", body.get("threadModel").asString());
+        assertEquals(model().label(), body.get("threadModel").asString());
         assertEquals(Runtime.version().toString(), body.get("runtimeVersion").asString());
         assertEquals(TargetInfo.runtimeName() + " " + Runtime.version(), body.get("runtime").asString());
-        assertTrue(body.get("framework").asString().matches("Spring Boot \\d+\\.\\d+\\.\\d+.* \\(Spring Framework .*, Apache Tomcat/\\d+.*\\)"),
+        assertTrue(body.get("framework").asString().matches("Spring Boot \\d+\\.\\d+\\.\\d+.* \\(Spring Framework .*, " + server() + "\\)"),
                 "framework " + body.get("framework"));
         assertEquals(Runtime.getRuntime().availableProcessors(), body.get("availableProcessors").asInt());
         assertTrue(body.get("memoryLimitBytes").isIntegralNumber() && body.get("memoryLimitBytes").asLong() >= 0);
         assertTrue(body.get("cpuModel").isString(), "cpuModel is a string");
         JsonNode knobs = body.get("knobs");
-        for (String knob : List.of("tomcatMaxThreads", "virtualParallelism", "gc", "maxHeapBytes", "pinnedThresholdMs")) {
-            assertTrue(knobs.get(knob).isString(), "knob " + knob + " is a string: " + knobs);
+        List<String> knobNames = new ArrayList<>(threadKnobs());
+        knobNames.addAll(List.of("gc", "maxHeapBytes", "pinnedThresholdMs"));
+        for (String knob : knobNames) {
+            assertTrue(knobs.has(knob) && knobs.get(knob).isString(), "knob " + knob + " is a string: " + knobs);
         }
+        assertEquals(Set.copyOf(knobNames), Set.copyOf(knobs.propertyNames()), "this model's knobs, no others'");
         assertEquals(body.get("maxHeapBytes").asString(), knobs.get("maxHeapBytes").asString());
         // The fields /info had before the contract, still there.
         assertEquals(Runtime.version().toString(), body.get("jdk").asString());
@@ -322,7 +360,7 @@ abstract class ContractTests {
                 "elapsedMs", "peakConcurrent", "callHistogram", "doneHistogram", "thread", "virtual"), List.copyOf(body.propertyNames()));
         assertEquals(List.of("readTimeout", "connectTimeout", "refused", "other"),
                 List.copyOf(body.get("failures").propertyNames()));
-        assertEquals(virtual() ? "java-virtual" : "java-platform", body.get("target").asString());
+        assertEquals(model().defaultTargetName(), body.get("target").asString());
         assertEquals("fanout", body.get("endpoint").asString());
         assertEquals(virtual(), body.get("virtual").asBoolean(), "the handler's thread");
         assertEquals(body.get("calls").asInt(), body.get("succeeded").asInt() + body.get("failed").asInt());
@@ -563,7 +601,7 @@ abstract class ContractTests {
     }
 
     String prometheus() throws IOException, InterruptedException {
-        Response resp = send(HttpRequest.newBuilder(uri("/actuator/prometheus"))
+        Response resp = send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort() + "/actuator/prometheus"))
                 .header("Accept", "application/json, text/plain").GET()); // what the Go contract test sends
         assertEquals(200, resp.status());
         assertTrue(resp.contentType().startsWith("text/plain"), resp.contentType());

@@ -79,17 +79,19 @@ final class FakeDownstream implements AutoCloseable {
 
     private void heavy(HttpExchange exchange) throws IOException {
         clients.add(exchange.getRemoteAddress());
+        int ms = IntParam.DURATION.parse(exchange.getRequestURI().getRawQuery());
         peak.accumulateAndGet(inflight.incrementAndGet(), Math::max);
         try {
-            String query = exchange.getRequestURI().getRawQuery();
-            int ms = IntParam.DURATION.parse(query);
             Thread.sleep(ms);
-            answer(exchange, 200, "{\"endpoint\":\"heavy\",\"durationMs\":" + ms + "}");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
         } finally {
+            // Before the answer goes out: once it has, the caller may hand its
+            // bulkhead permit to a call that arrives before this line would run.
             inflight.decrementAndGet();
         }
+        answer(exchange, 200, "{\"endpoint\":\"heavy\",\"durationMs\":" + ms + "}");
     }
 
     private static void answer(HttpExchange exchange, int status, String body) throws IOException {

@@ -11,8 +11,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 class PlatformThreadsTest extends ContractTests {
 
     @Override
-    boolean virtual() {
-        return false;
+    ThreadModel model() {
+        return ThreadModel.PLATFORM;
     }
 
     @Override

@@ -13,6 +13,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.mock.env.MockEnvironment;
 
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.resources.LoopResources;
+
 class TargetInfoTest {
 
     @Test
@@ -43,6 +46,34 @@ class TargetInfoTest {
         TargetInfo info = TargetInfo.from(env);
         assertEquals("java-virtual-g1", info.target());
         assertEquals(50, info.tomcatMaxThreads());
+    }
+
+    @Test
+    void reactiveHasReactorNettysKnobs() {
+        MockEnvironment env = new MockEnvironment().withProperty("spring.main.web-application-type", "reactive")
+                .withProperty("server.tomcat.threads.max", "50"); // Tomcat's, which the reactive model has not
+        TargetInfo info = TargetInfo.from(env);
+        assertEquals("java-reactive", info.target());
+        assertEquals("reactive", info.threadModel());
+        assertEquals(Set.of("eventLoopThreads", "boundedElasticThreads", "gc", "maxHeapBytes", "pinnedThresholdMs"),
+                info.knobs().keySet());
+        assertEquals(String.valueOf(LoopResources.DEFAULT_IO_WORKER_COUNT), info.knobs().get("eventLoopThreads"));
+        assertEquals(String.valueOf(Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE), info.knobs().get("boundedElasticThreads"));
+        assertEquals(0, info.tomcatMaxThreads(), "no Tomcat pool");
+        assertTrue(info.framework().matches("Spring Boot .* \\(Spring Framework .*, Reactor Netty \\d+\\.\\d+\\.\\d+.*\\)"),
+                info.framework());
+        assertTrue(info.logLine().contains(" threadModel=reactive "), info.logLine());
+        assertTrue(info.logLine().contains(" eventLoopThreads=" + LoopResources.DEFAULT_IO_WORKER_COUNT + " "), info.logLine());
+        assertFalse(info.logLine().contains("tomcatMaxThreads"), info.logLine());
+    }
+
+    @Test
+    void servletLogLineAndFramework() {
+        TargetInfo info = TargetInfo.from(new MockEnvironment().withProperty("server.tomcat.threads.max", "50"));
+        assertTrue(info.logLine().endsWith(" availableProcessors=" + info.availableProcessors()
+                + " tomcatMaxThreads=50 virtualParallelism=" + info.virtualParallelism() + " pinnedThresholdMs=0"),
+                info.logLine());
+        assertTrue(info.framework().matches("Spring Boot .* \\(Spring Framework .*, Apache Tomcat/\\d+.*\\)"), info.framework());
     }
 
     @Test

@@ -18,6 +18,14 @@ class ThreadbenchApplicationTest {
     }
 
     @Test
+    void reactiveAsksForWebFlux() {
+        assertThat(ThreadbenchApplication.defaults(ThreadModel.REACTIVE, Map.of("METRICS_PORT", "41235")))
+                .containsEntry("spring.main.web-application-type", "reactive")
+                .containsEntry("spring.threads.virtual.enabled", "false")
+                .containsEntry("management.server.port", "41235");
+    }
+
+    @Test
     void metricsPortBindsWhereTheEndpointsDo() {
         assertThat(ThreadbenchApplication.defaults(ThreadModel.PLATFORM, Map.of("METRICS_PORT", "41235", "BIND_ADDR", "198.18.0.2")))
                 .containsEntry("management.server.port", "41235")

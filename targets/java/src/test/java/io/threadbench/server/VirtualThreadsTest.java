@@ -8,8 +8,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 class VirtualThreadsTest extends ContractTests {
 
     @Override
-    boolean virtual() {
-        return true;
+    ThreadModel model() {
+        return ThreadModel.VIRTUAL;
     }
 
     @Override
