@@ -76,7 +76,7 @@ func newCapacityCmd(g *globalState) *cobra.Command {
 			return flagError(runLocal(g, cfg, spec, output, quiet, nil))
 		},
 	}
-	flags.register(cmd.Flags(), g.catalog.Names())
+	flags.register(cmd.Flags(), g.catalog.DefaultNames())
 	own.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&cf.slo, "slo", "", "the objective every trial must meet, e.g. 'p99<=250ms,errors<=0.1%' (p50, p90, p95, p99, p999, errors, drops)")

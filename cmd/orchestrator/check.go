@@ -82,7 +82,7 @@ func newCheckCmd(g *globalState) *cobra.Command {
 			return runCheck(g, cfg, rs, plan, cf, quiet)
 		},
 	}
-	flags.register(cmd.Flags(), g.catalog.Names())
+	flags.register(cmd.Flags(), g.catalog.DefaultNames())
 	own.register(cmd.Flags())
 	f := cmd.Flags()
 	f.String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")

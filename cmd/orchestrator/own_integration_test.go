@@ -301,7 +301,7 @@ func TestOwnServiceFromConfig(t *testing.T) {
 func submitOwnThroughForm(t *testing.T, b *browser, variants []string) string {
 	t.Helper()
 	b.open("/ui/new", "new")
-	for _, name := range targets.DefaultCatalog().Names() {
+	for _, name := range targets.DefaultCatalog().DefaultNames() {
 		b.click(`input[data-field="targets"][value="` + name + `"]`)
 	}
 	for _, v := range variants {

@@ -79,7 +79,7 @@ func newRunCmd(g *globalState) *cobra.Command {
 			return runLocal(g, cfg, rs, output, quiet, responses)
 		},
 	}
-	flags.register(cmd.Flags(), g.catalog.Names())
+	flags.register(cmd.Flags(), g.catalog.DefaultNames())
 	own.register(cmd.Flags())
 	cmd.Flags().String("java-base-image", "", "Java: JRE base image (default "+targets.DefaultJavaBaseImage+", or one assembled from the host JDK)")
 	cmd.Flags().StringVarP(&output, "output", "o", report.FormatTable, "table, or json for the stored run document")

@@ -26,7 +26,7 @@ func parseSpecEnv(t *testing.T, env map[string]string, args ...string) (bench.Ru
 	t.Helper()
 	var f specFlags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	f.register(fs, targets.DefaultCatalog().Names())
+	f.register(fs, targets.DefaultCatalog().DefaultNames())
 	fs.String("java-base-image", "", "")
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("parse %q: %v", args, err)
@@ -66,7 +66,7 @@ func with(edit func(*bench.RunSpec)) bench.RunSpec {
 }
 
 func TestSpecFlags(t *testing.T) {
-	allTargets := targets.DefaultCatalog().Names()
+	allTargets := targets.DefaultCatalog().DefaultNames()
 	smoke := bench.Profile{Name: "smoke"}
 	twoSteps := bench.Profile{Name: "two-steps", Model: bench.ModelClosed, Stages: []bench.Stage{
 		{Name: "c4", Duration: secs(3), Concurrency: 4},

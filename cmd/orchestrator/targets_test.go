@@ -22,14 +22,15 @@ func TestTargetsList(t *testing.T) {
 		t.Fatalf("exit code %d, stderr %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if got, want := len(lines), 4; got != want {
-		t.Fatalf("%d lines, want %d (header + 3 targets):\n%s", got, want, stdout)
+	if got, want := len(lines), 5; got != want {
+		t.Fatalf("%d lines, want %d (header + 4 targets):\n%s", got, want, stdout)
 	}
 	for i, want := range [][]string{
 		{"NAME", "KIND", "THREAD MODEL", "METRICS", "DESCRIPTION"},
 		{"go", "go", "goroutines", "/metrics"},
 		{"java-platform", "java", "platform", "/actuator/prometheus"},
 		{"java-virtual", "java", "virtual", "/actuator/prometheus"},
+		{"java-reactive", "java", "reactive", "/actuator/prometheus", "run when named"},
 	} {
 		for _, field := range want {
 			if !strings.Contains(lines[i], field) {

@@ -195,14 +195,15 @@ func whyCPUSpec() string {
   "cases": [
     {"name": "go-cpu", "target": "go", "workload": ` + cpu + `},
     {"name": "virtual-cpu", "target": "java-virtual", "workload": ` + cpu + `},
-    {"name": "virtual-cpu-off", "target": "java-virtual", "workload": ` + cpu + `, "noProfile": true}],
+    {"name": "virtual-cpu-off", "target": "java-virtual", "workload": ` + cpu + `, "noProfile": true},
+    {"name": "reactive-cpu", "target": "java-reactive", "workload": ` + cpu + `}],
   "profile": {"model": "closed", "stages": [{"name": "c16", "duration": "8s", "concurrency": 16}]},
   "warmup": {"duration": "4s", "rate": 10}}`
 }
 
-// TestWhyCPUAndOverhead runs the Go target and java-virtual on the
-// CPU-bound endpoint, java-virtual with recording and without, in one run
-// (two JVMs): in the CPU-bound stages the targets' own code was most in
+// TestWhyCPUAndOverhead runs the Go target, java-virtual and java-reactive
+// on the CPU-bound endpoint, java-virtual with recording and without, in
+// one run (three JVMs): in the CPU-bound stages the targets' own code was most in
 // the endpoint's work function (pprof for Go, JFR for Java), which no
 // neighbour's load moves; the report sets throughput with and without
 // recording side by side (how much recording costs is a figure for a quiet
@@ -210,7 +211,7 @@ func whyCPUSpec() string {
 // served by the API opens with go tool pprof -top.
 func TestWhyCPUAndOverhead(t *testing.T) {
 	sideBySide(t)
-	startsJVMs(t, 110)
+	startsJVMs(t, 150)
 	db := filepath.Join(t.TempDir(), "history.db")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "-f", writeFile(t, "why-cpu.json", whyCPUSpec()))
 	if code != exitOK {
@@ -218,7 +219,7 @@ func TestWhyCPUAndOverhead(t *testing.T) {
 	}
 	run, _ := storedRun(t, db, stdout)
 	noContainersOf(t, run.ID)
-	for key, want := range map[string]string{"go-cpu": goWorkFunction, "virtual-cpu": javaWorkFunction} {
+	for key, want := range map[string]string{"go-cpu": goWorkFunction, "virtual-cpu": javaWorkFunction, "reactive-cpu": javaWorkFunction} {
 		checkOwnWork(t, run.Target(key), want)
 	}
 	if in := run.Target("virtual-cpu-off").Inside; in == nil || !in.Off || in.Source != "" || len(in.Files) != 0 {

@@ -203,7 +203,7 @@ func (f *family) axisLabel(axis string) string {
 }
 
 func checkModelName(v string) error {
-	if slices.Contains([]string{bench.ThreadModelPlatform, bench.ThreadModelVirtual, bench.ThreadModelGoroutines}, v) {
+	if slices.Contains(bench.ThreadModels, v) {
 		return nil
 	}
 	return fmt.Errorf("not a thread model: %s", v)

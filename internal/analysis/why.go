@@ -394,7 +394,8 @@ func familyOf(tr *bench.TargetResult) string {
 	return ref.Name
 }
 
-// modelOrder puts platform threads before virtual threads before the rest.
+// modelOrder puts platform threads before virtual threads before WebFlux's
+// event loops before the rest.
 func modelOrder(s *subject) int {
 	if s == nil || len(s.rounds) == 0 {
 		return 3
@@ -404,6 +405,8 @@ func modelOrder(s *subject) int {
 		return 0
 	case bench.ThreadModelVirtual:
 		return 1
+	case bench.ThreadModelReactive:
+		return 2
 	}
-	return 2
+	return 3
 }

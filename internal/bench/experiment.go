@@ -58,6 +58,7 @@ const (
 	LayoutLocust   = "locust"   // seed 003: Locust's statistics table, with pinning
 	LayoutPool     = "pool"     // db-pool: throughput per stage beside the pool's bound, and where requests waited
 	LayoutCPU      = "cpu"      // cpu-bound: throughput, latency and CPU per request of each runtime, and the claim's ratios
+	LayoutReactive = "reactive" // reactive: throughput, p99, OS threads and errors per stage, virtual threads beside WebFlux
 )
 
 // Figures a seed's table reports, as SeedRow.Seed keys them.

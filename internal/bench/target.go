@@ -11,6 +11,7 @@ const (
 	TargetGo           = "go"
 	TargetJavaPlatform = "java-platform"
 	TargetJavaVirtual  = "java-virtual"
+	TargetJavaReactive = "java-reactive"
 )
 
 // Thread models: what a target runs each request on, as TargetInfo's
@@ -19,7 +20,14 @@ const (
 	ThreadModelGoroutines = "goroutines"
 	ThreadModelPlatform   = "platform"
 	ThreadModelVirtual    = "virtual"
+	// ThreadModelReactive is Spring WebFlux on Reactor Netty: a few
+	// event-loop threads serve every request, waits hold no thread, and
+	// blocking work runs on Reactor's bounded elastic pool.
+	ThreadModelReactive = "reactive"
 )
+
+// ThreadModels are the thread models, in the order tables show them.
+var ThreadModels = []string{ThreadModelPlatform, ThreadModelVirtual, ThreadModelReactive, ThreadModelGoroutines}
 
 // Keys of a result's Settings a Java target records as it starts (the
 // targets' Java recipe), which the size of its pool is read from
@@ -42,7 +50,7 @@ const (
 type BuiltinTarget struct {
 	Name        string
 	Runtime     string // RuntimeGo, RuntimeJava
-	ThreadModel string // ThreadModelGoroutines, ThreadModelPlatform, ThreadModelVirtual
+	ThreadModel string // one of ThreadModels
 }
 
 // BuiltinTargets are the built-in catalog's targets, in its order
@@ -51,6 +59,7 @@ var BuiltinTargets = []BuiltinTarget{
 	{Name: TargetGo, Runtime: RuntimeGo, ThreadModel: ThreadModelGoroutines},
 	{Name: TargetJavaPlatform, Runtime: RuntimeJava, ThreadModel: ThreadModelPlatform},
 	{Name: TargetJavaVirtual, Runtime: RuntimeJava, ThreadModel: ThreadModelVirtual},
+	{Name: TargetJavaReactive, Runtime: RuntimeJava, ThreadModel: ThreadModelReactive},
 }
 
 // Builtin returns the built-in target a reference ("name" or
@@ -73,10 +82,12 @@ type TargetPair struct {
 
 // AskedPairs are the comparisons of built-in targets users ask about, by
 // target name, in the order reports show them: virtual threads relative to
-// platform threads, and relative to goroutines.
+// platform threads, to goroutines and to WebFlux's event loops.
 var AskedPairs = []TargetPair{
 	{A: TargetJavaVirtual, B: TargetJavaPlatform},
 	{A: TargetJavaVirtual, B: TargetGo},
+	// Seeds 003 and 004: can virtual threads replace WebFlux?
+	{A: TargetJavaVirtual, B: TargetJavaReactive},
 }
 
 // InAskedPair reports whether a target (by name) is one of an asked pair's.
@@ -130,7 +141,7 @@ type FigureSource struct {
 type TargetInfo struct {
 	Name        string `json:"name"`
 	Kind        string `json:"kind"`        // the runtime: go, java
-	ThreadModel string `json:"threadModel"` // goroutines, platform, virtual
+	ThreadModel string `json:"threadModel"` // one of ThreadModels
 	MetricsPath string `json:"metricsPath"`
 	Description string `json:"description"`
 	// Variant names the dimension a target may vary along ("jdk"), Variants
@@ -153,6 +164,10 @@ type TargetInfo struct {
 	// the command line or a configuration's targets): it serves no
 	// contract endpoint, so it is attacked with requests of its own.
 	Own bool `json:"own,omitempty"`
+	// OnlyNamed marks a target a run runs only when it names it (the
+	// WebFlux reference): a run, a form or a command that names no
+	// target leaves it out.
+	OnlyNamed bool `json:"onlyNamed,omitempty"`
 	// Database is the database server a service of one's own needs, from
 	// the configuration (its init script is the operator's, not shown): a
 	// run naming the service that starts none starts this one.

@@ -14,7 +14,7 @@ import (
 // data, like the built-in profiles. Each expands at a scale into a run
 // spec; its rows carry the seed's own figures.
 func experiments() []bench.Experiment {
-	return []bench.Experiment{seed000(), seed001(), seed001Service(), seed002(), seed003(), seed004(), cpuBound(), dbPool()}
+	return []bench.Experiment{seed000(), seed001(), seed001Service(), seed002(), seed003(), seed004(), cpuBound(), dbPool(), reactive()}
 }
 
 // scaled multiplies d by scale, to the millisecond.

@@ -64,6 +64,8 @@ func SheetOf(run *bench.Run) (Sheet, bool) {
 		x.pool()
 	case bench.LayoutCPU:
 		x.cpu()
+	case bench.LayoutReactive:
+		x.reactiveTable()
 	}
 	x.sheet.Notes = e.Notes
 	return x.sheet, true

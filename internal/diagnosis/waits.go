@@ -55,7 +55,15 @@ var waits = []knownWait{
 		"java.util.concurrent.ForkJoinPool.awaitWork", "java.lang.ref.ReferenceQueue.remove",
 		// Tomcat's main thread, waiting for a shutdown command: no
 		// request's.
-		"org.apache.catalina.core.StandardServer.await"}},
+		"org.apache.catalina.core.StandardServer.await",
+		// WebFlux on Reactor Netty: an event loop waiting for I/O (epoll,
+		// NIO's selector, kqueue; Netty 4.2's handlers and 4.1's loops),
+		// Netty's timer between ticks, and Spring Boot's thread that keeps
+		// the JVM alive until the server is disposed (Boot 4, then 3).
+		"io.netty.channel.epoll.Native.epollWait", "io.netty.channel.epoll.Native.epollBusyWait",
+		"io.netty.channel.nio.NioIoHandler.select", "io.netty.channel.nio.NioEventLoop.select", "io.netty.channel.kqueue.Native.keventWait",
+		"io.netty.util.HashedWheelTimer$Worker.waitForNextTick",
+		"org.springframework.boot.reactor.netty.NettyWebServer", "org.springframework.boot.web.embedded.netty.NettyWebServer"}},
 	// HikariCP: getConnection waits in ConcurrentBag.borrow (on a
 	// SynchronousQueue) until a connection is handed back.
 	{What: WaitDatabaseConnections, Frames: []string{"com.zaxxer.hikari.pool.HikariPool.getConnection", "com.zaxxer.hikari.util.ConcurrentBag.borrow"}},

@@ -74,6 +74,17 @@ func TestWaitOf(t *testing.T) {
 		// commons-pool2 under no client known.
 		{"commons-pool2", stack("jdk.internal.misc.Unsafe.park", "org.apache.commons.pool2.impl.GenericObjectPool.borrowObject", "com.example.Parsers.get"),
 			diagnosis.WaitObjectPool, "org.apache.commons.pool2.impl.GenericObjectPool.borrowObject", false, true},
+		// WebFlux: an event loop waiting in epoll between requests, and
+		// Spring Boot's thread blocked until the server is disposed (a
+		// block(), but no request's: not a reactive call's answer).
+		{"Netty event loop", stack("io.netty.channel.epoll.Native.epollWait0", "io.netty.channel.epoll.Native.epollWait",
+			"io.netty.channel.epoll.EpollIoHandler.epollWait", "io.netty.channel.epoll.EpollIoHandler.run",
+			"io.netty.channel.SingleThreadIoEventLoop.run", "java.lang.Thread.run"),
+			diagnosis.WaitIdle, "io.netty.channel.epoll.Native.epollWait", true, true},
+		{"Boot's Netty await", stack("jdk.internal.misc.Unsafe.park", "java.util.concurrent.CountDownLatch.await",
+			"reactor.core.publisher.BlockingSingleSubscriber.blockingGet", "reactor.core.publisher.Mono.block",
+			"org.springframework.boot.reactor.netty.NettyWebServer$1.run"),
+			diagnosis.WaitIdle, "org.springframework.boot.reactor.netty.NettyWebServer$1.run", true, true},
 		// Tomcat's idle workers (TaskQueue.take under getTask) and Jetty's.
 		{"Tomcat idle", stack("jdk.internal.misc.Unsafe.park", "org.apache.tomcat.util.threads.TaskQueue.take",
 			"org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask", "org.apache.tomcat.util.threads.ThreadPoolExecutor.runWorker"),

@@ -127,6 +127,31 @@ func TestExperimentStages(t *testing.T) {
 	golden(t, "experiment_seed-001-service.table.golden", writeExperiment(t, run, report.FormatTable))
 }
 
+// The reactive sheet: per stage each model's throughput, p99, OS threads
+// and errors, then virtual threads' last stage as a share of WebFlux's.
+func TestExperimentReactive(t *testing.T) {
+	run := experimentRun(t, "reactive", "heavy", func(key string, tr *bench.TargetResult) {
+		for i, clients := range []int{50, 200, 400} {
+			rate := float64(clients) / 0.2
+			if key == bench.TargetJavaPlatform {
+				rate = min(rate, 1000) // 200 threads ÷ 200 ms
+			}
+			p99 := 210.0
+			if float64(clients)/rate > 0.2 { // queued for a thread
+				p99 = 1000 * float64(clients) / rate * 1.02
+			}
+			s := stats(int64(rate*6), 0, 6*time.Second, 200, 201, p99)
+			tr.Stages = append(tr.Stages, bench.StageResult{Index: i, Concurrency: clients, Stats: *s})
+			threads := map[string]float64{bench.TargetJavaPlatform: 230, bench.TargetJavaVirtual: 32, bench.TargetJavaReactive: 27}[key]
+			if threads > 0 {
+				tr.Resources = append(tr.Resources, bench.StageResources{Stage: i, Threads: gauges(bench.ThreadPlatform, threads, threads)})
+			}
+		}
+		tr.Total = &tr.Stages[2].Stats
+	})
+	golden(t, "experiment_reactive.table.golden", writeExperiment(t, run, report.FormatTable))
+}
+
 func TestExperimentNGrinder(t *testing.T) {
 	run := experimentRun(t, "seed-004", "", func(key string, tr *bench.TargetResult) {
 		rate := map[string]float64{bench.TargetJavaPlatform: 330, bench.TargetJavaVirtual: 790, bench.TargetGo: 800}[key]

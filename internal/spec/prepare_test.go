@@ -18,6 +18,7 @@ func testCatalog(g bench.Guardrails) bench.Catalog {
 		{Name: bench.TargetGo, Kind: "go"},
 		{Name: bench.TargetJavaPlatform, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
 		{Name: bench.TargetJavaVirtual, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25"},
+		{Name: bench.TargetJavaReactive, Kind: "java", Variant: "jdk", Variants: jdks, DefaultVariant: "25", OnlyNamed: true},
 	}, Builtins: builtin.Set}
 }
 

@@ -26,7 +26,7 @@ type Variant struct {
 // serve targets/CONTRACT.md, and its contract tests).
 type Entry struct {
 	Name        string
-	ThreadModel string // bench.ThreadModelGoroutines, bench.ThreadModelPlatform, bench.ThreadModelVirtual
+	ThreadModel string // one of bench.ThreadModels
 	Description string
 	// Source is the directory, relative to the repository root, the image
 	// is built from; Recipe says how, and how the target is launched.
@@ -81,6 +81,10 @@ type Entry struct {
 	// ("io.threadbench.", a Go module path), so that a diagnosis finds its
 	// code below the libraries'; empty when not known.
 	OwnPrefix string
+	// OnlyNamed leaves the entry out of a run's default targets: it runs
+	// when named (java-reactive, the stack the seeds moved away from, is a
+	// reference beside the three thread models a run compares).
+	OnlyNamed bool
 	// Database, for an Own target: the database server the service needs,
 	// from the configuration; a run naming the target that starts none
 	// starts this one.
@@ -180,6 +184,7 @@ func (e Entry) Info() bench.TargetInfo {
 		Threads:        slices.Clone(e.Threads),
 		Memory:         slices.Clone(e.Memory),
 		Own:            e.Own,
+		OnlyNamed:      e.OnlyNamed,
 		Database:       e.Database.Clone(),
 	}
 	info.Axes = info.AxesOf()
@@ -226,6 +231,18 @@ func (c *Catalog) Names() []string {
 	names := make([]string, len(c.entries))
 	for i, e := range c.entries {
 		names[i] = e.Name
+	}
+	return names
+}
+
+// DefaultNames returns the targets a run runs when it names none, in
+// catalog order: every entry but those that run only when named.
+func (c *Catalog) DefaultNames() []string {
+	var names []string
+	for _, e := range c.entries {
+		if !e.OnlyNamed {
+			names = append(names, e.Name)
+		}
 	}
 	return names
 }
@@ -323,7 +340,15 @@ func DefaultCatalog() *Catalog {
 		GoEntry(),
 		javaEntry(bench.TargetJavaPlatform, bench.ThreadModelPlatform, "Spring Boot on Tomcat, a bounded pool of platform threads"),
 		javaEntry(bench.TargetJavaVirtual, bench.ThreadModelVirtual, "the same Spring Boot jar, one virtual thread per request"),
+		reactiveEntry(),
 	)
+}
+
+// reactiveEntry is the Spring Boot jar on WebFlux: run when named.
+func reactiveEntry() Entry {
+	e := javaEntry(bench.TargetJavaReactive, bench.ThreadModelReactive, "the same jar on Spring WebFlux and Reactor Netty: a few event-loop threads, waits hold none, blocking work on Reactor's bounded elastic pool (run when named)")
+	e.OnlyNamed = true
+	return e
 }
 
 // cloneEnv copies an environment so callers can change theirs.

@@ -50,22 +50,30 @@ func TestLookup(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if got, want := strings.Join(targets.DefaultCatalog().Names(), ","), "go,java-platform,java-virtual"; got != want {
+	c := targets.DefaultCatalog()
+	if got, want := strings.Join(c.Names(), ","), "go,java-platform,java-virtual,java-reactive"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
+	}
+	// WebFlux runs when named: a run that names no target compares the three thread models.
+	if got, want := strings.Join(c.DefaultNames(), ","), "go,java-platform,java-virtual"; got != want {
+		t.Fatalf("DefaultNames() = %s, want %s", got, want)
 	}
 }
 
-// The two Java entries share one image: same source, recipe and repository;
+// The Java entries share one image: same source, recipe and repository;
 // only their environment (THREAD_MODEL) differs.
 func TestJavaEntriesShareTheirImage(t *testing.T) {
 	c := targets.DefaultCatalog()
 	p, _ := c.Lookup(bench.TargetJavaPlatform)
 	v, _ := c.Lookup(bench.TargetJavaVirtual)
-	if p.Source != v.Source || p.Repository != v.Repository || p.Recipe != v.Recipe {
-		t.Fatalf("java entries differ in how they are built: %+v / %+v", p, v)
+	r, _ := c.Lookup(bench.TargetJavaReactive)
+	for _, e := range []targets.Entry{v, r} {
+		if p.Source != e.Source || p.Repository != e.Repository || p.Recipe != e.Recipe {
+			t.Fatalf("java entries differ in how they are built: %+v / %+v", p, e)
+		}
 	}
-	if p.Env["THREAD_MODEL"] != "platform" || v.Env["THREAD_MODEL"] != "virtual" {
-		t.Fatalf("THREAD_MODEL = %q / %q", p.Env["THREAD_MODEL"], v.Env["THREAD_MODEL"])
+	if p.Env["THREAD_MODEL"] != "platform" || v.Env["THREAD_MODEL"] != "virtual" || r.Env["THREAD_MODEL"] != "reactive" {
+		t.Fatalf("THREAD_MODEL = %q / %q / %q", p.Env["THREAD_MODEL"], v.Env["THREAD_MODEL"], r.Env["THREAD_MODEL"])
 	}
 }
 
@@ -76,7 +84,7 @@ func TestCatalogWith(t *testing.T) {
 	extra := targets.GoEntry()
 	extra.Name, extra.Env = "go-gogc-off", map[string]string{"GOGC": "off"}
 	c := base.With(extra)
-	if got, want := strings.Join(c.Names(), ","), "go,java-platform,java-virtual,go-gogc-off"; got != want {
+	if got, want := strings.Join(c.Names(), ","), "go,java-platform,java-virtual,java-reactive,go-gogc-off"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
 	}
 	if _, err := base.Lookup("go-gogc-off"); err == nil {
@@ -86,7 +94,7 @@ func TestCatalogWith(t *testing.T) {
 		t.Fatalf("the spec checks do not know the new entry: %v", err)
 	}
 	replaced := c.With(targets.Entry{Name: "go", Recipe: targets.GoBinary{}, Description: "replaced"})
-	if e, _ := replaced.Lookup("go"); e.Description != "replaced" || len(replaced.Names()) != 4 {
+	if e, _ := replaced.Lookup("go"); e.Description != "replaced" || len(replaced.Names()) != 5 {
 		t.Fatalf("With did not replace the entry of the same name: %+v", replaced.Names())
 	}
 }

@@ -234,7 +234,7 @@ func TestEngineInfo(t *testing.T) {
 // only): each passes the contract, says its thread model, and its JVM
 // picked the options up, as its settings record.
 func TestJavaTargets(t *testing.T) {
-	jvmslots.Hold(t, 30) // beside cmd/orchestrator's tests in make test
+	jvmslots.Hold(t, 45) // beside cmd/orchestrator's tests in make test
 	const jvmOptions = "-XX:TieredStopAtLevel=1"
 	rt := newRuntimeWith(t, targets.RuntimeOptions{JavaToolOptions: jvmOptions})
 	begin := time.Now()
@@ -250,11 +250,15 @@ func TestJavaTargets(t *testing.T) {
 	if !shared.Cached || shared.Ref != img.Ref {
 		t.Fatalf("Build(java-virtual) = %+v, want the java-platform image, cached", shared)
 	}
+	if reactive, err := rt.BuildTarget(context.Background(), bench.TargetJavaReactive, targets.BuildOptions{}); err != nil || !reactive.Cached || reactive.Ref != img.Ref {
+		t.Fatalf("Build(java-reactive) = %+v, %v; want the java-platform image, cached", reactive, err)
+	}
 	for _, tc := range []struct {
 		name, threadModel string
 	}{
 		{bench.TargetJavaPlatform, bench.ThreadModelPlatform},
 		{bench.TargetJavaVirtual, bench.ThreadModelVirtual},
+		{bench.TargetJavaReactive, bench.ThreadModelReactive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inst := start(t, rt, tc.name, img, targets.StartOptions{

@@ -115,6 +115,7 @@ var catalog = []bench.TargetInfo{
 	{Name: bench.TargetGo, Kind: "go", ThreadModel: "goroutines", Description: "Go net/http"},
 	{Name: bench.TargetJavaPlatform, Kind: "java", ThreadModel: "platform", Description: "Tomcat's platform threads"},
 	{Name: bench.TargetJavaVirtual, Kind: "java", ThreadModel: "virtual", Description: "virtual threads"},
+	{Name: bench.TargetJavaReactive, Kind: "java", ThreadModel: "reactive", Description: "WebFlux", OnlyNamed: true},
 }
 
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)

@@ -168,6 +168,11 @@ func TestNewRunFormOffersTheCatalogs(t *testing.T) {
 		p.mustContain(t, `<option value="`+ep+`">`)
 	}
 	for _, target := range catalog {
+		if target.OnlyNamed { // offered, not checked: a run names it
+			p.mustContain(t, `value="`+target.Name+`">`)
+			p.mustNotContain(t, `value="`+target.Name+`" checked>`)
+			continue
+		}
 		p.mustContain(t, `value="`+target.Name+`" checked>`)
 	}
 	// The defaults the API applies, shown where a field is empty.

@@ -95,7 +95,7 @@ func TestCheckFindsViolations(t *testing.T) {
 		// No server at all.
 		{"nothing listening", nil, goOptions, "connect"},
 		// Options that declare no thread model have nothing to check against.
-		{"no thread model", valid, contracttest.Options{Target: "go"}, `thread model "" has no contract expectations (known: goroutines, platform, virtual)`},
+		{"no thread model", valid, contracttest.Options{Target: "go"}, `thread model "" has no contract expectations (known: goroutines, platform, reactive, virtual)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			baseURL := "http://127.0.0.1:1" // nothing listens on port 1

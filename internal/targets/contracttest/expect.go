@@ -26,6 +26,8 @@ var expectations = map[string]expectation{
 	bench.ThreadModelGoroutines: {handler: bench.ThreadGoroutine, knobs: goKnobs},
 	bench.ThreadModelPlatform:   {handler: bench.ThreadPlatform, virtual: new(false), knobs: javaKnobs, javaFamilies: true},
 	bench.ThreadModelVirtual:    {handler: bench.ThreadVirtual, virtual: new(true), knobs: javaKnobs, javaFamilies: true},
+	// WebFlux's handlers run on event-loop (and Reactor's) platform threads.
+	bench.ThreadModelReactive: {handler: bench.ThreadPlatform, virtual: new(false), knobs: reactiveKnobs, javaFamilies: true},
 }
 
 // checkThreadModel says when Options name a thread model the contract has

@@ -13,6 +13,8 @@ import (
 var (
 	goKnobs   = []string{"GOMAXPROCS", "GOMEMLIMIT", "GOGC"}
 	javaKnobs = []string{"tomcatMaxThreads", "virtualParallelism", "gc", "maxHeapBytes"}
+	// reactiveKnobs: no Tomcat pool and no virtual threads serve its requests.
+	reactiveKnobs = []string{"eventLoopThreads", "boundedElasticThreads", "gc", "maxHeapBytes"}
 )
 
 // infoResponse is the contract's GET /info. Pointers tell absent fields
