@@ -466,7 +466,10 @@ func TestDatabaseDiesMidRun(t *testing.T) {
 		"profile":  map[string]any{"model": "closed", "stages": []any{map[string]any{"name": "c5", "duration": "8s", "concurrency": 5}}},
 		"workload": map[string]any{"requests": []any{map[string]any{"endpoint": "db", "params": map[string]string{"delay": "5"}}}},
 		"database": map[string]any{"kind": "postgres", "pool": 5}})
-	client.waitRun(run.ID, 2*time.Minute, "attacking", func(r *bench.Run) bool {
+	// Up to 5 minutes: on a fresh engine the database's image is built
+	// first, beside the side phase's other database tests (a clean clone
+	// waited past 2 minutes).
+	client.waitRun(run.ID, 5*time.Minute, "attacking", func(r *bench.Run) bool {
 		return r.Status.Finished() || len(r.Targets) > 0 && r.Targets[0].Status == bench.TargetRunning
 	})
 	time.Sleep(2 * time.Second) // into the stage

@@ -313,8 +313,9 @@ func whyInChromium(t *testing.T, tabCtx context.Context) (int, []byte) {
 }
 
 // synchronizedMethod is the built-in Java target's method behind
-// /api/synchronized: a sleep inside synchronized.
-const synchronizedMethod = "io.threadbench.server.WorkController.synchronizedSleep"
+// /api/synchronized: a sleep inside synchronized (shared by the servlet
+// and reactive handlers).
+const synchronizedMethod = "io.threadbench.server.SleepWork.inSynchronized"
 
 // seed003Pinned is synchronized@21's pinned line in the table report's
 // why: the pins, their time, and the frame.
