@@ -462,6 +462,30 @@ func checkDumpedVirtualThreads(t *testing.T, tr *bench.TargetResult) {
 // the why rightly named the generator instead.
 func TestMeasureTimeOutsideTheTarget(t *testing.T) {
 	alone(t)
+	// Twice at most: a stage whose generator lagged past its limit (the
+	// hypervisor's stall, clean-clone measuring phase: scheduling lag p99
+	// 6.7 ms) is rightly generator-bound, and says nothing of the way
+	// between; it is run again once.
+	for attempt := 1; ; attempt++ {
+		why, server, mean := timeOutside(t)
+		switch {
+		case len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound && attempt == 1:
+			t.Logf("attempt %d: %s; running again", attempt, why.Causes[0].Sentence)
+			continue
+		case len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictNetworkBound || !strings.Contains(why.Causes[0].Sentence, "this host, its loopback"):
+			t.Errorf("why %+v; want network-bound first, naming this host's loopback", why.Causes)
+		default:
+			t.Logf("%.3f ms in the handlers of %.3f ms; why: %s", server, mean, why.Causes[0].Sentence)
+		}
+		return
+	}
+}
+
+// timeOutside runs the Go target on /api/light at 100 req/s and returns
+// its stage's why, the time in its handlers and the mean latency the
+// generator saw (ms).
+func timeOutside(t *testing.T) (bench.Diagnosis, float64, float64) {
+	t.Helper()
 	db := t.TempDir() + "/history.db"
 	profile := writeFile(t, "open100.yaml", "name: open100\nmodel: open\nstages:\n  - {name: r100, duration: 5s, rate: 100}\n")
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--targets", "go", "--profile", profile,
@@ -481,10 +505,5 @@ func TestMeasureTimeOutsideTheTarget(t *testing.T) {
 	if server <= 0 || server >= st.Stats.Latency.Mean {
 		t.Fatalf("time in the handlers %.3f ms against %.3f ms as the generator saw it: want the target's own count, below it", server, st.Stats.Latency.Mean)
 	}
-	why := analysis.WhyStage(tr, st)
-	if len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictNetworkBound || !strings.Contains(why.Causes[0].Sentence, "this host, its loopback") {
-		t.Errorf("why %+v; want network-bound first, naming this host's loopback", why.Causes)
-	} else {
-		t.Logf("%.3f ms in the handlers of %.3f ms; why: %s", server, st.Stats.Latency.Mean, why.Causes[0].Sentence)
-	}
+	return analysis.WhyStage(tr, st), server, st.Stats.Latency.Mean
 }
