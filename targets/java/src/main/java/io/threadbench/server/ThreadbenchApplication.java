@@ -4,9 +4,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.tomcat.autoconfigure.actuate.web.server.TomcatReactiveManagementContextAutoConfiguration;
-import org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration;
+import org.springframework.util.ClassUtils;
 
 /**
  * ThreadbenchApplication is the Java target of threadbench: one jar that serves
@@ -17,17 +17,26 @@ import org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebS
  * Netty only. With both servers on the class path, Boot 4.1 registers each
  * one's reactive management context factory under the same bean name, and a
  * reactive target with METRICS_PORT would not start. The servlet models never
- * load these configurations.
+ * load these configurations. They are named, not referenced: the same
+ * sources build on Spring Boot 3.5 (targets/java/boot3), which has no such
+ * classes and ignores an exclusion of a class it does not have.
  */
-@SpringBootApplication(exclude = {TomcatReactiveWebServerAutoConfiguration.class,
-        TomcatReactiveManagementContextAutoConfiguration.class})
+@SpringBootApplication(excludeName = {"org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration",
+        "org.springframework.boot.tomcat.autoconfigure.actuate.web.server.TomcatReactiveManagementContextAutoConfiguration"})
 public class ThreadbenchApplication {
+
+    /** REACTIVE_CONFIG is the reactive model's configuration, built on Spring Boot 4 only (src/boot4). */
+    static final String REACTIVE_CONFIG = "io.threadbench.server.reactive.ReactiveConfig";
 
     /** main maps THREAD_MODEL onto Spring's own switch and starts the server. */
     public static void main(String[] args) {
         ThreadModel model;
         try {
             model = ThreadModel.parse(System.getenv("THREAD_MODEL"));
+            if (model == ThreadModel.REACTIVE && !ClassUtils.isPresent(REACTIVE_CONFIG, ThreadbenchApplication.class.getClassLoader())) {
+                throw new IllegalArgumentException("THREAD_MODEL=reactive: this build, on Spring Boot " + SpringBootVersion.getVersion()
+                        + ", has no reactive model (it is built on Spring Boot 4 only)");
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("threadbench-java: " + e.getMessage());
             System.exit(2);

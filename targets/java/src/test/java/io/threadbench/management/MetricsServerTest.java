@@ -46,7 +46,7 @@ class MetricsServerTest {
         assertThat(servers.executor("server")).isInstanceOf(VirtualThreadExecutor.class);
         Executor metrics = servers.executor("management");
         assertThat(metrics).isInstanceOf(ThreadPoolExecutor.class);
-        assertThat(((ThreadPoolExecutor) metrics).getMaximumPoolSize()).isEqualTo(MetricsServerConfig.THREADS);
+        assertThat(((ThreadPoolExecutor) metrics).getMaximumPoolSize()).isEqualTo(MetricsServerThreads.THREADS);
     }
 
     @Test

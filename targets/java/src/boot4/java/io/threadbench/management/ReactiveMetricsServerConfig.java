@@ -42,7 +42,7 @@ public class ReactiveMetricsServerConfig {
     /** THREAD_PREFIX names the metrics server's event-loop threads: metrics-http-epoll-N (or -nio-N). */
     static final String THREAD_PREFIX = "metrics-http";
 
-    /** metricsServerEventLoops runs the metrics server on MetricsServerConfig.THREADS event loops of its own. */
+    /** metricsServerEventLoops runs the metrics server on MetricsServerThreads.THREADS event loops of its own. */
     @Bean
     public OwnEventLoops metricsServerEventLoops() {
         return new OwnEventLoops();
@@ -71,7 +71,7 @@ public class ReactiveMetricsServerConfig {
 
         OwnEventLoops() {
             resources.setUseGlobalResources(false);
-            resources.setLoopResourcesSupplier(() -> LoopResources.create(THREAD_PREFIX, MetricsServerConfig.THREADS, true));
+            resources.setLoopResourcesSupplier(() -> LoopResources.create(THREAD_PREFIX, MetricsServerThreads.THREADS, true));
         }
 
         @Override

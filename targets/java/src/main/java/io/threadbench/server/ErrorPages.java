@@ -3,24 +3,20 @@ package io.threadbench.server;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
-import org.springframework.boot.webmvc.error.ErrorController;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.RequestMapping;
-import org.springframework.web.bind.annotation.RestController;
 
 /**
- * ErrorPageController replaces Boot's error page for whatever ErrorAdvice
- * does not see (errors raised by Tomcat, or outside any handler), so that
- * every error body has the contract's shape. It shows the status's reason,
- * never an exception's message. The reactive model's counterpart is
+ * ErrorPages replaces Boot's error page for whatever ErrorAdvice does not
+ * see (errors raised by Tomcat, or outside any handler), so that every error
+ * body has the contract's shape. It shows the status's reason, never an
+ * exception's message. ErrorPageController, one per Spring Boot line (its
+ * ErrorController interface moved in 4.0: src/boot3, src/boot4), makes it
+ * Boot's error controller. The reactive model's counterpart is
  * {@code reactive.ReactiveErrorHandler}.
  */
-@RestController
-@ConditionalOnWebApplication(type = Type.SERVLET)
-public class ErrorPageController implements ErrorController {
+public abstract class ErrorPages {
 
     /** error renders the servlet container's error dispatch as an ErrorBody. */
     @RequestMapping("${server.error.path:/error}")
