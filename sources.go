@@ -14,6 +14,6 @@ import "embed"
 //
 //go:embed go.mod go.sum
 //go:embed targets/go
-//go:embed targets/java/pom.xml targets/java/src targets/java/Dockerfile targets/java/.dockerignore
+//go:embed targets/java/pom.xml targets/java/boot3/pom.xml targets/java/src targets/java/Dockerfile targets/java/.dockerignore
 //go:embed targets/java/mvnw targets/java/.mvn/wrapper/maven-wrapper.properties
 var TargetSources embed.FS

@@ -38,10 +38,7 @@ func TestDocumentListsWhatIsValid(t *testing.T) {
 
 	var refs []string
 	for _, info := range targets.DefaultCatalog().Infos() {
-		refs = append(refs, info.Name)
-		for _, v := range info.Variants {
-			refs = append(refs, info.Name+"@"+v)
-		}
+		refs = append(refs, info.Refs()...)
 	}
 	if got := strs(runSpec.Properties["targets"].Value.Items.Value.Enum); !slices.Equal(got, refs) {
 		t.Errorf("targets enum = %v, want the built-in catalog's %v", got, refs)

@@ -40,6 +40,7 @@ type specFlags struct {
 	parallelism    int
 	heapPercent    float64
 	gc             string
+	springBoot     string
 	experiment     string
 	part           string
 	cases          []string
@@ -82,6 +83,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.IntVar(&f.parallelism, "virtual-parallelism", 0, "Java: virtual thread scheduler parallelism (default: CPUs)")
 	fs.Float64Var(&f.heapPercent, "heap-percent", 0, "Java: max heap as a percentage of the memory limit (default 50)")
 	fs.StringVar(&f.gc, "gc", "", "Java: garbage collector (G1, Serial, Parallel, Z; default: the JVM's choice)")
+	fs.StringVar(&f.springBoot, "spring-boot", "", "Java: the Spring Boot line java-platform and java-virtual are built on, 4.1 or 3.5 (the seeds' 3.x line), where a target names none, e.g. --experiment seed-002 --spring-boot 3.5 (default 4.1)")
 	fs.StringVar(&f.loadEngine, "load-engine", "", "the load engine that sends the requests: "+strings.Join(bench.LoadEngines, " (default), ")+" (vegeta's attacker; latency stamped at the actual send)")
 	fs.StringVar(&f.engine, "engine", "", "the Docker engine the targets run on, by its name in the configuration's engines (default: its defaultEngine, else local)")
 	fs.StringVar(&f.database, "database", "", "start a database server beside the targets ("+strings.Join(bench.DatabaseKinds, ", ")+"; MariaDB serves mysql): the targets get its connection settings (DB_*, SPRING_DATASOURCE_*)")
@@ -149,6 +151,7 @@ func (f *specFlags) spec(fs *pflag.FlagSet, getenv func(string) string) (bench.R
 	set("virtual-parallelism", func() { rs.Java.VirtualParallelism = f.parallelism })
 	set("heap-percent", func() { rs.Java.HeapPercent = f.heapPercent })
 	set("gc", func() { rs.Java.GC = f.gc })
+	set("spring-boot", func() { rs.Java.SpringBoot = f.springBoot })
 	set("repeat", func() { rs.Repeat = f.repeat })
 	set("java-base-image", func() { rs.Java.BaseImage = flagString(fs, "java-base-image") })
 	set("engine", func() { rs.Engine = f.engine })

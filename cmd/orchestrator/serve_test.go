@@ -398,7 +398,7 @@ func TestServeRefusesUnbuildableTargets(t *testing.T) {
 		t.Errorf("GET /targets does not say go is unavailable: %s", body)
 	}
 	_, body = d.request(t, "GET", "/openapi.yaml", "", nil)
-	if !strings.Contains(string(body), "enum: [java-platform, java-platform@25") {
+	if !strings.Contains(string(body), `enum: [java-platform, "java-platform@25,boot=4.1"`) {
 		t.Errorf("the served document still allows go:\n%s", body)
 	}
 }

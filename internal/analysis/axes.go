@@ -139,12 +139,14 @@ func axisOrder(axis string) string {
 		return "0"
 	case bench.AxisJDK:
 		return "1"
+	case bench.AxisSpringBoot:
+		return "2"
 	}
-	return "2" + axis
+	return "3" + axis
 }
 
 // base is the value of an axis the others are paired with: platform
-// threads, the oldest JDK, else the first value run.
+// threads, the oldest JDK or Spring Boot line, else the first value run.
 func (f *family) base(axis string) string {
 	vs := f.values[axis]
 	switch {
@@ -152,8 +154,22 @@ func (f *family) base(axis string) string {
 		return bench.ThreadModelPlatform
 	case axis == bench.AxisJDK:
 		return slices.MinFunc(vs, func(a, b string) int { return cmp.Compare(atoi(a), atoi(b)) })
+	case axis == bench.AxisSpringBoot:
+		return slices.MinFunc(vs, compareVersions)
 	}
 	return vs[0]
+}
+
+// compareVersions orders dotted versions ("3.5" before "4.1", "3.10"
+// after "3.9").
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range min(len(as), len(bs)) {
+		if c := cmp.Compare(atoi(as[i]), atoi(bs[i])); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(as), len(bs))
 }
 
 func atoi(s string) int {
@@ -198,6 +214,8 @@ func (f *family) axisLabel(axis string) string {
 		return "variant"
 	case bench.AxisJDK:
 		return "JDK"
+	case bench.AxisSpringBoot:
+		return "Spring Boot"
 	}
 	return axis
 }

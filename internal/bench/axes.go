@@ -19,6 +19,10 @@ type Axis struct {
 // AxisJDK names the axis of the Java major a target runs on.
 const AxisJDK = "jdk"
 
+// AxisSpringBoot names the axis of the Spring Boot line a built-in Java
+// target is built on (java-virtual@boot=3.5).
+const AxisSpringBoot = "boot"
+
 // AxisBuild names the axis of the builds of one service a target runs in
 // turn (several jars: build=orders, build=orders-slower).
 const AxisBuild = "build"
@@ -117,6 +121,27 @@ func (t TargetInfo) VariantName(values map[string]string) string {
 		}
 	}
 	return strings.Join(parts, axisSeparator)
+}
+
+// Refs are the references a spec may give the target, as the API's
+// document lists them: its name, each variant, and for a target on
+// several axes each axis's values alone ("java-virtual@21",
+// "java-virtual@boot=3.5"), which run with the other axes' defaults (a
+// built-in target) or name every variant with that value (a service of
+// one's own).
+func (t TargetInfo) Refs() []string {
+	refs := []string{t.Name}
+	for _, v := range t.Variants {
+		refs = append(refs, t.Name+"@"+v)
+	}
+	if axes := t.AxesOf(); len(axes) > 1 {
+		for _, a := range axes {
+			for _, v := range a.Values {
+				refs = append(refs, t.Name+"@"+t.VariantName(map[string]string{a.Name: v}))
+			}
+		}
+	}
+	return refs
 }
 
 // Complete fills the axes values leaves out with their defaults.

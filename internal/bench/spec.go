@@ -273,8 +273,12 @@ type JavaOptions struct {
 	GC                 string  `json:"gc,omitempty" yaml:"gc,omitempty"`
 	// JDK is the Java major the Java targets run on unless a target names
 	// one ("java-virtual@21"); 0 means each target's default.
-	JDK       int    `json:"jdk,omitempty" yaml:"jdk,omitempty"`
-	BaseImage string `json:"baseImage,omitempty" yaml:"baseImage,omitempty"`
+	JDK int `json:"jdk,omitempty" yaml:"jdk,omitempty"`
+	// SpringBoot is the Spring Boot line ("3.5") the Java targets built on
+	// several run on unless a target names one ("java-virtual@boot=4.1"):
+	// Prepare writes it into their references. Empty: each one's default.
+	SpringBoot string `json:"springBoot,omitempty" yaml:"springBoot,omitempty"`
+	BaseImage  string `json:"baseImage,omitempty" yaml:"baseImage,omitempty"`
 }
 
 // Case is one arm of a run: a target under settings of its own, which
@@ -474,6 +478,9 @@ func (j JavaOptions) With(o JavaOptions) JavaOptions {
 	}
 	if o.JDK != 0 {
 		j.JDK = o.JDK
+	}
+	if o.SpringBoot != "" {
+		j.SpringBoot = o.SpringBoot
 	}
 	return j
 }

@@ -166,12 +166,28 @@ func (x *expTable) table(title string, header []string, rows [][]string) {
 
 // result returns the first round's result of a row's case (or target).
 func (x *expTable) result(row bench.SeedRow) *bench.TargetResult {
+	names := []string{row.Case}
+	if line := x.run.Spec.Java.SpringBoot; line != "" {
+		names = append(names, onSpringBootLine(row.Case, line))
+	}
 	for i := range x.run.Targets {
-		if t := &x.run.Targets[i]; t.Label() == row.Case && t.Round == 0 {
+		if t := &x.run.Targets[i]; slices.Contains(names, t.Label()) && t.Round == 0 {
 			return t
 		}
 	}
 	return nil
+}
+
+// onSpringBootLine is a row's target as a run on a Spring Boot line
+// (java.springBoot, run --spring-boot) wrote it: java-virtual as
+// java-virtual@boot=3.5, java-virtual@21 as java-virtual@21,boot=3.5
+// (the line is the built-in targets' last axis).
+func onSpringBootLine(ref, line string) string {
+	sep := "@"
+	if strings.Contains(ref, "@") {
+		sep = ","
+	}
+	return ref + sep + bench.AxisSpringBoot + "=" + line
 }
 
 // measured returns a row's result when it has figures to show, else a

@@ -44,9 +44,8 @@ func servedDocument(spec []byte, v Served) []byte {
 		if t.Unavailable != "" {
 			continue // refused: not a value a spec may take here
 		}
-		refs = append(refs, t.Name)
-		for _, variant := range t.Variants {
-			refs = append(refs, flowItem(t.Name+"@"+variant))
+		for _, ref := range t.Refs() {
+			refs = append(refs, flowItem(ref))
 		}
 	}
 	values := map[string]string{}

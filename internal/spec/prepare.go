@@ -49,6 +49,9 @@ func Prepare(spec *bench.RunSpec, c bench.Catalog) error {
 	if err := casesToTargets(spec); err != nil {
 		return err
 	}
+	if err := applySpringBoot(spec, c); err != nil {
+		return err
+	}
 	if err := checkProfileWorkload(spec.Profile); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package targets
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -291,6 +292,37 @@ var (
 // javaVariant is the JDKs the Java targets run on.
 var javaVariant = Variant{Name: "jdk", Values: []string{"25", "21"}, Default: "25"}
 
+// springBootAxis is the Spring Boot lines the servlet Java targets are
+// built on: 4.1 (targets/java/pom.xml) and 3.5, the 3.x line the seeds
+// ran (targets/java/boot3/pom.xml, the same sources). The reactive model
+// is built on 4.1 only.
+var springBootAxis = Variant{Name: bench.AxisSpringBoot, Values: []string{"4.1", "3.5"}, Default: "4.1"}
+
+// springBootRecipes build the jar of each Spring Boot line.
+var springBootRecipes = map[string]Recipe{
+	"4.1": javaRecipe,
+	"3.5": MavenJar{Jar: "boot3/target/threadbench-java.jar", ThreadModelEnv: javaRecipe.ThreadModelEnv, POM: "boot3/pom.xml"},
+}
+
+// withSpringBoot gives a Java entry its two axes, the JDK and the Spring
+// Boot line: a variant per pair ("25,boot=4.1"), each built on its JDK by
+// its line's recipe. A reference that names neither runs the defaults,
+// JDK 25 and Spring Boot 4.1.
+func withSpringBoot(e Entry) Entry {
+	e.Axes = []Variant{javaVariant, springBootAxis}
+	info := bench.TargetInfo{Axes: benchAxes(e.Axes)}
+	e.Variations = map[string]Variation{}
+	var names []string
+	for _, values := range product(e.Axes) {
+		name := info.VariantName(values)
+		names = append(names, name)
+		major, _ := strconv.Atoi(values[bench.AxisJDK])
+		e.Variations[name] = Variation{JDK: major, Recipe: springBootRecipes[values[bench.AxisSpringBoot]], Axes: values}
+	}
+	e.Variant = Variant{Name: javaVariant.Name, Values: names, Default: names[0]}
+	return e
+}
+
 // GoEntry is the Go target; the starting point for Go entries of one's own.
 func GoEntry() Entry {
 	return Entry{
@@ -338,8 +370,8 @@ func javaEntry(name, model, description string) Entry {
 func DefaultCatalog() *Catalog {
 	return NewCatalog(
 		GoEntry(),
-		javaEntry(bench.TargetJavaPlatform, bench.ThreadModelPlatform, "Spring Boot on Tomcat, a bounded pool of platform threads"),
-		javaEntry(bench.TargetJavaVirtual, bench.ThreadModelVirtual, "the same Spring Boot jar, one virtual thread per request"),
+		withSpringBoot(javaEntry(bench.TargetJavaPlatform, bench.ThreadModelPlatform, "Spring Boot on Tomcat, a bounded pool of platform threads")),
+		withSpringBoot(javaEntry(bench.TargetJavaVirtual, bench.ThreadModelVirtual, "the same Spring Boot jar, one virtual thread per request")),
 		reactiveEntry(),
 	)
 }

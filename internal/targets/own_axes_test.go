@@ -102,19 +102,41 @@ axes:
 }
 
 // The built-in Java targets take the same form: java-virtual@jdk=21 is
-// java-virtual@21, and a plain name runs on the run's JDK, else 25.
+// java-virtual@21, and a plain name runs on the run's JDK, else 25; the
+// servlet models on Spring Boot 4.1 unless a reference names 3.5, whose
+// build is its own (boot3/pom.xml). The reactive model has the JDK's
+// axis alone: it is built on 4.1 only.
 func TestBuiltinAxis(t *testing.T) {
 	e, err := targets.DefaultCatalog().Lookup("java-virtual@jdk=21")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for ref, want := range map[string]string{"java-virtual@jdk=21": "21", "java-virtual@21": "21", "java-virtual": "25"} {
-		if got := e.Resolve(ref).AxisValues[bench.AxisJDK]; got != want {
-			t.Errorf("%s runs on JDK %q, want %s", ref, got, want)
+	for ref, want := range map[string]string{"java-virtual@jdk=21": "21,4.1", "java-virtual@21": "21,4.1", "java-virtual": "25,4.1",
+		"java-virtual@boot=3.5": "25,3.5", "java-virtual@21,boot=3.5": "21,3.5", "java-virtual@boot=3.5,jdk=21": "21,3.5"} {
+		r := e.Resolve(ref)
+		if got := r.AxisValues[bench.AxisJDK] + "," + r.AxisValues[bench.AxisSpringBoot]; got != want {
+			t.Errorf("%s runs on JDK and Spring Boot %q, want %s", ref, got, want)
+		}
+		pom := ""
+		if m, ok := r.Recipe.(targets.MavenJar); ok {
+			pom = m.POM
+		}
+		if boot3 := strings.HasSuffix(want, "3.5"); boot3 != (pom == "boot3/pom.xml") {
+			t.Errorf("%s is built from %q", ref, pom)
 		}
 	}
-	if axes := e.Info().Axes; len(axes) != 1 || axes[0].Name != bench.AxisJDK {
-		t.Errorf("axes = %+v, want the JDK's alone", axes)
+	if axes := e.Info().Axes; len(axes) != 2 || axes[0].Name != bench.AxisJDK || axes[1].Name != bench.AxisSpringBoot {
+		t.Errorf("axes = %+v, want the JDK's and Spring Boot's", axes)
+	}
+	if err := bench.CheckTargetRef("java-virtual@boot=3.2", targets.DefaultCatalog().Infos(), "targets[0]"); err == nil {
+		t.Error("java-virtual@boot=3.2 found, want refused: Spring Boot 4.1 and 3.5 only")
+	}
+	reactive, err := targets.DefaultCatalog().Lookup("java-reactive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reactive.Info().AxisOf(bench.AxisSpringBoot); ok {
+		t.Errorf("java-reactive has a Spring Boot axis: %+v", reactive.Info().AxesOf())
 	}
 }
 

@@ -40,6 +40,20 @@ type buildJob struct {
 	opts    BuildOptions
 }
 
+// javaMajor is the Java major the job builds on: its variant's JDK (an
+// entry whose variants span several axes: "21,boot=3.5"), else the
+// variant itself ("21").
+func (j buildJob) javaMajor() (int, error) {
+	if v := j.entry.Variations[j.variant]; v.JDK != 0 {
+		return v.JDK, nil
+	}
+	major, err := strconv.Atoi(j.variant)
+	if err != nil {
+		return 0, bench.Errorf(bench.EINVALID, "%s: JDK %q is not a Java major", j.entry.Name, j.variant)
+	}
+	return major, nil
+}
+
 // sourceDir is the entry's source directory on disk.
 func (j buildJob) sourceDir() string {
 	return filepath.Join(j.root, filepath.FromSlash(j.entry.Source))

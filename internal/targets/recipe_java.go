@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,10 @@ type MavenJar struct {
 	// jar its thread model (THREAD_MODEL); the launch records its value as
 	// the javaThreadModel setting, which reports read a pool size by.
 	ThreadModelEnv string
+	// POM is the Maven project the jar is built from, relative to the
+	// entry's Source ("boot3/pom.xml": the same sources on Spring Boot
+	// 3.5); empty for the Source's own pom.xml.
+	POM string
 }
 
 // Runtime implements Recipe.
@@ -56,9 +61,9 @@ func (MavenJar) missing() string {
 }
 
 func (m MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.ImageInfo, error) {
-	major, err := strconv.Atoi(job.variant)
+	major, err := job.javaMajor()
 	if err != nil {
-		return bench.ImageInfo{}, bench.Errorf(bench.EINVALID, "%s: JDK %q is not a Java major", job.entry.Name, job.variant)
+		return bench.ImageInfo{}, err
 	}
 	// The JDK builds the jar (bytecode 21, any host JDK from 21 on).
 	j, jdkErr := jdk.Find()
@@ -69,11 +74,17 @@ func (m MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.Im
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
-	inputs := make([]string, len(mavenInputs))
-	for i, in := range mavenInputs {
-		inputs[i] = job.entry.Source + "/" + in
+	var inputs []string
+	for _, in := range append(slices.Clone(mavenInputs), m.POM) {
+		if in != "" {
+			inputs = append(inputs, job.entry.Source+"/"+in)
+		}
 	}
-	hash, err := InputsHash(job.root, inputs, "BASE_IMAGE="+baseRef)
+	extras := []string{"BASE_IMAGE=" + baseRef}
+	if m.POM != "" {
+		extras = append(extras, "POM="+m.POM)
+	}
+	hash, err := InputsHash(job.root, inputs, extras...)
 	if err != nil {
 		return bench.ImageInfo{}, err
 	}
@@ -84,11 +95,11 @@ func (m MavenJar) build(ctx context.Context, r *Runtime, job buildJob) (bench.Im
 	if jdkErr != nil {
 		return bench.ImageInfo{}, jdkErr
 	}
-	if err := mavenPackage(ctx, job.sourceDir(), m.Jar, j, job.opts.log()); err != nil {
+	if err := mavenPackage(ctx, job.sourceDir(), m.POM, m.Jar, j, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	labels := map[string]string{labelInputs: hash, labelBase: baseRef, labelRuntime: r.javaRuntime(ctx, baseRef, j)}
-	if err := r.buildImage(ctx, ref, job.sourceDir(), map[string]string{"BASE_IMAGE": baseRef}, labels, job.opts.log()); err != nil {
+	if err := r.buildImage(ctx, ref, job.sourceDir(), map[string]string{"BASE_IMAGE": baseRef, "JAR": m.Jar}, labels, job.opts.log()); err != nil {
 		return bench.ImageInfo{}, err
 	}
 	return r.imageInfo(ctx, ref, false)
@@ -149,11 +160,16 @@ func JVMFlags(java bench.JavaOptions) ([]string, error) {
 	return flags, nil
 }
 
-// mavenPackage builds the jar with the project's Maven wrapper and checks
-// that it left jar (relative to dir).
-func mavenPackage(ctx context.Context, dir, jar string, j jdk.JDK, log io.Writer) error {
-	fmt.Fprintf(log, "mvnw package (%s)\n", j)
-	cmd := exec.CommandContext(ctx, "./mvnw", "-B", "-q", "package", "-DskipTests")
+// mavenPackage builds the jar with the project's Maven wrapper, from pom
+// (relative to dir; "" for dir's pom.xml), and checks that it left jar
+// (relative to dir).
+func mavenPackage(ctx context.Context, dir, pom, jar string, j jdk.JDK, log io.Writer) error {
+	args := []string{"-B", "-q", "package", "-DskipTests"}
+	if pom != "" {
+		args = append(args, "-f", pom)
+	}
+	fmt.Fprintf(log, "mvnw %s (%s)\n", strings.Join(args, " "), j)
+	cmd := exec.CommandContext(ctx, "./mvnw", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "JAVA_HOME="+j.Home)
 	cmd.Stdout, cmd.Stderr = log, log

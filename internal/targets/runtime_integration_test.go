@@ -4,8 +4,10 @@ package targets_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
@@ -234,7 +236,7 @@ func TestEngineInfo(t *testing.T) {
 // only): each passes the contract, says its thread model, and its JVM
 // picked the options up, as its settings record.
 func TestJavaTargets(t *testing.T) {
-	jvmslots.Hold(t, 45) // beside cmd/orchestrator's tests in make test
+	jvmslots.Hold(t, 75) // beside cmd/orchestrator's tests in make test
 	const jvmOptions = "-XX:TieredStopAtLevel=1"
 	rt := newRuntimeWith(t, targets.RuntimeOptions{JavaToolOptions: jvmOptions})
 	begin := time.Now()
@@ -253,15 +255,29 @@ func TestJavaTargets(t *testing.T) {
 	if reactive, err := rt.BuildTarget(context.Background(), bench.TargetJavaReactive, targets.BuildOptions{}); err != nil || !reactive.Cached || reactive.Ref != img.Ref {
 		t.Fatalf("Build(java-reactive) = %+v, %v; want the java-platform image, cached", reactive, err)
 	}
+	// Spring Boot 3.5, the seeds' 3.x line: a jar and an image of its own
+	// (boot3/pom.xml), shared by both servlet models.
+	begin = time.Now()
+	boot35, err := rt.BuildTarget(context.Background(), bench.TargetJavaPlatform+"@boot=3.5", targets.BuildOptions{Log: testWriter{t}})
+	if err != nil || boot35.Ref == img.Ref {
+		t.Fatalf("Build(java-platform@boot=3.5) = %+v, %v; want an image of its own", boot35, err)
+	}
+	t.Logf("Build(java-platform@boot=3.5) = %+v in %s", boot35, time.Since(begin))
+	if shared, err := rt.BuildTarget(context.Background(), bench.TargetJavaVirtual+"@25,boot=3.5", targets.BuildOptions{}); err != nil || !shared.Cached || shared.Ref != boot35.Ref {
+		t.Fatalf("Build(java-virtual@25,boot=3.5) = %+v, %v; want the java-platform@boot=3.5 image, cached", shared, err)
+	}
 	for _, tc := range []struct {
-		name, threadModel string
+		name, threadModel, framework string
+		image                        bench.ImageInfo
 	}{
-		{bench.TargetJavaPlatform, bench.ThreadModelPlatform},
-		{bench.TargetJavaVirtual, bench.ThreadModelVirtual},
-		{bench.TargetJavaReactive, bench.ThreadModelReactive},
+		{bench.TargetJavaPlatform, bench.ThreadModelPlatform, "Spring Boot 4.1.", img},
+		{bench.TargetJavaVirtual, bench.ThreadModelVirtual, "Spring Boot 4.1.", img},
+		{bench.TargetJavaReactive, bench.ThreadModelReactive, "Spring Boot 4.1.", img},
+		{bench.TargetJavaPlatform + "@boot=3.5", bench.ThreadModelPlatform, "Spring Boot 3.5.", boot35},
+		{bench.TargetJavaVirtual + "@boot=3.5", bench.ThreadModelVirtual, "Spring Boot 3.5.", boot35},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			inst := start(t, rt, tc.name, img, targets.StartOptions{
+			inst := start(t, rt, tc.name, tc.image, targets.StartOptions{
 				Limits: bench.Limits{CPUs: 1, MemoryMiB: 1024}, RunID: runID(t),
 				HealthTimeout: 90 * time.Second,
 			})
@@ -273,6 +289,9 @@ func TestJavaTargets(t *testing.T) {
 			}
 			contracttest.Run(t, inst.BaseURL(), contracttest.Options{Target: tc.name, MetricsPath: "/actuator/prometheus",
 				MetricsBase: metricsBase, ThreadModel: tc.threadModel})
+			if fw := servedBy(t, inst.BaseURL()); !strings.HasPrefix(fw, tc.framework) {
+				t.Errorf("served by %q, want %s", fw, tc.framework)
+			}
 			if got, want := inst.Settings()["javaThreadModel"], tc.threadModel; got != want {
 				t.Errorf("thread model setting = %q, want %q", got, want)
 			}
@@ -285,6 +304,21 @@ func TestJavaTargets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// servedBy is what GET /info says serves the target's endpoints.
+func servedBy(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var info struct{ Framework string }
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+		t.Fatal(err)
+	}
+	return info.Framework
 }
 
 func freePort(t *testing.T) int {
