@@ -61,9 +61,13 @@ func expandReactive(scale float64, part string) bench.RunSpec {
 		Targets:  []string{bench.TargetJavaPlatform, bench.TargetJavaVirtual, bench.TargetJavaReactive, bench.TargetGo},
 		Profile:  bench.Profile{Name: "reactive", Model: bench.ModelClosed, Scale: scale, Stages: stages},
 		Workload: bench.Workload{Requests: []bench.Request{reactiveRequests[part]}},
-		// A JIT compiling the path serves a fraction of what it later
-		// does: 10 s at a rate under every runtime's one CPU.
-		Warmup: bench.Warmup{Duration: bench.Duration(10 * time.Second), Rate: 100},
+		// Until steady, its JIT quiet, at the first stage's 50 clients:
+		// after a fixed 10 s at 100 req/s the JVMs were still compiling
+		// (virtual threads' heavy 1,319 req/s at 400 clients, 71 % of
+		// WebFlux's; warmed until steady in the demo's profile, 94 %), and
+		// WebFlux's light part held a few connections for seconds (p99
+		// 6.3 s) while its JIT compiled.
+		Warmup: bench.Warmup{UntilSteady: true},
 	}
 	if part == "downstream" {
 		// 10,000 workers: more than the 400 calls ever in flight, so
