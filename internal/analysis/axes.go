@@ -215,7 +215,7 @@ func (f *family) axisLabel(axis string) string {
 	case bench.AxisJDK:
 		return "JDK"
 	case bench.AxisSpringBoot:
-		return "Spring Boot"
+		return "Spring Boot line"
 	}
 	return axis
 }

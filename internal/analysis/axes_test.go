@@ -159,7 +159,7 @@ func TestAnalyze_BuildPair(t *testing.T) {
 
 // The Spring Boot axis of a built-in Java target pairs the newer line
 // against the older, as the JDK's does, whichever ran first: java-virtual
-// (Boot 4.1, run first) against java-virtual@boot=3.5, along "Spring Boot".
+// (Boot 4.1, run first) against java-virtual@boot=3.5, along "Spring Boot line".
 func TestAnalyze_SpringBootPair(t *testing.T) {
 	line := func(ref, boot string, rps float64, low, high float64) analysistest.Crafted {
 		return analysistest.Crafted{Target: ref, Settings: analysistest.At("virtual", "jdk", "25", "boot", boot),
@@ -168,7 +168,7 @@ func TestAnalyze_SpringBootPair(t *testing.T) {
 	r := analysistest.CraftedRun(t, 2, analysistest.Legacy, line("java-virtual", "4.1", 40, 50, 55), line("java-virtual@boot=3.5", "3.5", 32, 60, 66))
 	rep := analysis.Analyze(r, analysis.ReportOptions{})
 	p, ok := pairsOf(rep.Scopes[0])["java-virtual vs java-virtual@boot=3.5"]
-	if !ok || p.Axis != "Spring Boot" {
+	if !ok || p.Axis != "Spring Boot line" {
 		t.Fatalf("pairs %v, want Spring Boot 4.1 against 3.5 along the Spring Boot line", rep.Scopes[0].Pairs)
 	}
 	for _, pf := range p.Figures {
