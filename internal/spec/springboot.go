@@ -34,10 +34,8 @@ func applySpringBoot(spec *bench.RunSpec, c bench.Catalog) error {
 	}
 	if len(spec.Cases) > 0 {
 		spec.Targets = nil
-		for _, cs := range spec.Cases {
-			if !slices.Contains(spec.Targets, cs.Target) {
-				spec.Targets = append(spec.Targets, cs.Target)
-			}
+		if err := casesToTargets(spec); err != nil {
+			return err
 		}
 	} else {
 		var out []string

@@ -310,16 +310,10 @@ var springBootRecipes = map[string]Recipe{
 // JDK 25 and Spring Boot 4.1.
 func withSpringBoot(e Entry) Entry {
 	e.Axes = []Variant{javaVariant, springBootAxis}
-	info := bench.TargetInfo{Axes: benchAxes(e.Axes)}
-	e.Variations = map[string]Variation{}
-	var names []string
-	for _, values := range product(e.Axes) {
-		name := info.VariantName(values)
-		names = append(names, name)
+	e.Variant, e.Variations = productVariations(javaVariant.Name, e.Axes, func(values map[string]string) Variation {
 		major, _ := strconv.Atoi(values[bench.AxisJDK])
-		e.Variations[name] = Variation{JDK: major, Recipe: springBootRecipes[values[bench.AxisSpringBoot]], Axes: values}
-	}
-	e.Variant = Variant{Name: javaVariant.Name, Values: names, Default: names[0]}
+		return Variation{JDK: major, Recipe: springBootRecipes[values[bench.AxisSpringBoot]], Axes: values}
+	})
 	return e
 }
 

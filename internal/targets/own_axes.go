@@ -193,15 +193,23 @@ func (o Own) variants() map[string]OwnVariant {
 // thread model, environment and flags, then each named axis's value's,
 // and the JDK it is built on.
 func (o Own) variations(axes []Variant) (Variant, map[string]Variation) {
+	return productVariations(bench.VariantOwn, axes, o.variation)
+}
+
+// productVariations is a variant dimension called name with a variant
+// per combination of the axes' values (the first axis varying slowest,
+// the first combination the default), each variant's Variation made by
+// each from its values.
+func productVariations(name string, axes []Variant, each func(values map[string]string) Variation) (Variant, map[string]Variation) {
 	info := bench.TargetInfo{Axes: benchAxes(axes)}
 	out := map[string]Variation{}
 	var names []string
 	for _, values := range product(axes) {
-		name := info.VariantName(values)
-		names = append(names, name)
-		out[name] = o.variation(values)
+		variant := info.VariantName(values)
+		names = append(names, variant)
+		out[variant] = each(values)
 	}
-	return Variant{Name: bench.VariantOwn, Values: names, Default: names[0]}, out
+	return Variant{Name: name, Values: names, Default: names[0]}, out
 }
 
 // variation is what one combination of axis values changes.
