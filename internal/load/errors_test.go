@@ -23,7 +23,10 @@ func TestErrorMessageOnePerKind(t *testing.T) {
 	if m1, m2 := a.errorMessage(reset(38480)), a.errorMessage(reset(47854)); m1 != m2 {
 		t.Errorf("two resets, two messages: %q and %q", m1, m2)
 	}
-	for _, err := range []error{reset(1), fasthttp.ErrConnectionClosed, fmt.Errorf("read: %w", syscall.EPIPE)} {
+	// A refusal is a reset answering the SYN, which a firewall or a lossy
+	// link sends as well as a port nothing listens on.
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	for _, err := range []error{reset(1), fasthttp.ErrConnectionClosed, fmt.Errorf("read: %w", syscall.EPIPE), refused} {
 		if m := a.errorMessage(err); !strings.Contains(m, "on the way") {
 			t.Errorf("%v: %q, want it said that it may have come on the way", err, m)
 		}

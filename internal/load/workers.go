@@ -199,7 +199,9 @@ func (a *attack) errorMessage(err error) string {
 		// own text names: a reset is counted once, not per connection.
 		return "the connection was reset (by the target, or on the way to it)"
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "the connection was refused: nothing listened at the target's address"
+		// A reset answering the opening SYN: nothing listened, or a
+		// firewall or a lossy link on the way refused it in its name.
+		return "the connection was refused (nothing listened at the target's address, or a reset on the way to it)"
 	}
 	return err.Error()
 }

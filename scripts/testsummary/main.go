@@ -59,11 +59,14 @@ type skip struct {
 
 // tally follows a test stream.
 type tally struct {
-	out     io.Writer
-	allow   *regexp.Regexp
-	output  map[string]*strings.Builder // per package and test, until it ends
-	passed  int
-	failed  []string
+	out    io.Writer
+	allow  *regexp.Regexp
+	output map[string]*strings.Builder // per package and test, until it ends
+	passed int
+	failed []string
+	// said is each failed test's own lines (what it logged and the checks
+	// it failed), repeated at the end where a log cut short still has them.
+	said    map[string][]string
 	skipped []skip
 	pkgFail []string
 	timings []timing
@@ -161,7 +164,12 @@ func (t *tally) handle(ev event) {
 		}
 	case "fail":
 		t.failed = append(t.failed, key)
-		fmt.Fprintf(t.out, "--- FAIL: %s (%s)\n%s", ev.Test, ev.Package, t.take(key))
+		out := t.take(key)
+		if t.said == nil {
+			t.said = map[string][]string{}
+		}
+		t.said[key] = testLines(out)
+		fmt.Fprintf(t.out, "--- FAIL: %s (%s)\n%s", ev.Test, ev.Package, out)
 	case "skip":
 		s := skip{test: key, reason: skipReason(t.take(key))}
 		s.allowed = t.allow != nil && t.allow.MatchString(s.reason)
@@ -248,6 +256,33 @@ func (t *tally) take(key string) string {
 	return b.String()
 }
 
+// saidLines is how many of a failed test's own lines the summary repeats:
+// the last ones, where a failed check's message is.
+const saidLines = 12
+
+// saidWidth is where a repeated line is cut.
+const saidWidth = 400
+
+// testLine is the first line of a test's t.Log or t.Error ("    x_test.go:93: ...").
+var testLine = regexp.MustCompile(`^    [\w.-]+\.go:\d+: `)
+
+// testLines is the last of a test's own lines in its output, without the
+// lines a multi-line message continues on (a logged report, a daemon's log).
+func testLines(output string) []string {
+	var lines []string
+	for _, line := range strings.Split(output, "\n") {
+		if !testLine.MatchString(line) {
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if len(line) > saidWidth {
+			line = line[:saidWidth] + " …"
+		}
+		lines = append(lines, line)
+	}
+	return lines[max(0, len(lines)-saidLines):]
+}
+
 // skipReason is what a skipped test said, without go test's own lines.
 func skipReason(output string) string {
 	var parts []string
@@ -278,6 +313,12 @@ func (t *tally) summary(name string) bool {
 		name, t.passed, len(t.failed), len(t.skipped), len(t.skipped)-len(refused))
 	for _, s := range refused {
 		fmt.Fprintf(t.out, "%s: skipped, which fails the suite: %s: %s\n", name, s.test, s.reason)
+	}
+	for _, key := range t.failed {
+		fmt.Fprintf(t.out, "%s: failed: %s; its last lines:\n", name, key)
+		for _, line := range t.said[key] {
+			fmt.Fprintf(t.out, "%s:     %s\n", name, line)
+		}
 	}
 	for _, p := range t.pkgFail {
 		fmt.Fprintf(t.out, "%s: package failed: %s\n", name, p)

@@ -39,6 +39,7 @@ func TestSummary(t *testing.T) {
 		"--- FAIL: TestBad (p)\n    bad_test.go:3: got 1, want 2",
 		"not json: a build error",
 		"package failed: p",
+		"unit: failed: p TestBad; its last lines:\nunit:     bad_test.go:3: got 1, want 2\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
@@ -114,6 +115,26 @@ func TestSummaryTimesFromTheMark(t *testing.T) {
 		tl.slowestTests(tc.name)
 		if !strings.Contains(out.String(), tc.want) {
 			t.Errorf("%s: got\n%s\nwant a line %q", tc.name, out.String(), tc.want)
+		}
+	}
+}
+
+// TestFailedTestsLastLines: a failed test's own lines are repeated at the
+// end, the last of them, without the lines a logged report continues on.
+func TestFailedTestsLastLines(t *testing.T) {
+	var out strings.Builder
+	out.WriteString("=== RUN   TestLong\n    long_test.go:10: report:\n        a report's line\n")
+	for i := range 20 {
+		fmt.Fprintf(&out, "    long_test.go:%d: line %d\n", 20+i, i)
+	}
+	out.WriteString("    long_test.go:99: want the retransmissions seen\n        daemon: a log line\n--- FAIL: TestLong (1.00s)\n")
+	got := testLines(out.String())
+	if len(got) != saidLines || got[len(got)-1] != "long_test.go:99: want the retransmissions seen" {
+		t.Errorf("last lines %q: want the last %d, ending with the failed check", got, saidLines)
+	}
+	for _, line := range got {
+		if strings.Contains(line, "report's line") || strings.Contains(line, "daemon") {
+			t.Errorf("a continuation line repeated: %q", line)
 		}
 	}
 }
