@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"slices"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -23,16 +24,11 @@ func (s *search) lost(confirms []Step) bool {
 	if !s.pooling() || len(confirms) == 0 || left <= 0 {
 		return false
 	}
-	stats := make([]bench.Stats, len(confirms))
-	var elapsed time.Duration
-	for i, c := range confirms {
-		if c.died != "" {
-			return true // a window the target died in fails the pool
-		}
-		stats[i], elapsed = c.stats, elapsed+c.Duration
+	if slices.ContainsFunc(confirms, func(c Step) bool { return c.died != "" }) {
+		return true // a window the target died in fails the pool
 	}
-	merged, err := merge.Stats(elapsed, stats...)
-	if err != nil || merged.Requests == 0 {
+	merged, ok := mergedRound(confirms)
+	if !ok {
 		return false
 	}
 	toCome := float64(left) * confirms[0].Rate * confirms[0].Duration.Seconds()
@@ -43,6 +39,37 @@ func (s *search) lost(confirms []Step) bool {
 		}
 	}
 	return false
+}
+
+// mergedRound is a round's windows merged into one; false when they
+// cannot be, or sent nothing.
+func mergedRound(confirms []Step) (bench.Stats, bool) {
+	stats := make([]bench.Stats, len(confirms))
+	var elapsed time.Duration
+	for i, c := range confirms {
+		stats[i], elapsed = c.stats, elapsed+c.Duration
+	}
+	merged, err := merge.Stats(elapsed, stats...)
+	return merged, err == nil && merged.Requests > 0
+}
+
+// overshoot is how far a failed round's pooled windows broke the
+// objective: the most, over its terms, of the requests that broke a term
+// against those it allows (2: twice as many broke p99<=300ms as the 1 %
+// it allows); 0 when it cannot be read or no term allows a share.
+func (s *search) overshoot(confirms []Step) float64 {
+	merged, ok := mergedRound(confirms)
+	if !ok {
+		return 0
+	}
+	most := 0.0
+	for _, t := range s.cfg.Objective.Terms {
+		broken, ok := brokeTerm(merged, t)
+		if allow := allowed(t, float64(merged.Requests)); ok && allow > 0 {
+			most = max(most, broken/allow)
+		}
+	}
+	return most
 }
 
 // allowed is how many of total requests a term lets break it.

@@ -39,12 +39,10 @@ func (p *slowShare) run(_ context.Context, t capacity.Trial) (capacity.Outcome, 
 		}
 		hdr.Record(h, d)
 	}
-	enc, err := hdr.Encode(h)
+	st, err := trialStats(h, n, n, t.Duration)
 	if err != nil {
 		return capacity.Outcome{}, err
 	}
-	st := bench.Stats{Requests: n, Successes: n, Completed: n, Elapsed: bench.Duration(t.Duration), Latency: hdr.Summarize(h), Histogram: enc}
-	st.SetRates()
 	p.now += t.Duration + time.Second
 	return capacity.Outcome{Stats: st}, nil
 }

@@ -70,12 +70,10 @@ func (p *pausing) window(start time.Duration, rate float64, d time.Duration) ben
 			completed++
 		}
 	}
-	enc, err := hdr.Encode(h)
+	st, err := trialStats(h, n, completed, d)
 	if err != nil {
 		panic(err)
 	}
-	st := bench.Stats{Requests: n, Successes: n, Completed: completed, Elapsed: bench.Duration(d), Latency: hdr.Summarize(h), Histogram: enc}
-	st.SetRates()
 	return st
 }
 

@@ -29,15 +29,55 @@ const MinPauseShare = 0.5
 type pauses struct {
 	at     []time.Duration // the pauses' starts, on the search's clock
 	paused float64         // their time, s
+	trials []pausedTrial
 }
 
-// add takes the pauses a trial that began at start (on the search's
-// clock) reported.
-func (p *pauses) add(start time.Duration, out Outcome) {
+// pausedTrial is how many pauses a trial at a rate saw in its time.
+type pausedTrial struct {
+	rate, seconds float64
+	count         int
+}
+
+// add takes the pauses trial t, begun at start (on the search's clock),
+// reported.
+func (p *pauses) add(start time.Duration, t Trial, out Outcome) {
 	for _, at := range out.PauseAt {
 		p.at = append(p.at, start+at)
 	}
 	p.paused += out.PauseSeconds
+	p.trials = append(p.trials, pausedTrial{rate: t.Rate, seconds: t.Duration.Seconds(), count: len(out.PauseAt)})
+}
+
+// Likelier is how many times likelier the counts of pauses the trials saw
+// must be under the model of pauses that come with the requests than
+// under the one of pauses that come with the time, for the search to take
+// it (withTheRate). A statistical choice, not a figure of any machine.
+const Likelier = 2
+
+// withTheRate reports whether the pauses seen came with the requests (a
+// number per request: a JVM collecting what its requests allocate) rather
+// than with the time (a number per second, whatever the rate): of two
+// Poisson models fitted to each trial's count, the first makes the counts
+// seen Likelier times likelier than the second does, or more. Both expect
+// as many pauses in all; they differ in where: the first puts them in the
+// trials of higher rates. With few pauses, or trials of rates too alike
+// to tell, neither is taken.
+func (p pauses) withTheRate() bool {
+	var n, requests, seconds float64
+	for _, t := range p.trials {
+		n, requests, seconds = n+float64(t.count), requests+t.rate*t.seconds, seconds+t.seconds
+	}
+	if n < 2 {
+		return false
+	}
+	var perRequest, perSecond float64 // the log-likelihoods but for what both share
+	for _, t := range p.trials {
+		if t.count > 0 {
+			perRequest += float64(t.count) * math.Log(n/requests*t.rate*t.seconds)
+			perSecond += float64(t.count) * math.Log(n/seconds*t.seconds)
+		}
+	}
+	return perRequest-perSecond >= math.Log(Likelier)
 }
 
 // period is the target's pause period, the median time between
@@ -46,9 +86,8 @@ func (p *pauses) add(start time.Duration, out Outcome) {
 // are long enough to break the objective (MinPauseShare of its tightest
 // latency bound on average) and at least three were seen; false otherwise.
 func (p pauses) period(o bench.Objective) (time.Duration, bool) {
-	bound, ok := tightestLatency(o)
 	n := len(p.at)
-	if !ok || n < 3 || p.paused/float64(n) < MinPauseShare*bound.Seconds() {
+	if n < 3 || !p.breaking(o) {
 		return 0, false
 	}
 	at := slices.Sorted(slices.Values(p.at))
@@ -62,6 +101,14 @@ func (p pauses) period(o bench.Objective) (time.Duration, bool) {
 		median = (gaps[len(gaps)/2-1] + gaps[len(gaps)/2]) / 2
 	}
 	return median.Round(100 * time.Millisecond), median > 0
+}
+
+// breaking reports whether the pauses seen, one or more, were long
+// enough to break the objective (MinPauseShare of its tightest latency
+// bound on average).
+func (p pauses) breaking(o bench.Objective) bool {
+	bound, ok := tightestLatency(o)
+	return ok && len(p.at) > 0 && p.paused/float64(len(p.at)) >= MinPauseShare*bound.Seconds()
 }
 
 // words says what the pauses were: "7 pauses of 0.24 s on average, one

@@ -192,8 +192,10 @@ type search struct {
 	warm  time.Duration
 	cost  cost
 	steps []Step
-	// failed are the rates whose confirmations failed, in order.
-	failed []float64
+	// failed are the rates whose confirmations failed, in order, and
+	// overshot how far each broke the objective (overshoot).
+	failed   []float64
+	overshot []float64
 	// bracketCut is set when the budget ended the bracket before any rate
 	// failed: the answer is then a lower bound.
 	bracketCut bool
@@ -258,6 +260,7 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 		} else {
 			hi = s.roundFailure(confirms)
 			s.failed = append(s.failed, rate)
+			s.overshot = append(s.overshot, s.overshoot(confirms))
 		}
 		s.distrustServed = held
 		next, err := s.nextRound(best, hi)
@@ -279,7 +282,10 @@ func (s *search) conclude(ctx context.Context, lo, hi *Step) (*Result, error) {
 func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 	if len(best) == 0 {
 		rate := s.below(hi, len(s.failed))
-		if len(s.failed) > 1 && s.lastRound() {
+		switch aim := s.aimBelow(); {
+		case aim > 0:
+			rate = min(rate, aim)
+		case len(s.failed) > 1 && s.lastRound():
 			rate = min(rate, slices.Min(s.failed)/2)
 		}
 		if rate < s.cfg.MinRate {
@@ -310,6 +316,28 @@ func (s *search) nextRound(best []Step, hi *Step) (float64, error) {
 // bound at the final trial duration.
 func (s *search) shortEdge(hi *Step) bool {
 	return s.pooling() && hi != nil && hi.Phase != PhaseConfirm
+}
+
+// aimBelow is the rate at which the lowest failed round's requests would
+// have broken the objective no more than it allows, were the share that
+// broke it in proportion to the rate: so it is where the target pauses
+// long enough to break the objective and its pauses come with its
+// requests (withTheRate: a JVM's full collections of what its requests
+// allocate; java-virtual paused every 27 s at 1,500 req/s, every 13 s at
+// 3,000), each pause breaking the requests that meet it. Pooled rounds
+// only, never below half the failed rate; 0 when there is no such round,
+// or the target does not so pause (a target offered more than it carries
+// breaks a share that grows far faster than the rate, and a step of the
+// precision is the way down).
+func (s *search) aimBelow() float64 {
+	if !s.pauses.breaking(s.cfg.Objective) || !s.pauses.withTheRate() || !s.pooling() || len(s.failed) == 0 {
+		return 0
+	}
+	i := slices.Index(s.failed, slices.Min(s.failed))
+	if s.overshot[i] <= 1 {
+		return 0
+	}
+	return max(s.failed[i]/s.overshot[i], s.failed[i]/2)
 }
 
 // lastRound reports whether the budget left holds one round of
@@ -801,7 +829,7 @@ func (s *search) trialOnce(ctx context.Context, t Trial) (*Step, error) {
 		return nil, fmt.Errorf("trial at %.0f req/s: %w", t.Rate, err)
 	}
 	s.warm += out.Warmup
-	s.pauses.add(began.Sub(s.start)+nominal-t.Duration, out)
+	s.pauses.add(began.Sub(s.start)+nominal-t.Duration, t, out)
 	if out.Stats.Histogram == "" && out.Stats.Latency != (bench.Latency{}) {
 		s.unpooled = true
 	}
