@@ -60,7 +60,7 @@ func (a *allocating) run(_ context.Context, t capacity.Trial) (capacity.Outcome,
 		return capacity.Outcome{}, err
 	}
 	a.now += t.Duration + a.overhead
-	return capacity.Outcome{Stats: st, PauseAt: at, PauseSeconds: float64(len(at)) * a.pause.Seconds()}, nil
+	return capacity.Outcome{Stats: st, Pauses: readings(at, a.pause)}, nil
 }
 
 // edge is the rate at which the p99 over a long stretch (forty pauses)
@@ -158,4 +158,14 @@ func trialStats(h *hdrhistogram.Histogram, n, completed int64, d time.Duration) 
 	st := bench.Stats{Requests: n, Successes: n, Completed: completed, Elapsed: bench.Duration(d), Latency: hdr.Summarize(h), Histogram: enc}
 	st.SetRates()
 	return st, nil
+}
+
+// readings are a simulated target's pauses as its counters show them,
+// one reading each.
+func readings(at []time.Duration, pause time.Duration) []capacity.Pause {
+	var out []capacity.Pause
+	for _, t := range at {
+		out = append(out, capacity.Pause{At: t, Count: 1, Seconds: pause.Seconds()})
+	}
+	return out
 }

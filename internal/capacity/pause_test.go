@@ -31,6 +31,10 @@ type pausing struct {
 	overhead time.Duration // what a trial takes beyond its length
 	now      time.Duration // the virtual clock
 	silent   bool          // reports no pauses, as a target without GC figures
+	// young is a young collection's time, reported once a second between
+	// the pauses (their counters' readings only: too short to move the
+	// latencies here); 0 for none.
+	young time.Duration
 }
 
 func (p *pausing) run(_ context.Context, t capacity.Trial) (capacity.Outcome, error) {
@@ -40,7 +44,11 @@ func (p *pausing) run(_ context.Context, t capacity.Trial) (capacity.Outcome, er
 	if p.silent {
 		at = nil
 	}
-	return capacity.Outcome{Stats: st, PauseAt: at, PauseSeconds: float64(len(at)) * p.pause.Seconds()}, nil
+	seen := readings(at, p.pause)
+	for sec := time.Second; p.young > 0 && sec <= t.Duration; sec += time.Second {
+		seen = append(seen, capacity.Pause{At: sec, Count: 1, Seconds: p.young.Seconds()})
+	}
+	return capacity.Outcome{Stats: st, Pauses: seen}, nil
 }
 
 // pausesIn is when the pauses that begin within d from start begin, from
@@ -201,6 +209,8 @@ func TestSearchRarePausesRules(t *testing.T) {
 	precision := capacity.DefaultPrecision
 	silent := proto
 	silent.silent = true
+	young := proto
+	young.young = 15 * time.Millisecond
 	for _, tt := range []struct {
 		name     string
 		proto    pausing
@@ -208,6 +218,7 @@ func TestSearchRarePausesRules(t *testing.T) {
 		agree    bool // the answers agree within the precision
 	}{
 		{"pooled, pauses reported", proto, 0, true},
+		{"pooled, pauses among young collections", young, 0, true},
 		{"pooled, pauses not reported", silent, 0, false},
 		{"every window", proto, 3, false},
 	} {

@@ -16,81 +16,132 @@ import (
 // it happens. A statistical choice, not a figure of any machine.
 const PausePeriods = 3
 
-// MinPauseShare is the share of the objective's tightest latency bound a
-// pause must last, on average, to count: a request that arrives as such a
-// pause begins waits for most of the bound. The target reports its pauses
-// as a count and their total time (the JVM's jvm_gc_pause_seconds), so it
-// is the mean pause that is judged: a JVM whose many short young
-// collections hide a few long full ones is not seen to pause.
+// MinPauseShare is the share of the objective's tightest latency bound
+// the collections one reading of the target's counters saw (a second's)
+// must last together to count as a stop: a request that arrives as such a
+// stop begins waits for most of the bound. A JVM's full collection is
+// such a reading among its young collections, however short those are on
+// average (java-virtual on Serial: 22-75 ms per collection on average,
+// with readings of 200-500 ms every few seconds at 2,500 req/s).
 const MinPauseShare = 0.5
 
-// pauses is what the trials of a search saw of the target's pauses: when
-// each began on the search's clock, and their time together.
+// Pause is what one reading of a target's collection-pause counters saw:
+// Count collections ended since the reading before, Seconds their time
+// together, At when it was read, from the trial's start.
+type Pause struct {
+	At      time.Duration
+	Count   int
+	Seconds float64
+}
+
+// pauses is what the trials of a search saw of the target's pauses, each
+// reading at its time on the search's clock.
 type pauses struct {
-	at     []time.Duration // the pauses' starts, on the search's clock
-	paused float64         // their time, s
+	seen   []Pause
 	trials []pausedTrial
 }
 
-// pausedTrial is how many pauses a trial at a rate saw in its time.
+// pausedTrial is a trial's rate and length, and its readings' times.
 type pausedTrial struct {
 	rate, seconds float64
-	count         int
+	read          []float64
 }
 
-// add takes the pauses trial t, begun at start (on the search's clock),
-// reported.
+// add takes the readings trial t, begun at start (on the search's
+// clock), reported.
 func (p *pauses) add(start time.Duration, t Trial, out Outcome) {
-	for _, at := range out.PauseAt {
-		p.at = append(p.at, start+at)
+	pt := pausedTrial{rate: t.Rate, seconds: t.Duration.Seconds()}
+	for _, r := range out.Pauses {
+		r.At += start
+		p.seen = append(p.seen, r)
+		pt.read = append(pt.read, r.Seconds)
 	}
-	p.paused += out.PauseSeconds
-	p.trials = append(p.trials, pausedTrial{rate: t.Rate, seconds: t.Duration.Seconds(), count: len(out.PauseAt)})
+	p.trials = append(p.trials, pt)
 }
 
-// Likelier is how many times likelier the counts of pauses the trials saw
-// must be under the model of pauses that come with the requests than
-// under the one of pauses that come with the time, for the search to take
+// stops are the readings long enough to break objective o: MinPauseShare
+// of its tightest latency bound or more.
+func (p pauses) stops(o bench.Objective) []Pause {
+	least, ok := stopLength(o)
+	if !ok {
+		return nil
+	}
+	var long []Pause
+	for _, r := range p.seen {
+		if r.Seconds >= least {
+			long = append(long, r)
+		}
+	}
+	return long
+}
+
+// stopLength is how long a reading's pauses must last to be a stop of
+// objective o; false for an objective without a latency bound.
+func stopLength(o bench.Objective) (float64, bool) {
+	bound, ok := tightestLatency(o)
+	return MinPauseShare * bound.Seconds(), ok
+}
+
+// breaking reports whether a stop was seen.
+func (p pauses) breaking(o bench.Objective) bool { return len(p.stops(o)) > 0 }
+
+// Likelier is how many times likelier the counts of stops the trials saw
+// must be under the model of stops that come with the requests than
+// under the one of stops that come with the time, for the search to take
 // it (withTheRate). A statistical choice, not a figure of any machine.
 const Likelier = 2
 
-// withTheRate reports whether the pauses seen came with the requests (a
+// withTheRate reports whether the stops seen came with the requests (a
 // number per request: a JVM collecting what its requests allocate) rather
 // than with the time (a number per second, whatever the rate): of two
 // Poisson models fitted to each trial's count, the first makes the counts
 // seen Likelier times likelier than the second does, or more. Both expect
-// as many pauses in all; they differ in where: the first puts them in the
-// trials of higher rates. With few pauses, or trials of rates too alike
-// to tell, neither is taken.
-func (p pauses) withTheRate() bool {
+// as many stops in all; they differ in where: the first puts them in the
+// trials of higher rates. With fewer than two stops, or trials of rates
+// too alike to tell, neither is taken.
+func (p pauses) withTheRate(o bench.Objective) bool {
+	least, ok := stopLength(o)
+	if !ok {
+		return false
+	}
+	counts := make([]float64, len(p.trials))
 	var n, requests, seconds float64
-	for _, t := range p.trials {
-		n, requests, seconds = n+float64(t.count), requests+t.rate*t.seconds, seconds+t.seconds
+	for i, t := range p.trials {
+		for _, secs := range t.read {
+			if secs >= least {
+				counts[i]++
+			}
+		}
+		n, requests, seconds = n+counts[i], requests+t.rate*t.seconds, seconds+t.seconds
 	}
 	if n < 2 {
 		return false
 	}
 	var perRequest, perSecond float64 // the log-likelihoods but for what both share
-	for _, t := range p.trials {
-		if t.count > 0 {
-			perRequest += float64(t.count) * math.Log(n/requests*t.rate*t.seconds)
-			perSecond += float64(t.count) * math.Log(n/seconds*t.seconds)
+	for i, t := range p.trials {
+		if counts[i] > 0 {
+			perRequest += counts[i] * math.Log(n/requests*t.rate*t.seconds)
+			perSecond += counts[i] * math.Log(n/seconds*t.seconds)
 		}
 	}
 	return perRequest-perSecond >= math.Log(Likelier)
 }
 
-// period is the target's pause period, the median time between
-// consecutive pauses seen (a pause missed between two trials makes one
-// interval of two periods, which the median passes over), when the pauses
-// are long enough to break the objective (MinPauseShare of its tightest
-// latency bound on average) and at least three were seen; false otherwise.
+// period is the target's period of stops, the median time between
+// consecutive ones (a stop missed between two trials makes one interval
+// of two periods, which the median passes over), when at least three were
+// seen; false otherwise.
 func (p pauses) period(o bench.Objective) (time.Duration, bool) {
-	n := len(p.at)
-	if n < 3 || !p.breaking(o) {
+	stops := p.stops(o)
+	n := len(stops)
+	if n < 3 {
 		return 0, false
 	}
-	at := slices.Sorted(slices.Values(p.at))
+	at := make([]time.Duration, n)
+	for i, r := range stops {
+		at[i] = r.At
+	}
+	slices.Sort(at)
 	gaps := make([]time.Duration, n-1)
 	for i := range gaps {
 		gaps[i] = at[i+1] - at[i]
@@ -103,18 +154,15 @@ func (p pauses) period(o bench.Objective) (time.Duration, bool) {
 	return median.Round(100 * time.Millisecond), median > 0
 }
 
-// breaking reports whether the pauses seen, one or more, were long
-// enough to break the objective (MinPauseShare of its tightest latency
-// bound on average).
-func (p pauses) breaking(o bench.Objective) bool {
-	bound, ok := tightestLatency(o)
-	return ok && len(p.at) > 0 && p.paused/float64(len(p.at)) >= MinPauseShare*bound.Seconds()
-}
-
-// words says what the pauses were: "7 pauses of 0.24 s on average, one
+// words says what the stops were: "7 stops of 0.24 s on average, one
 // every 15s".
-func (p pauses) words(period time.Duration) string {
-	return fmt.Sprintf("%d pauses of %.2f s on average, one every %s", len(p.at), p.paused/float64(len(p.at)), period)
+func (p pauses) words(o bench.Objective, period time.Duration) string {
+	stops := p.stops(o)
+	var secs float64
+	for _, r := range stops {
+		secs += r.Seconds
+	}
+	return fmt.Sprintf("%d stops of %.2f s on average, one every %s", len(stops), secs/float64(len(stops)), period)
 }
 
 // tightestLatency is the smallest latency bound of an objective.
@@ -161,5 +209,5 @@ func (s *search) coverPauses() {
 		covered = fmt.Sprintf("%d of the %d periods asked: the budget left holds no longer round, and the answer may hold fewer pauses than the target makes", c.Confirmations*each, PausePeriods)
 	}
 	s.pauseNote = fmt.Sprintf("the target paused (%s): each rate from then on is judged over %d windows of %s (%d period(s) each), %s pooled, %s",
-		s.pauses.words(period), c.Confirmations, window, each, c.GoalDuration, covered)
+		s.pauses.words(s.cfg.Objective, period), c.Confirmations, window, each, c.GoalDuration, covered)
 }

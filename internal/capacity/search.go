@@ -69,13 +69,11 @@ type Outcome struct {
 	// memory), empty when it did not: the trial failed, whatever its
 	// figures, and the target is started again before the next one.
 	Died string
-	// PauseAt are when the collection pauses the target reported during
-	// the trial began, from the trial's start (a JVM's
-	// jvm_gc_pause_seconds_count, read each second), and PauseSeconds
-	// their time; empty when it reports none. The search sizes its rounds
-	// to them (coverPauses).
-	PauseAt      []time.Duration
-	PauseSeconds float64
+	// Pauses are what the target's collection-pause counters showed as
+	// the trial ran (a JVM's jvm_gc_pause_seconds, read each second), a
+	// reading at a time; empty when it reports none. The search sizes its
+	// rounds to the readings of long stops (coverPauses).
+	Pauses []Pause
 	// Disturbed says what took the machine's CPUs from generator and
 	// target alike during the trial (the hypervisor's steal past
 	// bench.StealBound); empty when nothing did. A failure so disturbed
@@ -330,7 +328,7 @@ func (s *search) shortEdge(hi *Step) bool {
 // breaks a share that grows far faster than the rate, and a step of the
 // precision is the way down).
 func (s *search) aimBelow() float64 {
-	if !s.pauses.breaking(s.cfg.Objective) || !s.pauses.withTheRate() || !s.pooling() || len(s.failed) == 0 {
+	if !s.pauses.breaking(s.cfg.Objective) || !s.pauses.withTheRate(s.cfg.Objective) || !s.pooling() || len(s.failed) == 0 {
 		return 0
 	}
 	i := slices.Index(s.failed, slices.Min(s.failed))

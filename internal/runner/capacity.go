@@ -265,7 +265,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	}
 	pw.poll()
 	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup, Died: st.Died,
-		PauseAt: pw.at, PauseSeconds: pw.paused}
+		Pauses: pw.seen}
 	if g := st.Generator; g != nil {
 		out.SendLag = g.OwnLagP99()
 		out.Disturbed = g.Stolen()

@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/capacity"
 	"github.com/threadbench/threadbench/internal/metrics"
 )
 
@@ -31,9 +33,10 @@ func (p *pauseCounters) Latest(name string) (time.Time, float64, bool) {
 	return time.Time{}, 0, false
 }
 
-// The watch notes each rise of the counter at the reading's time from the
-// trial's start, and the pauses' time; the counter's value before the
-// trial (collections of the JVM's start) is not a pause of it.
+// The watch notes each reading the counter rose in, at the reading's time
+// from the trial's start, with how many pauses and their time; the
+// counter's value before the trial (collections of the JVM's start) is not
+// a pause of it.
 func TestPauseWatch(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	rec := &pauseCounters{at: t0.Add(-time.Second), count: 12, secs: 0.8, has: true}
@@ -43,11 +46,11 @@ func TestPauseWatch(t *testing.T) {
 		rec.at, rec.count, rec.secs = t0.Add(time.Duration(i+1)*time.Second), step.count, step.secs
 		w.poll()
 	}
-	if want := []time.Duration{2 * time.Second, 4 * time.Second, 4 * time.Second}; !slices.Equal(w.at, want) {
-		t.Errorf("pauses at %v, want %v", w.at, want)
-	}
-	if got := w.paused; got < 0.699 || got > 0.701 {
-		t.Errorf("paused %.3f s, want 0.7", got)
+	want := []capacity.Pause{{At: 2 * time.Second, Count: 1, Seconds: 0.25}, {At: 4 * time.Second, Count: 2, Seconds: 0.45}}
+	if !slices.EqualFunc(w.seen, want, func(a, b capacity.Pause) bool {
+		return a.At == b.At && a.Count == b.Count && math.Abs(a.Seconds-b.Seconds) < 1e-9
+	}) {
+		t.Errorf("pauses %+v, want %+v", w.seen, want)
 	}
 }
 
@@ -57,8 +60,8 @@ func TestPauseWatch_None(t *testing.T) {
 		w := newPauseWatch(rec)
 		w.start(time.Now())
 		w.poll()
-		if len(w.at) != 0 || w.paused != 0 {
-			t.Errorf("%T: %v, %v; want nothing", rec, w.at, w.paused)
+		if len(w.seen) != 0 {
+			t.Errorf("%T: %v; want nothing", rec, w.seen)
 		}
 	}
 }
