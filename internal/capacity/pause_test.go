@@ -252,7 +252,10 @@ func TestSearchShortPausesIgnored(t *testing.T) {
 }
 
 // A budget too small for rounds over three periods says so, and the
-// rounds stay as long as it holds.
+// rounds stay as long as it holds, never shorter than the goal asked:
+// a round of one 12.5 s window, where the budget held no more, judged a
+// real search's answer over less than half the 30 s the objective was set
+// over.
 func TestSearchPausesBeyondBudget(t *testing.T) {
 	proto := pausing{capacity: 3000, service: 150 * time.Millisecond, period: 40 * time.Second, pause: 250 * time.Millisecond, overhead: time.Second}
 	results := searchSeeds(t, proto, 3, func(c *capacity.Config) { c.StartRate, c.Budget = 1000, bench.Duration(3*time.Minute) })
@@ -262,6 +265,9 @@ func TestSearchPausesBeyondBudget(t *testing.T) {
 		}
 		if r.PauseNote != "" && !strings.Contains(r.PauseNote, "the budget left holds") {
 			t.Errorf("seed %d: note %q, want it to say the budget held less than three periods", i, r.PauseNote)
+		}
+		if r.GoalDuration < capacity.DefaultGoalDuration || (r.Pooled != nil && r.Pooled.Duration.D() < capacity.DefaultGoalDuration) {
+			t.Errorf("seed %d: goal %s, pooled %+v; want never less than the %s asked", i, r.GoalDuration, r.Pooled, capacity.DefaultGoalDuration)
 		}
 	}
 	t.Logf("%s", describe(results))

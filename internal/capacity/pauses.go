@@ -183,8 +183,8 @@ func tightestLatency(o bench.Objective) (time.Duration, bool) {
 // target's recurring pauses: each confirmation a whole number of periods
 // long (as near its asked length as that allows), so that it holds the
 // same number of pauses wherever they fall, and as many of them as make
-// PausePeriods periods pooled, as far as the budget left holds one round.
-// It says what it did in the result's note (PauseNote), or that the
+// PausePeriods periods pooled, as far as the budget left holds one round
+// and never over less than the goal asked. It says what it did in the result's note (PauseNote), or that the
 // budget could not.
 func (s *search) coverPauses() {
 	period, ok := s.pauses.period(s.cfg.Objective)
@@ -195,11 +195,14 @@ func (s *search) coverPauses() {
 	asked := s.asked.confirmDuration()
 	each := max(1, int(math.Round(asked.Seconds()/period.Seconds())))
 	window := time.Duration(each) * period
-	windows := max(s.asked.Confirmations, int(math.Ceil(float64(PausePeriods)/float64(each))))
+	// Never pooled over less than the goal asked: fewer windows than make
+	// it would judge the objective over less time than the user set.
+	least := max(1, int(math.Ceil(s.asked.goal().Seconds()/window.Seconds()-1e-9)))
+	windows := max(s.asked.Confirmations, int(math.Ceil(float64(PausePeriods)/float64(each))), least)
 	c := s.cfg
 	c.ConfirmDuration, c.Confirmations = bench.Duration(window), windows
 	c.GoalDuration = bench.Duration(time.Duration(windows) * window)
-	for c.Confirmations > 1 && s.left() < (cost{cfg: c, short: s.cost.short, confirm: s.cost.confirm}).round(c.Confirmations) {
+	for c.Confirmations > least && s.left() < (cost{cfg: c, short: s.cost.short, confirm: s.cost.confirm}).round(c.Confirmations) {
 		c.Confirmations--
 		c.GoalDuration = bench.Duration(time.Duration(c.Confirmations) * window)
 	}
