@@ -216,3 +216,41 @@ func TestSearchBudgetAfterFailedRoundEndsOnAShortPass(t *testing.T) {
 		}
 	}
 }
+
+// A load generator that lagged once at a rate whose trial, asked again,
+// passed does not cap an unconfirmed answer below that rate: go's search
+// on a stolen machine answered 1,600 req/s, its lagged 3,200 passing when
+// asked again and 6,400 too, the round there failing with no budget left
+// for another (here 3,200, where it answered 1,600 before).
+func TestSearchGeneratorLagAskedAgainDoesNotCap(t *testing.T) {
+	p := pausing{capacity: 50000, service: 200 * time.Millisecond, period: time.Hour, overhead: time.Second}
+	lagged, confirmed := false, 0
+	run := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+		lags := tr.Rate == 3200 && !lagged
+		p.service = 200 * time.Millisecond
+		if tr.Phase == capacity.PhaseConfirm {
+			confirmed++
+		}
+		switch {
+		case lags:
+			p.service = 310 * time.Millisecond // over the bound by less than the generator's lag
+		case tr.Rate >= 12800, confirmed == 3: // the round at 6,400 lost in its last window
+			p.service = 2 * time.Second
+		}
+		out, err := p.run(ctx, tr)
+		if lags {
+			lagged, out.GeneratorBound, out.SendLag = true, "scheduling lag p99 15.4 ms", 15.4
+		}
+		return out, err
+	}
+	cfg := p.config(t, "p99<=300ms")
+	cfg.StartRate, cfg.MaxRate, cfg.Budget = 1600, 20000, bench.Duration(75*time.Second)
+	res, err := capacity.Search(context.Background(), cfg, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s; %s", describe([]*capacity.Result{res}), steps(res))
+	if !lagged || res.Rate < 3200 || res.Rate >= 6400 {
+		t.Errorf("%.0f req/s (%s), want the 3,200 that passed when asked again, at least", res.Rate, res.Reason)
+	}
+}

@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -82,8 +83,8 @@ func (s *search) unconfirmed(st *stopped, cut []Step) *Result {
 	}
 	ceiling := math.Inf(1)
 	for _, step := range s.steps {
-		if step.GeneratorBound != "" {
-			ceiling = min(ceiling, step.Rate) // its figures say nothing of the target
+		if step.GeneratorBound != "" && !s.passedAt(step.Rate) {
+			ceiling = min(ceiling, step.Rate) // its figures say nothing of the target, unless asked again it passed
 		}
 	}
 	for _, r := range s.failed {
@@ -112,6 +113,11 @@ func (s *search) unconfirmed(st *stopped, cut []Step) *Result {
 		res.Width = (res.Failed.Rate - res.Rate) / res.Failed.Rate
 	}
 	return res
+}
+
+// passedAt reports whether a trial at rate passed.
+func (s *search) passedAt(rate float64) bool {
+	return slices.ContainsFunc(s.steps, func(st Step) bool { return st.Pass && st.Rate == rate })
 }
 
 // cutPassed reports whether a round the budget cut passed as far as it
