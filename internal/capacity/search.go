@@ -77,7 +77,7 @@ type Outcome struct {
 	// Disturbed says what took the machine's CPUs from generator and
 	// target alike during the trial (the hypervisor's steal past
 	// bench.StealBound); empty when nothing did. A failure so disturbed
-	// is asked again (see trial).
+	// is asked again (see trial), unless the target died in it.
 	Disturbed string
 }
 
@@ -864,7 +864,7 @@ func (s *search) trialOnce(ctx context.Context, t Trial) (*Step, error) {
 		s.unpooled = true
 	}
 	step := judge(t, out, s.cfg.Objective)
-	if !step.Pass && step.GeneratorBound == "" {
+	if !step.Pass && step.GeneratorBound == "" && out.Died == "" { // steal kills no target: a death is its own
 		step.Disturbed = out.Disturbed
 	}
 	s.cost.observe(t, step.Pass, s.cfg.Now().Sub(began)-nominal-out.Warmup)

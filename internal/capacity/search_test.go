@@ -749,3 +749,27 @@ func TestSearchAsksADisturbedTrialAgain(t *testing.T) {
 			res.Rate, res.Failed.Rate, asked[res.Failed.Rate], res.Failed.Disturbed)
 	}
 }
+
+// A target that dies in a trial the hypervisor also took the CPUs in
+// died: the trial fails saying so and is not asked again as disturbed
+// (steal kills no container; a clean-clone run's report then said
+// "disturbed, asked again" of the trial the target was killed in).
+func TestSearchDeathIsNotADisturbance(t *testing.T) {
+	srv := &server{capacity: 1000, service: 200 * time.Millisecond}
+	n := 0
+	run := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+		out, err := srv.run(ctx, tr)
+		if n++; n == 2 {
+			out.Died, out.Disturbed = "container exited with code 137 during the attack", "the machine's hypervisor took 5% of its CPU time"
+		}
+		return out, err
+	}
+	res, err := capacity.Search(context.Background(), srv.config("p99<=300ms", t), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Steps[1]
+	if st.Pass || st.Disturbed != "" || len(st.Violations) != 1 || !strings.HasPrefix(st.Violations[0], "the target died: ") {
+		t.Errorf("the trial the target died in judged %+v, want a failure saying it died, not disturbed", st)
+	}
+}
