@@ -2,6 +2,7 @@ package capacity_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -110,6 +111,9 @@ func TestSearchPausesComingWithTheRate(t *testing.T) {
 			}
 			if r.Unconfirmed == "" {
 				confirmed = append(confirmed, r)
+			}
+			if r.PauseNote == "" && slices.ContainsFunc(r.Steps, func(st capacity.Step) bool { return st.Phase == capacity.PhaseConfirm }) {
+				t.Errorf("budget %s, seed %d: no note of the target's stops, which it makes every 40,000 requests", budget, i)
 			}
 			if p := r.Pooled; r.Unconfirmed == "" && (p == nil || p.Duration.D() < capacity.DefaultGoalDuration) {
 				t.Errorf("budget %s, seed %d: confirmed over %+v, want the %s goal pooled", budget, i, p, capacity.DefaultGoalDuration)

@@ -214,3 +214,22 @@ func (s *search) coverPauses() {
 	s.pauseNote = fmt.Sprintf("the target paused (%s): each rate from then on is judged over %d windows of %s (%d period(s) each), %s pooled, %s",
 		s.pauses.words(s.cfg.Objective, period), c.Confirmations, window, each, c.GoalDuration, covered)
 }
+
+// unsizedNote says, under the pooled rule, that the target stopped but too
+// few times in the search for their period to size its rounds to: its
+// answer was judged over rounds that may hold more or fewer stops than the
+// target makes at length (java-virtual, whose full collections come every
+// 15-27 s at 1,200-1,600 req/s, showed one or two to a search of 100 s).
+// Empty where the rounds were sized, or no stop was seen.
+func (s *search) unsizedNote() string {
+	stops := s.pauses.stops(s.cfg.Objective)
+	if s.pauseNote != "" || len(stops) == 0 || !s.pooling() {
+		return ""
+	}
+	var secs float64
+	for _, r := range stops {
+		secs += r.Seconds
+	}
+	return fmt.Sprintf("the target stopped %d time(s) (%.2f s on average) in the search's trials, too few to take their period: its rounds were not sized to them, and the answer's windows may hold more or fewer stops than the target makes at length",
+		len(stops), secs/float64(len(stops)))
+}

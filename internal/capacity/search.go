@@ -23,6 +23,7 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -145,7 +146,8 @@ type Result struct {
 	// a lower confidence (see search.unconfirmed).
 	Unconfirmed string `json:"unconfirmed,omitempty"`
 	// PauseNote says how the target's recurring pauses lengthened the
-	// rounds (PausePeriods of them pooled), or that the budget could not;
+	// rounds (PausePeriods of them pooled), or that the budget could not,
+	// or that it stopped too few times to size them to (unsizedNote);
 	// empty when the target did not pause long enough to matter.
 	PauseNote string `json:"pauseNote,omitempty"`
 }
@@ -174,7 +176,7 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (*Result, error) {
 	}
 	res.Steps, res.Spent = s.steps, s.spent()
 	res.MustPass, res.Asked = cfg.MustPass, cfg.Confirmations
-	res.Rule, res.GoalDuration, res.PauseNote = cfg.Rule, s.cfg.goal(), s.pauseNote
+	res.Rule, res.GoalDuration, res.PauseNote = cfg.Rule, s.cfg.goal(), cmp.Or(s.pauseNote, s.unsizedNote())
 	if cfg.Rule == RulePooled && s.unpooled {
 		res.Rule, res.RuleNote = RuleWindows, fmt.Sprintf("the trials carried no latency histograms to pool: %d of %d windows had to pass each", cfg.MustPass, cfg.Confirmations)
 	}
