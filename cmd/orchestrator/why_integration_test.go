@@ -462,14 +462,15 @@ func checkDumpedVirtualThreads(t *testing.T, tr *bench.TargetResult) {
 // the why rightly named the generator instead.
 func TestMeasureTimeOutsideTheTarget(t *testing.T) {
 	alone(t)
-	// Twice at most: a stage whose generator lagged past its limit (the
-	// hypervisor's stall, clean-clone measuring phase: scheduling lag p99
-	// 6.7 ms) is rightly generator-bound, and says nothing of the way
-	// between; it is run again once.
+	// Three times at most: a stage whose generator lagged past its limit
+	// (the hypervisor's stall, clean-clone measuring phases: scheduling
+	// lag p99 6.7 ms; on 2026-11-30, with the hypervisor taking up to 38 %
+	// of the CPUs that day, 7.2 then 11.5 ms) is rightly generator-bound,
+	// and says nothing of the way between; it is run again.
 	for attempt := 1; ; attempt++ {
 		why, server, mean := timeOutside(t)
 		switch {
-		case len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound && attempt == 1:
+		case len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound && attempt < 3:
 			t.Logf("attempt %d: %s; running again", attempt, why.Causes[0].Sentence)
 			continue
 		case len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictNetworkBound || !strings.Contains(why.Causes[0].Sentence, "this host, its loopback"):
