@@ -158,11 +158,16 @@ func (p pauses) period(o bench.Objective) (time.Duration, bool) {
 // every 15s".
 func (p pauses) words(o bench.Objective, period time.Duration) string {
 	stops := p.stops(o)
+	return fmt.Sprintf("%d stops of %.2f s on average, one every %s", len(stops), meanSeconds(stops), period)
+}
+
+// meanSeconds is how long the readings lasted on average.
+func meanSeconds(readings []Pause) float64 {
 	var secs float64
-	for _, r := range stops {
+	for _, r := range readings {
 		secs += r.Seconds
 	}
-	return fmt.Sprintf("%d stops of %.2f s on average, one every %s", len(stops), secs/float64(len(stops)), period)
+	return secs / float64(len(readings))
 }
 
 // tightestLatency is the smallest latency bound of an objective.
@@ -184,8 +189,8 @@ func tightestLatency(o bench.Objective) (time.Duration, bool) {
 // long (as near its asked length as that allows), so that it holds the
 // same number of pauses wherever they fall, and as many of them as make
 // PausePeriods periods pooled, as far as the budget left holds one round
-// and never over less than the goal asked. It says what it did in the result's note (PauseNote), or that the
-// budget could not.
+// and never over less than the goal asked. It says what it did in the
+// result's note (PauseNote), or that the budget could not.
 func (s *search) coverPauses() {
 	period, ok := s.pauses.period(s.cfg.Objective)
 	if !ok || !s.pooling() || s.sized == period {
@@ -226,10 +231,6 @@ func (s *search) unsizedNote() string {
 	if s.pauseNote != "" || len(stops) == 0 || !s.pooling() {
 		return ""
 	}
-	var secs float64
-	for _, r := range stops {
-		secs += r.Seconds
-	}
 	return fmt.Sprintf("the target stopped %d time(s) (%.2f s on average) in the search's trials, too few to take their period: its rounds were not sized to them, and the answer's windows may hold more or fewer stops than the target makes at length",
-		len(stops), secs/float64(len(stops)))
+		len(stops), meanSeconds(stops))
 }
