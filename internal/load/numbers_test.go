@@ -26,6 +26,7 @@ type poolServer struct {
 	workers int
 	mu      sync.Mutex
 	held    time.Duration
+	least   time.Duration // the shortest hold
 	served  int64
 	done    []time.Time // when each response was written
 }
@@ -44,13 +45,28 @@ func newPoolServer(t *testing.T, workers int, service time.Duration) *poolServer
 		<-pool
 		_, _ = w.Write([]byte(body))
 		p.mu.Lock()
-		p.held += time.Since(began)
+		hold := time.Since(began)
+		p.held += hold
+		if p.least == 0 || hold < p.least {
+			p.least = hold
+		}
 		p.served++
 		p.done = append(p.done, time.Now())
 		p.mu.Unlock()
 	}))
 	t.Cleanup(p.Close)
 	return p
+}
+
+// secondBound is the most responses the pool can write in any one second:
+// a worker's completions are at least its shortest hold apart, so each
+// completes at most 1 s / (shortest hold) of them, plus one at the edge.
+// The mean hold does not bound a single second: on a loaded machine most
+// sleeps overshoot and some do not.
+func (p *poolServer) secondBound() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return float64(p.workers) * (1/p.least.Seconds() + 1)
 }
 
 // completedIn counts the responses the server wrote in [from, to).
@@ -114,9 +130,10 @@ func TestThroughputWithinThePoolBound(t *testing.T) {
 	if got := res.Total.Throughput; got > bound*1.001 {
 		t.Errorf("whole attack: %.2f req/s above the bound %.0f", got, bound)
 	}
+	perSecond := srv.secondBound()
 	for _, b := range res.Seconds {
-		if b.Stats.Throughput > bound+float64(workers) {
-			t.Errorf("second %d: %.0f req/s, above the bound plus one straddling request per worker", b.Second, b.Stats.Throughput)
+		if b.Stats.Throughput > perSecond {
+			t.Errorf("second %d: %.0f req/s, above the %.0f the pool can write in one second", b.Second, b.Stats.Throughput, perSecond)
 		}
 	}
 }
