@@ -39,15 +39,19 @@ class PinnedThreadsTest {
         assertCountedAPin();
     }
 
-    /** assertCountedAPin waits for JFR to deliver (about a second) and checks the pin's count and duration. */
+    /**
+     * assertCountedAPin waits for JFR to deliver (about a second) and checks the pin's count and duration. JFR times
+     * the park, which begins after the sleep has taken its deadline: a pin of a 30 ms sleep read 29.93 ms once (a
+     * clean-clone run on busy CPUs), so the pin is held to nine tenths of the sleep.
+     */
     private void assertCountedAPin() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (pinned.pinned() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertTrue(pinned.pinned() >= 1, "no pin counted");
-        assertTrue(pinned.pinnedNanos() >= TimeUnit.MILLISECONDS.toNanos(Pins.PIN_MS),
-                "pinned for " + pinned.pinnedNanos() + " ns, want at least " + Pins.PIN_MS + " ms");
+        assertTrue(pinned.pinnedNanos() >= TimeUnit.MILLISECONDS.toNanos(Pins.PIN_MS) * 9 / 10,
+                "pinned for " + pinned.pinnedNanos() + " ns, want at least nine tenths of the " + Pins.PIN_MS + " ms sleep");
     }
 
     @Test
