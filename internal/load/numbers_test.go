@@ -225,6 +225,9 @@ func countBelow(h *hdrhistogram.Histogram, d time.Duration) int64 {
 // sent but dropped and counted, and the window is generator-bound; its
 // send lag is waiting for the one connection the slow target held, so the
 // window is connection-bound too, and not late by the generator's doing.
+// An attack the hypervisor disturbed (steal past its limit, flagged) is
+// made again, twice at most: its timers are late by the machine's doing
+// (a clean clone's, 7 % stolen, read a scheduling lag p99 of 36.6 ms).
 func TestDropsAndGeneratorBound(t *testing.T) {
 	srv := newServer(t, 300*time.Millisecond)
 	plan := bench.Plan{
@@ -232,12 +235,18 @@ func TestDropsAndGeneratorBound(t *testing.T) {
 		Profile:  bench.Profile{Model: bench.ModelOpen, Connections: 1, Stages: []bench.Stage{{Duration: sec(2), Rate: 50}}},
 		Warmup:   bench.Warmup{Disabled: true},
 	}
-	res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
-	if err != nil {
-		t.Fatal(err)
+	var s bench.StageResult
+	for attempt := 1; ; attempt++ {
+		res, err := load.NewEngine().Run(context.Background(), srv.URL, plan, bench.Observer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = res.Stages[0]
+		t.Logf("attempt %d: sent %d, dropped %d, generator %+v, flags %+v", attempt, s.Stats.Requests, s.Stats.Dropped, *s.Generator, s.Flags)
+		if attempt == 3 || !hasFlag(s.Flags, bench.FlagDisturbed, "") {
+			break
+		}
 	}
-	s := res.Stages[0]
-	t.Logf("sent %d, dropped %d, generator %+v, flags %+v", s.Stats.Requests, s.Stats.Dropped, *s.Generator, s.Flags)
 	if s.Stats.Dropped == 0 || s.Generator.Dropped != s.Stats.Dropped {
 		t.Fatalf("dropped %d (generator says %d), want requests dropped", s.Stats.Dropped, s.Generator.Dropped)
 	}
