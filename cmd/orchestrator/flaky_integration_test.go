@@ -94,9 +94,9 @@ func TestMeasureFlakyNetwork(t *testing.T) {
 		}
 	}
 	why := analysis.WhyStage(tr, st)
-	stolen := st.Generator != nil && st.Generator.StealSharePeak >= bench.StealBound
+	stole := stolen(&st)
 	switch {
-	case stolen && len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound:
+	case stole && len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound:
 		// The hypervisor took the machine's CPUs in the stage (steal): the
 		// generator lagged with the target, the why says so first, and
 		// the network is no longer the only thing between them.
