@@ -136,7 +136,7 @@ func (x *expTable) ratios() {
 
 // fanout writes seed 001's outcome table per mode, with the arithmetic's
 // expectation, then what each mode added to the caller's threads and
-// memory and the callee's threads.
+// memory, its virtual threads alive and parked, and the callee's threads.
 func (x *expTable) fanout() {
 	var outcome, res, calls [][]string
 	for _, row := range x.rows {
@@ -161,8 +161,8 @@ func (x *expTable) fanout() {
 		x.table("each call (s): its own time, and from its fan-out's start to its end (the wait for a pool thread or permit in it: the seed's Duration)",
 			[]string{"MODE", "CALLS", "CALL P50", "CALL P99", "CALL MAX", "DONE P50", "DONE P90", "DONE MAX"}, calls)
 	}
-	x.table("the caller during its fan-out: added since the idle stage (peak - idle mean), and peaks; the callee's threads",
-		[]string{"MODE", "PLATFORM THREADS", "CARRIERS", "GOROUTINES", "HEAP MiB", "NMT THREAD RESERVED MiB", "NMT THREAD COMMITTED MiB", "GC PAUSES", "WORKING SET MiB", "CALLEE THREADS"}, res)
+	x.table("the caller during its fan-out: added since the idle stage (peak - idle mean), and peaks; its virtual threads at the most, as its thread dumps listed them; the callee's threads",
+		[]string{"MODE", "PLATFORM THREADS", "CARRIERS", "VIRTUAL THREADS ALIVE / PARKED", "GOROUTINES", "HEAP MiB", "NMT THREAD RESERVED MiB", "NMT THREAD COMMITTED MiB", "GC PAUSES", "WORKING SET MiB", "CALLEE THREADS"}, res)
 }
 
 // fanoutCallTimes is a mode's calls' times in seconds, from the
@@ -259,6 +259,7 @@ func (x *expTable) fanoutResources(row bench.SeedRow, t *bench.TargetResult) []s
 	return []string{row.Label,
 		added(fan.Threads, idle.Threads, bench.ThreadPlatform, bench.FigThreadsAdded, 1, expCount),
 		peak(fan.Threads, bench.ThreadCarrier, 1, expCount),
+		fanoutVirtualThreads(t, 1),
 		peak(fan.Threads, bench.ThreadGoroutine, 1, expCount),
 		added(fan.Memory, idle.Memory, bench.MemoryHeap, "", mebibyte, expOneDecimal),
 		added(fan.Memory, idle.Memory, bench.MemoryThreadStacksReserved, bench.FigStacksReserved, mebibyte, expOneDecimal),
@@ -267,6 +268,22 @@ func (x *expTable) fanoutResources(row bench.SeedRow, t *bench.TargetResult) []s
 		peak(fan.Memory, bench.MemoryWorkingSet, mebibyte, expOneDecimal),
 		peak(expDownstreamResources(t, 1).Threads, bench.ThreadPlatform, 1, expCount),
 	}
+}
+
+// fanoutVirtualThreads is the caller's virtual threads in a stage as its
+// thread dumps listed them, the most alive and the most parked (seed 001's
+// requests that wait as parked virtual threads); a dash where the dumps
+// listed none (platform threads, goroutines, no recording).
+func fanoutVirtualThreads(t *bench.TargetResult, stage int) string {
+	if t.Inside == nil {
+		return "-"
+	}
+	for _, v := range t.Inside.VirtualThreads {
+		if v.Stage == stage && v.PeakAlive > 0 {
+			return fmt.Sprintf("%d / %d", v.PeakAlive, v.PeakParked)
+		}
+	}
+	return "-"
 }
 
 // mebibyte is the bytes in a MiB.

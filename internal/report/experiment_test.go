@@ -108,6 +108,12 @@ func TestExperimentFanout(t *testing.T) {
 				GCPauses: 3},
 		}
 		tr.DownstreamResources = []bench.StageResources{{Stage: 1, Threads: gauges(bench.ThreadPlatform, 232.0, 120.0)}}
+		if key == "java-unbounded" || key == "java-semaphore" {
+			// what the thread dumps listed: every call's virtual thread
+			// parked at once, beside the request's own
+			tr.Inside = &bench.Inside{VirtualThreads: []bench.VirtualThreadStage{
+				{Stage: 0, Dumps: 5}, {Stage: 1, Dumps: 17, PeakAlive: 1002, MeanAlive: 366, PeakParked: 1001, MeanParked: 365}}}
+		}
 	})
 	golden(t, "experiment_seed-001.table.golden", writeExperiment(t, run, report.FormatTable))
 }
