@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -351,6 +352,49 @@ func TestStartDatabase_ExitsAtOnce(t *testing.T) {
 			}
 			if n := leftovers(t, runID); n != 0 {
 				t.Errorf("%d containers of run %s left after a failed start", n, runID)
+			}
+		})
+	}
+}
+
+// A port another process takes between the pick and the server's bind: the
+// server is started again on another, and says so; a clean clone's tests
+// lost a run to it ("could not bind IPv4 address: Address already in use").
+func TestStartDatabase_PortTakenUnderIt(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds {
+		t.Run(k.kind, func(t *testing.T) {
+			t.Parallel()
+			held, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer held.Close()
+			heldPort := held.Addr().(*net.TCPAddr).Port
+			var log strings.Builder
+			rt := database.NewRuntime(engines, database.Options{History: history, Log: &log})
+			picks := 0
+			database.SetPorts(rt, func() (int, error) {
+				picks++
+				if picks == 1 {
+					return heldPort, nil
+				}
+				return database.FreeLocalPort()
+			})
+			runID := newRunID()
+			srv, err := rt.StartDatabase(context.Background(), bench.DatabaseRequest{RunID: runID, Kind: k.kind})
+			if err != nil {
+				t.Fatalf("StartDatabase with its first port taken = %v, want it started on another", err)
+			}
+			defer srv.Stop(context.Background())
+			if got := srv.Conn().Port; got == heldPort || picks != 2 {
+				t.Errorf("server on port %d after %d picks, want another port than the taken %d, at the second pick", got, picks, heldPort)
+			}
+			if want := fmt.Sprintf("port %d was taken", heldPort); !strings.Contains(log.String(), want) {
+				t.Errorf("the runtime's log %q lacks %q", log.String(), want)
+			}
+			if n := leftovers(t, runID); n != 1 {
+				t.Errorf("%d containers of run %s, want the one started on the second port", n, runID)
 			}
 		})
 	}

@@ -2,7 +2,9 @@ package database
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -42,6 +44,7 @@ type Options struct {
 type Runtime struct {
 	engines *targets.Engines
 	opts    Options
+	ports   func() (int, error) // picks a server's port: freeLocalPort's
 }
 
 var _ bench.DatabaseRuntime = (*Runtime)(nil)
@@ -58,7 +61,7 @@ func NewRuntime(engines *targets.Engines, opts Options) *Runtime {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	return &Runtime{engines: engines, opts: opts}
+	return &Runtime{engines: engines, opts: opts, ports: func() (int, error) { return freeLocalPort(localAddress) }}
 }
 
 // StartDatabase assembles (or finds) the server's image, starts it on the
@@ -102,21 +105,43 @@ func (r *Runtime) engine(name string) (*targets.Runtime, error) {
 }
 
 // launch starts the server's container from img and readies it; a server
-// that does not get ready is removed.
+// that does not get ready is removed. A server that found its port taken
+// between the pick and its bind (another process took it in the seconds
+// its data directory is made: a clean clone's tests saw it) is started
+// again on another port, launchTries times in all.
 func (r *Runtime) launch(ctx context.Context, engine *targets.Runtime, f flavor, img serverImage, req bench.DatabaseRequest) (*Server, error) {
-	port, err := freeLocalPort(localAddress)
-	if err != nil {
-		return nil, err
-	}
-	s := newServer(engine.Client(), f, img, port, req, r.opts.SampleInterval)
-	args := append(f.args(localAddress, port), r.opts.ServerArgs[f.kind]...)
-	if err := s.start(ctx, r.containerConfig(s, args, req), hostConfig(req)); err != nil {
+	var err error
+	for try := 1; try <= launchTries; try++ {
+		var port int
+		if port, err = r.ports(); err != nil {
+			return nil, err
+		}
+		s := newServer(engine.Client(), f, img, port, req, r.opts.SampleInterval)
+		args := append(f.args(localAddress, port), r.opts.ServerArgs[f.kind]...)
+		if err = s.start(ctx, r.containerConfig(s, args, req), hostConfig(req)); err == nil {
+			if err = s.ready(ctx, r.opts.ReadyTimeout, req.Init); err == nil {
+				return s, nil
+			}
+		}
+		taken := ctx.Err() == nil && s.portTaken(ctx)
 		s.remove(ctx)
-		return nil, err
+		if !taken {
+			return nil, err
+		}
+		fmt.Fprintf(r.opts.Log, "database %s: port %d was taken before the server bound it; starting it on another (try %d of %d)\n",
+			f.kind, port, try, launchTries)
 	}
-	if err := s.ready(ctx, r.opts.ReadyTimeout, req.Init); err != nil {
-		s.remove(ctx)
-		return nil, err
-	}
-	return s, nil
+	return nil, err
+}
+
+// launchTries bounds the starts of a server whose port was taken under it.
+const launchTries = 3
+
+// portTaken says whether the server's log says it could not listen because
+// its address was in use: PostgreSQL's "could not bind IPv4 address ...:
+// Address already in use", MariaDB's "Bind on TCP/IP port. Got error: 98:
+// Address already in use".
+func (s *Server) portTaken(ctx context.Context) bool {
+	logs, err := s.logs(context.WithoutCancel(ctx), errorLogLines)
+	return err == nil && strings.Contains(logs, "Address already in use")
 }

@@ -97,6 +97,9 @@ type Runtime struct {
 
 	samplerOnce sync.Once
 	sampler     sampler // the thread sampler's jar, or why there is none
+
+	// choose returns the port a target listens on: choosePort's.
+	choose func(port int) (int, error)
 }
 
 // NewRuntime connects to a Docker engine: the local one (DOCKER_HOST or
@@ -126,9 +129,11 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	return &Runtime{docker: docker, engine: engine, source: opts.ImageSource, logger: stdlog.New(logOut, "", stdlog.LstdFlags),
+	r := &Runtime{docker: docker, engine: engine, source: opts.ImageSource, logger: stdlog.New(logOut, "", stdlog.LstdFlags),
 		repoRoot: opts.RepoRoot, sources: opts.Sources, catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages,
-		bases: map[string]string{}, history: opts.History, javaTool: strings.TrimSpace(opts.JavaToolOptions)}, nil
+		bases: map[string]string{}, history: opts.History, javaTool: strings.TrimSpace(opts.JavaToolOptions)}
+	r.choose = r.choosePort
+	return r, nil
 }
 
 // engineUnavailable says which engine does not answer, and why.

@@ -195,6 +195,46 @@ func TestGoTarget(t *testing.T) {
 			t.Fatalf("containers left after a failed Start: %v", left)
 		}
 	})
+
+	t.Run("PortTakenUnderIt", func(t *testing.T) {
+		// Another process takes the picked port before the target binds
+		// it: the target is started on another, and nothing is left of
+		// the first start.
+		held, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.Close()
+		heldPort := held.Addr().(*net.TCPAddr).Port
+		var log strings.Builder
+		taken, err := targets.NewRuntime(targets.RuntimeOptions{Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer taken.Close()
+		picks := 0
+		targets.SetChoose(taken, func(port int) (int, error) {
+			if picks++; picks == 1 {
+				return heldPort, nil
+			}
+			return targets.ChoosePort(taken, port)
+		})
+		id := runID(t)
+		inst, err := taken.StartTarget(context.Background(), bench.TargetGo, img, targets.StartOptions{RunID: id, Limits: bench.Limits{CPUs: 1, MemoryMiB: 256}})
+		if err != nil {
+			t.Fatalf("Start with its first port taken = %v, want it started on another", err)
+		}
+		defer inst.Stop(context.Background())
+		if got := inst.Port(); got == heldPort || picks != 2 {
+			t.Errorf("target on port %d after %d picks, want another than the taken %d, at the second pick", got, picks, heldPort)
+		}
+		if !strings.Contains(log.String(), "its port was taken") {
+			t.Errorf("the runtime's log %q does not say the port was taken", log.String())
+		}
+		if left := labelled(t, id); len(left) != 1 {
+			t.Errorf("containers of the run: %v, want the one started on the second port", left)
+		}
+	})
 }
 
 // TestCleanupRun removes only its own run's containers: other tests may be

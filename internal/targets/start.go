@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -100,7 +101,28 @@ func (r *Runtime) StartTarget(ctx context.Context, target string, img bench.Imag
 	if entry.Listening.Port != 0 {
 		opts.Port = entry.Listening.Port
 	}
-	port, err := r.choosePort(opts.Port)
+	// A port picked here may be taken by another process in the seconds
+	// before the target binds it (a clean clone's tests lost starts so,
+	// their neighbours starting servers of their own): the target is
+	// started again on others. A port the caller or the image fixed is
+	// not changed.
+	for try := 1; try <= startTries; try++ {
+		var inst *Instance
+		inst, err = r.startOnPorts(ctx, entry, target, img, opts)
+		if err == nil || opts.Port != 0 || ctx.Err() != nil || !errors.As(err, new(portTakenError)) {
+			return inst, err
+		}
+		r.logger.Printf("target %s: its port was taken before it bound it; starting it on another (try %d of %d)", target, try, startTries)
+	}
+	return nil, err
+}
+
+// startTries bounds the starts of a target whose port was taken under it.
+const startTries = 3
+
+// startOnPorts starts the target on the port opts give or on a free one.
+func (r *Runtime) startOnPorts(ctx context.Context, entry Entry, target string, img bench.ImageInfo, opts StartOptions) (*Instance, error) {
+	port, err := r.choose(opts.Port)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +320,7 @@ func (r *Runtime) chooseMetricsPort(want, port int) (int, error) {
 		return 0, bench.Errorf(bench.EINVALID, "metrics port %d is the target's own port", want)
 	}
 	for range remotePortTries {
-		p, err := r.choosePort(want)
+		p, err := r.choose(want)
 		if err != nil || p != port {
 			return p, err
 		}
@@ -417,8 +439,25 @@ func (in *Instance) failure(ctx context.Context, format string, args ...any) err
 		}
 		msg += "; its log ends:\n" + lastLines(logs, errorLogLines)
 	}
-	return bench.Errorf(bench.EUNAVAILABLE, "%s", msg)
+	err = bench.Errorf(bench.EUNAVAILABLE, "%s", msg)
+	if portInUse(logs) {
+		return portTakenError{err}
+	}
+	return err
 }
+
+// portInUse says whether a target's log says it could not listen because
+// its port was in use: Spring Boot's "Port 20451 was already in use", Go's
+// "bind: address already in use", Netty's "Address already in use".
+func portInUse(logs string) bool {
+	return strings.Contains(strings.ToLower(logs), "already in use")
+}
+
+// portTakenError is the failure of a target that found its port taken.
+type portTakenError struct{ err error }
+
+func (e portTakenError) Error() string { return e.err.Error() }
+func (e portTakenError) Unwrap() error { return e.err }
 
 // sinceStarted returns the time since the engine started the container, or
 // 0 if the engine does not say.
