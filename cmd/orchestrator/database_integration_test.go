@@ -75,6 +75,13 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 			t.Errorf("at 400 clients %.1f req/s, %.1f %% of the bound the hold measured sets (10 ÷ %.2f ms = %.1f): want within 5 %%", st.Stats.Throughput, 100*share, last.HeldMs, held)
 		}
 	}
+	// The target's wake-up probe, read per stage: a woken goroutine's wait
+	// to run, beside each connection's hold in the sheet.
+	for _, p := range pools {
+		if p.WakeDelayMs <= 0 || p.WakeDelayMs > p.HeldMs {
+			t.Errorf("%s: a woken goroutine waited %.3f ms to run, want more than 0 and less than a connection's hold (%.2f ms)", p.Name, p.WakeDelayMs, p.HeldMs)
+		}
+	}
 	sheet, ok := builtin.SheetOf(run)
 	var text strings.Builder
 	for _, p := range sheet.Parts {
@@ -83,7 +90,7 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 			fmt.Fprintf(&text, "%s\n%v\n", p.Table.Title, p.Table.Rows)
 		}
 	}
-	for _, want := range []string{"a query of 100 ms in the database: the pool allows 100.0 req/s", "(100.0, ", "; held ", "pool: pool ", "a connection held per request"} {
+	for _, want := range []string{"a query of 100 ms in the database: the pool allows 100.0 req/s", "(100.0, ", "; held ", "pool: pool ", "a connection held per request", "(woken: "} {
 		if !ok || !strings.Contains(text.String(), want) {
 			t.Errorf("the sheet lacks %q:\n%s", want, text.String())
 		}

@@ -41,7 +41,12 @@ type StageResources struct {
 	// ServerMs is the mean time a request of the stage spent in the
 	// target's handlers, in ms, by its own count (http_server_requests_
 	// seconds); 0 where the target does not expose it.
-	ServerMs       float64 `json:"serverMs,omitempty"`
+	ServerMs float64 `json:"serverMs,omitempty"`
+	// WakeDelayMs is how late, on average, a thread of the kind that runs
+	// the target's requests ran again after a sleep ended: the wait a
+	// woken thread had for a CPU (on virtual threads, for a carrier), by
+	// the built-in targets' probe; 0 where the target has none.
+	WakeDelayMs    float64 `json:"wakeDelayMs,omitempty"`
 	ScrapeFailures int     `json:"scrapeFailures,omitempty"`
 }
 

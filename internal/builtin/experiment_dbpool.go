@@ -129,11 +129,17 @@ func (x *expTable) pool() {
 		case p.DatabaseMs == 0:
 			return units.Num(p.HeldMs)
 		}
-		return fmt.Sprintf("%s = %s + %s", units.Num(p.HeldMs), units.Num(p.DatabaseMs), units.Num(max(0, p.HeldMs-p.DatabaseMs)))
+		out := fmt.Sprintf("%s = %s + %s", units.Num(p.HeldMs), units.Num(p.DatabaseMs), units.Num(p.ServiceMs()))
+		if p.WakeDelayMs > 0 {
+			out += fmt.Sprintf(" (woken: %s)", units.Num(p.WakeDelayMs))
+		}
+		return out
 	}
 	header, tables := x.perStage(throughput, where, held)
 	x.line(fmt.Sprintf("a pool of %d connections, a query of %s in the database: the pool allows %s req/s", size, dbPoolQueryWords(), expRate(bound)))
 	x.table("throughput per stage (successful req/s; in parentheses the pool's bound at "+dbPoolQueryWords()+" and the share of it reached, then at the hold measured)", header, tables[0])
 	x.table("where the requests in flight were, per stage (mean requests: waiting for a connection, holding one, neither)", header, tables[1])
-	x.table("a connection held per request, ms: in the database + in the service (its own time between statements, on a CPU it may wait for)", header, tables[2])
+	x.table("a connection held per request, ms: in the database + in the service (its own time between statements, on a CPU it may wait for); "+
+		"in parentheses how long a woken request thread waited to run (on virtual threads, for a carrier): a hold takes one such wait when the database answers, "+
+		"and its hand-over to a waiting request another", header, tables[2])
 }

@@ -35,6 +35,20 @@ type Stage struct {
 	// without the server's figures. HeldMs beyond it is the service's own
 	// time with a connection in hand.
 	DatabaseMs float64
+	// WakeDelayMs is how long a woken thread of the requests' kind waited
+	// to run (bench.StageResources.WakeDelayMs): a connection's hold
+	// takes one such wait when the database answers, and its hand-over
+	// to a waiter another; 0 where the target has no probe.
+	WakeDelayMs float64
+}
+
+// ServiceMs is a request's time with a connection in hand outside the
+// database, in ms; 0 without the server's figures.
+func (p Stage) ServiceMs() float64 {
+	if p.DatabaseMs == 0 {
+		return 0
+	}
+	return max(0, p.HeldMs-p.DatabaseMs)
 }
 
 // Where requests wait, as Stage.Where names it.
@@ -99,7 +113,8 @@ func Stages(t *bench.TargetResult) []Stage {
 // database server's figures db over it (nil: none).
 func Of(r bench.StageResources, s bench.StageResult, db *bench.DatabaseStage) Stage {
 	p := Stage{Index: s.Index, Name: s.Name, Size: r.Pool[bench.PoolMax].Peak, Active: r.Pool[bench.PoolActive],
-		Pending: r.Pool[bench.PoolPending], AcquireMs: r.PoolAcquireMs, Timeouts: r.PoolTimeouts, Throughput: s.Stats.Throughput}
+		Pending: r.Pool[bench.PoolPending], AcquireMs: r.PoolAcquireMs, Timeouts: r.PoolTimeouts, Throughput: s.Stats.Throughput,
+		WakeDelayMs: r.WakeDelayMs}
 	held := p.Active.Mean + p.Pending.Mean
 	if held > 0 {
 		p.WaitedOf = p.Pending.Mean / held

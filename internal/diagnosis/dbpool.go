@@ -46,11 +46,26 @@ func dbPoolBound(e Evidence) (bench.Cause, bool) {
 		c.Sentence += fmt.Sprintf(": each connection was held %s ms per request", units.OneDecimal(p.HeldMs))
 		if e.Database != nil {
 			c.Evidence = append(c.Evidence, bench.Figure{Name: "in the database per request", Value: p.DatabaseMs / 1000, Unit: "s"})
-			c.Sentence += fmt.Sprintf(" (%s ms of it in the database, %s in the service)", units.OneDecimal(p.DatabaseMs), units.OneDecimal(max(0, p.HeldMs-p.DatabaseMs)))
+			c.Sentence += fmt.Sprintf(" (%s ms of it in the database, %s in the service", units.OneDecimal(p.DatabaseMs), units.OneDecimal(p.ServiceMs()))
+			if p.WakeDelayMs > 0 {
+				c.Evidence = append(c.Evidence, bench.Figure{Name: "a woken request thread's wait to run", Value: p.WakeDelayMs / 1000, Unit: "s"})
+				c.Sentence += fmt.Sprintf(", where a woken request thread waited %s ms to run%s", units.OneDecimal(p.WakeDelayMs), waitedFor(e))
+			}
+			c.Sentence += ")"
 		}
 		c.Sentence += fmt.Sprintf(", so the pool allows the %.0f req/s served", p.Throughput)
 	}
 	return c, true
+}
+
+// waitedFor says what a woken request thread waits for: where requests
+// ran on virtual threads, a carrier, the scheduler's queue behind every
+// virtual thread ready to run.
+func waitedFor(e Evidence) string {
+	if g, ok := e.Resources.Threads[bench.ThreadVirtual]; ok && g.Mean >= 1 {
+		return " (for a carrier: the virtual-thread scheduler's queue)"
+	}
+	return ""
 }
 
 // connectionWaits ends the sentence of a lock-bound cause whose waits

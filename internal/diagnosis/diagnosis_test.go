@@ -304,6 +304,24 @@ func TestDBPoolBound(t *testing.T) {
 		t.Errorf("sentence:\n%s\nwant:\n%s", got, want)
 	}
 
+	// Its request threads virtual, woken ones waiting 1.9 ms for a carrier.
+	woken := *res
+	woken.WakeDelayMs = 1.9
+	woken.Threads = map[string]bench.Gauge{bench.ThreadVirtual: {Peak: 200, Mean: 199}}
+	waited := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: st, Resources: &woken, Limits: bench.Limits{CPUs: 1},
+		Database: &bench.DatabaseStage{Stage: 3, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 8.4}}}})
+	if got := waited.Causes[0].Sentence; !strings.Contains(got, "(21 ms of it in the database, 4 in the service, where a woken request thread waited 1.9 ms to run "+
+		"(for a carrier: the virtual-thread scheduler's queue)), so") {
+		t.Errorf("sentence does not name the carrier's queue:\n%s", got)
+	}
+	// The same wait on platform threads is the OS's: no carrier named.
+	woken.Threads = map[string]bench.Gauge{bench.ThreadPlatform: {Peak: 230, Mean: 225}}
+	waited = diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@platform", JDK: 25, Stage: st, Resources: &woken, Limits: bench.Limits{CPUs: 1},
+		Database: &bench.DatabaseStage{Stage: 3, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 8.4}}}})
+	if got := waited.Causes[0].Sentence; !strings.Contains(got, "4 in the service, where a woken request thread waited 1.9 ms to run), so") {
+		t.Errorf("sentence on platform threads:\n%s", got)
+	}
+
 	hikari := stack("java.util.concurrent.SynchronousQueue$Transferer.xferLifo", "java.util.concurrent.SynchronousQueue.poll",
 		"com.zaxxer.hikari.util.ConcurrentBag.borrow:63", "com.zaxxer.hikari.pool.HikariPool.getConnection:60")
 	platform := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@platform", JDK: 25, Stage: st, Resources: res, Limits: bench.Limits{CPUs: 1},

@@ -78,6 +78,16 @@ const (
 	ServerRequestsSeconds = "http_server_requests_seconds_sum"
 )
 
+// The count and the summed lateness of the built-in targets' wake-up
+// probe: one thread of the kind that runs requests (a virtual thread, a
+// platform thread, a goroutine) sleeping 10 ms over and over, late by the
+// wait a woken thread has for a CPU, a carrier on virtual threads
+// (targets/CONTRACT.md).
+const (
+	WakeDelayCount   = "threadbench_wake_delay_seconds_count"
+	WakeDelaySeconds = "threadbench_wake_delay_seconds_sum"
+)
+
 // curated lists the exposed names kept and, for each, the labels that tell
 // its series apart; samples that differ only in other labels are summed
 // (GC pauses over gc, action and cause; memory pools into their area).
@@ -118,6 +128,9 @@ var curated = map[string][]string{
 	// Requests served, and the time in the handlers.
 	ServerRequestsCount:   nil,
 	ServerRequestsSeconds: nil,
+	// How late a thread of the requests' kind ran after a sleep ended.
+	WakeDelayCount:   nil,
+	WakeDelaySeconds: nil,
 	// Memory.
 	JVMMemoryUsed:                          {areaLabel},
 	JVMMemoryCommitted:                     {areaLabel},

@@ -156,6 +156,7 @@ func summarizeStage(byName map[string][]bench.Point, scrapeFailures []float64, s
 	r.PinnedSeconds = firstDelta(byName, virtualPinnedSeconds, w)
 	r.SubmitFailed = firstDelta(byName, virtualSubmitFailed, w)
 	r.ServerMs = serverMs(byName, w)
+	r.WakeDelayMs = meanMs(byName, WakeDelayCount, WakeDelaySeconds, w)
 	for _, t := range scrapeFailures {
 		if w.contains(t) {
 			r.ScrapeFailures++
@@ -168,8 +169,14 @@ func summarizeStage(byName map[string][]bench.Point, scrapeFailures []float64, s
 // handlers, in ms: what their time counter grew by over what their count
 // grew by; 0 where they are not exposed or served nothing.
 func serverMs(byName map[string][]bench.Point, w window) float64 {
-	n, okN := delta(byName[ServerRequestsCount], w)
-	s, okS := delta(byName[ServerRequestsSeconds], w)
+	return meanMs(byName, ServerRequestsCount, ServerRequestsSeconds, w)
+}
+
+// meanMs is a summary's mean over w, in ms: what its seconds grew by over
+// what its count grew by; 0 where it is not exposed or counted nothing.
+func meanMs(byName map[string][]bench.Point, count, seconds string, w window) float64 {
+	n, okN := delta(byName[count], w)
+	s, okS := delta(byName[seconds], w)
 	if !okN || !okS || n < 1 {
 		return 0
 	}

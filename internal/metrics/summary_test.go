@@ -223,3 +223,23 @@ func TestSummarize_Pinned(t *testing.T) {
 		}
 	}
 }
+
+// The wake-up probe's mean lateness per stage: what its sum grew by over
+// what its count grew by, each stage its own (100 wakes a second, 0.5 ms
+// late each in the first stage, 4 ms in the second).
+func TestSummarize_WakeDelay(t *testing.T) {
+	late := func(t float64) float64 { return 0.0005*100*min(t, 5) + 0.004*100*max(0, t-5) }
+	series := []bench.Series{
+		series(metrics.WakeDelayCount, nil, 0, 10, func(t float64) float64 { return 100 * t }),
+		series(metrics.WakeDelaySeconds, nil, 0, 10, late),
+	}
+	got := metrics.Summarize(series, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10), stage(1, 5, 5, 10)})
+	for i, want := range []float64{0.5, 4} {
+		if math.Abs(got[i].WakeDelayMs-want) > 1e-9 {
+			t.Errorf("stage %d: wake delay %v ms, want %v", i, got[i].WakeDelayMs, want)
+		}
+	}
+	if none := metrics.Summarize(nil, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10)}); none[0].WakeDelayMs != 0 {
+		t.Errorf("a target without the probe: %v ms, want 0", none[0].WakeDelayMs)
+	}
+}

@@ -54,6 +54,10 @@ const requestsHistogram = "http_server_requests_seconds"
 // inflightGauge is the gauge of requests in flight every target exposes.
 const inflightGauge = "threadbench_inflight_requests"
 
+// wakeDelaySummary is the wake-up probe's summary every target exposes:
+// how late a thread of the requests' kind ran after a sleep ended.
+const wakeDelaySummary = "threadbench_wake_delay_seconds"
+
 // javaFamilies are the families only the Java target has, by type: what
 // pins virtual threads and what carries them. Go has no carriers.
 var javaFamilies = []struct {
@@ -340,6 +344,9 @@ func (c *checker) metrics(ctx context.Context) error {
 	if err := c.inflightGauge(path, families); err != nil {
 		return err
 	}
+	if err := wakeDelay(path, families); err != nil {
+		return err
+	}
 	if err := c.javaFamilies(path, families); err != nil {
 		return err
 	}
@@ -373,6 +380,20 @@ func (c *checker) inflightGauge(path string, families map[string]*dto.MetricFami
 		}
 	}
 	return fmt.Errorf("GET %s: %s has no series with thread=%q", path, inflightGauge, want)
+}
+
+// wakeDelay checks the wake-up probe's summary: it counts a wake-up every
+// 10 ms from the target's start, so a target serving requests has counted
+// some.
+func wakeDelay(path string, families map[string]*dto.MetricFamily) error {
+	family := families[wakeDelaySummary]
+	if family == nil || family.GetType() != dto.MetricType_SUMMARY || len(family.GetMetric()) != 1 {
+		return fmt.Errorf("GET %s: no summary %s", path, wakeDelaySummary)
+	}
+	if n := family.GetMetric()[0].GetSummary().GetSampleCount(); n == 0 {
+		return fmt.Errorf("GET %s: %s counted no wake-up", path, wakeDelaySummary)
+	}
+	return nil
 }
 
 // javaFamilies checks, for a Java target, the families of pinning and

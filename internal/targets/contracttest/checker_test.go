@@ -55,6 +55,9 @@ func lateOnce(first, d time.Duration, handler http.Handler) http.HandlerFunc {
 
 const inflight = `# TYPE threadbench_inflight_requests gauge
 threadbench_inflight_requests{thread="goroutine"} 1
+# TYPE threadbench_wake_delay_seconds summary
+threadbench_wake_delay_seconds_count 120
+threadbench_wake_delay_seconds_sum 0.03
 `
 
 // javaExposition is a Java target's exposition, requests on thread.
@@ -162,6 +165,11 @@ func TestChecks(t *testing.T) {
 		// No gauge of requests in flight.
 		{"metrics without inflight gauge", textHandler(strings.TrimPrefix(exposition, inflight)),
 			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "no gauge threadbench_inflight_requests"},
+		// No wake-up probe, and one that never woke.
+		{"metrics without the wake-up probe", textHandler(strings.ReplaceAll(exposition, "threadbench_wake_delay_seconds", "other_seconds")),
+			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "no summary threadbench_wake_delay_seconds"},
+		{"metrics with a probe that never woke", textHandler(strings.ReplaceAll(exposition, "_count 120", "_count 0")),
+			goTarget, func(c *checker) error { return c.metrics(t.Context()) }, "counted no wake-up"},
 		// A virtual-thread target whose requests run on goroutines, say.
 		{"inflight gauge with the wrong thread", textHandler(exposition),
 			javaVirtual, func(c *checker) error { return c.metrics(t.Context()) }, `no series with thread="virtual"`},
@@ -409,6 +417,7 @@ func TestMetricsOnTheirOwnPort(t *testing.T) {
 	defer target.Close()
 	metrics := httptest.NewServer(h)
 	defer metrics.Close()
+	time.Sleep(30 * time.Millisecond) // the wake-up probe's first wake-ups: one every 10 ms
 
 	ctx := context.Background()
 	for _, tc := range []struct {

@@ -26,11 +26,14 @@ type Handler struct {
 	http.Handler
 	downstream *downstream
 	database   *database // nil: none configured
+	wake       *wakeDelay
 }
 
-// Close closes the idle downstream connections and the database's pool.
+// Close stops the wake-up probe, closes the idle downstream connections
+// and the database's pool.
 // Call it once the server has stopped serving.
 func (h *Handler) Close() {
+	h.wake.close()
 	h.downstream.close()
 	if h.database != nil {
 		h.database.close()
@@ -97,7 +100,10 @@ func NewHandler(target string, opts ...Option) *Handler {
 	if h.database != nil {
 		h.metrics.registry.MustRegister(poolCollector{h.database})
 	}
-	return &Handler{Handler: h.routes(), downstream: h.downstream, database: h.database}
+	wake := newWakeDelay()
+	h.metrics.registry.MustRegister(wake)
+	wake.start()
+	return &Handler{Handler: h.routes(), downstream: h.downstream, database: h.database, wake: wake}
 }
 
 // routes mounts every endpoint, counting the requests in flight.

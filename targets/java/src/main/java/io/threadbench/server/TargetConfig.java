@@ -63,6 +63,18 @@ public class TargetConfig {
         return pinned;
     }
 
+    /**
+     * wakeDelay times how late a thread of the requests' kind runs after a
+     * sleep: the wait a woken thread has for a CPU (a carrier on virtual
+     * threads). Closed with the context.
+     */
+    @Bean
+    public WakeDelay wakeDelay(Environment env) {
+        WakeDelay delay = new WakeDelay(ThreadModel.from(env));
+        delay.start();
+        return delay;
+    }
+
     /** carrierThreads counts the carriers of virtual threads at each scrape. */
     @Bean
     public CarrierThreads carrierThreads() {
