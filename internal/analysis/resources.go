@@ -58,12 +58,16 @@ type ResourceSummary struct {
 	CPUPer1k       float64
 	GCPauses       float64
 	GCPauseSeconds float64
+	// WakeDelayMs is how long a woken request thread waited to run, ms
+	// (bench.StageResources.WakeDelayMs), weighted as CPUPer1k; 0 where
+	// the target has no probe.
+	WakeDelayMs float64
 }
 
 // StageSummary is one stage's resources as a summary.
 func StageSummary(r bench.StageResources) ResourceSummary {
 	s := ResourceSummary{Threads: map[string]float64{}, MemoryMiB: map[string]float64{},
-		CPUPer1k: r.CPUSecondsPer1k, GCPauses: r.GCPauses, GCPauseSeconds: r.GCPauseSeconds}
+		CPUPer1k: r.CPUSecondsPer1k, GCPauses: r.GCPauses, GCPauseSeconds: r.GCPauseSeconds, WakeDelayMs: r.WakeDelayMs}
 	for kind, g := range r.Threads {
 		s.Threads[kind] = g.Peak
 	}
@@ -81,7 +85,7 @@ func SummarizeResources(t *bench.TargetResult) (ResourceSummary, bool) {
 		requests[s.Index] = s.Stats.Requests
 	}
 	s := ResourceSummary{Threads: map[string]float64{}, MemoryMiB: map[string]float64{}}
-	var cpu weightedMean
+	var cpu, wake weightedMean
 	found := false
 	for _, r := range t.Resources {
 		if r.Warmup {
@@ -101,8 +105,12 @@ func SummarizeResources(t *bench.TargetResult) (ResourceSummary, bool) {
 		if r.CPUSecondsPer1k > 0 {
 			cpu.add(r.CPUSecondsPer1k, float64(requests[r.Stage]))
 		}
+		if r.WakeDelayMs > 0 {
+			wake.add(r.WakeDelayMs, float64(requests[r.Stage]))
+		}
 	}
 	s.CPUPer1k = cpu.mean()
+	s.WakeDelayMs = wake.mean()
 	return s, found
 }
 

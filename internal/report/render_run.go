@@ -328,10 +328,11 @@ func writeResourceTable(buf *bytes.Buffer, t *bench.TargetResult) {
 	}
 	threads := analysis.KindsOf(analysis.TableThreadKinds, bench.ThreadKinds, analysis.ThreadsOf, sums...)
 	memory := analysis.KindsOf(analysis.TableMemoryKinds, bench.MemoryKinds, analysis.MemoryOf, sums...)
+	woken := slices.ContainsFunc(sums, func(s analysis.ResourceSummary) bool { return s.WakeDelayMs > 0 })
 	tw := newTable(buf)
-	rows := [][]string{resourceHeader(threads, memory)}
+	rows := [][]string{resourceHeader(threads, memory, woken)}
 	for i, s := range sums {
-		rows = append(rows, resourceRow(labels[i], s, threads, memory))
+		rows = append(rows, resourceRow(labels[i], s, threads, memory, woken))
 	}
 	writeRows(tw, "  ", rows)
 	tw.Flush()
@@ -339,8 +340,9 @@ func writeResourceTable(buf *bytes.Buffer, t *bench.TargetResult) {
 }
 
 // resourceHeader names the columns: "PEAK PLATFORM THREADS", "PEAK
-// WORKING SET MiB"...
-func resourceHeader(threads, memory []string) []string {
+// WORKING SET MiB"..., and "WOKEN WAIT ms" where a target times how long a
+// woken request thread waited to run (woken).
+func resourceHeader(threads, memory []string, woken bool) []string {
 	header := []string{"STAGE"}
 	for _, kind := range threads {
 		header = append(header, strings.ToUpper("peak "+bench.ThreadLabel(kind)))
@@ -352,12 +354,16 @@ func resourceHeader(threads, memory []string) []string {
 		}
 		header = append(header, strings.ToUpper("peak "+label)+" MiB")
 	}
-	return append(header, "CPU s / 1k req", "GC PAUSES (TIME)")
+	header = append(header, "CPU s / 1k req", "GC PAUSES (TIME)")
+	if woken {
+		header = append(header, "WOKEN WAIT ms")
+	}
+	return header
 }
 
 // resourceRow shows figures a target did not report (a Go target has no
 // JVM threads) as "-" rather than as a misleading zero.
-func resourceRow(label string, s analysis.ResourceSummary, threads, memory []string) []string {
+func resourceRow(label string, s analysis.ResourceSummary, threads, memory []string, woken bool) []string {
 	cell := func(v float64, unit string) string {
 		if v == 0 {
 			return "-"
@@ -371,7 +377,11 @@ func resourceRow(label string, s analysis.ResourceSummary, threads, memory []str
 	for _, kind := range memory {
 		row = append(row, cell(s.MemoryMiB[kind], analysis.UnitMiB))
 	}
-	return append(row, cell(s.CPUPer1k, analysis.UnitSeconds), gcCell(s))
+	row = append(row, cell(s.CPUPer1k, analysis.UnitSeconds), gcCell(s))
+	if woken {
+		row = append(row, cell(s.WakeDelayMs, analysis.UnitMs))
+	}
+	return row
 }
 
 func gcCell(s analysis.ResourceSummary) string {

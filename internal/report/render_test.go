@@ -75,6 +75,7 @@ func TestWriteRun_Golden(t *testing.T) {
 	}{
 		{"run.table.golden", analysistest.BaseRun(t)},
 		{"run_closed.table.golden", closedRun(t)},
+		{"run_woken.table.golden", wokenRun(t)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,6 +86,21 @@ func TestWriteRun_Golden(t *testing.T) {
 			golden(t, tt.name, buf.Bytes())
 		})
 	}
+}
+
+// wokenRun is the base run with its targets' wake-up probe read: a woken
+// request thread's wait to run, per stage, shown in a column of its own
+// (0.4 ms × the target's place × the stage's), the measured stages' mean
+// weighted by their requests.
+func wokenRun(t *testing.T) *bench.Run {
+	t.Helper()
+	run := analysistest.BaseRun(t)
+	for i := range run.Targets {
+		for j := range run.Targets[i].Resources {
+			run.Targets[i].Resources[j].WakeDelayMs = 0.4 * float64(1+i) * float64(1+j)
+		}
+	}
+	return run
 }
 
 // closedRun is a closed-model run whose Java target failed part-way.
