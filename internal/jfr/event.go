@@ -115,12 +115,15 @@ func (e Event) Idle() bool {
 	return false
 }
 
-// serverLoops are the run methods of a server's own I/O threads: Tomcat's
-// poller and acceptor, Jetty's selector.
+// serverLoops are the run methods of a server's own threads: Tomcat's
+// poller and acceptor, Jetty's selector, and the built-in Java target's
+// wake-up probe (targets/CONTRACT.md), which sleeps over and over on no
+// request's behalf.
 var serverLoops = map[string]bool{
 	"org.apache.tomcat.util.net.NioEndpoint$Poller.run":             true,
 	"org.apache.tomcat.util.net.Acceptor.run":                       true,
 	"org.eclipse.jetty.io.ManagedSelector$SelectorProducer.produce": true,
+	"io.threadbench.server.WakeDelay.probe":                         true,
 }
 
 // ServerLoop reports whether the event happened on one of the server's own

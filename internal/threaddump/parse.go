@@ -288,8 +288,8 @@ func (s *Samples) Virtual() []VirtualCount {
 	for _, sample := range s.Samples {
 		c := VirtualCount{At: sample.At}
 		for _, g := range sample.Groups {
-			if !g.Virtual {
-				continue
+			if !g.Virtual || (jfr.Event{Stack: g.Stack}).ServerLoop() {
+				continue // a server's own, as the built-in target's wake-up probe
 			}
 			c.Alive += g.Count
 			if len(g.Stack) > 0 && slices.Contains(unmountFrames, g.Stack[0].Name()) {

@@ -160,6 +160,16 @@ func TestVirtualCounts(t *testing.T) {
 			t.Errorf("%s: %.1f parked on average, want 6 to 8 (each waits or sleeps nearly all its time)", file, mean)
 		}
 	}
+	// The built-in target's wake-up probe, a virtual thread asleep on no
+	// request's behalf, is not counted among the service's.
+	sleep := jfr.Frame{Class: "java.lang.VirtualThread", Method: "parkNanos"}
+	probe := &threaddump.Samples{Samples: []threaddump.Sample{{Groups: []threaddump.Group{
+		{Count: 1, Virtual: true, Stack: []jfr.Frame{sleep, {Class: "io.threadbench.server.WakeDelay", Method: "probe"}}},
+		{Count: 2, Virtual: true, Stack: []jfr.Frame{sleep, {Class: "io.threadbench.server.SleepWork", Method: "sleep"}}},
+	}}}}
+	if got := probe.Virtual(); len(got) != 1 || got[0].Alive != 2 || got[0].Parked != 2 {
+		t.Errorf("two requests' virtual threads beside the wake-up probe: %+v, want 2 alive, 2 parked", got)
+	}
 	platform := &threaddump.Samples{Samples: []threaddump.Sample{{Groups: []threaddump.Group{{Count: 3, Name: "exec-#"}}}}}
 	if got := platform.Virtual(); got != nil {
 		t.Errorf("platform threads only: %+v, want nil", got)
