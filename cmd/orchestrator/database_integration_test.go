@@ -384,14 +384,20 @@ func TestOwnServiceDatabasePoolAxis(t *testing.T) {
 			// The pool named as the bound by its gauges: a virtual thread
 			// waiting for a connection leaves no park in the recording.
 			// Where Actuator's scrapes, on a CPU shared with other tests,
-			// came too late for the stage, nothing can name it.
+			// came too late for the stage, nothing can name it. Before it
+			// may come only the CPU or a GC pause that set the stage's
+			// tail (a clean clone: a SerialOld pause of 0.47 s, p99 0.74 s
+			// above p50, named first, the pool second).
 			last := stages[len(stages)-1]
 			bound, causes := boundByPool(last)
+			pool := slices.IndexFunc(causes, func(c bench.Cause) bool { return c.Kind == bench.VerdictDBPoolBound })
 			switch {
 			case !hasPoolFigures(tr, last.Index):
 				t.Logf("%s: no pool figures at 50 clients (its scrapes late); causes %+v", tr.Key(), causes)
-			case !bound || causes[0].Kind != bench.VerdictDBPoolBound && causes[0].Kind != bench.VerdictCPUBound:
-				t.Errorf("%s at 50 clients on 10 connections: causes %+v, pool %+v; want db-pool-bound first (or after the CPU)", tr.Key(), causes, dbpool.Stages(&tr))
+			case !bound || slices.ContainsFunc(causes[:pool], func(c bench.Cause) bool {
+				return c.Kind != bench.VerdictCPUBound && c.Kind != bench.VerdictGCBound
+			}):
+				t.Errorf("%s at 50 clients on 10 connections: causes %+v, pool %+v; want db-pool-bound first (or after the CPU or a GC pause)", tr.Key(), causes, dbpool.Stages(&tr))
 			}
 			// The thread sampler's dumps see the virtual threads wait,
 			// whatever the scrapes did: the why names the pool's entry.
