@@ -372,8 +372,12 @@ func TestCapacityTargetDiesAndStartsAgain(t *testing.T) {
 		"warmup":   map[string]any{"duration": "2s", "rate": 50},
 		// Rates no generator falls behind on a saturated machine: at 50 to
 		// 200 req/s a clean-clone run's search stopped, generator-bound,
-		// before the test could kill its target.
-		"capacity": map[string]any{"objective": "p99<=1s", "budget": "60s", "trialDuration": "3s", "confirmDuration": "3s",
+		// before the test could kill its target. A budget of 2 minutes,
+		// though the search ends at the maximum rate in well under one:
+		// on a machine saturated by the tests beside it a 3 s trial took
+		// 10.9 s (restart and warm-up included), and a budget of 60 s
+		// stopped the search at the death.
+		"capacity": map[string]any{"objective": "p99<=1s", "budget": "120s", "trialDuration": "3s", "confirmDuration": "3s",
 			"confirmations": 2, "settle": "500ms", "startRate": 10, "maxRate": 40},
 	})
 	a.waitRun(queued.ID, 2*time.Minute, "through its first trial", func(r *bench.Run) bool {
