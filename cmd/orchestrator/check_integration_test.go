@@ -90,8 +90,19 @@ func TestCheckAgainstItsBaseline(t *testing.T) {
 		t.Errorf("an objective on a target not run, through --server: exit %d, %d runs stored, stderr %q; want %d before anything is submitted", code, len(storedRuns(t, db)), stderr, exitBadInput)
 	}
 	sameJUnit, sameSummary := filepath.Join(dir, "same.xml"), filepath.Join(dir, "same.md")
-	code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--server", d.url, "-f", same, "--baseline", "label:branch=main",
-		"--threshold", threshold, "--figures", "throughput", "--junit", sameJUnit, "--summary", sameSummary)
+	// Twice at most: a run the machine disturbed (a clean clone: the
+	// hypervisor taking 8 % of the CPUs in a second, 1 s sleeps answered
+	// at p50 2.4 s, 69 % of their time outside the handlers) can fall
+	// below the threshold without the code moving it; the check says it
+	// was disturbed, and the setting is checked again.
+	for attempt := 1; ; attempt++ {
+		code, stdout, stderr = runCLI(t, onBranch, "check", "-q", "--server", d.url, "-f", same, "--baseline", "label:branch=main",
+			"--threshold", threshold, "--figures", "throughput", "--junit", sameJUnit, "--summary", sameSummary)
+		if code != exitRegression || attempt == 2 || !strings.Contains(stdout, "disturbed") {
+			break
+		}
+		t.Logf("the same setting, attempt %d, on a disturbed machine: exit %d; checking it again\n%s", attempt, code, checkTableOf(stdout))
+	}
 	if code != exitOK || !strings.Contains(stdout, "baseline  "+main.ID) || !strings.Contains(stderr, "queued on "+d.url) {
 		t.Errorf("the same setting against main, through --server: exit %d, want %d against %s\n%s\n%s", code, exitOK, main.ID, stdout, stderr)
 	}
