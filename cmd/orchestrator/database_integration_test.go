@@ -64,15 +64,20 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 		t.Errorf("at 400 clients the requests were at %s (%+v), want waiting for the pool, and their time in the database", last.Where(), last)
 	}
 	// Where the pool is the limit, its 10 connections always busy, the
-	// throughput is 10 ÷ the hold, within 5 %. The hold is the gauges'
-	// (busy connections ÷ throughput), so this says the pool stayed full
-	// through the stage; the nominal bound (10 ÷ 20 ms) is above it by what
-	// the service adds to the query while it holds a connection.
-	if st := tr.Stages[len(tr.Stages)-1]; last.HeldMs > 0 {
+	// throughput is 10 ÷ a connection's round: its hold, as the pool's own
+	// timer counted it, and its hand-over to the next request. No hold is
+	// shorter than the query's 100 ms sleep in the database, and no
+	// throughput passes the bound the hold sets; a goroutine handed a
+	// connection takes it within a few ms, so the throughput is within 10 %
+	// of that bound (these tests run beside others).
+	if st := tr.Stages[len(tr.Stages)-1]; !last.HeldTimed || last.HeldMs < 100 {
+		t.Errorf("at 400 clients: held %.2f ms (timed by the pool: %v), want the pool's timer's, at least the query's 100 ms", last.HeldMs, last.HeldTimed)
+	} else {
 		held := 10 / (last.HeldMs / 1000)
-		t.Logf("at 400 clients: %.1f req/s; held %.2f ms (%.2f in the database): bound %.1f req/s, reached %.1f %%", st.Stats.Throughput, last.HeldMs, last.DatabaseMs, held, 100*st.Stats.Throughput/held)
-		if share := st.Stats.Throughput / held; share < 0.95 || share > 1.05 {
-			t.Errorf("at 400 clients %.1f req/s, %.1f %% of the bound the hold measured sets (10 ÷ %.2f ms = %.1f): want within 5 %%", st.Stats.Throughput, 100*share, last.HeldMs, held)
+		t.Logf("at 400 clients: %.1f req/s; held %.2f ms (%.2f in the database), handed over in %.2f: bound %.1f req/s, reached %.1f %%",
+			st.Stats.Throughput, last.HeldMs, last.DatabaseMs, last.HandOverMs, held, 100*st.Stats.Throughput/held)
+		if share := st.Stats.Throughput / held; share < 0.90 || share > 1.02 {
+			t.Errorf("at 400 clients %.1f req/s, %.1f %% of the bound the timed hold sets (10 ÷ %.2f ms = %.1f): want 90 to 102 %%", st.Stats.Throughput, 100*share, last.HeldMs, held)
 		}
 	}
 	// The target's wake-up probe, read per stage: a woken goroutine's wait
@@ -90,7 +95,7 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 			fmt.Fprintf(&text, "%s\n%v\n", p.Table.Title, p.Table.Rows)
 		}
 	}
-	for _, want := range []string{"a query of 100 ms in the database: the pool allows 100.0 req/s", "(100.0, ", "; held ", "pool: pool ", "a connection held per request", "(woken: "} {
+	for _, want := range []string{"a query of 100 ms in the database: the pool allows 100.0 req/s", "(100.0, ", "; held ", "pool: pool ", "a connection per request, ms: held (by the pool's timer)", "(woken: "} {
 		if !ok || !strings.Contains(text.String(), want) {
 			t.Errorf("the sheet lacks %q:\n%s", want, text.String())
 		}

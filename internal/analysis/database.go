@@ -34,7 +34,10 @@ func poolSentence(label string, stages []dbpool.Stage) string {
 		if worst.DatabaseMs > 0 {
 			s += fmt.Sprintf(" (%.1f ms of it in the database, %.1f in the service)", worst.DatabaseMs, max(0, worst.HeldMs-worst.DatabaseMs))
 		}
-		s += fmt.Sprintf(", which allows %.0f req/s", worst.Bound)
+		if worst.HandOverMs > 0 {
+			s += fmt.Sprintf(", and handed over to the next in %.1f ms", worst.HandOverMs)
+		}
+		s += fmt.Sprintf(", which allows %.0f req/s", worst.Size/(worst.HeldMs+worst.HandOverMs)*1000)
 	}
 	return s + "."
 }

@@ -17,6 +17,13 @@ func TestPoolSentence(t *testing.T) {
 			t.Errorf("sentence %q lacks %q", got, want)
 		}
 	}
+	// Timed by the pool: 18 ms held and 2 handed over make the 20 ms round.
+	timed := full
+	timed.HeldMs, timed.HeldTimed, timed.HandOverMs = 18, true, 2
+	if got, want := poolSentence("orders@virtual", []dbpool.Stage{timed}), "each held 18.0 ms per request (17.5 ms of it in the database, 0.5 in the service), "+
+		"and handed over to the next in 2.0 ms, which allows 500 req/s"; !strings.Contains(got, want) {
+		t.Errorf("sentence %q lacks %q", got, want)
+	}
 	if got := poolSentence("go", []dbpool.Stage{{Size: 10, Active: bench.Gauge{Peak: 3, Mean: 2}}}); got != "" {
 		t.Errorf("a pool nobody waited for is said: %q", got)
 	}

@@ -34,10 +34,13 @@ type StageResources struct {
 	// (HikariCP's own series, or the Go target's under the same names),
 	// keyed by Pool... figure; PoolTimeouts are the requests that gave up
 	// waiting for a connection in the stage, PoolAcquireMs the mean time a
-	// connection took to get.
+	// connection took to get, PoolUsageMs the mean time one was held, from
+	// got to given back, by the pool's own timer (hikaricp_connections_
+	// usage_seconds; 0 where the pool does not expose it).
 	Pool          map[string]Gauge `json:"pool,omitempty"`
 	PoolTimeouts  float64          `json:"poolTimeouts,omitempty"`
 	PoolAcquireMs float64          `json:"poolAcquireMs,omitempty"`
+	PoolUsageMs   float64          `json:"poolUsageMs,omitempty"`
 	// ServerMs is the mean time a request of the stage spent in the
 	// target's handlers, in ms, by its own count (http_server_requests_
 	// seconds); 0 where the target does not expose it.

@@ -100,14 +100,15 @@ func (x *expTable) pool() {
 		}
 		return dbpool.Stage{}, false
 	}
-	// Beside the nominal bound, the one the connections' measured hold
-	// sets (size ÷ hold, Little's law for a pool always busy): what the
-	// service adds to the query (the hand-off between requests, a CPU to
-	// wait for) lowers it, and the two together say how much.
+	// Beside the nominal bound, the one the connections' hold as the pool
+	// timed it sets (size ÷ hold): what the service adds to the query (a
+	// CPU to wait for once the database answered) lowers it, and what is
+	// left below it is the connections' hand-over from one request to the
+	// next.
 	throughput := func(t *bench.TargetResult, i int) string {
 		got := t.Stages[i].Stats.Throughput
 		out := fmt.Sprintf("%s (%s, %s", expRate(got), expRate(bound), expPercent(100*got/bound))
-		if p, ok := poolIn(t, i); ok && p.HeldMs > 0 {
+		if p, ok := poolIn(t, i); ok && p.HeldMs > 0 && p.HeldTimed {
 			held := float64(size) / (p.HeldMs / 1000)
 			out += fmt.Sprintf("; held %s ms: %s, %s", units.Num(p.HeldMs), expRate(held), expPercent(100*got/held))
 		}
@@ -130,6 +131,9 @@ func (x *expTable) pool() {
 			return units.Num(p.HeldMs)
 		}
 		out := fmt.Sprintf("%s = %s + %s", units.Num(p.HeldMs), units.Num(p.DatabaseMs), units.Num(p.ServiceMs()))
+		if p.HandOverMs > 0 {
+			out += fmt.Sprintf("; handed over in %s", units.Num(p.HandOverMs))
+		}
 		if p.WakeDelayMs > 0 {
 			out += fmt.Sprintf(" (woken: %s)", units.Num(p.WakeDelayMs))
 		}
@@ -137,9 +141,45 @@ func (x *expTable) pool() {
 	}
 	header, tables := x.perStage(throughput, where, held)
 	x.line(fmt.Sprintf("a pool of %d connections, a query of %s in the database: the pool allows %s req/s", size, dbPoolQueryWords(), expRate(bound)))
-	x.table("throughput per stage (successful req/s; in parentheses the pool's bound at "+dbPoolQueryWords()+" and the share of it reached, then at the hold measured)", header, tables[0])
+	x.table("throughput per stage (successful req/s; in parentheses the pool's bound at "+dbPoolQueryWords()+" and the share of it reached, "+
+		"then the bound at the hold the pool timed and the share of that)", header, tables[0])
 	x.table("where the requests in flight were, per stage (mean requests: waiting for a connection, holding one, neither)", header, tables[1])
-	x.table("a connection held per request, ms: in the database + in the service (its own time between statements, on a CPU it may wait for); "+
+	x.table("a connection per request, ms: held (by the pool's timer) = in the database + in the service (its own time between statements, on a CPU it may wait for); "+
+		"where the pool was full, then how long it lay between two holds (given back, until the request it was handed to woke and ran to take it); "+
 		"in parentheses how long a woken request thread waited to run (on virtual threads, for a carrier): a hold takes one such wait when the database answers, "+
-		"and its hand-over to a waiting request another", header, tables[2])
+		"a hand-over another", header, tables[2])
+	for _, line := range x.poolShortfalls(bound) {
+		x.line(line)
+	}
+}
+
+// poolShortfalls says, of each stage where the pool was full and the
+// throughput fell short of the pool's bound by more than 5 %, where each
+// connection's round went beyond the query: held longer, handed over
+// slowly, and how long a woken request thread waited to run.
+func (x *expTable) poolShortfalls(bound float64) []string {
+	var out []string
+	for _, row := range x.rows {
+		t, _ := x.measured(row)
+		if t == nil {
+			continue
+		}
+		for _, p := range dbpool.Stages(t) {
+			if p.Bound == 0 || p.Throughput >= 0.95*bound || !p.HeldTimed {
+				continue
+			}
+			round := p.HeldMs + p.HandOverMs
+			line := fmt.Sprintf("%s, %s: %s of the pool's bound; each connection went round in %s ms for a %s query: held %s ms",
+				row.Label, p.Name, expPercent(100*p.Throughput/bound), units.Num(round), dbPoolQueryWords(), units.Num(p.HeldMs))
+			if p.DatabaseMs > 0 {
+				line += fmt.Sprintf(" (%s in the database)", units.Num(p.DatabaseMs))
+			}
+			line += fmt.Sprintf(", handed over in %s", units.Num(p.HandOverMs))
+			if p.WakeDelayMs > 0 {
+				line += fmt.Sprintf("; a woken request thread waited %s ms to run, once in each hold and once in each hand-over", units.Num(p.WakeDelayMs))
+			}
+			out = append(out, line)
+		}
+	}
+	return out
 }

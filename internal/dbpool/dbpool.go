@@ -22,9 +22,19 @@ type Stage struct {
 	// Bound is the throughput the pool allows, when it was full while
 	// requests waited (Full): its size over the time a request held a
 	// connection; 0 when the pool did not bind.
-	Bound    float64
-	HeldMs   float64
-	WaitedOf float64 // the share of requests in the pool's hands (holding or waiting) that waited
+	Bound float64
+	// HeldMs is how long a request held a connection: by the pool's own
+	// timer where it has one (HeldTimed), else by Little's law, size ÷
+	// throughput where the pool was full (which counts the hand-overs in
+	// it), the mean active connections ÷ throughput where not.
+	HeldMs    float64
+	HeldTimed bool
+	// HandOverMs is, where the pool was full and its holds timed, how long
+	// a connection lay between two holds, per request: given back, not yet
+	// taken by the next (the waiter it was handed to has to wake and run
+	// to take it). Size ÷ throughput is a hold and a hand-over.
+	HandOverMs float64
+	WaitedOf   float64 // the share of requests in the pool's hands (holding or waiting) that waited
 	// InFlight is the requests at the target on average (Little's law:
 	// completed per second × mean latency), at least those in the pool's
 	// hands; Elsewhere is those neither holding a connection nor waiting
@@ -130,14 +140,28 @@ func Of(r bench.StageResources, s bench.StageResult, db *bench.DatabaseStage) St
 	if db != nil {
 		p.DatabaseMs = db.Connections[bench.DatabaseActive].Mean / p.Throughput * 1000
 	}
-	// Full, each connection is held size ÷ throughput per request
-	// (Little's law); else the mean active connections say it.
-	if !p.Full() {
+	// Full, each connection goes round once per size ÷ throughput
+	// (Little's law): a hold and a hand-over; else the mean active
+	// connections say the hold. The pool's own timer, where it has one,
+	// times the hold itself, which the gauges, read once a second, only
+	// sample (a stage of 97 ms holds by the active connections' mean for a
+	// query that sleeps 100 ms).
+	cycle := p.Size / p.Throughput * 1000
+	switch {
+	case r.PoolUsageMs > 0:
+		p.HeldMs, p.HeldTimed = r.PoolUsageMs, true
+	case p.Full():
+		p.HeldMs = cycle
+	default:
 		p.HeldMs = p.Active.Mean / p.Throughput * 1000
+	}
+	if !p.Full() {
 		return p
 	}
-	p.HeldMs = p.Size / p.Throughput * 1000
 	p.Bound = p.Size / (p.HeldMs / 1000)
+	if p.HeldTimed {
+		p.HandOverMs = max(0, cycle-p.HeldMs)
+	}
 	return p
 }
 

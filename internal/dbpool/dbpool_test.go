@@ -34,6 +34,33 @@ func TestStage(t *testing.T) {
 	}
 }
 
+// Where the pool times its holds, the hold is the timer's: a full pool
+// then allows its size over it, and what size ÷ throughput has beyond it
+// is the connections' hand-over from one request to the next; a pool not
+// full is held as timed, not as its sampled gauge says.
+func TestStageTimedHold(t *testing.T) {
+	stage := bench.StageResult{Index: 1, Name: "c20", Stats: bench.Stats{Throughput: 200}}
+	full := map[string]bench.Gauge{bench.PoolMax: {Peak: 5, Mean: 5}, bench.PoolActive: {Peak: 5, Mean: 3.8}, bench.PoolPending: {Peak: 15, Mean: 12}}
+	p := Of(bench.StageResources{Stage: 1, Pool: full, PoolUsageMs: 20}, stage, nil)
+	// 5 connections at 200 req/s go round every 25 ms: 20 held, 5 handed over.
+	if !p.HeldTimed || p.HeldMs != 20 || p.Bound != 250 || math.Abs(p.HandOverMs-5) > 1e-9 {
+		t.Errorf("full: held %v ms (timed %v), bound %v, hand-over %v ms; want 20, true, 250, 5", p.HeldMs, p.HeldTimed, p.Bound, p.HandOverMs)
+	}
+	// 4 of 10 connections lent out on average by the gauge (20 ms each)
+	// where the timer held each 21 ms.
+	notFull := map[string]bench.Gauge{bench.PoolMax: {Peak: 10, Mean: 10}, bench.PoolActive: {Peak: 6, Mean: 4}}
+	p = Of(bench.StageResources{Stage: 1, Pool: notFull, PoolUsageMs: 21}, stage, nil)
+	if !p.HeldTimed || p.HeldMs != 21 || p.Bound != 0 || p.HandOverMs != 0 {
+		t.Errorf("not full: held %v ms (timed %v), bound %v, hand-over %v; want 21, true, 0, 0", p.HeldMs, p.HeldTimed, p.Bound, p.HandOverMs)
+	}
+	// A timer longer than the round (its clock and the stage's differ a
+	// little): no hand-over, never a negative one.
+	p = Of(bench.StageResources{Stage: 1, Pool: full, PoolUsageMs: 25.2}, stage, nil)
+	if p.HandOverMs != 0 {
+		t.Errorf("hand-over %v ms, want 0 where the timed hold fills the round", p.HandOverMs)
+	}
+}
+
 // A stage's requests in flight split into those waiting for a connection,
 // those holding one and the rest, by Little's law over the stage.
 func TestStageWhere(t *testing.T) {

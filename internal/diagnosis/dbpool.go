@@ -53,6 +53,10 @@ func dbPoolBound(e Evidence) (bench.Cause, bool) {
 			}
 			c.Sentence += ")"
 		}
+		if p.HandOverMs > 0 {
+			c.Evidence = append(c.Evidence, bench.Figure{Name: "a connection's hand-over to the next request", Value: p.HandOverMs / 1000, Unit: "s"})
+			c.Sentence += fmt.Sprintf(" and handed over to the next in %s ms", units.OneDecimal(p.HandOverMs))
+		}
 		c.Sentence += fmt.Sprintf(", so the pool allows the %.0f req/s served", p.Throughput)
 	}
 	return c, true

@@ -322,6 +322,17 @@ func TestDBPoolBound(t *testing.T) {
 		t.Errorf("sentence on platform threads:\n%s", got)
 	}
 
+	// The pool timing its holds (22 ms each): the 25 ms a connection goes
+	// round in is a hold and a 3 ms hand-over to the next request.
+	timed := *res
+	timed.PoolUsageMs = 22
+	handed := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@virtual", JDK: 25, Stage: st, Resources: &timed, Limits: bench.Limits{CPUs: 1},
+		Database: &bench.DatabaseStage{Stage: 3, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 8.4}}}})
+	if got := handed.Causes[0].Sentence; !strings.Contains(got, "each connection was held 22 ms per request (21 ms of it in the database, 1 in the service) "+
+		"and handed over to the next in 3 ms, so the pool allows the 400 req/s served") {
+		t.Errorf("sentence with the pool's timed holds:\n%s", got)
+	}
+
 	hikari := stack("java.util.concurrent.SynchronousQueue$Transferer.xferLifo", "java.util.concurrent.SynchronousQueue.poll",
 		"com.zaxxer.hikari.util.ConcurrentBag.borrow:63", "com.zaxxer.hikari.pool.HikariPool.getConnection:60")
 	platform := diagnosis.Diagnose(diagnosis.Evidence{Target: "orders@platform", JDK: 25, Stage: st, Resources: res, Limits: bench.Limits{CPUs: 1},

@@ -14,10 +14,13 @@ const (
 	PoolTimeouts       = "hikaricp_connections_timeout_total"
 	PoolAcquireCount   = "hikaricp_connections_acquire_seconds_count"
 	PoolAcquireSeconds = "hikaricp_connections_acquire_seconds_sum"
+	PoolUsageCount     = "hikaricp_connections_usage_seconds_count"
+	PoolUsageSeconds   = "hikaricp_connections_usage_seconds_sum"
 )
 
 // poolSeries are the pool's curated series.
-var poolSeries = []string{PoolActive, PoolIdle, PoolPending, PoolTotal, PoolMax, PoolTimeouts, PoolAcquireCount, PoolAcquireSeconds}
+var poolSeries = []string{PoolActive, PoolIdle, PoolPending, PoolTotal, PoolMax, PoolTimeouts, PoolAcquireCount, PoolAcquireSeconds,
+	PoolUsageCount, PoolUsageSeconds}
 
 // poolSources map the pool's gauges onto StageResources.Pool's figures.
 var poolSources = []bench.FigureSource{
@@ -35,13 +38,11 @@ func init() {
 }
 
 // summarizePool fills a stage's pool figures: its gauges, the timeouts in
-// it and the mean time a connection took to acquire.
+// it, the mean time a connection took to acquire and the mean time one was
+// held.
 func summarizePool(r *bench.StageResources, byName map[string][]bench.Point, pool map[string][]bench.Point, w window) {
 	r.Pool = gauges(pool, w)
 	r.PoolTimeouts = firstDelta(byName, []counter{{PoolTimeouts, 1}}, w)
-	count, okCount := delta(byName[PoolAcquireCount], w)
-	seconds, okSum := delta(byName[PoolAcquireSeconds], w)
-	if okCount && okSum && count > 0 {
-		r.PoolAcquireMs = seconds / count * 1000
-	}
+	r.PoolAcquireMs = meanMs(byName, PoolAcquireCount, PoolAcquireSeconds, w)
+	r.PoolUsageMs = meanMs(byName, PoolUsageCount, PoolUsageSeconds, w)
 }

@@ -243,3 +243,23 @@ func TestSummarize_WakeDelay(t *testing.T) {
 		t.Errorf("a target without the probe: %v ms, want 0", none[0].WakeDelayMs)
 	}
 }
+
+// The pool's mean hold per stage, from HikariCP's usage timer: what its sum
+// grew by over what its count grew by (100 holds a second, 100 ms each in
+// the first stage, 108 ms in the second).
+func TestSummarize_PoolUsage(t *testing.T) {
+	held := func(t float64) float64 { return 0.100*100*min(t, 5) + 0.108*100*max(0, t-5) }
+	series := []bench.Series{
+		series(metrics.PoolUsageCount, nil, 0, 10, func(t float64) float64 { return 100 * t }),
+		series(metrics.PoolUsageSeconds, nil, 0, 10, held),
+	}
+	got := metrics.Summarize(series, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10), stage(1, 5, 5, 10)})
+	for i, want := range []float64{100, 108} {
+		if math.Abs(got[i].PoolUsageMs-want) > 1e-9 {
+			t.Errorf("stage %d: held %v ms, want %v", i, got[i].PoolUsageMs, want)
+		}
+	}
+	if none := metrics.Summarize(nil, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10)}); none[0].PoolUsageMs != 0 {
+		t.Errorf("a pool without the timer: %v ms, want 0", none[0].PoolUsageMs)
+	}
+}

@@ -12,7 +12,7 @@ import (
 
 // databaseHeader names the database table's columns: the pool as the
 // service saw it, then the server as it answered its own statistics.
-var databaseHeader = []string{"STAGE", "POOL ACTIVE", "POOL PENDING", "ACQUIRE ms", "TIMEOUTS",
+var databaseHeader = []string{"STAGE", "POOL ACTIVE", "POOL PENDING", "ACQUIRE ms", "HELD ms", "TIMEOUTS",
 	"DB ACTIVE", "DB IDLE", "DB IDLE IN TX", "DB WAITS (mean sessions)", "TX/s", "ROWS/s", "LOCKS"}
 
 // databaseLine describes a run's database server in the run's header.
@@ -56,9 +56,13 @@ func writeDatabaseTable(buf *bytes.Buffer, t *bench.TargetResult) {
 // the server's.
 func databaseRow(label string, p dbpool.Stage, ok bool, d bench.DatabaseStage) []string {
 	gauge := func(g bench.Gauge) string { return units.Num(g.Mean) + " (" + units.Num(g.Peak) + ")" }
-	pool := []string{"-", "-", "-", "-"}
+	pool := []string{"-", "-", "-", "-", "-"}
 	if ok {
-		pool = []string{gauge(p.Active) + " of " + units.Num(p.Size), gauge(p.Pending), units.Num(p.AcquireMs), units.Num(p.Timeouts)}
+		held := "-" // only the pool's own timer times a hold
+		if p.HeldTimed {
+			held = units.Num(p.HeldMs)
+		}
+		pool = []string{gauge(p.Active) + " of " + units.Num(p.Size), gauge(p.Pending), units.Num(p.AcquireMs), held, units.Num(p.Timeouts)}
 	}
 	row := append([]string{label}, pool...)
 	return append(row, gauge(d.Connections[bench.DatabaseActive]), gauge(d.Connections[bench.DatabaseIdle]),

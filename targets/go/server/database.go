@@ -54,6 +54,7 @@ type database struct {
 	pending        atomic.Int64 // requests waiting for a connection now
 	timeouts       atomic.Int64 // waits that ended for acquireTimeout
 	acquired       timer        // how long getting a connection took
+	used           timer        // how long a connection was held, from got to given back
 }
 
 // openDatabase returns the pool cfg describes. No connection is made until
@@ -127,7 +128,11 @@ func (d *database) read(ctx context.Context, delay time.Duration, id int) (dbRow
 	if err != nil {
 		return dbRow{}, err
 	}
-	defer conn.Close()
+	got := time.Now()
+	defer func() {
+		_ = conn.Close()
+		d.used.record(time.Since(got)) // as HikariCP times a connection's usage: from borrowed to recycled
+	}()
 	var row dbRow
 	var slept any // pg_sleep's void, tested for NULL; SLEEP's 0
 	err = conn.QueryRowContext(ctx, d.dialect.read, delay.Seconds(), id).Scan(&row.ID, &row.Name, &row.Value, &slept)

@@ -343,6 +343,15 @@ func TestDBAcquireTimeout(t *testing.T) {
 	if got := value(families["hikaricp_connections_acquire_seconds_max"]); got < timeout.Seconds() {
 		t.Errorf("acquire max = %v, want at least %v", got, timeout.Seconds())
 	}
+	// One request held the connection, from before the other's wait began
+	// until after it timed out; the one that timed out held none.
+	usage := families["hikaricp_connections_usage_seconds"].GetMetric()[0].GetSummary()
+	if usage.GetSampleCount() != 1 || usage.GetSampleSum() < waited.Seconds() {
+		t.Errorf("usage count %d sum %v, want 1 and at least the %v the other waited", usage.GetSampleCount(), usage.GetSampleSum(), waited)
+	}
+	if got := value(families["hikaricp_connections_usage_seconds_max"]); got < waited.Seconds() {
+		t.Errorf("usage max = %v, want at least %v", got, waited.Seconds())
+	}
 }
 
 // TestDBCancelled checks that the request's context ends the wait for a
@@ -427,6 +436,8 @@ func TestPoolMetrics(t *testing.T) {
 		{"hikaricp_connections_timeout_total", dto.MetricType_COUNTER, 0},
 		{"hikaricp_connections_acquire_seconds", dto.MetricType_SUMMARY, -1},
 		{"hikaricp_connections_acquire_seconds_max", dto.MetricType_GAUGE, 0},
+		{"hikaricp_connections_usage_seconds", dto.MetricType_SUMMARY, -1},
+		{"hikaricp_connections_usage_seconds_max", dto.MetricType_GAUGE, 0},
 	} {
 		f := families[tt.name]
 		if f == nil || f.GetType() != tt.typ || len(f.GetMetric()) != 1 {

@@ -25,6 +25,8 @@ var (
 	poolTimeouts   = poolDesc("hikaricp_connections_timeout_total", "Requests that got no connection in time.")
 	poolAcquire    = poolDesc("hikaricp_connections_acquire_seconds", "Time taken to get a connection, timeouts included.")
 	poolAcquireMax = poolDesc("hikaricp_connections_acquire_seconds_max", "The longest time taken to get a connection over the last minute or so.")
+	poolUsage      = poolDesc("hikaricp_connections_usage_seconds", "Time a connection was held, from taken to given back.")
+	poolUsageMax   = poolDesc("hikaricp_connections_usage_seconds_max", "The longest time a connection was held over the last minute or so.")
 )
 
 // poolCollector exposes a database's pool: database/sql's statistics and
@@ -34,7 +36,7 @@ type poolCollector struct{ d *database }
 // Describe sends the pool's series.
 func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, desc := range []*prometheus.Desc{poolActive, poolIdle, poolPending, poolTotal, poolMax, poolMin,
-		poolTimeouts, poolAcquire, poolAcquireMax} {
+		poolTimeouts, poolAcquire, poolAcquireMax, poolUsage, poolUsageMax} {
 		ch <- desc
 	}
 }
@@ -55,6 +57,9 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	count, sum, longest := c.d.acquired.snapshot()
 	ch <- prometheus.MustNewConstSummary(poolAcquire, count, sum.Seconds(), nil)
 	gauge(poolAcquireMax, longest.Seconds())
+	count, sum, longest = c.d.used.snapshot()
+	ch <- prometheus.MustNewConstSummary(poolUsage, count, sum.Seconds(), nil)
+	gauge(poolUsageMax, longest.Seconds())
 }
 
 // timer is a Micrometer Timer as Prometheus reads it: a count and a sum

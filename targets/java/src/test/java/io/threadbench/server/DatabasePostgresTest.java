@@ -102,6 +102,7 @@ class DatabasePostgresTest {
      */
     @Test
     void aSecondRequestWaitsForThePoolsOneConnection() throws Exception {
+        double usedBefore = gauge(prometheus(), "hikaricp_connections_usage_seconds_sum").orElse(0.0);
         long start = System.nanoTime();
         CompletableFuture<HttpResponse<String>> first = getAsync("/api/db?delay=1500");
         CompletableFuture<HttpResponse<String>> second = getAsync("/api/db?delay=1500");
@@ -116,6 +117,11 @@ class DatabasePostgresTest {
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(tookMs >= 3000, "two 1.5 s sleeps on one connection took " + tookMs + " ms");
         assertEquals(Optional.of(0.0), awaitGauge("hikaricp_connections_pending", 0.0), "none waits once both answered");
+        // HikariCP times each hold (its usage timer, whole milliseconds):
+        // each of the two held the connection through its 1.5 s sleep.
+        double used = gauge(prometheus(), "hikaricp_connections_usage_seconds_sum").orElse(0.0) - usedBefore;
+        assertTrue(used >= 3.0 && used < tookMs / 1000.0 + 0.1, "the connection held " + used + " s in all by its usage timer, "
+                + "want the two sleeps' 3 s and no more than the " + tookMs + " ms both took");
     }
 
     @Test
@@ -126,7 +132,8 @@ class DatabasePostgresTest {
                 "hikaricp_connections_pending", "hikaricp_connections", "hikaricp_connections_max",
                 "hikaricp_connections_min", "hikaricp_connections_timeout_total",
                 "hikaricp_connections_acquire_seconds_count", "hikaricp_connections_acquire_seconds_sum",
-                "hikaricp_connections_acquire_seconds_max")) {
+                "hikaricp_connections_acquire_seconds_max", "hikaricp_connections_usage_seconds_count",
+                "hikaricp_connections_usage_seconds_sum", "hikaricp_connections_usage_seconds_max")) {
             assertTrue(gauge(metrics, family).isPresent(), "no " + family + "{pool=\"threadbench\"}");
         }
         assertEquals(Optional.of(1.0), gauge(metrics, "hikaricp_connections_max"));
