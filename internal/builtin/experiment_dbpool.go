@@ -178,6 +178,11 @@ func (x *expTable) poolShortfalls(bound float64) []string {
 			if p.WakeDelayMs > 0 {
 				line += fmt.Sprintf("; a woken request thread waited %s ms to run, once in each hold and once in each hand-over", units.Num(p.WakeDelayMs))
 			}
+			for _, st := range t.Stages {
+				if g := st.Generator; st.Index == p.Index && g != nil && g.Stolen() != "" {
+					line += "; disturbed: " + g.Stolen()
+				}
+			}
 			out = append(out, line)
 		}
 	}
