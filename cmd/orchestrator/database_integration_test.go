@@ -176,10 +176,14 @@ func checkDatabasePoolBound(t *testing.T, tr bench.TargetResult, size, queryMs f
 	if last := pools[len(pools)-1]; last.Active.Peak != size || last.HeldMs < 0.8*queryMs {
 		t.Errorf("%s's pool in %s %+v: want it seen full, each connection held about the query's %.0f ms", tr.Key(), analysis.StageLabel(last.Index, last.Name), last, queryMs)
 	}
+	// The server is sampled once a second, by a sampler that shares the
+	// saturated CPUs: the stage it sampled most stands for the run (a
+	// clean clone's 3 s stage at 400 clients got one sample, the stage
+	// before it six).
 	var stage *bench.DatabaseStage
 	for i := range tr.Database {
-		if !tr.Database[i].Warmup {
-			stage = &tr.Database[i]
+		if d := &tr.Database[i]; !d.Warmup && (stage == nil || d.Samples > stage.Samples) {
+			stage = d
 		}
 	}
 	if stage == nil || stage.Samples < 2 || stage.TransactionsPerSec <= 0 || stage.Connections[bench.DatabaseActive].Peak < 1 {

@@ -27,6 +27,34 @@ func TestRunMarkedDisturbedByAPILoad(t *testing.T) {
 	}
 
 	spec["name"] = "hammered"
+	// The API's requests are served by the process that generates the
+	// load, on the CPU it shares with the tests beside it: where that CPU
+	// was so saturated that the generator itself was starved (a clean
+	// clone: scheduling lag p99 721 ms), the API served too few requests
+	// in the stage to disturb anything, and the run is asked once more.
+	var hammered *bench.Run
+	for attempt := 1; ; attempt++ {
+		hammered = hammer(t, a, d.url, spec)
+		st := hammered.Targets[0].Stages[0]
+		if f := flagsOf(hammered, bench.FlagDisturbed); strings.Contains(f, "API served") {
+			t.Logf("flag: %s", f)
+			break
+		}
+		if attempt == 2 || flagsOf(hammered, bench.FlagGeneratorBound) == "" {
+			t.Fatalf("stage flags %+v, generator %+v; want disturbed by the API's requests", st.Flags, st.Generator)
+		}
+		t.Logf("attempt %d: the generator was starved (%s) and the API served %+v requests in the stage: asked again",
+			attempt, flagsOf(hammered, bench.FlagGeneratorBound), st.Generator)
+	}
+	if g := hammered.Targets[0].Stages[0].Generator; g == nil || g.APIRequests < 100 {
+		t.Errorf("generator figures %+v, want the API's requests counted", g)
+	}
+}
+
+// hammer runs spec through the daemon at base while 100 clients ask its
+// API for runs as fast as it answers, and returns the run.
+func hammer(t *testing.T, a apiClient, base string, spec map[string]any) *bench.Run {
+	t.Helper()
 	run := a.submit(spec)
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -36,7 +64,7 @@ func TestRunMarkedDisturbedByAPILoad(t *testing.T) {
 		wg.Go(func() {
 			n := int64(0)
 			for ctx.Err() == nil {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.url+"/runs?limit=5", nil)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/runs?limit=5", nil)
 				if resp, err := http.DefaultClient.Do(req); err == nil {
 					resp.Body.Close()
 					n++
@@ -47,18 +75,11 @@ func TestRunMarkedDisturbedByAPILoad(t *testing.T) {
 			mu.Unlock()
 		})
 	}
-	hammered := a.waitSucceeded(run.ID)
+	done := a.waitSucceeded(run.ID)
 	stop()
 	wg.Wait()
 	t.Logf("100 clients sent %d API requests", sent)
-	f := flagsOf(hammered, bench.FlagDisturbed)
-	if f == "" || !strings.Contains(f, "API served") {
-		t.Fatalf("stage flags %+v, want disturbed by the API's requests", hammered.Targets[0].Stages[0].Flags)
-	}
-	t.Logf("flag: %s", f)
-	if g := hammered.Targets[0].Stages[0].Generator; g == nil || g.APIRequests < 100 {
-		t.Errorf("generator figures %+v, want the API's requests counted", g)
-	}
+	return done
 }
 
 // flagsOf returns the reasons of a run's first target's stage flags of a kind.
