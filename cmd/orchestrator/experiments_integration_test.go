@@ -257,6 +257,7 @@ func TestExperimentSeed003(t *testing.T) {
 	if len(run.Targets) != 7 {
 		t.Errorf("%d results, want one for each of %s", len(run.Targets), cases)
 	}
+	var slow []string // unpinned cases below their band, asked again below
 	for _, tr := range run.Targets {
 		rate, events := tr.Total.Throughput, pinnedEvents(tr)
 		t.Logf("%-22s %-22s %6.1f req/s, %3.0f pinned events", tr.Key(), tr.Image.Runtime, rate, events)
@@ -283,8 +284,12 @@ func TestExperimentSeed003(t *testing.T) {
 		case !pinned && !strings.HasPrefix(tr.Case, "platform-") && rate < 20:
 			// About 100 on a quiet machine; 36 on one carrier whose CPU the
 			// tests beside it took (a clean-clone run): still seven times
-			// what one thread or a pinned carrier serves.
-			t.Errorf("%s: %.1f req/s, want far above one thread's 5 (about 100: 20 users / 200 ms on one unpinned carrier)", tr.Key(), rate)
+			// what one thread or a pinned carrier serves. Once 18, the
+			// tests beside it starving that one carrier's CPU (a clean
+			// clone, 2026-11-30): such a case runs once more, alone in its
+			// run, and the second decides; its pinned events (none) are
+			// judged below all the same.
+			slow = append(slow, tr.Case)
 		}
 		// A JVM's first use of a class another request is still
 		// initialising pins once, at most twice (a clean-clone run saw one
@@ -304,6 +309,9 @@ func TestExperimentSeed003(t *testing.T) {
 	if left := runContainers(t, run.ID); len(left) > 0 {
 		t.Errorf("containers left behind: %v", left)
 	}
+	if len(slow) > 0 {
+		checkSeed003Again(t, slow)
+	}
 	checkSeed003Why(t, db, run)
 	code, stdout, stderr = runCLI(t, nil, "--db", db, "runs", "show", run.ID)
 	if code != exitOK || !strings.Contains(stdout, "Locust statistics") || !strings.Contains(stdout, "(89.2)") || !strings.Contains(stdout, "not in this run") ||
@@ -311,6 +319,27 @@ func TestExperimentSeed003(t *testing.T) {
 		t.Errorf("runs show: exit %d, no seed table:\n%s\n%s", code, stdout, stderr)
 	}
 	t.Logf("the seed's sheet:\n%s", seedSheetOf(stdout))
+}
+
+// checkSeed003Again runs seed 003's unpinned cases that served less than
+// their band once more and holds them to it: far above one thread's
+// 5 req/s, with a stray pin or two at most.
+func checkSeed003Again(t *testing.T, cases []string) {
+	t.Helper()
+	t.Logf("asked again, below their band of 20 req/s: %s", strings.Join(cases, ", "))
+	db := t.TempDir() + "/again.db"
+	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--experiment", "seed-003", "--scale", "0.2", "--case", strings.Join(cases, ","))
+	if code != exitOK {
+		t.Fatalf("again: exit %d\nstderr:\n%s", code, stderr)
+	}
+	again, _ := storedRun(t, db, stdout)
+	for _, tr := range again.Targets {
+		rate, events := tr.Total.Throughput, pinnedEvents(tr)
+		t.Logf("again: %-22s %6.1f req/s, %3.0f pinned events", tr.Key(), rate, events)
+		if rate < 20 || events > 2 {
+			t.Errorf("%s: %.1f req/s and %.0f pinned events, asked twice; want far above one thread's 5 (about 100: 20 users / 200 ms on one unpinned carrier), unpinned", tr.Key(), rate, events)
+		}
+	}
 }
 
 // checkGoNative holds Go's native sleep on one CPU to what seed 000 says
