@@ -206,6 +206,9 @@ func openInChromium(t *testing.T, path string, targets int) openedPage {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Its singleton lock and socket go to TMPDIR, and stay there when
+		// the allocator kills it: 336 such directories had piled up in /tmp.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 	)
 	defer cancelAlloc()
 	var mu sync.Mutex

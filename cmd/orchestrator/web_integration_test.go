@@ -68,6 +68,9 @@ func newBrowser(t *testing.T, base string, width, height int64) *browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Its singleton lock and socket go to TMPDIR, and stay there when
+		// the allocator kills it: 336 such directories had piled up in /tmp.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 	)
 	b := &browser{t: t, base: base, auth: map[string]string{}}
 	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithListener(b.listen))
