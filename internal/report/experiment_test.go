@@ -258,12 +258,26 @@ func TestExperimentDBPool(t *testing.T) {
 		tr.Total = &tr.Stages[2].Stats
 		if key == bench.TargetJavaVirtual { // its last stage on a machine whose hypervisor took CPUs
 			tr.Stages[2].Generator = &bench.Generator{CPUs: 1, StealShare: 0.17, StealSharePeak: 0.21}
+			// Its seconds: each stage after a step of clients dips in its first.
+			for i, completed := range [][]int64{{474, 474, 474, 474, 474}, {700, 880, 870, 880, 975}, {809, 923, 989, 922, 907}} {
+				for k, c := range completed {
+					tr.Seconds = append(tr.Seconds, bench.Bucket{Second: 5*i + k, Stage: i,
+						Stats: bench.Stats{Completed: c, Successes: c, Requests: c, Elapsed: bench.Duration(time.Second)}})
+				}
+			}
 		}
 	})
 	out := writeExperiment(t, run, report.FormatTable)
 	golden(t, "experiment_db-pool.table.golden", out)
 	if !strings.Contains(string(out), "virtual threads, c400: 91.0% of the pool's bound") || !strings.Contains(string(out), "; disturbed: the machine's hypervisor took 17% of its CPU time") {
 		t.Errorf("the shortfall at 400 clients does not say its stage was disturbed:\n%s", out)
+	}
+	// Each shortfall says what the seconds past the step of clients did.
+	for _, want := range []string{"its first second, as the clients stepped up from 50, completed 700, the 4 after it 901.2 a second on average (90.1% of the bound)",
+		"its first second, as the clients stepped up from 200, completed 809, the 4 after it 935.2 a second on average (93.5% of the bound)"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the sheet lacks %q:\n%s", want, out)
+		}
 	}
 	// Only virtual threads fell short of the bound by more than 5 %, at
 	// 200 and 400 clients (86.1 and 91.0 %): its lines say where the
