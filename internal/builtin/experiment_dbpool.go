@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,29 +78,27 @@ func expandDBPool(scale float64, part string) bench.RunSpec {
 	}
 }
 
-// afterTheStep says, of a stage whose clients stepped up from the stage
-// before, what its first full second completed and what the seconds after
-// it did, beside the pool's bound: the step's new requests arrive at once,
-// and on one carrier that second dips (java-virtual with 100 connections:
-// 809 completions, then 910 a second on average). Empty for the first
-// stage, which follows a warm-up at its own load, or without three full
-// seconds.
-func afterTheStep(t *bench.TargetResult, index int, bound float64) string {
-	var before, clients int
-	for i, st := range t.Stages {
-		if st.Index == index && i > 0 {
-			before, clients = t.Stages[i-1].Concurrency, st.Concurrency
-		}
+// afterTheStep says, of t's i-th stage when its clients stepped up from
+// the stage before, what its first full second completed and what the
+// seconds after it did, beside the pool's bound: the step's new requests
+// arrive at once, and on one carrier that second dips (java-virtual with
+// 100 connections: 809 completions, then 910 a second on average). Empty
+// for the first stage, which follows a warm-up at its own load, or without
+// three full seconds.
+func afterTheStep(t *bench.TargetResult, i int, bound float64) string {
+	if i == 0 || t.Stages[i].Concurrency <= t.Stages[i-1].Concurrency {
+		return ""
 	}
 	var completed []float64
 	for _, b := range t.Seconds {
-		if b.Stage == index && b.Stats.Elapsed.D() >= 990*time.Millisecond {
+		if b.Stage == t.Stages[i].Index && b.Stats.Elapsed.D() >= 990*time.Millisecond {
 			completed = append(completed, float64(b.Stats.Completed))
 		}
 	}
-	if before == 0 || clients <= before || len(completed) < 3 {
+	if len(completed) < 3 {
 		return ""
 	}
+	before := t.Stages[i-1].Concurrency
 	var sum float64
 	for _, c := range completed[1:] {
 		sum += c
@@ -210,11 +209,11 @@ func (x *expTable) poolShortfalls(bound float64) []string {
 			if p.WakeDelayMs > 0 {
 				line += fmt.Sprintf("; a woken request thread waited %s ms to run, once in each hold and once in each hand-over", units.Num(p.WakeDelayMs))
 			}
-			line += afterTheStep(t, p.Index, bound)
-			for _, st := range t.Stages {
-				if g := st.Generator; st.Index == p.Index && g != nil && g.Stolen() != "" {
-					line += "; disturbed: " + g.Stolen()
-				}
+			// dbpool.Stages keeps only the stages t has: i is one of them.
+			i := slices.IndexFunc(t.Stages, func(st bench.StageResult) bool { return st.Index == p.Index })
+			line += afterTheStep(t, i, bound)
+			if g := t.Stages[i].Generator; g != nil && g.Stolen() != "" {
+				line += "; disturbed: " + g.Stolen()
 			}
 			out = append(out, line)
 		}

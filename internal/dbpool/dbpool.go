@@ -159,9 +159,7 @@ func Of(r bench.StageResources, s bench.StageResult, db *bench.DatabaseStage) St
 		return p
 	}
 	p.Bound = p.Size / (p.HeldMs / 1000)
-	if p.HeldTimed {
-		p.HandOverMs = max(0, cycle-p.HeldMs)
-	}
+	p.HandOverMs = max(0, cycle-p.HeldMs) // 0 where the hold is the cycle itself
 	return p
 }
 

@@ -224,42 +224,35 @@ func TestSummarize_Pinned(t *testing.T) {
 	}
 }
 
-// The wake-up probe's mean lateness per stage: what its sum grew by over
-// what its count grew by, each stage its own (100 wakes a second, 0.5 ms
-// late each in the first stage, 4 ms in the second).
-func TestSummarize_WakeDelay(t *testing.T) {
-	late := func(t float64) float64 { return 0.0005*100*min(t, 5) + 0.004*100*max(0, t-5) }
-	series := []bench.Series{
-		series(metrics.WakeDelayCount, nil, 0, 10, func(t float64) float64 { return 100 * t }),
-		series(metrics.WakeDelaySeconds, nil, 0, 10, late),
-	}
-	got := metrics.Summarize(series, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10), stage(1, 5, 5, 10)})
-	for i, want := range []float64{0.5, 4} {
-		if math.Abs(got[i].WakeDelayMs-want) > 1e-9 {
-			t.Errorf("stage %d: wake delay %v ms, want %v", i, got[i].WakeDelayMs, want)
-		}
-	}
-	if none := metrics.Summarize(nil, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10)}); none[0].WakeDelayMs != 0 {
-		t.Errorf("a target without the probe: %v ms, want 0", none[0].WakeDelayMs)
-	}
-}
-
-// The pool's mean hold per stage, from HikariCP's usage timer: what its sum
-// grew by over what its count grew by (100 holds a second, 100 ms each in
-// the first stage, 108 ms in the second).
-func TestSummarize_PoolUsage(t *testing.T) {
-	held := func(t float64) float64 { return 0.100*100*min(t, 5) + 0.108*100*max(0, t-5) }
-	series := []bench.Series{
-		series(metrics.PoolUsageCount, nil, 0, 10, func(t float64) float64 { return 100 * t }),
-		series(metrics.PoolUsageSeconds, nil, 0, 10, held),
-	}
-	got := metrics.Summarize(series, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10), stage(1, 5, 5, 10)})
-	for i, want := range []float64{100, 108} {
-		if math.Abs(got[i].PoolUsageMs-want) > 1e-9 {
-			t.Errorf("stage %d: held %v ms, want %v", i, got[i].PoolUsageMs, want)
-		}
-	}
-	if none := metrics.Summarize(nil, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10)}); none[0].PoolUsageMs != 0 {
-		t.Errorf("a pool without the timer: %v ms, want 0", none[0].PoolUsageMs)
+// A summary's mean per stage, each stage its own: what its sum grew by
+// over what its count grew by (100 a second, at one figure in the first
+// stage and another in the second), 0 where the target exposes none: the
+// wake-up probe's lateness and the pool's hold (HikariCP's usage timer).
+func TestSummarize_MeanOfASummary(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		count, seconds string
+		first, second  float64 // ms, each stage's
+		of             func(bench.StageResources) float64
+	}{
+		{"wake delay", metrics.WakeDelayCount, metrics.WakeDelaySeconds, 0.5, 4, func(r bench.StageResources) float64 { return r.WakeDelayMs }},
+		{"pool usage", metrics.PoolUsageCount, metrics.PoolUsageSeconds, 100, 108, func(r bench.StageResources) float64 { return r.PoolUsageMs }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sum := func(t float64) float64 { return (tt.first*min(t, 5) + tt.second*max(0, t-5)) * 100 / 1000 }
+			series := []bench.Series{
+				series(tt.count, nil, 0, 10, func(t float64) float64 { return 100 * t }),
+				series(tt.seconds, nil, 0, 10, sum),
+			}
+			got := metrics.Summarize(series, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10), stage(1, 5, 5, 10)})
+			for i, want := range []float64{tt.first, tt.second} {
+				if math.Abs(tt.of(got[i])-want) > 1e-9 {
+					t.Errorf("stage %d: %v ms, want %v", i, tt.of(got[i]), want)
+				}
+			}
+			if none := metrics.Summarize(nil, testSources, nil, nil, []bench.StageResult{stage(0, 0, 5, 10)}); tt.of(none[0]) != 0 {
+				t.Errorf("a target without the series: %v ms, want 0", tt.of(none[0]))
+			}
+		})
 	}
 }
