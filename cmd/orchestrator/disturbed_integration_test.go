@@ -14,16 +14,20 @@ import (
 
 // API work during an attack shares the load generator's CPUs: a run during
 // which 100 clients hammer the daemon is marked disturbed, with the figure;
-// the same run left alone is not.
+// the same run left alone is not disturbed by the API.
 func TestRunMarkedDisturbedByAPILoad(t *testing.T) {
 	sideBySide(t)
 	d := startInProcessDaemon(t, t.TempDir()+"/history.db")
 	a := apiClient{t: t, base: d.url}
 	spec := openSpec("quiet", "4s", 50, true)
 
+	// Left alone, the run may still be disturbed by the machine's
+	// hypervisor (a CI run: 6 % stolen), rightly flagged; never by the API.
 	quiet := a.waitSucceeded(a.submit(spec).ID)
-	if f := flagsOf(quiet, bench.FlagDisturbed); f != "" {
-		t.Errorf("a run left alone is flagged: %s", f)
+	if f := flagsOf(quiet, bench.FlagDisturbed); strings.Contains(f, "API served") {
+		t.Errorf("a run left alone is flagged for the API's requests: %s", f)
+	} else if f != "" {
+		t.Logf("left alone, flagged for another cause: %s", f)
 	}
 
 	spec["name"] = "hammered"
