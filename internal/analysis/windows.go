@@ -120,16 +120,9 @@ func stageWindow(t *bench.TargetResult, s bench.StageResult, sc scopeDef) window
 	return w
 }
 
-// SecondsOf returns the full seconds that fell in stage index.
-func SecondsOf(t *bench.TargetResult, index int) []bench.Bucket {
-	var out []bench.Bucket
-	for _, b := range fullSeconds(t.Seconds) {
-		if b.Stage == index {
-			out = append(out, b)
-		}
-	}
-	return out
-}
+// SecondsOf returns the full seconds that fell in stage index
+// (steady.StageSeconds).
+func SecondsOf(t *bench.TargetResult, index int) []bench.Bucket { return steady.StageSeconds(t, index) }
 
 // fullSeconds leaves out a last second cut short by the end of the attack,
 // whose rates come from a fraction of a second.
@@ -148,7 +141,7 @@ func fullSeconds(buckets []bench.Bucket) []bench.Bucket {
 // counts and rates summed, latency from their merged histograms (the whole
 // stage's when its seconds kept none).
 func (w *window) keepSteady(seconds []bench.Bucket, name string) {
-	part := steady.OfSeconds(seconds)
+	rate, part, rated := steady.StageRate(seconds)
 	w.part = &part
 	if !part.Steady {
 		w.notSteady = []string{name}
@@ -158,7 +151,7 @@ func (w *window) keepSteady(seconds []bench.Bucket, name string) {
 	}
 	w.steady = part.Kept(seconds)
 	if part.Start == 0 && part.EndCut == 0 {
-		if rate, ok := steady.RateOf(w.steady); ok {
+		if rated {
 			w.stats.Throughput = rate
 		}
 		return

@@ -77,6 +77,36 @@ func Throughputs(seconds []bench.Bucket) []float64 {
 	return out
 }
 
+// StageSeconds returns a result's full seconds in stage index, leaving
+// out a last second cut short by the end of the attack, whose rates come
+// from a fraction of a second.
+func StageSeconds(t *bench.TargetResult, index int) []bench.Bucket {
+	var out []bench.Bucket
+	for _, b := range t.Seconds {
+		if b.Stage == index && b.Stats.Elapsed.D() >= 990*time.Millisecond {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// StageRate is a hold stage's throughput as its report figure reads it:
+// over the steady part of its full seconds (OfSeconds), their Rate, the
+// seconds summed; false where no second was kept, or where none was cut
+// and none kept a spread, when the stage's own figure serves.
+func StageRate(seconds []bench.Bucket) (float64, Part, bool) {
+	part := OfSeconds(seconds)
+	kept := part.Kept(seconds)
+	if len(kept) == 0 {
+		return 0, part, false
+	}
+	if part.Start == 0 && part.EndCut == 0 {
+		rate, ok := RateOf(kept)
+		return rate, part, ok
+	}
+	return counts(kept).Throughput, part, true
+}
+
 // Kept returns the seconds the part keeps: those between the transients
 // cut at the start and at the end.
 func (p Part) Kept(seconds []bench.Bucket) []bench.Bucket {

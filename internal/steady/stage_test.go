@@ -174,3 +174,54 @@ func TestRateOfLongFlights(t *testing.T) {
 		t.Errorf("RateOf(5 s of 50 ms flights) = %v, %v; want the spread's 97.5 req/s", got, ok)
 	}
 }
+
+// A stage's rate is its report figure: over the steady part, the step's
+// transient cut (java-virtual as 200 new clients reached its one carrier:
+// 790 completions, then about 960 a second); where nothing is cut, the
+// spread; where nothing is cut and no second kept a spread, none.
+func TestStageRate(t *testing.T) {
+	var stepped []bench.Bucket
+	for i, n := range []int{790, 971, 934, 960, 973} {
+		stepped = append(stepped, second(t, i, n, 200))
+	}
+	rate, part, ok := steady.StageRate(stepped)
+	if want := (971.0 + 934 + 960 + 973) / 4; !ok || part.Start != 1 || math.Abs(rate-want) > 1e-9 {
+		t.Errorf("after a step: %.2f req/s, cut %d, %v; want %.2f, the first second cut", rate, part.Start, ok, want)
+	}
+
+	var flat []bench.Bucket
+	for i := range 5 {
+		b := second(t, i, 960+i%2, 200)
+		b.Stats.CompletedSpread = 955
+		flat = append(flat, b)
+	}
+	if rate, part, ok := steady.StageRate(flat); !ok || part.Start != 0 || rate != 955 {
+		t.Errorf("a flat stage: %.2f req/s, cut %d, %v; want its spread, 955", rate, part.Start, ok)
+	}
+	for i := range flat {
+		flat[i].Stats.CompletedSpread = 0
+	}
+	if _, _, ok := steady.StageRate(flat); ok {
+		t.Error("a flat stage with no spread kept gave a rate; want the stage's own figure to serve")
+	}
+	if _, _, ok := steady.StageRate(nil); ok {
+		t.Error("no seconds gave a rate")
+	}
+}
+
+// A stage's seconds are its own full ones: not the next stage's, nor a
+// last second the attack's end cut short.
+func TestStageSeconds(t *testing.T) {
+	tr := &bench.TargetResult{}
+	for i := range 6 {
+		b := second(t, i, 100, 10)
+		b.Stage = i / 3
+		if i == 5 {
+			b.Stats.Elapsed = bench.Duration(400 * time.Millisecond)
+		}
+		tr.Seconds = append(tr.Seconds, b)
+	}
+	if got := steady.StageSeconds(tr, 1); len(got) != 2 || got[0].Second != 3 || got[1].Second != 4 {
+		t.Errorf("stage 1's seconds: %+v; want seconds 3 and 4", got)
+	}
+}
