@@ -281,8 +281,9 @@ func TestExperimentDBPool(t *testing.T) {
 	}
 	// The throughput is the report's stage figure: over the steady part,
 	// the seconds of the step's transient cut (at 200 clients the first
-	// second of 700 and a last of 975 above the rest).
-	if !strings.Contains(string(out), "876.7 (1000.0, 87.7%; held 110.1 ms: 908.3, 96.5%; 2 s cut)") {
+	// second of 700 and a last of 975 above the rest); the bound at the
+	// hold, timed over the whole stage, beside the whole stage's 861.
+	if !strings.Contains(string(out), "876.7 (1000.0, 87.7%; held 110.1 ms: 908.3, 94.8%; 2 s cut)") {
 		t.Errorf("the sheet does not give virtual threads' steady part at 200 clients:\n%s", out)
 	}
 	// Only virtual threads fell short of the bound by more than 5 %, at
