@@ -81,6 +81,20 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 			t.Errorf("at 400 clients %.1f req/s, %.1f %% of the bound the timed hold sets (10 ÷ %.2f ms = %.1f): want at most 102 %%", st.Stats.Throughput, 100*share, last.HeldMs, held)
 		}
 	}
+	// PostgreSQL times each statement itself: no request spent less in the
+	// database than the query's 100 ms sleep (the sessions sampled once a
+	// second read 95.8 ms once), give or take the statements in flight
+	// across a stage's edges.
+	for _, d := range tr.Database {
+		if !d.Warmup && d.Executing <= 0 {
+			t.Errorf("stage %d: no statements executing by the server's own timing (%+v)", d.Stage, d)
+		}
+	}
+	for _, p := range pools {
+		if p.DatabaseMs < 97 {
+			t.Errorf("%s: %.2f ms in the database per request, want at least the query's 100 ms sleep (97 for the stage's edges)", p.Name, p.DatabaseMs)
+		}
+	}
 	// The target's wake-up probe, read per stage: a woken goroutine's wait
 	// to run, beside each connection's hold in the sheet.
 	for _, p := range pools {

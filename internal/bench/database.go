@@ -250,6 +250,11 @@ type DatabaseStage struct {
 	RowsPerSec         float64          `json:"rowsPerSec"`
 	Locks              Gauge            `json:"locks"`
 	Samples            int              `json:"samples"`
+	// Executing is how many statements the server was executing on
+	// average, by its own timing of each (PostgreSQL's pg_stat_statements:
+	// seconds of execution per second), where the active connections are
+	// only sampled; 0 where the server does not time its statements.
+	Executing float64 `json:"executing,omitempty"`
 }
 
 // Connection states as DatabaseStage.Connections keys them.

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -53,14 +54,15 @@ func TestMain(m *testing.M) {
 var kinds = []struct {
 	kind   string
 	driver string
-	sleep  string // holds a session active for 2 s
+	sleep  string // holds a session active for 4 s
 	wait   string // what the sleeping sessions wait for
+	timed  bool   // the server times each statement (db_executing)
 	// init is a script that needs splitting the kind's way; check says
 	// what it made, through the server's DSN.
 	init, check, want string
 }{
 	{
-		kind: bench.DatabasePostgres, driver: "pgx", sleep: "SELECT pg_sleep(4)", wait: "Timeout",
+		kind: bench.DatabasePostgres, driver: "pgx", sleep: "SELECT pg_sleep(4)", wait: "Timeout", timed: true,
 		init:  "-- a function whose body holds a ';'\nCREATE FUNCTION twice(i integer) RETURNS integer\nAS $$ SELECT i * 2; $$ LANGUAGE sql;\nSELECT twice(1);",
 		check: "SELECT twice(21)", want: "42",
 	},
@@ -99,7 +101,7 @@ func TestStartDatabase(t *testing.T) {
 			t.Run("settings", func(t *testing.T) { checkSettings(t, srv, req) })
 			t.Run("container", func(t *testing.T) { checkContainer(t, srv) })
 			t.Run("image", func(t *testing.T) { checkImage(t, srv, k.kind) })
-			t.Run("recording", func(t *testing.T) { checkRecording(t, srv, db, k.sleep, k.wait) })
+			t.Run("recording", func(t *testing.T) { checkRecording(t, srv, db, k.sleep, k.wait, k.timed) })
 			t.Run("stop leaves nothing", func(t *testing.T) {
 				db.Close()
 				if err := srv.Stop(ctx); err != nil {
@@ -203,7 +205,7 @@ func checkImage(t *testing.T, srv bench.DatabaseServer, kind string) {
 // none of its process-list reads in time then) and one idle in a
 // transaction that locked a row, then a burst of reads, and checks what
 // the recording saw of them.
-func checkRecording(t *testing.T, srv bench.DatabaseServer, db *sql.DB, sleep, wait string) {
+func checkRecording(t *testing.T, srv bench.DatabaseServer, db *sql.DB, sleep, wait string, timed bool) {
 	ctx := context.Background()
 	rec := srv.Record(ctx)
 	t0 := time.Now()
@@ -224,6 +226,23 @@ func checkRecording(t *testing.T, srv bench.DatabaseServer, db *sql.DB, sleep, w
 	stage := bench.StageResult{Index: 0, Duration: bench.Duration(time.Since(t0) + time.Second)}
 	res := rec.Stop(ctx, nil, []bench.StageResult{stage})
 	checkStage(t, res, wait)
+	checkExecuting(t, res, timed)
+}
+
+// checkExecuting checks the statements executing by the server's own
+// timing, where it has one: five sessions sleeping 4 s each in a stage of
+// about 6 s executed 20 s of statements, about 3.4 at a time, never more
+// than the 5 sessions at once; elsewhere no such figure.
+func checkExecuting(t *testing.T, res bench.DatabaseRecordingResult, timed bool) {
+	st := res.Stages[0]
+	has := slices.ContainsFunc(res.Series, func(s bench.Series) bool { return s.Name == database.SeriesExecuting })
+	switch {
+	case !timed && (has || st.Executing != 0):
+		t.Errorf("a server that does not time its statements gave series %t, executing %g", has, st.Executing)
+	case timed && (!has || st.Executing < 2 || st.Executing > 5):
+		t.Errorf("series %s %t, statements executing %.2f on average; want 2 to 5 (20 s of sleeps over the stage, 5 at once)",
+			database.SeriesExecuting, has, st.Executing)
+	}
 }
 
 // checkStage checks the summary of a recording of checkRecording's load.

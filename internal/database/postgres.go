@@ -3,9 +3,11 @@ package database
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"github.com/threadbench/threadbench/internal/bench"
@@ -84,6 +86,8 @@ func postgresArgs(host string, port int) []string {
 		"max_connections=" + strconv.Itoa(MaxConnections),
 		"unix_socket_directories=/tmp",
 		"jit=off",
+		// Each statement's execution timed, read as db_executing.
+		"shared_preload_libraries=pg_stat_statements",
 	} {
 		args = append(args, "-c", s)
 	}
@@ -103,6 +107,11 @@ GROUP BY 1, 2`
 FROM pg_stat_database WHERE datname = $1`
 	pgLocks = `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 WHERE l.granted AND a.datname = $1 AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()`
+	pgExecuted = `SELECT coalesce(sum(s.total_exec_time), 0) / 1000
+FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`
+	pgCreateStatements = "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
+	// pgUndefinedTable is the SQLSTATE of a view that does not exist yet.
+	pgUndefinedTable = "42P01"
 )
 
 // samplePostgres reads pg_stat_activity, pg_stat_database and pg_locks.
@@ -117,7 +126,24 @@ func samplePostgres(ctx context.Context, db *sql.DB) (sample, error) {
 	if err := db.QueryRowContext(ctx, pgLocks, bench.DatabaseName).Scan(&s.locks); err != nil {
 		return sample{}, fmt.Errorf("read pg_locks: %w", err)
 	}
+	s.executed, s.timed = pgReadExecuted(ctx, db)
 	return s, nil
+}
+
+// pgReadExecuted reads the seconds the server spent executing the
+// database's statements (pg_stat_statements, its library loaded at the
+// server's start), the view made in the recording's database the first
+// time; false where the server does not time them (a sample without).
+func pgReadExecuted(ctx context.Context, db *sql.DB) (float64, bool) {
+	var seconds float64
+	err := db.QueryRowContext(ctx, pgExecuted, bench.DatabaseName).Scan(&seconds)
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == pgUndefinedTable {
+		if _, err := db.ExecContext(ctx, pgCreateStatements); err != nil {
+			return 0, false
+		}
+		err = db.QueryRowContext(ctx, pgExecuted, bench.DatabaseName).Scan(&seconds)
+	}
+	return seconds, err == nil
 }
 
 // pgReadActivity counts the sessions by state, and the active ones by

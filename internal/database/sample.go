@@ -29,6 +29,11 @@ const (
 	// SeriesLocks are the locks the connections hold (PostgreSQL: granted
 	// pg_locks; MariaDB: InnoDB's lock structures of open transactions).
 	SeriesLocks = "db_locks"
+	// SeriesExecuting are the statements executing on average since the
+	// sample before, by the server's own timing of each (PostgreSQL:
+	// pg_stat_statements' execution time, seconds per second); only
+	// where every sample read it.
+	SeriesExecuting = "db_executing"
 )
 
 // Labels of the series.
@@ -53,6 +58,10 @@ type sample struct {
 	transactions float64            // a counter since the server started
 	rows         float64            // a counter since the server started
 	locks        float64
+	// executed is the seconds the server spent executing statements, a
+	// counter; timed says whether the server keeps it.
+	executed float64
+	timed    bool
 }
 
 // newSample is a sample without any session.

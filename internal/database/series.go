@@ -29,6 +29,9 @@ func buildSeries(taken []takenSample, t0 time.Time) []bench.Series {
 		rateSeries(taken, t0, SeriesRows, func(s sample) float64 { return s.rows }),
 		bench.Series{Name: SeriesLocks, Points: points(taken, t0, func(s sample) float64 { return s.locks })},
 	)
+	if !slices.ContainsFunc(taken, func(s takenSample) bool { return !s.timed }) {
+		out = append(out, rateSeries(taken, t0, SeriesExecuting, func(s sample) float64 { return s.executed }))
+	}
 	return out
 }
 

@@ -78,3 +78,30 @@ func TestAddSession(t *testing.T) {
 		t.Errorf("connections %v, waits %v; want %v, %v", s.connections, s.waits, wantConns, wantWaits)
 	}
 }
+
+// The statements' execution time is a rate where every sample read it
+// (PostgreSQL's pg_stat_statements): 100 statements of 0.1 s finishing in
+// a second are 10 executing on average. A sample without it (a server
+// that does not time its statements) leaves the series out.
+func TestBuildSeries_Executing(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	samples := []takenSample{taken(t0, 0, "", 1, 1), taken(t0, 1, "", 2, 2), taken(t0, 3, "", 3, 3)}
+	for i, executed := range []float64{50, 60, 70} {
+		samples[i].executed, samples[i].timed = executed, true
+	}
+	var got []bench.Point
+	for _, s := range buildSeries(samples, t0) {
+		if s.Name == SeriesExecuting {
+			got = s.Points
+		}
+	}
+	if want := []bench.Point{{T: 1, V: 10}, {T: 3, V: 5}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %v, want %v", SeriesExecuting, got, want)
+	}
+	samples[1].timed = false
+	for _, s := range buildSeries(samples, t0) {
+		if s.Name == SeriesExecuting {
+			t.Errorf("a sample without the statements' time gave %s %v", SeriesExecuting, s.Points)
+		}
+	}
+}

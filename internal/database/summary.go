@@ -35,6 +35,7 @@ func summarizeStage(series []bench.Series, s bench.StageResult) bench.DatabaseSt
 	st.Locks = gaugesBy(series, SeriesLocks, "", w, st.Samples)[""]
 	st.TransactionsPerSec = meanOf(series, SeriesTransactions, w)
 	st.RowsPerSec = meanOf(series, SeriesRows, w)
+	st.Executing = meanOf(series, SeriesExecuting, w)
 	return st
 }
 

@@ -40,10 +40,11 @@ type Stage struct {
 	// hands; Elsewhere is those neither holding a connection nor waiting
 	// for one: queued for a thread, on a CPU, on the wire.
 	InFlight, Elsewhere float64
-	// DatabaseMs is a request's time in the database (its server's active
-	// sessions over the requests per second: Little's law there); 0
-	// without the server's figures. HeldMs beyond it is the service's own
-	// time with a connection in hand.
+	// DatabaseMs is a request's time in the database: the statements its
+	// server executed on average (bench.DatabaseStage.Executing, else its
+	// active sessions) over the requests per second, Little's law there;
+	// 0 without the server's figures. HeldMs beyond it is the service's
+	// own time with a connection in hand, and the round trip.
 	DatabaseMs float64
 	// WakeDelayMs is how long a woken thread of the requests' kind waited
 	// to run (bench.StageResources.WakeDelayMs): a connection's hold
@@ -138,7 +139,14 @@ func Of(r bench.StageResources, s bench.StageResult, db *bench.DatabaseStage) St
 		return p
 	}
 	if db != nil {
-		p.DatabaseMs = db.Connections[bench.DatabaseActive].Mean / p.Throughput * 1000
+		// The server's own timing of its statements where it keeps one,
+		// else its active sessions, sampled once a second (good to about
+		// 8 %: 95.8 ms in the database for a query that sleeps 100).
+		executing := db.Executing
+		if executing == 0 {
+			executing = db.Connections[bench.DatabaseActive].Mean
+		}
+		p.DatabaseMs = executing / p.Throughput * 1000
 	}
 	// Full, each connection goes round once per size ÷ throughput
 	// (Little's law): a hold and a hand-over; else the mean active

@@ -107,3 +107,18 @@ func TestStagesDatabaseTime(t *testing.T) {
 		t.Errorf("pool stages %+v: want 21 ms in the database of 25 ms held", p)
 	}
 }
+
+// Where the server timed its statements, their time is the time in the
+// database, not the active sessions it sampled: 97.0 executing on average
+// at 950 req/s is 102.1 ms for a query that sleeps 100, where the samples
+// said 91 active (95.8 ms, below the sleep).
+func TestStageDatabaseTimeTimed(t *testing.T) {
+	r := bench.StageResources{PoolUsageMs: 104.1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: 100, Mean: 100},
+		bench.PoolActive: {Peak: 100, Mean: 99}, bench.PoolPending: {Peak: 300, Mean: 290}}}
+	s := bench.StageResult{Index: 2, Stats: bench.Stats{Throughput: 950}}
+	db := &bench.DatabaseStage{Stage: 2, Executing: 97, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 91}}}
+	p := Of(r, s, db)
+	if want := 97 / 950.0 * 1000; math.Abs(p.DatabaseMs-want) > 1e-9 || math.Abs(p.ServiceMs()-(104.1-want)) > 1e-9 {
+		t.Errorf("in the database %.2f ms, in the service %.2f; want %.2f and %.2f", p.DatabaseMs, p.ServiceMs(), want, 104.1-want)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // databaseHeader names the database table's columns: the pool as the
 // service saw it, then the server as it answered its own statistics.
 var databaseHeader = []string{"STAGE", "POOL ACTIVE", "POOL PENDING", "ACQUIRE ms", "HELD ms", "TIMEOUTS",
-	"DB ACTIVE", "DB IDLE", "DB IDLE IN TX", "DB WAITS (mean sessions)", "TX/s", "ROWS/s", "LOCKS"}
+	"DB ACTIVE", "DB EXECUTING", "DB IDLE", "DB IDLE IN TX", "DB WAITS (mean sessions)", "TX/s", "ROWS/s", "LOCKS"}
 
 // databaseLine describes a run's database server in the run's header.
 func databaseLine(d *bench.DatabaseResult) string {
@@ -65,7 +65,11 @@ func databaseRow(label string, p dbpool.Stage, ok bool, d bench.DatabaseStage) [
 		pool = []string{gauge(p.Active) + " of " + units.Num(p.Size), gauge(p.Pending), units.Num(p.AcquireMs), held, units.Num(p.Timeouts)}
 	}
 	row := append([]string{label}, pool...)
-	return append(row, gauge(d.Connections[bench.DatabaseActive]), gauge(d.Connections[bench.DatabaseIdle]),
+	executing := "-" // the server's own timing of its statements, where it keeps one
+	if d.Executing > 0 {
+		executing = units.Num(d.Executing)
+	}
+	return append(row, gauge(d.Connections[bench.DatabaseActive]), executing, gauge(d.Connections[bench.DatabaseIdle]),
 		gauge(d.Connections[bench.DatabaseIdleInTransaction]), analysis.DatabaseWaits(d.Waits),
 		units.Num(d.TransactionsPerSec), units.Num(d.RowsPerSec), gauge(d.Locks))
 }
