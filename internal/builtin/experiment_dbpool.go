@@ -227,8 +227,9 @@ func (x *expTable) poolShortfalls(bound float64) []string {
 			if p.Bound == 0 || rate >= 0.95*bound || !p.HeldTimed {
 				continue
 			}
-			share := expPercent(100*rate/bound) + " of the pool's bound"
-			if whole := expPercent(100 * p.Throughput / bound); whole != expPercent(100*rate/bound) {
+			steadyShare := expPercent(100 * rate / bound)
+			share := steadyShare + " of the pool's bound"
+			if whole := expPercent(100 * p.Throughput / bound); whole != steadyShare {
 				share += " over its steady part (" + whole + " over the whole stage)"
 			}
 			round := p.HeldMs + p.HandOverMs
