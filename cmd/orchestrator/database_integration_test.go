@@ -82,17 +82,23 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 		}
 	}
 	// PostgreSQL times each statement itself: no request spent less in the
-	// database than the query's 100 ms sleep (the sessions sampled once a
-	// second read 95.8 ms once), give or take the statements in flight
-	// across a stage's edges.
+	// database than the query's 100 ms sleep, give or take the statements
+	// across a stage's edges: a statement's time is counted as it ends, and
+	// the 10 connections' statements end together, so each edge of a 3 s
+	// stage may move one burst of them (1 s of 28.5 executed) to the stage
+	// beside it: 7 % at most. (The sessions sampled once a second read
+	// 88.8 ms once. A clean clone read 80.9 ms at 200 clients and 109.9 at
+	// 400, more than its 106.3 ms hold, from the rates' plain mean, in
+	// which a sample taken late on a saturated CPU and the one the ticker
+	// then fires at once weigh alike; each now counts for its interval.)
 	for _, d := range tr.Database {
 		if !d.Warmup && d.Executing <= 0 {
 			t.Errorf("stage %d: no statements executing by the server's own timing (%+v)", d.Stage, d)
 		}
 	}
 	for _, p := range pools {
-		if p.DatabaseMs < 97 {
-			t.Errorf("%s: %.2f ms in the database per request, want at least the query's 100 ms sleep (97 for the stage's edges)", p.Name, p.DatabaseMs)
+		if p.DatabaseMs < 93 {
+			t.Errorf("%s: %.2f ms in the database per request, want at least the query's 100 ms sleep (93 for the stage's edges)", p.Name, p.DatabaseMs)
 		}
 	}
 	// The target's wake-up probe, read per stage: a woken goroutine's wait

@@ -1,6 +1,8 @@
 package database
 
 import (
+	"slices"
+
 	"github.com/threadbench/threadbench/internal/bench"
 )
 
@@ -9,7 +11,7 @@ import (
 // window on the attack's clock: the connections by state, the waits by
 // kind and the locks as the peak and the mean over the stage's samples (a
 // wait missing from a sample counts 0 in it), the rates as the mean of
-// their points. Samples are the instants inside the window at which any
+// their points weighted by the time each covers (rateOf). Samples are the instants inside the window at which any
 // gauge has a point; a stage without any has only its index.
 func Summarize(series []bench.Series, warmup *bench.StageResult, stages []bench.StageResult) []bench.DatabaseStage {
 	all := stages
@@ -33,9 +35,9 @@ func summarizeStage(series []bench.Series, s bench.StageResult) bench.DatabaseSt
 	st.Connections = gaugesBy(series, SeriesConnections, LabelState, w, st.Samples)
 	st.Waits = gaugesBy(series, SeriesWaits, LabelWait, w, st.Samples)
 	st.Locks = gaugesBy(series, SeriesLocks, "", w, st.Samples)[""]
-	st.TransactionsPerSec = meanOf(series, SeriesTransactions, w)
-	st.RowsPerSec = meanOf(series, SeriesRows, w)
-	st.Executing = meanOf(series, SeriesExecuting, w)
+	st.TransactionsPerSec = rateOf(series, SeriesTransactions, w)
+	st.RowsPerSec = rateOf(series, SeriesRows, w)
+	st.Executing = rateOf(series, SeriesExecuting, w)
 	return st
 }
 
@@ -100,24 +102,42 @@ func gaugesBy(series []bench.Series, name, label string, w window, samples int) 
 	return out
 }
 
-// meanOf is the mean of the points of the series of a name inside w, 0
-// without any.
-func meanOf(series []bench.Series, name string, w window) float64 {
-	var sum float64
-	var n int
+// rateOf is the rate over w of the series of a name, each point a rate
+// over the interval since the sample before it: the mean of the points
+// inside w, each weighted by that interval (the gauges' instants are the
+// samples'; 1 s for a point with no sample before it), so that a sample a
+// loaded machine took late, and the short interval after it, count for
+// the time they cover (a 3 s stage's rates over 2.5 s and 0.5 s are not
+// worth the same); 0 without any.
+func rateOf(series []bench.Series, name string, w window) float64 {
+	var instants []float64
+	for _, s := range series {
+		if isGauge(s.Name) {
+			for _, p := range s.Points {
+				instants = append(instants, p.T)
+			}
+		}
+	}
+	slices.Sort(instants)
+	var sum, weights float64
 	for _, s := range series {
 		if s.Name != name {
 			continue
 		}
 		for _, p := range s.Points {
-			if w.contains(p.T) {
-				sum += p.V
-				n++
+			if !w.contains(p.T) {
+				continue
 			}
+			weight := 1.0
+			if i, _ := slices.BinarySearch(instants, p.T); i > 0 {
+				weight = p.T - instants[i-1]
+			}
+			sum += p.V * weight
+			weights += weight
 		}
 	}
-	if n == 0 {
+	if weights <= 0 {
 		return 0
 	}
-	return sum / float64(n)
+	return sum / weights
 }

@@ -1,6 +1,7 @@
 package database_test
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -83,5 +84,21 @@ func TestSummarize_StageWithoutSamples(t *testing.T) {
 	want := []bench.DatabaseStage{{Stage: 3}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Summarize of a stage after the samples = %+v, want %+v", got, want)
+	}
+}
+
+// A rate's points count for the time they cover: a sample a loaded
+// machine took late (1.8 s after the one before) and the one at once after
+// it (0.2 s) are 19 statements executing over the stage, not the 55 their
+// plain mean says.
+func TestSummarize_RatesWeightedByTheirInterval(t *testing.T) {
+	series := []bench.Series{
+		{Name: database.SeriesConnections, Labels: map[string]string{database.LabelState: bench.DatabaseActive},
+			Points: []bench.Point{{T: 0, V: 10}, {T: 1.8, V: 10}, {T: 2, V: 10}}},
+		{Name: database.SeriesExecuting, Points: []bench.Point{{T: 1.8, V: 10}, {T: 2, V: 100}}},
+	}
+	got := database.Summarize(series, nil, []bench.StageResult{stage(0, 0, 2500*time.Millisecond, false)})
+	if len(got) != 1 || math.Abs(got[0].Executing-19) > 1e-9 {
+		t.Errorf("Summarize = %+v, want 19 executing", got)
 	}
 }
