@@ -88,9 +88,11 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 	// stage may move one burst of them (1 s of 28.5 executed) to the stage
 	// beside it: 7 % at most. (The sessions sampled once a second read
 	// 88.8 ms once. A clean clone read 80.9 ms at 200 clients and 109.9 at
-	// 400, more than its 106.3 ms hold, from the rates' plain mean, in
-	// which a sample taken late on a saturated CPU and the one the ticker
-	// then fires at once weigh alike; each now counts for its interval.)
+	// 400, more than its 106.3 ms hold, and another 88.1 and 110.0: the
+	// counter's rates were taken between the instants the samples began,
+	// while a sample's last query, the counter's, ran later, later still
+	// on a saturated CPU. They are now taken between the instants the
+	// counter was read, each weighted by its interval.)
 	for _, d := range tr.Database {
 		if !d.Warmup && d.Executing <= 0 {
 			t.Errorf("stage %d: no statements executing by the server's own timing (%+v)", d.Stage, d)

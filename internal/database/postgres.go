@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -126,7 +127,9 @@ func samplePostgres(ctx context.Context, db *sql.DB) (sample, error) {
 	if err := db.QueryRowContext(ctx, pgLocks, bench.DatabaseName).Scan(&s.locks); err != nil {
 		return sample{}, fmt.Errorf("read pg_locks: %w", err)
 	}
+	before := time.Now()
 	s.executed, s.timed = pgReadExecuted(ctx, db)
+	s.executedAt = before.Add(time.Since(before) / 2)
 	return s, nil
 }
 

@@ -59,9 +59,13 @@ type sample struct {
 	rows         float64            // a counter since the server started
 	locks        float64
 	// executed is the seconds the server spent executing statements, a
-	// counter; timed says whether the server keeps it.
-	executed float64
-	timed    bool
+	// counter, as read at executedAt (a sample's queries run one after
+	// another, and on a saturated CPU the last of them may run most of an
+	// interval after the sample began); timed says whether the server
+	// keeps it.
+	executed   float64
+	executedAt time.Time
+	timed      bool
 }
 
 // newSample is a sample without any session.

@@ -30,7 +30,12 @@ func buildSeries(taken []takenSample, t0 time.Time) []bench.Series {
 		bench.Series{Name: SeriesLocks, Points: points(taken, t0, func(s sample) float64 { return s.locks })},
 	)
 	if !slices.ContainsFunc(taken, func(s takenSample) bool { return !s.timed }) {
-		out = append(out, rateSeries(taken, t0, SeriesExecuting, func(s sample) float64 { return s.executed }))
+		// At the instants the counter was read, not those the samples began.
+		read := make([]takenSample, len(taken))
+		for i, s := range taken {
+			read[i] = takenSample{at: s.executedAt, sample: s.sample}
+		}
+		out = append(out, rateSeries(read, t0, SeriesExecuting, func(s sample) float64 { return s.executed }))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package database
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -80,14 +81,17 @@ func TestAddSession(t *testing.T) {
 }
 
 // The statements' execution time is a rate where every sample read it
-// (PostgreSQL's pg_stat_statements): 100 statements of 0.1 s finishing in
-// a second are 10 executing on average. A sample without it (a server
-// that does not time its statements) leaves the series out.
+// (PostgreSQL's pg_stat_statements), between the instants the counter was
+// read: a server executing 10 statements at a time all along, read 0.1,
+// 0.9 and 0 s after samples that began at 0, 1 and 3 s, is 10 executing
+// at each point, where the samples' own instants would say 18, then 5.5.
+// A sample without it (a server that does not time its statements) leaves
+// the series out.
 func TestBuildSeries_Executing(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	samples := []takenSample{taken(t0, 0, "", 1, 1), taken(t0, 1, "", 2, 2), taken(t0, 3, "", 3, 3)}
-	for i, executed := range []float64{50, 60, 70} {
-		samples[i].executed, samples[i].timed = executed, true
+	for i, read := range []float64{0.1, 1.9, 3} {
+		samples[i].executed, samples[i].executedAt, samples[i].timed = 10*read, t0.Add(time.Duration(read*float64(time.Second))), true
 	}
 	var got []bench.Point
 	for _, s := range buildSeries(samples, t0) {
@@ -95,8 +99,8 @@ func TestBuildSeries_Executing(t *testing.T) {
 			got = s.Points
 		}
 	}
-	if want := []bench.Point{{T: 1, V: 10}, {T: 3, V: 5}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("%s = %v, want %v", SeriesExecuting, got, want)
+	if len(got) != 2 || math.Abs(got[0].T-1.9) > 1e-9 || math.Abs(got[0].V-10) > 1e-9 || math.Abs(got[1].T-3) > 1e-9 || math.Abs(got[1].V-10) > 1e-9 {
+		t.Errorf("%s = %v, want 10 at 1.9 s and at 3 s", SeriesExecuting, got)
 	}
 	samples[1].timed = false
 	for _, s := range buildSeries(samples, t0) {

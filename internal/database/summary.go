@@ -103,12 +103,13 @@ func gaugesBy(series []bench.Series, name, label string, w window, samples int) 
 }
 
 // rateOf is the rate over w of the series of a name, each point a rate
-// over the interval since the sample before it: the mean of the points
-// inside w, each weighted by that interval (the gauges' instants are the
-// samples'; 1 s for a point with no sample before it), so that a sample a
-// loaded machine took late, and the short interval after it, count for
-// the time they cover (a 3 s stage's rates over 2.5 s and 0.5 s are not
-// worth the same); 0 without any.
+// over the interval since the point before it: the mean of the points
+// inside w, each weighted by that interval (for a series' first point, the
+// interval since the sample before it, the gauges' instants being the
+// samples'; 1 s without one), so that a sample a loaded machine took
+// late, and the short interval after it, count for the time they cover (a
+// 3 s stage's rates over 2.5 s and 0.5 s are not worth the same); 0
+// without any.
 func rateOf(series []bench.Series, name string, w window) float64 {
 	var instants []float64
 	for _, s := range series {
@@ -124,12 +125,14 @@ func rateOf(series []bench.Series, name string, w window) float64 {
 		if s.Name != name {
 			continue
 		}
-		for _, p := range s.Points {
+		for k, p := range s.Points {
 			if !w.contains(p.T) {
 				continue
 			}
 			weight := 1.0
-			if i, _ := slices.BinarySearch(instants, p.T); i > 0 {
+			if k > 0 {
+				weight = p.T - s.Points[k-1].T
+			} else if i, _ := slices.BinarySearch(instants, p.T); i > 0 {
 				weight = p.T - instants[i-1]
 			}
 			sum += p.V * weight
