@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"time"
-
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/hdr"
 	"github.com/threadbench/threadbench/internal/steady"
@@ -68,7 +66,7 @@ func wholeWindow(t *bench.TargetResult, stages []scopeDef) (window, bool) {
 	if t.Total == nil || t.Total.Requests == 0 {
 		return window{}, false
 	}
-	w := window{stats: m.Stats, hists: m.Histograms, requests: t.Requests, seconds: fullSeconds(t.Seconds)}
+	w := window{stats: m.Stats, hists: m.Histograms, requests: t.Requests, seconds: steady.FullSeconds(t.Seconds)}
 	w.resources, w.hasRes = SummarizeResources(t)
 	measured := MeasuredStages(t)
 	for _, s := range measured {
@@ -123,18 +121,6 @@ func stageWindow(t *bench.TargetResult, s bench.StageResult, sc scopeDef) window
 // SecondsOf returns the full seconds that fell in stage index
 // (steady.StageSeconds).
 func SecondsOf(t *bench.TargetResult, index int) []bench.Bucket { return steady.StageSeconds(t, index) }
-
-// fullSeconds leaves out a last second cut short by the end of the attack,
-// whose rates come from a fraction of a second.
-func fullSeconds(buckets []bench.Bucket) []bench.Bucket {
-	var out []bench.Bucket
-	for _, b := range buckets {
-		if b.Stats.Elapsed.D() >= 990*time.Millisecond {
-			out = append(out, b)
-		}
-	}
-	return out
-}
 
 // keepSteady finds the steady part of a hold stage's seconds and, when a
 // transient was cut, takes the window's figures from the seconds kept:

@@ -11,8 +11,9 @@ import (
 // window on the attack's clock: the connections by state, the waits by
 // kind and the locks as the peak and the mean over the stage's samples (a
 // wait missing from a sample counts 0 in it), the rates as the mean of
-// their points weighted by the time each covers (rateOf). Samples are the instants inside the window at which any
-// gauge has a point; a stage without any has only its index.
+// their points weighted by the time each covers (rateOf). Samples are the
+// instants inside the window at which any gauge has a point; a stage
+// without any has only its index.
 func Summarize(series []bench.Series, warmup *bench.StageResult, stages []bench.StageResult) []bench.DatabaseStage {
 	all := stages
 	if warmup != nil {

@@ -77,13 +77,24 @@ func Throughputs(seconds []bench.Bucket) []float64 {
 	return out
 }
 
-// StageSeconds returns a result's full seconds in stage index, leaving
-// out a last second cut short by the end of the attack, whose rates come
-// from a fraction of a second.
+// FullSeconds leaves out of buckets a last second cut short by the end
+// of the attack, whose rates come from a fraction of a second.
+func FullSeconds(buckets []bench.Bucket) []bench.Bucket {
+	var out []bench.Bucket
+	for _, b := range buckets {
+		if b.Stats.Elapsed.D() >= 990*time.Millisecond {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// StageSeconds returns a result's full seconds (FullSeconds) in stage
+// index.
 func StageSeconds(t *bench.TargetResult, index int) []bench.Bucket {
 	var out []bench.Bucket
-	for _, b := range t.Seconds {
-		if b.Stage == index && b.Stats.Elapsed.D() >= 990*time.Millisecond {
+	for _, b := range FullSeconds(t.Seconds) {
+		if b.Stage == index {
 			out = append(out, b)
 		}
 	}
