@@ -255,6 +255,22 @@ type DatabaseStage struct {
 	// seconds of execution per second), where the active connections are
 	// only sampled; 0 where the server does not time its statements.
 	Executing float64 `json:"executing,omitempty"`
+	// StatementsPerSec are the statements the server executed per second,
+	// read with Executing (PostgreSQL: pg_stat_statements' calls); 0 where
+	// it does not time them.
+	StatementsPerSec float64 `json:"statementsPerSec,omitempty"`
+}
+
+// StatementMs is the mean time of the stage's statements in the server, in
+// ms: its execution time over their number, both read at once, so that it
+// holds whatever the instants the server was read at (Executing over the
+// load's requests per second divides figures of two windows); 0 where the
+// server does not time them.
+func (d DatabaseStage) StatementMs() float64 {
+	if d.StatementsPerSec <= 0 {
+		return 0
+	}
+	return d.Executing / d.StatementsPerSec * 1000
 }
 
 // Connection states as DatabaseStage.Connections keys them.

@@ -232,7 +232,8 @@ func checkRecording(t *testing.T, srv bench.DatabaseServer, db *sql.DB, sleep, w
 // checkExecuting checks the statements executing by the server's own
 // timing, where it has one: five sessions sleeping 4 s each in a stage of
 // about 6 s executed 20 s of statements, about 3.4 at a time, never more
-// than the 5 sessions at once; elsewhere no such figure.
+// than the 5 sessions at once, 0.7-0.9 s each with the 20 short reads
+// after them; elsewhere no such figure.
 func checkExecuting(t *testing.T, res bench.DatabaseRecordingResult, timed bool) {
 	st := res.Stages[0]
 	has := slices.ContainsFunc(res.Series, func(s bench.Series) bool { return s.Name == database.SeriesExecuting })
@@ -242,6 +243,11 @@ func checkExecuting(t *testing.T, res bench.DatabaseRecordingResult, timed bool)
 	case timed && (!has || st.Executing < 2 || st.Executing > 5):
 		t.Errorf("series %s %t, statements executing %.2f on average; want 2 to 5 (20 s of sleeps over the stage, 5 at once)",
 			database.SeriesExecuting, has, st.Executing)
+	case timed && (st.StatementMs() < 700 || st.StatementMs() > 900):
+		// 20 s of sleeps over 25 statements, and up to 3 of the
+		// transaction's, whether before the first read or not.
+		t.Errorf("statements %.1f ms each on average, %.2f a second; want 700 to 900 (20 s of sleeps over 25-28 statements)",
+			st.StatementMs(), st.StatementsPerSec)
 	}
 }
 

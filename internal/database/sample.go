@@ -34,6 +34,11 @@ const (
 	// pg_stat_statements' execution time, seconds per second); only
 	// where every sample read it.
 	SeriesExecuting = "db_executing"
+	// SeriesStatements are the statements that ended per second since the
+	// sample before, read with SeriesExecuting (PostgreSQL:
+	// pg_stat_statements' calls), so that the two over the same reads
+	// give the statements' mean time; only where every sample read it.
+	SeriesStatements = "db_statements_per_second"
 )
 
 // Labels of the series.
@@ -58,12 +63,13 @@ type sample struct {
 	transactions float64            // a counter since the server started
 	rows         float64            // a counter since the server started
 	locks        float64
-	// executed is the seconds the server spent executing statements, a
-	// counter, as read at executedAt (a sample's queries run one after
+	// executed is the seconds the server spent executing statements, and
+	// statements how many it executed, counters, both read at executedAt (a sample's queries run one after
 	// another, and on a saturated CPU the last of them may run most of an
 	// interval after the sample began); timed says whether the server
 	// keeps it.
 	executed   float64
+	statements float64
 	executedAt time.Time
 	timed      bool
 }

@@ -35,7 +35,9 @@ func buildSeries(taken []takenSample, t0 time.Time) []bench.Series {
 		for i, s := range taken {
 			read[i] = takenSample{at: s.executedAt, sample: s.sample}
 		}
-		out = append(out, rateSeries(read, t0, SeriesExecuting, func(s sample) float64 { return s.executed }))
+		out = append(out,
+			rateSeries(read, t0, SeriesExecuting, func(s sample) float64 { return s.executed }),
+			rateSeries(read, t0, SeriesStatements, func(s sample) float64 { return s.statements }))
 	}
 	return out
 }

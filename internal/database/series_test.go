@@ -92,20 +92,22 @@ func TestBuildSeries_Executing(t *testing.T) {
 	samples := []takenSample{taken(t0, 0, "", 1, 1), taken(t0, 1, "", 2, 2), taken(t0, 3, "", 3, 3)}
 	for i, read := range []float64{0.1, 1.9, 3} {
 		samples[i].executed, samples[i].executedAt, samples[i].timed = 10*read, t0.Add(time.Duration(read*float64(time.Second))), true
+		samples[i].statements = 100 * read // 100 ms each
 	}
-	var got []bench.Point
+	got := map[string][]bench.Point{}
 	for _, s := range buildSeries(samples, t0) {
-		if s.Name == SeriesExecuting {
-			got = s.Points
-		}
+		got[s.Name] = s.Points
 	}
-	if len(got) != 2 || math.Abs(got[0].T-1.9) > 1e-9 || math.Abs(got[0].V-10) > 1e-9 || math.Abs(got[1].T-3) > 1e-9 || math.Abs(got[1].V-10) > 1e-9 {
-		t.Errorf("%s = %v, want 10 at 1.9 s and at 3 s", SeriesExecuting, got)
+	for name, want := range map[string]float64{SeriesExecuting: 10, SeriesStatements: 100} {
+		p := got[name]
+		if len(p) != 2 || math.Abs(p[0].T-1.9) > 1e-9 || math.Abs(p[0].V-want) > 1e-9 || math.Abs(p[1].T-3) > 1e-9 || math.Abs(p[1].V-want) > 1e-9 {
+			t.Errorf("%s = %v, want %g at 1.9 s and at 3 s", name, p, want)
+		}
 	}
 	samples[1].timed = false
 	for _, s := range buildSeries(samples, t0) {
-		if s.Name == SeriesExecuting {
-			t.Errorf("a sample without the statements' time gave %s %v", SeriesExecuting, s.Points)
+		if s.Name == SeriesExecuting || s.Name == SeriesStatements {
+			t.Errorf("a sample without the statements' time gave %s %v", s.Name, s.Points)
 		}
 	}
 }

@@ -39,6 +39,7 @@ func summarizeStage(series []bench.Series, s bench.StageResult) bench.DatabaseSt
 	st.TransactionsPerSec = rateOf(series, SeriesTransactions, w)
 	st.RowsPerSec = rateOf(series, SeriesRows, w)
 	st.Executing = rateOf(series, SeriesExecuting, w)
+	st.StatementsPerSec = rateOf(series, SeriesStatements, w)
 	return st
 }
 

@@ -102,3 +102,18 @@ func TestSummarize_RatesWeightedByTheirInterval(t *testing.T) {
 		t.Errorf("Summarize = %+v, want 19 executing", got)
 	}
 }
+
+// The statements' mean time is their execution time over their number,
+// both over the same reads: 100 ms each, whatever the intervals' weights.
+func TestSummarize_StatementTime(t *testing.T) {
+	series := []bench.Series{
+		{Name: database.SeriesConnections, Labels: map[string]string{database.LabelState: bench.DatabaseActive},
+			Points: []bench.Point{{T: 0, V: 10}, {T: 1.8, V: 10}, {T: 2, V: 10}}},
+		{Name: database.SeriesExecuting, Points: []bench.Point{{T: 1.8, V: 10}, {T: 2, V: 100}}},
+		{Name: database.SeriesStatements, Points: []bench.Point{{T: 1.8, V: 100}, {T: 2, V: 1000}}},
+	}
+	got := database.Summarize(series, nil, []bench.StageResult{stage(0, 0, 2500*time.Millisecond, false)})
+	if len(got) != 1 || math.Abs(got[0].StatementMs()-100) > 1e-9 || math.Abs(got[0].StatementsPerSec-190) > 1e-9 {
+		t.Errorf("Summarize = %+v: %g ms a statement, want 100 ms at 190 a second", got, got[0].StatementMs())
+	}
+}

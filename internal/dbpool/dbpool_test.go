@@ -108,17 +108,39 @@ func TestStagesDatabaseTime(t *testing.T) {
 	}
 }
 
-// Where the server timed its statements, their time is the time in the
-// database, not the active sessions it sampled: 97.0 executing on average
-// at 950 req/s is 102.1 ms for a query that sleeps 100, where the samples
-// said 91 active (95.8 ms, below the sleep).
+// Where the server timed its statements, a request's time in the database
+// is their mean time, both counters read at once, times the statements a
+// request makes. Read in a clean clone on a saturated CPU: 10.07 executing
+// over the server's reads, 87.7 req/s over the load's stage, which said
+// 114.8 ms in the database for a hold of 102.2; the server's own window
+// says 99.2 statements a second, 101.5 ms each, one per request.
 func TestStageDatabaseTimeTimed(t *testing.T) {
-	r := bench.StageResources{PoolUsageMs: 104.1, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: 100, Mean: 100},
-		bench.PoolActive: {Peak: 100, Mean: 99}, bench.PoolPending: {Peak: 300, Mean: 290}}}
-	s := bench.StageResult{Index: 2, Stats: bench.Stats{Throughput: 950}}
-	db := &bench.DatabaseStage{Stage: 2, Executing: 97, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 91}}}
+	r := bench.StageResources{PoolUsageMs: 102.2, Pool: map[string]bench.Gauge{bench.PoolMax: {Peak: 10, Mean: 10},
+		bench.PoolActive: {Peak: 10, Mean: 10}, bench.PoolPending: {Peak: 390, Mean: 380}}}
+	s := bench.StageResult{Index: 2, Stats: bench.Stats{Throughput: 87.7}}
+	db := &bench.DatabaseStage{Stage: 2, Executing: 10.07, StatementsPerSec: 99.2, Connections: map[string]bench.Gauge{bench.DatabaseActive: {Mean: 9}}}
 	p := Of(r, s, db)
-	if want := 97 / 950.0 * 1000; math.Abs(p.DatabaseMs-want) > 1e-9 || math.Abs(p.ServiceMs()-(104.1-want)) > 1e-9 {
-		t.Errorf("in the database %.2f ms, in the service %.2f; want %.2f and %.2f", p.DatabaseMs, p.ServiceMs(), want, 104.1-want)
+	if want := 10.07 / 99.2 * 1000; p.PerRequest != 1 || math.Abs(p.DatabaseMs-want) > 1e-9 || math.Abs(p.ServiceMs()-(102.2-want)) > 1e-9 {
+		t.Errorf("%g statements a request, in the database %.2f ms, in the service %.2f; want 1, %.2f and %.2f",
+			p.PerRequest, p.DatabaseMs, p.ServiceMs(), want, 102.2-want)
+	}
+	// Three statements a request (a transaction's BEGIN, its query and its
+	// COMMIT), 2.9 by the two windows: three of 10 ms each on average.
+	db = &bench.DatabaseStage{Stage: 2, Executing: 2.61, StatementsPerSec: 261}
+	s.Stats.Throughput = 90
+	if p := Of(r, s, db); p.PerRequest != 3 || math.Abs(p.DatabaseMs-30) > 1e-9 {
+		t.Errorf("%g statements a request, %.2f ms in the database; want 3 and 30", p.PerRequest, p.DatabaseMs)
+	}
+}
+
+// Statements a request makes: a whole number where the two windows' ratio
+// is near one, else the ratio (a request that sometimes queries).
+func TestStatementsPerRequest(t *testing.T) {
+	for _, c := range []struct{ ratio, want float64 }{
+		{1.12, 1}, {0.88, 1}, {2.9, 3}, {3.4, 3}, {1.5, 1.5}, {0.5, 0.5}, {0.8, 0.8}, {1.2, 1.2},
+	} {
+		if got := statementsPerRequest(c.ratio); got != c.want {
+			t.Errorf("statementsPerRequest(%g) = %g, want %g", c.ratio, got, c.want)
+		}
 	}
 }
