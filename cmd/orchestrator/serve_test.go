@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,12 @@ func startStandInServe(t *testing.T, stagePause time.Duration, env map[string]st
 	d := &standInServe{stderr: &lockedBuffer{}, cancel: cancel, exit: make(chan int, 1)}
 	g := newGlobalState(ctx, strings.NewReader(""), io.Discard, d.stderr, func(k string) string { return env[k] })
 	db := filepath.Join(t.TempDir(), "history.db")
+	if !slices.Contains(args, "--addr") {
+		// A port of its own: the default 8080 may be taken, by anything on
+		// the machine or by the serve of the test before, not yet closed
+		// (a clean clone: "bind: address already in use").
+		args = append([]string{"--addr", "127.0.0.1:0"}, args...)
+	}
 	go func() { d.exit <- execute(g, append([]string{"serve", "--db", db}, args...)) }()
 	t.Cleanup(func() {
 		cancel()
