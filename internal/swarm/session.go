@@ -63,9 +63,9 @@ const (
 )
 
 // margins are how far ahead the common start is set once every generator
-// is prepared (lead), and how long before it every one must have said it
-// is armed (guard): long enough for a begin, and then for an abort, to
-// reach them all before any sends. They follow what was measured: the
+// is prepared (lead, two guards: long enough for a begin to reach them
+// all before any sends), and how long past it an armed is waited for
+// (guard). They follow what was measured: the
 // handshake's round trip, and the probes' taken when every generator was
 // prepared and its machine as busy as at the start. A fixed 100 ms was
 // too short for a generator on two CPUs saturated by other tests: its
@@ -121,8 +121,10 @@ func (s *session) run(baseURL string, prepare time.Duration) (*bench.AttackResul
 
 // begin waits until every generator is prepared (within prepare), sets
 // the common start a lead ahead and tells each, and waits until every one
-// is armed, a guard before it. A generator too slow for either fails the
-// attack before any load: the caller then stops them all.
+// said it was armed, at most a guard past the start. A generator too slow
+// to prepare fails the attack before any load, one not armed by the start
+// fails it before the others have sent for more than a guard: the caller
+// then stops them all.
 func (s *session) begin(prepare time.Duration) error {
 	if err := s.waitAll(s.prepared, time.Now().Add(prepare), "prepared within "+prepare.String()); err != nil {
 		return err
@@ -137,8 +139,14 @@ func (s *session) begin(prepare time.Duration) error {
 			return fmt.Errorf("%s could not be told to begin: %w", l.name(), err)
 		}
 	}
-	return s.waitAll(s.armed, s.start.Add(-guard), fmt.Sprintf("armed %s before the common start (the slowest probe took %s)",
-		guard.Round(time.Millisecond), s.control.Round(time.Millisecond)))
+	// A generator says it is armed only where its begin came before the
+	// start, and one that came later fails its attack: an armed that is
+	// slow on its way back is waited for, a guard past the start (on CPUs
+	// a clean clone saturated, one came more than 250 ms after its begin
+	// was sent, after probes of 11 ms, and failed a run whose generators
+	// were all in time). Until then the others may have begun.
+	return s.waitAll(s.armed, s.start.Add(guard), fmt.Sprintf("armed by the common start (the slowest probe took %s)",
+		s.control.Round(time.Millisecond)))
 }
 
 // waitAll handles messages until every flag is set, or fails at deadline
