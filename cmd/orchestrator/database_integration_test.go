@@ -28,6 +28,9 @@ import (
 // most 5 ÷ 0.1 s = 50 req/s) and about 15 requests wait for a connection.
 const dbProfile = "model: closed\nstages:\n  - {name: c20, duration: 6s, concurrency: 20}\n"
 
+// dbPoolQueryMs is the db-pool experiment's query's time in the database.
+const dbPoolQueryMs = 200
+
 // The db-pool experiment's pool of 10, on the Go target: a PostgreSQL
 // server beside it, read through its pool at 50, 200 and 400 clients; the
 // server's figures and the pool's are kept per stage, the throughput stays
@@ -39,13 +42,13 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 	sideBySide(t)
 	// The Java target's /api/db is read against a real PostgreSQL by its
 	// JUnit tests; here the Go target alone, so that no JVM slot is held.
-	// Stages of 3 s (scale 0.6): the server is sampled once a second, and
-	// in stages of 1.5 s on CPUs the tests beside it saturated, its one
-	// sample of the 400 clients' stage saw no session active (clean-clone
-	// run, 2026-11-30).
+	// Stages of 3 s, 6 s at 400 clients (scale 0.3): the server is sampled
+	// once a second, and in stages of 1.5 s on CPUs the tests beside it
+	// saturated, its one sample of the 400 clients' stage saw no session
+	// active (clean-clone run, 2026-11-30).
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--experiment", "db-pool", "--part", "pool-10",
-		"--case", "go", "--scale", "0.6")
+		"--case", "go", "--scale", "0.3")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
@@ -54,7 +57,7 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 		t.Fatalf("database %+v", run.Database)
 	}
 	tr := run.Targets[0]
-	checkDatabasePoolBound(t, tr, 10, 50, 3)
+	checkDatabasePoolBound(t, tr, 10, dbPoolQueryMs, 3)
 	if env := tr.Settings["database"]; !strings.HasPrefix(env, "postgres 127.0.0.1:") {
 		t.Errorf("%s's settings say database %q", tr.Key(), env)
 	}
@@ -63,33 +66,42 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 	if last.Where() != dbpool.WaitPool || last.DatabaseMs <= 0 {
 		t.Errorf("at 400 clients the requests were at %s (%+v), want waiting for the pool, and their time in the database", last.Where(), last)
 	}
-	// Where the pool is the limit, its 10 connections always busy, the
-	// throughput is 10 ÷ a connection's round: its hold, as the pool's own
-	// timer counted it, and its hand-over to the next request. No hold is
-	// shorter than the query's 100 ms sleep in the database, and no
-	// throughput passes the bound the hold sets. How far below it the
-	// throughput stays is the hand-over, which the tests beside it move: a
-	// goroutine handed a connection took it in 0.1 ms alone, in 20.5 ms on
-	// a clean clone's saturated CPU (83 % of the bound), so no floor.
-	if st := tr.Stages[len(tr.Stages)-1]; !last.HeldTimed || last.HeldMs < 100 {
-		t.Errorf("at 400 clients: held %.2f ms (timed by the pool: %v), want the pool's timer's, at least the query's 100 ms", last.HeldMs, last.HeldTimed)
-	} else {
-		held := 10 / (last.HeldMs / 1000)
-		t.Logf("at 400 clients: %.1f req/s; held %.2f ms (%.2f in the database), handed over in %.2f: bound %.1f req/s, reached %.1f %%",
-			st.Stats.Throughput, last.HeldMs, last.DatabaseMs, last.HandOverMs, held, 100*st.Stats.Throughput/held)
-		if share := st.Stats.Throughput / held; share > 1.02 {
-			t.Errorf("at 400 clients %.1f req/s, %.1f %% of the bound the timed hold sets (10 ÷ %.2f ms = %.1f): want at most 102 %%", st.Stats.Throughput, 100*share, last.HeldMs, held)
+	// Where the pool is the limit, its 10 connections always busy, each
+	// request holds one for at least the query's sleep: no stage serves
+	// more than 10 ÷ that sleep a second, but for the requests already
+	// holding one when it began (one burst of 10 over the stage). The
+	// bound the timed hold sets is logged, not held to: the hold is read
+	// from the target's scrapes, another window than the stage's, and on
+	// a clean clone's saturated CPU the stage reached 104.1 % of it (101.5
+	// req/s beside a hold of 102.54 ms). How far below it the throughput
+	// stays is the hand-over, which the tests beside it move: a goroutine
+	// handed a connection took it in 0.1 ms alone, in 20.5 ms on a clean
+	// clone's saturated CPU (83 % of the bound), so no floor.
+	if !last.HeldTimed || last.HeldMs < dbPoolQueryMs {
+		t.Errorf("at 400 clients: held %.2f ms (timed by the pool: %v), want the pool's timer's, at least the query's %d ms", last.HeldMs, last.HeldTimed, dbPoolQueryMs)
+	}
+	for _, p := range pools {
+		i := slices.IndexFunc(tr.Stages, func(s bench.StageResult) bool { return s.Index == p.Index && !s.Warmup })
+		st := tr.Stages[i]
+		secs := st.Duration.D().Seconds()
+		most := 10/(dbPoolQueryMs/1000.0) + 10/secs
+		t.Logf("%s: %.1f req/s; held %.2f ms (%.2f in the database), handed over in %.2f: %.1f %% of the bound the hold sets",
+			st.Name, st.Stats.Throughput, p.HeldMs, p.DatabaseMs, p.HandOverMs, st.Stats.Throughput*p.HeldMs/1000/10*100)
+		if st.Stats.Throughput > most {
+			t.Errorf("%s: %.1f req/s over %.0f s; 10 connections each held at least %d ms serve at most %.1f", st.Name, st.Stats.Throughput, secs, dbPoolQueryMs, most)
 		}
 	}
 	// PostgreSQL times each statement itself: in every measured stage a
-	// request made one statement, no shorter than the query's 100 ms
-	// sleep and, with its round trip, no longer than the connection's
-	// hold (their mean and their number read at once: the statements
-	// executing over the load's throughput, two windows, read 71.0 and
-	// 114.8 ms beside holds of 102.7 and 102.2 in clean clones).
+	// request made one statement, no shorter than the query's sleep (each
+	// one sleeps it), and about the connection's hold at most (their mean
+	// and their number read at once; the hold, a mean too, from the
+	// target's scrapes: a clean clone's saturated CPU read 109.1 ms of
+	// statements beside holds of 103.3 ms, whence 10 %; before, the
+	// statements executing over the load's throughput, two windows, read
+	// 71.0 and 114.8 ms beside holds of 102.7 and 102.2).
 	for _, p := range pools {
-		if p.PerRequest != 1 || p.DatabaseMs < 100 || p.DatabaseMs > p.HeldMs {
-			t.Errorf("%s: %g statements a request, %.2f ms in the database; want 1, from 100 ms to the hold's %.2f", p.Name, p.PerRequest, p.DatabaseMs, p.HeldMs)
+		if p.PerRequest != 1 || p.DatabaseMs < dbPoolQueryMs || p.DatabaseMs > 1.1*p.HeldMs {
+			t.Errorf("%s: %g statements a request, %.2f ms in the database; want 1, from the query's %d ms to about the hold's %.2f", p.Name, p.PerRequest, p.DatabaseMs, dbPoolQueryMs, p.HeldMs)
 		}
 	}
 	// The target's wake-up probe, read per stage: a woken goroutine's wait
@@ -107,7 +119,7 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 			fmt.Fprintf(&text, "%s\n%v\n", p.Table.Title, p.Table.Rows)
 		}
 	}
-	for _, want := range []string{"a query of 100 ms in the database: the pool allows 100.0 req/s", "(100.0, ", "; held ", "pool: pool ", "a connection per request, ms: held (by the pool's timer)", "(woken: "} {
+	for _, want := range []string{"a query of 200 ms in the database: the pool allows 50.0 req/s", "(50.0, ", "; held ", "pool: pool ", "a connection per request, ms: held (by the pool's timer)", "(woken: "} {
 		if !ok || !strings.Contains(text.String(), want) {
 			t.Errorf("the sheet lacks %q:\n%s", want, text.String())
 		}
@@ -165,9 +177,11 @@ func checkDatabasePoolBound(t *testing.T, tr bench.TargetResult, size, queryMs f
 	if total == nil || total.Requests == 0 || total.Successes != total.Requests {
 		t.Fatalf("%s: %+v, want every request answered", tr.Key(), total)
 	}
-	bound := size / (queryMs / 1000)
-	if tput := total.Throughput; tput > bound*1.01 || tput <= 0 {
-		t.Errorf("%s served %.1f req/s; a pool of %.0f on a %.0f ms query allows at most %.0f", tr.Key(), tput, size, queryMs, bound)
+	// At most size ÷ query a second, and the requests holding a connection
+	// when the attack's count began (one burst of size over its time).
+	bound := size/(queryMs/1000) + size/total.Elapsed.D().Seconds()
+	if tput := total.Throughput; tput > bound || tput <= 0 {
+		t.Errorf("%s served %.1f req/s; a pool of %.0f on a %.0f ms query allows at most %.1f", tr.Key(), tput, size, queryMs, bound)
 	}
 	pools := dbpool.Stages(&tr)
 	if len(pools) != stages {

@@ -236,9 +236,9 @@ func TestExperimentNone(t *testing.T) {
 func TestExperimentDBPool(t *testing.T) {
 	type stageFigures struct{ rate, usedMs, dbMs, wakeMs float64 }
 	figures := map[string][]stageFigures{
-		bench.TargetJavaPlatform: {{480, 101.2, 100.9, 0.41}, {962, 102.6, 101.4, 1.07}, {975, 102.4, 101.8, 0.9}},
-		bench.TargetJavaVirtual:  {{474, 101.5, 100.8, 0.88}, {861, 110.1, 101.6, 4.48}, {910, 105.2, 101.9, 3.0}},
-		bench.TargetGo:           {{490, 100.6, 100.3, 0.45}, {953, 104.1, 102.5, 0.48}, {961, 103.5, 101.1, 0.62}},
+		bench.TargetJavaPlatform: {{240, 202.4, 201.8, 0.41}, {481, 205.2, 202.8, 1.07}, {487.5, 204.8, 203.6, 0.9}},
+		bench.TargetJavaVirtual:  {{237, 203, 201.6, 0.88}, {430.5, 220.2, 203.2, 4.48}, {455, 210.4, 203.8, 3.0}},
+		bench.TargetGo:           {{245, 201.2, 200.6, 0.45}, {476.5, 208.2, 205, 0.48}, {480.5, 207, 202.2, 0.62}},
 	}
 	run := experimentRun(t, "db-pool", "pool-100", func(key string, tr *bench.TargetResult) {
 		for i, clients := range []int{50, 200, 400} {
@@ -259,7 +259,7 @@ func TestExperimentDBPool(t *testing.T) {
 		if key == bench.TargetJavaVirtual { // its last stage on a machine whose hypervisor took CPUs
 			tr.Stages[2].Generator = &bench.Generator{CPUs: 1, StealShare: 0.17, StealSharePeak: 0.21}
 			// Its seconds: each stage after a step of clients dips in its first.
-			for i, completed := range [][]int64{{474, 474, 474, 474, 474}, {700, 880, 870, 880, 975}, {809, 923, 989, 922, 907}} {
+			for i, completed := range [][]int64{{237, 237, 237, 237, 237}, {350, 440, 435, 440, 488}, {405, 462, 494, 461, 453}} {
 				for k, c := range completed {
 					tr.Seconds = append(tr.Seconds, bench.Bucket{Second: 5*i + k, Stage: i,
 						Stats: bench.Stats{Completed: c, Successes: c, Requests: c, Throughput: float64(c), Elapsed: bench.Duration(time.Second)}})
@@ -273,17 +273,17 @@ func TestExperimentDBPool(t *testing.T) {
 		t.Errorf("the shortfall at 400 clients does not say its stage was disturbed:\n%s", out)
 	}
 	// Each shortfall says what the seconds past the step of clients did.
-	for _, want := range []string{"its first second, as the clients stepped up from 50, completed 700, the 4 after it 901.2 a second on average (90.1% of the bound)",
-		"its first second, as the clients stepped up from 200, completed 809, the 4 after it 935.2 a second on average (93.5% of the bound)"} {
+	for _, want := range []string{"its first second, as the clients stepped up from 50, completed 350, the 4 after it 450.8 a second on average (90.2% of the bound)",
+		"its first second, as the clients stepped up from 200, completed 405, the 4 after it 467.5 a second on average (93.5% of the bound)"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the sheet lacks %q:\n%s", want, out)
 		}
 	}
 	// The throughput is the report's stage figure: over the steady part,
 	// the seconds of the step's transient cut (at 200 clients the first
-	// second of 700 and a last of 975 above the rest); the bound at the
-	// hold, timed over the whole stage, beside the whole stage's 861.
-	if !strings.Contains(string(out), "876.7 (1000.0, 87.7%; held 110.1 ms: 908.3, 94.8%; 2 s cut)") {
+	// second of 350 and a last of 488 above the rest); the bound at the
+	// hold, timed over the whole stage, beside the whole stage's 430.5.
+	if !strings.Contains(string(out), "438.3 (500.0, 87.7%; held 220.2 ms: 454.1, 94.8%; 2 s cut)") {
 		t.Errorf("the sheet does not give virtual threads' steady part at 200 clients:\n%s", out)
 	}
 	// Only virtual threads fell short of the bound by more than 5 %, at
@@ -291,7 +291,7 @@ func TestExperimentDBPool(t *testing.T) {
 	// lines say where the milliseconds went; Tomcat's threads and
 	// goroutines, within 5 %, have none.
 	if n := strings.Count(string(out), "over the whole stage); each connection went round"); n != 2 ||
-		!strings.Contains(string(out), "virtual threads, c200: 87.7% of the pool's bound over its steady part (86.1% over the whole stage); each connection went round in 116.1 ms for a 100 ms query: held 110.1 ms (101.6 in the database), handed over in 6.04") {
+		!strings.Contains(string(out), "virtual threads, c200: 87.7% of the pool's bound over its steady part (86.1% over the whole stage); each connection went round in 232.3 ms for a 200 ms query: held 220.2 ms (203.2 in the database), handed over in 12.1") {
 		t.Errorf("%d shortfall lines, want virtual threads' at c200 and c400 alone:\n%s", n, out)
 	}
 }
