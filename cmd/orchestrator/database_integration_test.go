@@ -42,13 +42,13 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 	sideBySide(t)
 	// The Java target's /api/db is read against a real PostgreSQL by its
 	// JUnit tests; here the Go target alone, so that no JVM slot is held.
-	// Stages of 3 s, 6 s at 400 clients (scale 0.3): the server is sampled
-	// once a second, and in stages of 1.5 s on CPUs the tests beside it
-	// saturated, its one sample of the 400 clients' stage saw no session
-	// active (clean-clone run, 2026-11-30).
+	// Stages of 6 s, 12 s at 400 clients (scale 0.6): the server is
+	// sampled once a second, and on CPUs the tests beside it saturated a
+	// stage of 1.5 s had one sample, which saw no session active, and one
+	// of 3 s no timed statement at all (clean-clone runs, 2026-11-30).
 	db := t.TempDir() + "/history.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--experiment", "db-pool", "--part", "pool-10",
-		"--case", "go", "--scale", "0.3")
+		"--case", "go", "--scale", "0.6")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
