@@ -64,10 +64,10 @@ type sample struct {
 	rows         float64            // a counter since the server started
 	locks        float64
 	// executed is the seconds the server spent executing statements, and
-	// statements how many it executed, counters, both read at executedAt (a sample's queries run one after
-	// another, and on a saturated CPU the last of them may run most of an
-	// interval after the sample began); timed says whether the server
-	// keeps it.
+	// statements how many it executed, counters, both read at executedAt
+	// (a sample's queries run one after another, and on a saturated CPU
+	// the last of them may run most of an interval after the sample
+	// began); timed says whether the server keeps them.
 	executed   float64
 	statements float64
 	executedAt time.Time

@@ -184,9 +184,9 @@ func Of(r bench.StageResources, s bench.StageResult, db *bench.DatabaseStage) St
 // wholeSlack is how far the server's statements per request may be from a
 // whole number and still be read as it. The two rates are counted in two
 // windows, the server's between its reads and the load's over the stage:
-// on a CPU the suite saturated, 10 connections each running one 100 ms
-// statement per request read 114.8 statements executing per 100 requests
-// a second against a hold of 102.2 ms, 12 % apart.
+// on a CPU the suite saturated, requests that each made one 100 ms
+// statement read 1.12 statements a request (114.8 ms in the database
+// beside a hold of 102.2 ms).
 const wholeSlack = 0.15
 
 // statementsPerRequest is ratio, the server's statements over the load's
