@@ -31,13 +31,13 @@ const (
 	SeriesLocks = "db_locks"
 	// SeriesExecuting are the statements executing on average since the
 	// sample before, by the server's own timing of each (PostgreSQL:
-	// pg_stat_statements' execution time, seconds per second); only
-	// where every sample read it.
+	// pg_stat_statements' execution time, seconds per second), between
+	// the samples that read it.
 	SeriesExecuting = "db_executing"
 	// SeriesStatements are the statements that ended per second since the
 	// sample before, read with SeriesExecuting (PostgreSQL:
 	// pg_stat_statements' calls), so that the two over the same reads
-	// give the statements' mean time; only where every sample read it.
+	// give the statements' mean time.
 	SeriesStatements = "db_statements_per_second"
 )
 

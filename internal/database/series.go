@@ -29,12 +29,17 @@ func buildSeries(taken []takenSample, t0 time.Time) []bench.Series {
 		rateSeries(taken, t0, SeriesRows, func(s sample) float64 { return s.rows }),
 		bench.Series{Name: SeriesLocks, Points: points(taken, t0, func(s sample) float64 { return s.locks })},
 	)
-	if !slices.ContainsFunc(taken, func(s takenSample) bool { return !s.timed }) {
-		// At the instants the counter was read, not those the samples began.
-		read := make([]takenSample, len(taken))
-		for i, s := range taken {
-			read[i] = takenSample{at: s.executedAt, sample: s.sample}
+	// At the instants the counter was read, not those the samples began;
+	// a sample whose read failed (timed out on a saturated machine) is
+	// left out, the rate spanning the reads on either side: the counters
+	// count on in between.
+	var read []takenSample
+	for _, s := range taken {
+		if s.timed {
+			read = append(read, takenSample{at: s.executedAt, sample: s.sample})
 		}
+	}
+	if len(read) >= 2 {
 		out = append(out,
 			rateSeries(read, t0, SeriesExecuting, func(s sample) float64 { return s.executed }),
 			rateSeries(read, t0, SeriesStatements, func(s sample) float64 { return s.statements }))

@@ -80,13 +80,13 @@ func TestAddSession(t *testing.T) {
 	}
 }
 
-// The statements' execution time is a rate where every sample read it
+// The statements' execution time is a rate between the samples that read it
 // (PostgreSQL's pg_stat_statements), between the instants the counter was
 // read: a server executing 10 statements at a time all along, read 0.1,
 // 0.9 and 0 s after samples that began at 0, 1 and 3 s, is 10 executing
 // at each point, where the samples' own instants would say 18, then 5.5.
-// A sample without it (a server that does not time its statements) leaves
-// the series out.
+// A sample whose read failed is skipped; a server that does not time its
+// statements has no series.
 func TestBuildSeries_Executing(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	samples := []takenSample{taken(t0, 0, "", 1, 1), taken(t0, 1, "", 2, 2), taken(t0, 3, "", 3, 3)}
@@ -104,10 +104,24 @@ func TestBuildSeries_Executing(t *testing.T) {
 			t.Errorf("%s = %v, want %g at 1.9 s and at 3 s", name, p, want)
 		}
 	}
+	// A read that failed between two that did not: the rate spans them.
 	samples[1].timed = false
+	got = map[string][]bench.Point{}
+	for _, s := range buildSeries(samples, t0) {
+		got[s.Name] = s.Points
+	}
+	for name, want := range map[string]float64{SeriesExecuting: 10, SeriesStatements: 100} {
+		if p := got[name]; len(p) != 1 || math.Abs(p[0].T-3) > 1e-9 || math.Abs(p[0].V-want) > 1e-9 {
+			t.Errorf("with the read at 1.9 s failed, %s = %v, want %g at 3 s", name, p, want)
+		}
+	}
+	// A server that does not time its statements: no series.
+	for i := range samples {
+		samples[i].timed = false
+	}
 	for _, s := range buildSeries(samples, t0) {
 		if s.Name == SeriesExecuting || s.Name == SeriesStatements {
-			t.Errorf("a sample without the statements' time gave %s %v", s.Name, s.Points)
+			t.Errorf("samples without the statements' time gave %s %v", s.Name, s.Points)
 		}
 	}
 }
