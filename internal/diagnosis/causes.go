@@ -142,7 +142,7 @@ func gcBound(e Evidence) (bench.Cause, bool) {
 // 201 ms), and passed each time none did, with 3 to 5 % of the stage in
 // pauses. Its share is the pause over the gap (at most 1), and it ranks
 // before the connections' flags (see Diagnose): they ran short because the
-// target stopped.
+// target stopped; among the causes, by its share.
 func stall(e Evidence, gcs []jfr.Event, count, pause float64) (bench.Cause, bool) {
 	longest, gap, ok := tailPause(e, gcs)
 	if !ok {

@@ -112,7 +112,11 @@ type CPU struct {
 // the figures are not the target's alone, but the connections' after a
 // stall or the network: a target that stopped in a GC pause, or a network
 // that held each request for a retransmission, ran them short), and the top
-// CPU frames; each cause says what to try against it (tries).
+// CPU frames; each cause says what to try against it (tries). A stall
+// leads the causes of no greater share (the share of the tail its pause
+// is), not one that held the target for more of the stage: on JDK 21,
+// carriers pinned 93 % of a stage set its throughput and its p50 (4× the
+// service time) whatever one 0.11 s pause added to its p99.
 func Diagnose(e Evidence) bench.Diagnosis {
 	d := bench.Diagnosis{Target: e.Target, Stage: e.Stage.Index, Source: e.Source, NoProfile: e.NoProfile,
 		JDK: e.JDK, SynchronizedPins: e.JDK > 0 && e.JDK < JEP491}
@@ -127,12 +131,14 @@ func Diagnose(e Evidence) bench.Diagnosis {
 		}
 	}
 	slices.SortStableFunc(d.Causes, func(a, b bench.Cause) int {
-		return cmp.Or(-cmp.Compare(boolInt(heldTheRequests(a)), boolInt(heldTheRequests(b))), cmp.Compare(b.Share, a.Share))
+		return cmp.Or(cmp.Compare(b.Share, a.Share), -cmp.Compare(boolInt(heldTheRequests(a)), boolInt(heldTheRequests(b))))
 	})
 	d.Causes = explainedByDBPool(d.Causes, e)
-	stalls := 0
-	for stalls < len(d.Causes) && heldTheRequests(d.Causes[stalls]) {
-		stalls++
+	stalls := 0 // the connections' flags come after the last cause that held the requests
+	for i, c := range d.Causes {
+		if heldTheRequests(c) {
+			stalls = i + 1
+		}
 	}
 	flags := flagged(e)
 	gen := 0

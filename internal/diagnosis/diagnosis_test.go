@@ -270,6 +270,21 @@ func TestStall(t *testing.T) {
 		"spent 15 % of the stage in GC pauses (41 pauses, 1.47 s in all; DefNew, SerialOld); it stopped for 0.27 s in one GC pause (SerialOld) where its p99 stood 0.17 s above its p50: the requests that came in the pause waited it out") {
 		t.Errorf("causes = %+v, want gc-bound with its tail's pause, before the connections' flag", d.Causes)
 	}
+	// A stall leads no cause that held the target for more of the stage:
+	// orders@virtual on JDK 21, its carrier pinned 93 % of a 10 s stage
+	// (36.9 req/s where 8 clients allow 157; p50 210.9 ms, p99 348.7),
+	// one 0.11 s SerialOld pause in it (0.8 of the tail's 0.14 s).
+	pinnedStage := bench.StageResult{Index: 0, Duration: bench.Duration(10 * time.Second),
+		Stats: bench.Stats{Successes: 369, Completed: 369, Throughput: 36.9, Latency: bench.Latency{P50: 210.9, P99: 348.7}},
+		Flags: s.Flags}
+	pause := jfr.Event{Type: jfr.TypeGarbageCollection, Start: t0.Add(5 * time.Second), Duration: 110 * time.Millisecond, Pause: 110 * time.Millisecond,
+		Fields: map[string]string{"name": "SerialOld"}}
+	pinnedOnes := diagnosis.Evidence{Target: "orders@virtual,jdk=21", JDK: 21, Stage: pinnedStage, Limits: bench.Limits{CPUs: 1},
+		Events: append(events(jfr.TypeVirtualThreadPinned, 465, 20*time.Millisecond, pinnedStack, nil), pause)}
+	if d := diagnosis.Diagnose(pinnedOnes); len(d.Causes) != 3 || d.Causes[0].Kind != bench.VerdictPinned || d.Causes[1].Kind != bench.VerdictGCBound ||
+		d.Causes[2].Kind != bench.FlagConnectionBound {
+		t.Errorf("causes = %+v, want pinned (93 %% of the stage), then the pause (0.8 of the tail), then the connections' flag", d.Causes)
+	}
 	passing := e
 	passing.Stage.Stats.Latency.P99 = 225 // the confirmations that held no such pause
 	passing.Events = gcs[:4]
