@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
@@ -37,8 +38,13 @@ type config struct {
 	// for every run; a run cannot name its own. -XX:TieredStopAtLevel=1
 	// halves a Spring Boot start's CPU for checks that measure nothing
 	// (make test's side-by-side part); a measurement wants none.
-	JavaToolOptions string           `yaml:"javaToolOptions"`
-	Guardrails      bench.Guardrails `yaml:"guardrails"`
+	JavaToolOptions string `yaml:"javaToolOptions"`
+	// HealthTimeout bounds a target's start where neither its entry nor
+	// the run names a bound (default targets.DefaultHealthTimeout): room
+	// for a machine whose starts are slower (make test's side-by-side
+	// part, JVMs starting on saturated CPUs).
+	HealthTimeout bench.Duration   `yaml:"healthTimeout"`
+	Guardrails    bench.Guardrails `yaml:"guardrails"`
 	// Token is the daemon's bearer token: serve requires it of every
 	// request, the CLI sends it to a daemon.
 	Token string `yaml:"token"`
@@ -78,6 +84,7 @@ const (
 	envAllowedHosts  = "THREADBENCH_ALLOWED_HOSTS" // comma-separated
 	envDefaultEngine = "THREADBENCH_DEFAULT_ENGINE"
 	envAttackLock    = "THREADBENCH_ATTACK_LOCK"
+	envHealthTimeout = "THREADBENCH_HEALTH_TIMEOUT" // a Go duration
 )
 
 // minJavaMajor is the first Java with virtual threads.
@@ -106,6 +113,13 @@ func loadConfig(g *globalState, flags *pflag.FlagSet) (config, error) {
 	}
 	if v := g.getenv(envAllowedHosts); v != "" {
 		cfg.AllowedHosts = splitList(v)
+	}
+	if v := g.getenv(envHealthTimeout); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return cfg, bench.FieldErrorf("healthTimeout", "%s must be a duration such as 6m, got %q", envHealthTimeout, v)
+		}
+		cfg.HealthTimeout = bench.Duration(d)
 	}
 	for name, field := range map[string]*string{"db": &cfg.DB, "server": &cfg.Server, "addr": &cfg.Addr, "java-base-image": &cfg.JavaBaseImage, "token": &cfg.Token} {
 		if flags.Changed(name) {
@@ -174,6 +188,9 @@ func (c config) Validate() error {
 	g := c.Guardrails
 	if g.MaxRate <= 0 || g.MaxConcurrency <= 0 || g.MaxDuration <= 0 || g.MaxQueue <= 0 || g.MaxTimeout <= 0 {
 		return bench.FieldErrorf("guardrails", "every maximum must be positive, got %+v", g)
+	}
+	if c.HealthTimeout < 0 {
+		return bench.FieldErrorf("healthTimeout", "must not be negative, got %s", c.HealthTimeout)
 	}
 	if err := validToken(c.Token); err != nil {
 		return err
@@ -281,7 +298,7 @@ func firstNonEmpty(values ...string) string {
 // runtimeOptions are the Docker runtime's options the configuration sets.
 func (c config) runtimeOptions(g *globalState) targets.RuntimeOptions {
 	return targets.RuntimeOptions{RepoRoot: c.Repo, Sources: threadbench.TargetSources, Catalog: g.catalog, JavaBaseImage: c.JavaBaseImage, JavaBaseImages: c.JavaBaseImages,
-		JavaToolOptions: c.JavaToolOptions}
+		JavaToolOptions: c.JavaToolOptions, HealthTimeout: time.Duration(c.HealthTimeout)}
 }
 
 // openEngines connects to the local engine, which must answer, and to the

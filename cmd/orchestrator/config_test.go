@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/targets"
@@ -112,6 +113,12 @@ func TestConfigLayers(t *testing.T) {
 				c.Engines = []targets.EngineConfig{{Name: "lab", Host: "tcp://198.18.0.2:2375", Address: "198.18.0.2"}}
 				c.DefaultEngine = "local"
 			})},
+		// The targets' start bound, from the file, and from the
+		// environment over it.
+		{"HealthTimeoutFromFile", map[string]string{"HOME": "/home/u"}, []string{"--config", tempFile(t, "h.yaml", "healthTimeout: 5m\n")},
+			edit(defaults, func(c *config) { c.HealthTimeout = bench.Duration(5 * time.Minute) })},
+		{"HealthTimeoutFromEnv", map[string]string{"HOME": "/home/u", envHealthTimeout: "6m30s"}, []string{"--config", tempFile(t, "h.yaml", "healthTimeout: 5m\n")},
+			edit(defaults, func(c *config) { c.HealthTimeout = bench.Duration(6*time.Minute + 30*time.Second) })},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := configFor(t, tt.env, tt.args...)
@@ -157,6 +164,9 @@ func TestConfigErrors(t *testing.T) {
 		{"Guardrail", nil, []string{"--config", tempFile(t, "g.yaml", "guardrails: {maxRate: -1}\n")}, "guardrails", "every maximum must be positive"},
 		// An empty database path.
 		{"NoDB", map[string]string{"HOME": "/home/u"}, []string{"--db", ""}, "db", "no database path"},
+		// A start bound that is no duration, or negative.
+		{"HealthTimeoutEnv", map[string]string{envHealthTimeout: "soon"}, nil, "healthTimeout", `must be a duration such as 6m, got "soon"`},
+		{"HealthTimeoutNegative", nil, []string{"--config", tempFile(t, "h.yaml", "healthTimeout: -1m\n")}, "healthTimeout", "must not be negative"},
 		// A token short enough to guess; the message does not quote it.
 		{"ShortToken", map[string]string{envToken: "abc123"}, nil, "token", "at least 16 characters"},
 		// A token a header cannot carry as it is.

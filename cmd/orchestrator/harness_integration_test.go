@@ -129,9 +129,9 @@ func waitEngineIdle(t *testing.T) {
 }
 
 // testEnv is the environment a run of test t sees: when it runs side by
-// side, its attack lock and the JVM options make test gives that part
+// side, its attack lock, the JVM options make test gives that part
 // (THREADBENCH_JAVA_TOOL_OPTIONS: the JIT's first tier only, for JVMs
-// whose figures no test reads); and what env adds.
+// whose figures no test reads) and sideHealthTimeout; and what env adds.
 func testEnv(t *testing.T, env map[string]string) func(string) string {
 	lock, _ := suite.locks.Load(t)
 	return func(k string) string {
@@ -141,6 +141,8 @@ func testEnv(t *testing.T, env map[string]string) func(string) string {
 		switch {
 		case k == envAttackLock && lock != nil:
 			return lock.(string)
+		case k == envHealthTimeout && lock != nil:
+			return sideHealthTimeout
 		case k == envJavaTool && lock != nil:
 			if _, full := suite.fullJIT.Load(t); full {
 				return ""
@@ -150,6 +152,13 @@ func testEnv(t *testing.T, env map[string]string) func(string) string {
 		return ""
 	}
 }
+
+// sideHealthTimeout bounds the starts of the targets of tests side by
+// side, whose verdicts do not read how fast a target starts: on CPUs
+// those tests saturate, a Spring Boot service in CI took 69 s to log its
+// first line and was still starting when targets.DefaultHealthTimeout
+// (3 min) ended it (TestOwnServiceFromConfig, 2026-11-30).
+const sideHealthTimeout = "8m"
 
 // envTargetCPUs is the test knob that limits the targets of the tests
 // that honour it (see targetCPUs) to fewer CPUs than the default one, to
@@ -173,11 +182,14 @@ func targetCPUs(t *testing.T) float64 {
 }
 
 // processEnv is the environment of an orchestrator process test t starts:
-// this process's, with the test's attack lock.
+// this process's, with the test's attack lock and its targets' start
+// bound.
 func processEnv(t *testing.T) []string {
 	env := os.Environ()
-	if lock := testEnv(t, nil)(envAttackLock); lock != "" {
-		env = append(env, envAttackLock+"="+lock)
+	for _, k := range []string{envAttackLock, envHealthTimeout} {
+		if v := testEnv(t, nil)(k); v != "" {
+			env = append(env, k+"="+v)
+		}
 	}
 	return env
 }

@@ -69,6 +69,11 @@ type RuntimeOptions struct {
 	// the operator's, for every run (config javaToolOptions), never a
 	// run's own. Empty adds none.
 	JavaToolOptions string
+	// HealthTimeout bounds the wait for a target whose entry and run name
+	// no bound of their own (the operator's, config healthTimeout: a
+	// machine slower than DefaultHealthTimeout allows for); 0 means
+	// DefaultHealthTimeout.
+	HealthTimeout time.Duration
 	// ImageSource is an engine whose images this one loads rather than
 	// build them again when their inputs hash is the same (the local
 	// engine, for a remote one); nil builds every image here.
@@ -91,6 +96,7 @@ type Runtime struct {
 	javaBaseImages map[int]string
 	history        string
 	javaTool       string            // RuntimeOptions.JavaToolOptions
+	healthTimeout  time.Duration     // RuntimeOptions.HealthTimeout
 	bases          map[string]string // resolved JRE bases, by major and wanted image
 
 	buildMu sync.Mutex // one build at a time: they share CPU and the java image
@@ -131,7 +137,8 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	}
 	r := &Runtime{docker: docker, engine: engine, source: opts.ImageSource, logger: stdlog.New(logOut, "", stdlog.LstdFlags),
 		repoRoot: opts.RepoRoot, sources: opts.Sources, catalog: catalog, javaBaseImage: opts.JavaBaseImage, javaBaseImages: opts.JavaBaseImages,
-		bases: map[string]string{}, history: opts.History, javaTool: strings.TrimSpace(opts.JavaToolOptions)}
+		bases: map[string]string{}, history: opts.History, javaTool: strings.TrimSpace(opts.JavaToolOptions),
+		healthTimeout: opts.HealthTimeout}
 	r.choose = r.choosePort
 	return r, nil
 }

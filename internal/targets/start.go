@@ -165,7 +165,7 @@ func (r *Runtime) launch(ctx context.Context, entry Entry, target string, img be
 		inst.remove(ctx)
 		return nil, fmt.Errorf("start target %s on engine %s: %w", target, r.engine.Name, err)
 	}
-	if err := inst.waitHealthy(ctx, healthTimeout(entry, opts)); err != nil {
+	if err := inst.waitHealthy(ctx, healthTimeout(entry, opts, r.healthTimeout)); err != nil {
 		inst.remove(ctx)
 		return nil, err
 	}
@@ -236,12 +236,17 @@ func poolOverride(own, db map[string]string) string {
 	return ""
 }
 
-func healthTimeout(entry Entry, opts StartOptions) time.Duration {
+// healthTimeout is the bound on a target's wait for health: the run's,
+// else its entry's, else the operator's (RuntimeOptions.HealthTimeout),
+// else DefaultHealthTimeout.
+func healthTimeout(entry Entry, opts StartOptions, operator time.Duration) time.Duration {
 	switch {
 	case opts.HealthTimeout > 0:
 		return opts.HealthTimeout
 	case entry.Listening.HealthTimeout > 0:
 		return entry.Listening.HealthTimeout
+	case operator > 0:
+		return operator
 	}
 	return DefaultHealthTimeout
 }
