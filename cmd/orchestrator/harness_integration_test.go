@@ -45,7 +45,6 @@ var suite struct {
 	functional sync.WaitGroup
 	measuring  sync.Mutex
 	locks      sync.Map // *testing.T -> its attack lock, for tests side by side
-	fullJIT    sync.Map // *testing.T -> true, for tests side by side whose JVMs keep every tier
 }
 
 // measuringPrefix starts the name of every test that measures (the
@@ -78,18 +77,6 @@ func startsJVMs(t *testing.T, seconds int) {
 	asked := time.Now()
 	jvmslots.Hold(t, seconds)
 	t.Logf("a JVM slot from %s (waited %s)", time.Now().Format(time.TimeOnly), time.Since(asked).Round(100*time.Millisecond))
-}
-
-// readsJVMUnderLoad marks a test side by side whose checks read how its
-// JVMs behave under load (threads a pool grew to): they run with every
-// tier of the JIT, as a measurement does, not with the side-by-side part's
-// first tier only (THREADBENCH_JAVA_TOOL_OPTIONS). Call it after
-// sideBySide. (On the first tier alone, orders@platform's Tomcat grew to
-// 82 threads at 150 clients where it grows to about 170: clean-clone run
-// 48.)
-func readsJVMUnderLoad(t *testing.T) {
-	t.Helper()
-	suite.fullJIT.Store(t, true)
 }
 
 // alone marks a test that measures: it runs after every test that
@@ -144,9 +131,6 @@ func testEnv(t *testing.T, env map[string]string) func(string) string {
 		case k == envHealthTimeout && lock != nil:
 			return sideHealthTimeout
 		case k == envJavaTool && lock != nil:
-			if _, full := suite.fullJIT.Load(t); full {
-				return ""
-			}
 			return os.Getenv(envJavaTool)
 		}
 		return ""
