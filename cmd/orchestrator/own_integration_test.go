@@ -276,6 +276,11 @@ func TestOwnServiceFromConfig(t *testing.T) {
 		t.Fatalf("run %s %s: %s\ndaemon:\n%s", id, run.Status, run.Error, d.log)
 	}
 	t.Logf("run %s took %s", run.ID, time.Since(begin).Round(time.Second))
+	for _, tr := range run.Targets {
+		if tr.StartedAt != nil && tr.FinishedAt != nil {
+			t.Logf("%s: from %s, %s in all, ready in %.1f s", tr.Key(), tr.StartedAt.Format(time.TimeOnly), tr.FinishedAt.Sub(*tr.StartedAt).Round(time.Second), tr.StartupMs/1000)
+		}
+	}
 	checkPoolAxis(t, client, run)
 	var rep bench.Report
 	client.getJSON("/runs/"+run.ID+"/report?format=json", &rep)
