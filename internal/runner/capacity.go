@@ -265,7 +265,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	}
 	pw.poll()
 	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup, Died: st.Died,
-		Pauses: pw.seen}
+		Pauses: pw.seen, LastSecond: lastFullSecond(res.Seconds)}
 	if g := st.Generator; g != nil {
 		out.SendLag = g.OwnLagP99()
 		out.Disturbed = g.Stolen()
@@ -318,6 +318,21 @@ func onSearchClock(seconds []bench.Bucket, stage int, offset time.Duration) []be
 	}
 	return out
 }
+
+// lastFullSecond is what the last full second of a trial's seconds
+// answered, per second; 0 when none was full.
+func lastFullSecond(seconds []bench.Bucket) float64 {
+	for i := len(seconds) - 1; i >= 0; i-- {
+		if seconds[i].Second >= 0 && seconds[i].Stats.Elapsed.D() >= fullSecond { // not the warm-up's
+			return seconds[i].Stats.Throughput
+		}
+	}
+	return 0
+}
+
+// fullSecond is how long a second of a trial lasts to count as full: the
+// engine's last may be cut short by the stage's end.
+const fullSecond = 990 * time.Millisecond
 
 // orNow is t, or now when t is zero.
 func orNow(t time.Time) time.Time {

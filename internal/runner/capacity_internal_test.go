@@ -46,3 +46,26 @@ func TestShareBudget(t *testing.T) {
 		}
 	}
 }
+
+// A trial's last full second is what its target answered at the end: the
+// warm-up's seconds (before 0) and a last second the stage's end cut
+// short are not it.
+func TestLastFullSecond(t *testing.T) {
+	second := func(at int, answered float64, elapsed time.Duration) bench.Bucket {
+		return bench.Bucket{Second: at, Stats: bench.Stats{Throughput: answered, Elapsed: bench.Duration(elapsed)}}
+	}
+	for _, tc := range []struct {
+		name    string
+		seconds []bench.Bucket
+		want    float64
+	}{
+		{"caught up", []bench.Bucket{second(0, 623, time.Second), second(1, 684, time.Second), second(2, 837, time.Second)}, 837},
+		{"cut short", []bench.Bucket{second(0, 623, time.Second), second(1, 684, time.Second), second(2, 90, 100*time.Millisecond)}, 684},
+		{"warm-up only", []bench.Bucket{second(-2, 50, time.Second), second(-1, 50, time.Second)}, 0},
+		{"none", nil, 0},
+	} {
+		if got := lastFullSecond(tc.seconds); got != tc.want {
+			t.Errorf("%s: %g, want %g", tc.name, got, tc.want)
+		}
+	}
+}
