@@ -340,24 +340,7 @@ func TestSearchColdFailureRunAgain(t *testing.T) {
 // and the answer is near the target's edge, not just under the cold
 // failure.
 func TestSearchColdEdgeAskedAgainWarm(t *testing.T) {
-	p := pausing{capacity: 1000, service: 200 * time.Millisecond, period: time.Hour, overhead: time.Second}
-	warm := false
-	cold := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
-		out, err := p.run(ctx, tr)
-		if tr.Rate >= 700 && !warm { // the first time at a rate it compiles for
-			out.Stats.Completed = int64(0.85 * float64(out.Stats.Completed))
-			out.Stats.SetRates()
-			out.Stats.Latency.P99 = 650
-		}
-		warm = warm || tr.Rate >= 700
-		return out, err
-	}
-	cfg := p.config(t, "p99<=300ms")
-	cfg.StartRate, cfg.Budget = 50, bench.Duration(150*time.Second)
-	res, err := capacity.Search(context.Background(), cfg, cold)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := searchColdAt700(t, 0)
 	t.Logf("%s", describe([]*capacity.Result{res}))
 	if res.Rate < 900 {
 		t.Errorf("%.0f req/s, want near the 1,000 the target serves warm: the search stopped under a cold failure", res.Rate)
@@ -369,16 +352,35 @@ func TestSearchColdEdgeAskedAgainWarm(t *testing.T) {
 // 800 req/s for the first time: 623, 684, then 837 a second): the bracket
 // asks the rate again at once, warm, and spends no bisection under it.
 func TestSearchColdCaughtUpAskedAgainAtOnce(t *testing.T) {
+	res := searchColdAt700(t, 1.05) // its backlog draining
+	t.Logf("%s; steps %s", describe([]*capacity.Result{res}), steps(res))
+	first := slices.IndexFunc(res.Steps, func(st capacity.Step) bool { return st.Rate >= 700 })
+	if first < 0 || first+1 >= len(res.Steps) || res.Steps[first+1].Rate != res.Steps[first].Rate || !res.Steps[first+1].Pass {
+		t.Errorf("steps %s: want the cold failure asked again at once, and passed", steps(res))
+	}
+	if res.Rate < 900 {
+		t.Errorf("%.0f req/s, want near the 1,000 the target serves warm", res.Rate)
+	}
+}
+
+// searchColdAt700 searches a target of 1,000 req/s whose first trial at
+// 700 req/s or more answers 85 % of its rate at a p99 of 650 ms, its last
+// second lastSecond times its rate (0: unknown); every other trial's last
+// second is what it served.
+func searchColdAt700(t *testing.T, lastSecond float64) *capacity.Result {
+	t.Helper()
 	p := pausing{capacity: 1000, service: 200 * time.Millisecond, period: time.Hour, overhead: time.Second}
 	warm := false
 	cold := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
 		out, err := p.run(ctx, tr)
-		out.LastSecond = out.Stats.Throughput
-		if tr.Rate >= 700 && !warm {
+		if lastSecond > 0 {
+			out.LastSecond = out.Stats.Throughput
+		}
+		if tr.Rate >= 700 && !warm { // the first time at a rate it compiles for
 			out.Stats.Completed = int64(0.85 * float64(out.Stats.Completed))
 			out.Stats.SetRates()
 			out.Stats.Latency.P99 = 650
-			out.LastSecond = 1.05 * tr.Rate // its backlog draining
+			out.LastSecond = lastSecond * tr.Rate
 		}
 		warm = warm || tr.Rate >= 700
 		return out, err
@@ -389,14 +391,7 @@ func TestSearchColdCaughtUpAskedAgainAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s; steps %s", describe([]*capacity.Result{res}), steps(res))
-	first := slices.IndexFunc(res.Steps, func(st capacity.Step) bool { return st.Rate >= 700 })
-	if first < 0 || first+1 >= len(res.Steps) || res.Steps[first+1].Rate != res.Steps[first].Rate || !res.Steps[first+1].Pass {
-		t.Errorf("steps %s: want the cold failure asked again at once, and passed", steps(res))
-	}
-	if res.Rate < 900 {
-		t.Errorf("%.0f req/s, want near the 1,000 the target serves warm", res.Rate)
-	}
+	return res
 }
 
 // A target offered more than it carries serves less, to its last second,
