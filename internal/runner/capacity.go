@@ -9,6 +9,7 @@ import (
 
 	"github.com/threadbench/threadbench/internal/bench"
 	"github.com/threadbench/threadbench/internal/capacity"
+	"github.com/threadbench/threadbench/internal/steady"
 )
 
 // searchCapacity runs a capacity search against a started target instead
@@ -320,19 +321,15 @@ func onSearchClock(seconds []bench.Bucket, stage int, offset time.Duration) []be
 }
 
 // lastFullSecond is what the last full second of a trial's seconds
-// answered, per second; 0 when none was full.
+// answered, per second (steady.FullSeconds: the engine's last may be cut
+// short by the stage's end); 0 when none was, or it was the warm-up's.
 func lastFullSecond(seconds []bench.Bucket) float64 {
-	for i := len(seconds) - 1; i >= 0; i-- {
-		if seconds[i].Second >= 0 && seconds[i].Stats.Elapsed.D() >= fullSecond { // not the warm-up's
-			return seconds[i].Stats.Throughput
-		}
+	full := steady.FullSeconds(seconds)
+	if n := len(full); n > 0 && full[n-1].Second >= 0 {
+		return full[n-1].Stats.Throughput
 	}
 	return 0
 }
-
-// fullSecond is how long a second of a trial lasts to count as full: the
-// engine's last may be cut short by the stage's end.
-const fullSecond = 990 * time.Millisecond
 
 // orNow is t, or now when t is zero.
 func orNow(t time.Time) time.Time {
