@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -462,5 +463,65 @@ func TestCapacityTargetDiesAndStartsAgain(t *testing.T) {
 	}
 	if resp, body := a.do("GET", "/runs/"+run.ID+"/report?format=table", nil); resp.StatusCode != 200 || !strings.Contains(string(body), "the target died: container exited with code 137") {
 		t.Errorf("GET report: %d, does not say the target died:\n%s", resp.StatusCode, body)
+	}
+}
+
+// A JVM met cold by a capacity search (java-virtual on every JIT tier,
+// warmed up 1 s at 5 req/s, its bracket doubling from 200 req/s to rates
+// it cannot carry): its first failure at a rate above every rate it had
+// been offered, its JIT busy in it (as read from the JVM's own compilation
+// counter), is noted cold and asked again at once, after a warm-up until
+// steady at the highest rate that passed below it, bounded by
+// --warmup-max, which the budget does not pay for; the report says both.
+// Its verdicts read the search's decisions, not its figures, but it runs
+// alone: beside the side-by-side tests, a generator fell behind at 50 to
+// 200 req/s and stopped a search before its target was met cold.
+func TestMeasureCapacityColdJVMWarmedUp(t *testing.T) {
+	alone(t)
+	db := t.TempDir() + "/history.db"
+	fullJIT := map[string]string{envJavaTool: ""} // C2's compiles are what a cold JVM meets
+	code, stdout, stderr := runCLI(t, fullJIT, "--db", db, "capacity", "-q", "-o", "json",
+		"--targets", "java-virtual", "--endpoint", "heavy", "--param", "duration=200", "--slo", "p99<=300ms",
+		"--budget", "40s", "--trial", "2s", "--confirm", "2s", "--confirmations", "1", "--start-rate", "200", "--max-rate", "6400",
+		"--warmup", "1s", "--warmup-rate", "5", "--warmup-max", "15s", "--no-profile")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	run, _ := storedRun(t, db, stdout)
+	c := run.Target("java-virtual").Capacity
+	if c == nil {
+		t.Fatal("no capacity result stored")
+	}
+	for _, st := range c.Steps {
+		t.Logf("trial %d %s %.0f req/s: served %.0f, p99 %.0f ms, pass %v %v; cold %q; warmed at %.0f: %q",
+			st.Stage, st.Phase, st.Rate, st.Throughput, st.P99, st.Pass, st.Violations, st.Cold, st.WarmAt, st.Warmed)
+	}
+	warmed := slices.IndexFunc(c.Steps, func(st bench.CapacityTrial) bool { return st.WarmAt > 0 })
+	if warmed < 1 || slices.ContainsFunc(c.Steps[warmed+1:], func(st bench.CapacityTrial) bool { return st.WarmAt > 0 }) {
+		t.Fatalf("trial %d warmed up: want one trial, after a fresh JVM's first failure above a rate that passed, its JIT busy", warmed)
+	}
+	first, second := c.Steps[warmed-1], c.Steps[warmed]
+	cold := warmed - 1
+	lo := 0.0
+	for _, st := range c.Steps[:cold] {
+		if st.Pass {
+			lo = max(lo, st.Rate)
+		}
+	}
+	if first.Pass || first.Phase != "bracket" || !strings.Contains(first.Cold, "its JIT compiled") {
+		t.Errorf("cold trial %+v: want a bracket failure whose note reads the JIT's compilation", first)
+	}
+	if second.Rate != first.Rate || second.WarmAt != lo || lo == 0 || !strings.HasPrefix(second.Warmed, fmt.Sprintf("warmed up at %.0f req/s", lo)) {
+		t.Errorf("trial after the cold one %+v: want %.0f req/s again, warmed up at %.0f req/s (the highest that passed below) and saying how that ended", second, first.Rate, lo)
+	}
+	if strings.Contains(second.Warmed, "maximum") && !strings.Contains(second.Warmed, "15s maximum") {
+		t.Errorf("warm-up %q: want it bounded by --warmup-max 15s", second.Warmed)
+	}
+	if c.Spent.D() > 40*time.Second {
+		t.Errorf("the search spent %s of its 40s budget: the warm-up was charged to it", c.Spent)
+	}
+	code, out, stderr := runCLI(t, nil, "--db", db, "report", run.ID)
+	if code != exitOK || !strings.Contains(out, "its first at a new rate, asked again: its JIT compiled") || !strings.Contains(out, second.Warmed) {
+		t.Errorf("report exit %d: its trials do not say why one was asked again and how the warm-up before it ended:\n%s\n%s", code, out, stderr)
 	}
 }

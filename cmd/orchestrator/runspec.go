@@ -75,7 +75,7 @@ func (f *specFlags) register(fs *pflag.FlagSet, targetNames []string) {
 	fs.Bool("no-warmup", false, "skip the warm-up")
 	fs.Float64Var(&f.warmupRate, "warmup-rate", 0, "a fixed warm-up at this rate in requests/s instead of one until steady (default 50, for 10s unless --warmup)")
 	fs.Bool("warmup-until-steady", false, "warm each target up at the first stage's load until throughput and p50 stop trending (the default unless --warmup or --warmup-rate is given)")
-	fs.DurationVar(&f.warmupMax, "warmup-max", 0, "a warm-up until steady runs at most this long (default 2m)")
+	fs.DurationVar(&f.warmupMax, "warmup-max", 0, "a warm-up until steady runs at most this long (default 2m); in a capacity search, the one a JVM met cold gets before it is asked again")
 	fs.Float64Var(&f.warmupFraction, "warmup-fraction", 0, "a warm-up until steady runs at this fraction of the first stage's load, above 0 and at most 1 (default 1)")
 	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs each target may use (default 1)")
 	fs.Int64Var(&f.memoryMiB, "memory", 0, "memory limit of each target in MiB (default 1024)")

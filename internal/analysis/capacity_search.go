@@ -236,9 +236,9 @@ func verdictWords(step bench.CapacityTrial) string {
 	case step.Disturbed != "":
 		return "disturbed, asked again: " + step.Disturbed
 	case step.Pass:
-		s = "pass"
+		s = "pass" + Suffix("; ", step.Warmed)
 	default:
-		s = "fail: " + strings.Join(step.Violations, ", ")
+		s = "fail: " + strings.Join(step.Violations, ", ") + Suffix("; its first at a new rate, asked again: ", step.Cold) + Suffix("; ", step.Warmed)
 	}
 	return s + Suffix("; generator: ", step.GeneratorNote)
 }

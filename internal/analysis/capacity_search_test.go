@@ -210,6 +210,18 @@ func TestSearch_Trials(t *testing.T) {
 	if first.Pass || first.Rate != 1000 || first.Value < 300 || !strings.HasPrefix(first.Verdict, "fail: p99 ") || first.Value != run.Targets[1].Stages[0].Stats.Latency.P99 {
 		t.Errorf("first trial %+v, want the failure at 1000 req/s with its p99", first)
 	}
+	// a cold first trial at a new rate says why it was asked again
+	run.Targets[1].Capacity.Steps[0].Cold = "its JIT compiled 2.51 s in the 3s trial"
+	if v := analysis.Analyze(run, analysis.ReportOptions{}).Searches.Targets[1].Trials[0].Verdict; !strings.HasSuffix(v, "; its first at a new rate, asked again: its JIT compiled 2.51 s in the 3s trial") {
+		t.Errorf("cold trial's verdict %q, want it said why it was asked again", v)
+	}
+	run.Targets[1].Capacity.Steps[0].Cold = ""
+	// and the trial after the warm-up it had says how that ended
+	run.Targets[1].Capacity.Steps[1].Warmed = "warmed up at 800 req/s until steady, its JIT quiet: 64 s"
+	if v := analysis.Analyze(run, analysis.ReportOptions{}).Searches.Targets[1].Trials[1].Verdict; !strings.HasSuffix(v, "; warmed up at 800 req/s until steady, its JIT quiet: 64 s") {
+		t.Errorf("warmed trial's verdict %q, want how its warm-up ended", v)
+	}
+	run.Targets[1].Capacity.Steps[1].Warmed = ""
 	kept := rep.Searches.Targets
 	for i := range run.Targets {
 		run.Targets[i].Capacity.Steps = nil

@@ -159,6 +159,16 @@ type CapacityTrial struct {
 	// and was asked again (the hypervisor's steal): neither a pass nor a
 	// fail of the target.
 	Disturbed string `json:"disturbed,omitempty"`
+	// Cold is what the JVM's compiler did in a failed bracket trial, the
+	// first at a rate above every rate the target had been offered, that
+	// was asked again for it (capacity's firstMet): the next trial at the
+	// rate decided.
+	Cold string `json:"cold,omitempty"`
+	// WarmAt is the rate the target was warmed up at, until steady,
+	// before the trial (a cold failure asked again), and Warmed how that
+	// warm-up ended; 0 and empty when it was not.
+	WarmAt float64 `json:"warmAt,omitempty"`
+	Warmed string  `json:"warmed,omitempty"`
 }
 
 // CapacityTable is a capacity run's answer across its targets, as a

@@ -363,6 +363,71 @@ func TestSearchColdCaughtUpAskedAgainAtOnce(t *testing.T) {
 	}
 }
 
+// A JVM that fails every trial at 1,600 req/s or more while its JIT
+// compiles, serving 60 % of it (java-virtual warmed up 10 s at 50 req/s
+// failed 800 twice, then 1,600 twice, its JIT compiling 2.1-3.0 s of each
+// 3 s trial), and carries 2,000 once warmed up: the bracket's first
+// failure there, noted cold, is asked again at once after a warm-up until
+// steady at the highest rate that passed below it (800), which the budget
+// does not pay; the second passes and the answer is near 2,000. The same
+// failure with the compiler quiet (an overloaded target, or Go) is asked
+// again neither at once nor warmed.
+func TestSearchColdCompilingWarmedAndAskedAgain(t *testing.T) {
+	for _, compiling := range []bool{true, false} {
+		p := pausing{capacity: 2000, service: 200 * time.Millisecond, period: time.Hour, overhead: time.Second}
+		warm, warmups := false, 0
+		cold := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+			if tr.WarmAt > 0 {
+				warmups++
+				p.now += time.Minute
+				warm = true
+			}
+			out, err := p.run(ctx, tr)
+			out.LastSecond = out.Stats.Throughput
+			if tr.WarmAt > 0 {
+				out.Warmup, out.Warmed = time.Minute, "warmed up until steady"
+			}
+			if tr.Rate >= 1600 && !warm { // every request late, the histogram as the figures
+				h := hdr.New()
+				for range out.Stats.Requests {
+					hdr.Record(h, 1500*time.Millisecond)
+				}
+				st, err := trialStats(h, out.Stats.Requests, int64(0.6*float64(out.Stats.Completed)), tr.Duration)
+				if err != nil {
+					return out, err
+				}
+				out.Stats, out.LastSecond = st, 0.6*tr.Rate
+				if compiling {
+					out.Compiling = "its JIT compiled 2.51 s in the 3s trial"
+				}
+			}
+			return out, err
+		}
+		res := searchFrom50(t, &p, cold)
+		t.Logf("compiling %v: %s; steps %s", compiling, describe([]*capacity.Result{res}), steps(res))
+		first := slices.IndexFunc(res.Steps, func(st capacity.Step) bool { return st.Rate >= 1600 })
+		again := first >= 0 && first+1 < len(res.Steps) && res.Steps[first+1].Rate == res.Steps[first].Rate
+		if compiling != again || compiling != (warmups == 1) {
+			t.Errorf("compiling %v: steps %s, %d warm-ups; want the cold failure warmed up for and asked again at once: %v", compiling, steps(res), warmups, compiling)
+			continue
+		}
+		if !compiling {
+			continue
+		}
+		second := res.Steps[first+1]
+		if res.Steps[first].Cold == "" || second.WarmAt != 800 || second.Warmed == "" || !second.Pass {
+			t.Errorf("steps %s: cold note %q, then warmed at %.0f (%q), passed %v: want the first noted cold, the second warmed at 800 and passed",
+				steps(res), res.Steps[first].Cold, second.WarmAt, second.Warmed, second.Pass)
+		}
+		if res.Rate < 1800 {
+			t.Errorf("%.0f req/s, want near the 2,000 the target serves warm", res.Rate)
+		}
+		if res.Spent > 150*time.Second {
+			t.Errorf("spent %s of a 150s budget: the warm-up was charged to it", res.Spent)
+		}
+	}
+}
+
 // searchColdAt700 searches a target of 1,000 req/s whose first trial at
 // 700 req/s or more answers 85 % of its rate at a p99 of 650 ms, its last
 // second lastSecond times its rate (0: unknown); every other trial's last
@@ -385,9 +450,17 @@ func searchColdAt700(t *testing.T, lastSecond float64) *capacity.Result {
 		warm = warm || tr.Rate >= 700
 		return out, err
 	}
+	return searchFrom50(t, &p, cold)
+}
+
+// searchFrom50 searches the target run drives, on p's clock, from 50
+// req/s within 150 s: a three-target run's share for one target without
+// a pool bound.
+func searchFrom50(t *testing.T, p *pausing, run capacity.TrialFunc) *capacity.Result {
+	t.Helper()
 	cfg := p.config(t, "p99<=300ms")
 	cfg.StartRate, cfg.Budget = 50, bench.Duration(150*time.Second)
-	res, err := capacity.Search(context.Background(), cfg, cold)
+	res, err := capacity.Search(context.Background(), cfg, run)
 	if err != nil {
 		t.Fatal(err)
 	}

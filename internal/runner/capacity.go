@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -233,6 +234,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 		Stages: []bench.Stage{{Name: string(trial.Phase), Duration: bench.Duration(trial.Duration), Rate: trial.Rate}},
 	}}
 	tr.warmup = bench.Warmup{Disabled: true}
+	warm := tr.warmUntilSteady(&plan, trial)
 	tr.began = time.Time{}
 	pw := newPauseWatch(tr.rec)
 	res, err := tr.r.cfg.Attacker.Run(ctx, tr.target().BaseURL(), plan, tr.observer(trial, pw))
@@ -266,12 +268,49 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 	}
 	pw.poll()
 	out := capacity.Outcome{Stats: st.Stats, GeneratorBound: generatorBound(st.Generator), Warmup: warmup, Died: st.Died,
-		Pauses: pw.seen, LastSecond: lastFullSecond(res.Seconds)}
+		Pauses: pw.seen, LastSecond: lastFullSecond(res.Seconds), Compiling: pw.compiling(trial.Duration, tr.spec.Limits.CPUs),
+		Warmed: warmedWords(trial, warm, res.Warmup)}
 	if g := st.Generator; g != nil {
 		out.SendLag = g.OwnLagP99()
 		out.Disturbed = g.Stolen()
 	}
 	return out, nil
+}
+
+// warmUntilSteady gives plan the warm-up a trial asked for
+// (capacity.Trial.WarmAt): until the run's own test says the target is
+// steady and its JVM's compiler quiet, at the rate asked, at most the
+// run's warmup.maxDuration (bench.DefaultWarmupMaxDuration unless given).
+// It returns the watch that ends it; nil
+// when the trial asked for none.
+func (tr *trialRunner) warmUntilSteady(plan *bench.Plan, trial capacity.Trial) *warmup {
+	if trial.WarmAt <= 0 || trial.WarmAt >= trial.Rate {
+		return nil
+	}
+	spec := tr.spec
+	spec.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: cmp.Or(spec.Warmup.MaxDuration, bench.DefaultWarmupMaxDuration),
+		Window: bench.DefaultWarmupWindow, Fraction: trial.WarmAt / trial.Rate}
+	plan.Warmup = spec.Warmup
+	w := newWarmup(spec, tr.rec)
+	plan.Settled = w.settled
+	return w
+}
+
+// warmedWords says how a trial's warm-up until steady ended
+// (capacity.Outcome.Warmed); empty when it had none.
+func warmedWords(trial capacity.Trial, w *warmup, stage *bench.StageResult) string {
+	if w == nil || stage == nil {
+		return ""
+	}
+	ws := w.outcome(stage)
+	if ws.Steady {
+		return fmt.Sprintf("warmed up at %.0f req/s until steady, its JIT quiet: %.0f s", trial.WarmAt, ws.Seconds)
+	}
+	why := "not steady"
+	if ws.JITBusy {
+		why = "its JIT still busy"
+	}
+	return fmt.Sprintf("warmed up at %.0f req/s for its %s maximum, %s", trial.WarmAt, ws.MaxDuration, why)
 }
 
 // observer publishes a trial's progress as the target's next stage, on

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +19,8 @@ type pauseCounters struct {
 	at          time.Time
 	count, secs float64
 	has         bool
+	jit         float64 // the compilation time, ms
+	jitHas      bool
 }
 
 func (p *pauseCounters) SetT0(time.Time) {}
@@ -29,6 +33,8 @@ func (p *pauseCounters) Latest(name string) (time.Time, float64, bool) {
 		return p.at, p.count, p.has
 	case metrics.JVMGCPauseSeconds:
 		return p.at, p.secs, p.has
+	case metrics.JVMCompilationMs:
+		return p.at, p.jit, p.jitHas
 	}
 	return time.Time{}, 0, false
 }
@@ -63,5 +69,39 @@ func TestPauseWatch_None(t *testing.T) {
 		if len(w.seen) != 0 {
 			t.Errorf("%T: %v; want nothing", rec, w.seen)
 		}
+	}
+}
+
+// A trial's compiler reads busy when it compiled more than the warm-up's
+// quiet share of the target's CPU time over the trial (java-virtual's
+// first 3 s at 1,600 req/s: 2.5 s of compilation on one CPU), and quiet
+// under it, or with two CPUs to share it; a target with no compilation
+// counter (Go) never reads busy.
+func TestPauseWatchCompiling(t *testing.T) {
+	for _, c := range []struct {
+		before, after, cpus float64
+		has                 bool
+		busy                bool
+	}{
+		{before: 10_000, after: 12_512, cpus: 1, has: true, busy: true},
+		{before: 10_000, after: 10_040, cpus: 1, has: true, busy: false},
+		{before: 10_000, after: 10_100, cpus: 1, has: true, busy: true},
+		{before: 10_000, after: 10_100, cpus: 2, has: true, busy: false},
+		{before: 10_000, after: 10_100, cpus: 0, has: true, busy: true},
+		{before: 0, after: 5_000, cpus: 1, has: false, busy: false},
+	} {
+		rec := &pauseCounters{jit: c.before, jitHas: c.has}
+		w := newPauseWatch(rec)
+		rec.jit = c.after
+		got := w.compiling(3*time.Second, c.cpus)
+		if (got != "") != c.busy {
+			t.Errorf("%+v: %q, want busy %v", c, got, c.busy)
+		}
+		if c.busy && !strings.Contains(got, fmt.Sprintf("%.2f s", (c.after-c.before)/1000)) {
+			t.Errorf("%+v: %q, want the compilation time said", c, got)
+		}
+	}
+	if got := newPauseWatch(nil).compiling(3*time.Second, 1); got != "" {
+		t.Errorf("no recording: %q, want nothing", got)
 	}
 }

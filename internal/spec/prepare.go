@@ -403,8 +403,11 @@ func checkWarmup(spec *bench.RunSpec, c bench.Catalog) error {
 	if w.Fraction != 0 {
 		return bench.FieldErrorf("warmup.fraction", "applies to a warm-up until steady (untilSteady: true); a fixed warm-up has a rate")
 	}
-	if w.MaxDuration != 0 {
-		return bench.FieldErrorf("warmup.maxDuration", "applies to a warm-up until steady (untilSteady: true)")
+	switch {
+	case w.MaxDuration != 0 && spec.Capacity == nil:
+		return bench.FieldErrorf("warmup.maxDuration", "applies to a warm-up until steady (untilSteady: true), and to a capacity search's warm-up of a cold JVM")
+	case w.MaxDuration != 0 && (w.MaxDuration < bench.DefaultWarmupWindow || w.MaxDuration > c.Guardrails.MaxDuration):
+		return bench.FieldErrorf("warmup.maxDuration", "must be from %s (the window) to %s (the configured maximum), got %s", bench.DefaultWarmupWindow, c.Guardrails.MaxDuration, w.MaxDuration)
 	}
 	if w.Window != 0 {
 		return bench.FieldErrorf("warmup.window", "applies to a warm-up until steady (untilSteady: true)")

@@ -208,6 +208,13 @@ func TestPrepareSpecErrors(t *testing.T) {
 			s.Profile = bench.Profile{}
 			s.Capacity = &bench.CapacitySpec{Objective: "p99<=1s"}
 		}, "warmup.untilSteady", "capacity"},
+		// a capacity search's fixed warm-up takes a maximum for a cold JVM's (runner's warmUntilSteady), within bounds
+		{"a maximum on a fixed warm-up", func(s *bench.RunSpec) { s.Warmup = bench.Warmup{Duration: sec(5), MaxDuration: sec(20)} }, "warmup.maxDuration", "capacity search"},
+		{"a capacity search's cold maximum under the window", func(s *bench.RunSpec) {
+			s.Warmup = bench.Warmup{Duration: sec(5), Rate: 50, MaxDuration: sec(5)}
+			s.Profile = bench.Profile{}
+			s.Capacity = &bench.CapacitySpec{Objective: "p99<=1s"}
+		}, "warmup.maxDuration", "from 10s"},
 		// its maximum counts towards the guardrail
 		{"until steady too long", func(s *bench.RunSpec) {
 			s.Warmup = bench.Warmup{UntilSteady: true, MaxDuration: bench.Duration(2 * time.Minute)}

@@ -118,8 +118,17 @@ func (w *Watcher) judgeJIT() {
 		return
 	}
 	w.last.JITRead, w.last.JITMs = true, last.ms-first.ms
-	budget := QuietShare * w.cpus * float64(read.Milliseconds())
-	w.last.JITBusy = w.last.JITMs > budget
+	w.last.JITBusy = CompilerBusy(w.last.JITMs, read, w.cpus)
+}
+
+// CompilerBusy reports whether a JVM's compiler that compiled ms over a
+// stretch of wall time took more than QuietShare of the CPU time a target
+// of cpus CPUs (1 when not positive) had in it.
+func CompilerBusy(ms float64, over time.Duration, cpus float64) bool {
+	if cpus <= 0 {
+		cpus = 1
+	}
+	return ms > QuietShare*cpus*float64(over.Milliseconds())
 }
 
 // jitSpan is how long the compiler must be quiet: the window, or longer
