@@ -281,8 +281,7 @@ func (tr *trialRunner) attack(ctx context.Context, trial capacity.Trial) (capaci
 // (capacity.Trial.WarmAt): until the run's own test says the target is
 // steady and its JVM's compiler quiet, at the rate asked, at most the
 // run's warmup.maxDuration (bench.DefaultWarmupMaxDuration unless given).
-// It returns the watch that ends it; nil
-// when the trial asked for none.
+// It returns the watch that ends it; nil when the trial asked for none.
 func (tr *trialRunner) warmUntilSteady(plan *bench.Plan, trial capacity.Trial) *warmup {
 	if trial.WarmAt <= 0 || trial.WarmAt >= trial.Rate {
 		return nil

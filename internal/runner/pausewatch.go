@@ -31,9 +31,7 @@ type pauseWatch struct {
 // newPauseWatch starts watching rec (nil: no metrics, nothing seen).
 func newPauseWatch(rec bench.Recording) *pauseWatch {
 	w := &pauseWatch{rec: rec}
-	if rec != nil {
-		_, w.jit, w.jitOK = rec.Latest(jitSeries)
-	}
+	w.markJIT()
 	w.poll()
 	return w
 }
@@ -42,6 +40,11 @@ func newPauseWatch(rec bench.Recording) *pauseWatch {
 // compiler's time is read from it (after a warm-up before it).
 func (w *pauseWatch) start(t0 time.Time) {
 	w.began = t0
+	w.markJIT()
+}
+
+// markJIT reads the compiler's time the trial's is counted from.
+func (w *pauseWatch) markJIT() {
 	if w.rec != nil {
 		_, w.jit, w.jitOK = w.rec.Latest(jitSeries)
 	}
