@@ -526,9 +526,12 @@ func TestDatabaseDiesMidRun(t *testing.T) {
 	// Up to 5 minutes: on a fresh engine the database's image is built
 	// first, beside the side phase's other database tests (a clean clone
 	// waited past 2 minutes).
-	client.waitRun(run.ID, 5*time.Minute, "attacking", func(r *bench.Run) bool {
+	attacking := client.waitRun(run.ID, 5*time.Minute, "attacking", func(r *bench.Run) bool {
 		return r.Status.Finished() || len(r.Targets) > 0 && r.Targets[0].Status == bench.TargetRunning
 	})
+	if attacking.Status.Finished() {
+		t.Fatalf("run %s %s before its attack: %s", run.ID, attacking.Status, attacking.Error)
+	}
 	time.Sleep(2 * time.Second) // into the stage
 	ids := labelledContainers(t, func(c container.Summary) string { return c.ID }, targets.LabelManaged+"=true", targets.LabelRun+"="+run.ID, targets.LabelTarget+"=database-postgres")
 	if len(ids) != 1 {

@@ -3,7 +3,11 @@
 package main
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/threadbench/threadbench/internal/bench"
+	"github.com/threadbench/threadbench/internal/load"
 )
 
 // No error the Go target did not make (issue 34): the open model opens its
@@ -14,8 +18,15 @@ import (
 // engine handed primed connections out only within 5 s and checked one
 // idle before writing, requests sent on those the target had
 // closed failed as "the connection closed before an answer"
-// (second 16 of an 8,000 req/s run). The verdict counts errors and drops,
-// which no machine speed excuses.
+// (second 16 of an 8,000 req/s run). The verdict counts errors, which no
+// machine speed excuses, and drops, which a target stalled for seconds
+// does: in a CI run whose side phase left three database servers beside
+// it still in initdb (under a second of CPU alone) after 60 s, it dropped
+// 710 of the burst's 2,000, every one of the 1,290 sent answered. Drops
+// pass only in a stage whose figures say the stall: connection-bound (the
+// target held every connection), disturbed, or the generator's own
+// scheduling lag past its bound; and at least half the burst must have
+// been sent on the connections the quiet stage left.
 func TestOpenModelSendsNothingOnConnectionsTheGoTargetClosed(t *testing.T) {
 	sideBySide(t)
 	profile := writeFile(t, "quiet-then-burst.yaml",
@@ -29,17 +40,32 @@ func TestOpenModelSendsNothingOnConnectionsTheGoTargetClosed(t *testing.T) {
 	run, _ := storedRun(t, db, stdout)
 	res := run.Target("go")
 	for _, st := range res.Stages {
-		t.Logf("stage %d: %d requests, %d succeeded, errors %+v, connections %d, dropped %d",
-			st.Index, st.Stats.Requests, st.Stats.Successes, st.Stats.Errors, st.Generator.Connections, st.Generator.Dropped)
-		if st.Stats.Successes != st.Stats.Requests || len(st.Stats.Errors) > 0 {
-			t.Errorf("stage %d: %d of %d requests failed (%+v): the Go target closed only connections that carried no request",
-				st.Index, st.Stats.Requests-st.Stats.Successes, st.Stats.Requests, st.Stats.Errors)
+		t.Logf("stage %d: %d requests, %d succeeded, errors %+v, connections %d, dropped %d, flags %+v",
+			st.Index, st.Stats.Requests, st.Stats.Successes, st.Stats.Errors, st.Generator.Connections, st.Generator.Dropped, st.Flags)
+		if sent := st.Stats.Requests - st.Generator.Dropped; st.Stats.Successes != sent || len(st.Stats.Errors) > 0 && !onlyDrops(st.Stats.Errors) {
+			t.Errorf("stage %d: %d of %d requests sent failed (%+v): the Go target closed only connections that carried no request",
+				st.Index, sent-st.Stats.Successes, sent, st.Stats.Errors)
 		}
-		if st.Generator.Dropped > 0 {
-			t.Errorf("stage %d: %d requests dropped", st.Index, st.Generator.Dropped)
+		if st.Generator.Dropped > 0 && (!stalled(st) || st.Stats.Requests-st.Generator.Dropped < st.Stats.Requests/2) {
+			t.Errorf("stage %d: %d of %d requests dropped, flags %+v: want none, or fewer than half in a stage whose figures say it stalled",
+				st.Index, st.Generator.Dropped, st.Stats.Requests, st.Flags)
 		}
 	}
 	if n := len(res.Stages); n != 2 || res.Stages[1].Stats.Requests < 1900 {
 		t.Fatalf("%d stages, want the quiet one and a burst of 2,000 requests sent", n)
 	}
+}
+
+// stalled reports whether a stage's figures say something stalled it:
+// flagged connection-bound or disturbed, or the generator's own scheduling
+// lag past its bound.
+func stalled(st bench.StageResult) bool {
+	return slices.ContainsFunc(st.Flags, func(f bench.Flag) bool {
+		return f.Kind == bench.FlagConnectionBound || f.Kind == bench.FlagDisturbed
+	}) || st.Generator.SchedulingLagP99 > bench.SendLagBoundMs
+}
+
+// onlyDrops reports whether every error is the generator's drop.
+func onlyDrops(errs []bench.ErrorCount) bool {
+	return !slices.ContainsFunc(errs, func(e bench.ErrorCount) bool { return e.Message != load.DroppedError })
 }

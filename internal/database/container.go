@@ -158,18 +158,28 @@ func (s *Server) inspect(ctx context.Context) (*container.State, error) {
 // logs returns the last tail lines of the container's output (stdout and
 // stderr together); tail <= 0 returns all of it.
 func (s *Server) logs(ctx context.Context, tail int) (string, error) {
+	out, err := containerLogs(ctx, s.docker, s.id, tail)
+	if err != nil {
+		return out, fmt.Errorf("logs of database %s: %w", s.flavor.kind, err)
+	}
+	return out, nil
+}
+
+// containerLogs returns the last tail lines of a container's output
+// (stdout and stderr together); tail <= 0 returns all of it.
+func containerLogs(ctx context.Context, docker client.ContainerAPIClient, id string, tail int) (string, error) {
 	opts := client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Tail: "all"}
 	if tail > 0 {
 		opts.Tail = strconv.Itoa(tail)
 	}
-	rc, err := s.docker.ContainerLogs(ctx, s.id, opts)
+	rc, err := docker.ContainerLogs(ctx, id, opts)
 	if err != nil {
-		return "", fmt.Errorf("logs of database %s: %w", s.flavor.kind, err)
+		return "", err
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
 	if _, err := stdcopy.StdCopy(&buf, &buf, rc); err != nil {
-		return buf.String(), fmt.Errorf("logs of database %s: %w", s.flavor.kind, err)
+		return buf.String(), err
 	}
 	return buf.String(), nil
 }

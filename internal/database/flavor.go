@@ -17,11 +17,20 @@ const (
 	// dataDir is the server's data directory: a tmpfs of the container,
 	// made anew at each start.
 	dataDir = "/var/lib/threadbench/data"
-	// startScript initialises dataDir and runs the server with the
-	// container's arguments; it is the image's entrypoint.
+	// templateDir holds a data directory with the system tables, the
+	// database and its account, made once when the image is assembled
+	// (prepareScript), owned by dbUser.
+	templateDir = "/var/lib/threadbench/template"
+	// prepareScript makes templateDir; it runs once, in a container of
+	// the image's root file system, which is then committed.
+	prepareScript = "/usr/local/bin/threadbench-prepare"
+	// startScript copies templateDir into dataDir and runs the server
+	// with the container's arguments; it is the image's entrypoint.
 	startScript = "/usr/local/bin/threadbench-start"
-	// dbUser is the user the server runs as (PostgreSQL refuses root).
+	// dbUser is the user the server runs as (PostgreSQL refuses root),
+	// dbUID its user and group ID.
 	dbUser = "999:999"
+	dbUID  = 999
 )
 
 // localAddress is where a server of the local engine listens and is

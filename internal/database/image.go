@@ -35,7 +35,7 @@ const (
 
 // recipeVersion changes whenever the images' contents change for the same
 // package, so that the refs stop matching images assembled the old way.
-const recipeVersion = "1"
+const recipeVersion = "2"
 
 // recipe says how a server's image is assembled from the host.
 type recipe struct {
@@ -126,8 +126,11 @@ func tagSafe(version string) string {
 	return notTagChar.ReplaceAllString(version, "-")
 }
 
-// imageClient is the part of the Docker API the images need.
+// imageClient is the part of the Docker API the images need: the
+// containers' part prepares one.
 type imageClient interface {
+	client.ContainerAPIClient
+	ImageRemove(ctx context.Context, image string, options client.ImageRemoveOptions) (client.ImageRemoveResult, error)
 	ImageInspect(ctx context.Context, image string, opts ...client.ImageInspectOption) (client.ImageInspectResult, error)
 	ImageImport(ctx context.Context, source client.ImageImportSource, ref string, options client.ImageImportOptions) (client.ImageImportResult, error)
 }
@@ -144,7 +147,7 @@ type serverImage struct {
 
 // ensureImage returns the image of f's server, assembling it from the
 // host's package unless the engine has it already.
-func ensureImage(ctx context.Context, cli imageClient, f flavor, log io.Writer) (serverImage, error) {
+func ensureImage(ctx context.Context, cli imageClient, f flavor, history string, log io.Writer) (serverImage, error) {
 	pkg, err := hostPackage(ctx, f.title, f.image)
 	if err != nil {
 		return serverImage{}, err
@@ -162,7 +165,7 @@ func ensureImage(ctx context.Context, cli imageClient, f flavor, log io.Writer) 
 		img.info.Cached = true
 		return img, nil
 	}
-	if err := assembleLogged(ctx, cli, img.info.Ref, f, pkg, files, log); err != nil {
+	if err := assembleLogged(ctx, cli, img.info.Ref, f, pkg, files, history, log); err != nil {
 		return serverImage{}, err
 	}
 	img.info.ID, err = imageID(ctx, cli, img.info.Ref)
@@ -170,10 +173,10 @@ func ensureImage(ctx context.Context, cli imageClient, f flavor, log io.Writer) 
 }
 
 // assembleLogged assembles the image ref, saying so in log.
-func assembleLogged(ctx context.Context, cli imageClient, ref string, f flavor, pkg debPackage, files map[string]string, log io.Writer) error {
+func assembleLogged(ctx context.Context, cli imageClient, ref string, f flavor, pkg debPackage, files map[string]string, history string, log io.Writer) error {
 	fmt.Fprintf(log, "database: assembling %s from %s\n", ref, pkg.source())
 	start := time.Now()
-	if err := assemble(ctx, cli, ref, f, pkg, files, log); err != nil {
+	if err := assemble(ctx, cli, ref, f, pkg, files, history, log); err != nil {
 		return fmt.Errorf("assemble the %s image %s: %w", f.title, ref, err)
 	}
 	fmt.Fprintf(log, "database: assembled %s in %s\n", ref, time.Since(start).Round(100*time.Millisecond))

@@ -1,7 +1,12 @@
 package database
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
+	"errors"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -101,5 +106,58 @@ func TestFlavors(t *testing.T) {
 	}
 	if _, err := lookup("oracle"); bench.ErrorCode(err) != bench.EINVALID {
 		t.Errorf("lookup(oracle) = %v, want an EINVALID error", err)
+	}
+}
+
+// Every flavor's image makes its template once and copies it at each start:
+// the preparing script writes templateDir, the start script copies it into
+// dataDir and makes nothing anew.
+func TestFlavorScripts(t *testing.T) {
+	for _, kind := range bench.DatabaseKinds {
+		f, err := lookup(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(f.image.program); err != nil {
+			t.Skipf("%s is not installed: %v", f.image.pkg, err)
+		}
+		files, err := f.image.generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prep, start := files[prepareScript], files[startScript]
+		if !strings.HasPrefix(prep, "#!/bin/sh") || !strings.Contains(prep, templateDir) || strings.Contains(prep, dataDir) {
+			t.Errorf("%s's preparing script writes elsewhere than %s:\n%s", kind, templateDir, prep)
+		}
+		if !strings.Contains(start, "cp -a "+templateDir+"/. "+dataDir+"/") || strings.Contains(start, "initdb") || strings.Contains(start, "--bootstrap") {
+			t.Errorf("%s's start script does not only copy %s into %s and run the server:\n%s", kind, templateDir, dataDir, start)
+		}
+	}
+}
+
+// The archive gives the template's directory to the server's user, the
+// rest to root.
+func TestTarOwners(t *testing.T) {
+	rootfs := t.TempDir()
+	if err := makeDirs(rootfs); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := writeTar(&buf, rootfs); err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]int{}
+	tr := tar.NewReader(&buf)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		owners["/"+strings.TrimSuffix(hdr.Name, "/")] = hdr.Uid
+	}
+	if owners[templateDir] != dbUID || owners[dataDir] != 0 || owners["/tmp"] != 0 {
+		t.Errorf("owners %v: want %s owned by %d, the rest by root", owners, templateDir, dbUID)
 	}
 }

@@ -382,6 +382,41 @@ func TestStartDatabase_ExitsAtOnce(t *testing.T) {
 	}
 }
 
+// A server that runs but never answers on its port (told to listen on none):
+// the wait ends at the bound, the error quotes its log and says how much
+// CPU time the server had meanwhile, which tells a starved server from a
+// hung one, and nothing is left running.
+func TestStartDatabase_NoAnswer(t *testing.T) {
+	t.Parallel()
+	deaf := map[string][]string{
+		bench.DatabasePostgres: {"-c", "listen_addresses="},
+		bench.DatabaseMySQL:    {"--skip-networking"},
+	}
+	for _, k := range kinds {
+		t.Run(k.kind, func(t *testing.T) {
+			t.Parallel()
+			runID := newRunID()
+			rt := database.NewRuntime(engines, database.Options{History: history, ServerArgs: deaf, ReadyTimeout: 3 * time.Second})
+			srv, err := rt.StartDatabase(context.Background(), bench.DatabaseRequest{RunID: runID, Kind: k.kind})
+			if srv != nil {
+				srv.Stop(context.Background())
+			}
+			if bench.ErrorCode(err) != bench.EUNAVAILABLE {
+				t.Fatalf("StartDatabase = %v, want an EUNAVAILABLE error", err)
+			}
+			t.Logf("%v", err)
+			for _, want := range []string{"did not answer within 3s, in which it had", "s of CPU time", "its log ends"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q", want)
+				}
+			}
+			if n := leftovers(t, runID); n != 0 {
+				t.Errorf("%d containers of run %s left after a server that never answered", n, runID)
+			}
+		})
+	}
+}
+
 // A port another process takes between the pick and the server's bind: the
 // server is started again on another, and says so; a clean clone's tests
 // lost a run to it ("could not bind IPv4 address: Address already in use").

@@ -49,20 +49,28 @@ var mariadb = flavor{
 	sample:         sampleMariaDB,
 }
 
-// mariadbStart makes the system tables, the database and its account in
-// the data directory, then runs the server with the container's arguments.
-// The redo log is 32 MiB rather than 96: the data directory is a tmpfs,
-// and its files count against the container's memory.
-var mariadbStart = fmt.Sprintf(`#!/bin/sh
-# threadbench-start: fresh MariaDB system tables, database and account in
-# the data directory (a tmpfs), then the server, with the settings given as
-# arguments.
+// mariadbPrepare makes the system tables, the database and its account
+// once, in the template directory (prepare). The redo log is 32 MiB rather
+// than 96: the data directory is a tmpfs, and its files count against the
+// container's memory.
+var mariadbPrepare = fmt.Sprintf(`#!/bin/sh
+# threadbench-prepare: MariaDB's system tables, the database and the account
+# in the template directory.
 set -e
-data=%[2]s
-%[1]s --no-defaults --datadir="$data" --innodb-log-file-size=32M \
+%[1]s --no-defaults --datadir=%[2]s --innodb-log-file-size=32M \
 	--bootstrap --log-warnings=0 --socket=/tmp/mariadb-bootstrap.sock < %[3]s
-exec %[1]s --no-defaults --datadir="$data" --innodb-log-file-size=32M "$@"
-`, mariadbProgram, dataDir, mariadbBootstrap)
+`, mariadbProgram, templateDir, mariadbBootstrap)
+
+// mariadbStart copies the prepared data directory into the data directory
+// and runs the server with the container's arguments.
+var mariadbStart = fmt.Sprintf(`#!/bin/sh
+# threadbench-start: the prepared system tables, database and account
+# copied into the data directory (a tmpfs), then the server, with the
+# settings given as arguments.
+set -e
+cp -a %[2]s/. %[3]s/
+exec %[1]s --no-defaults --datadir=%[3]s --innodb-log-file-size=32M "$@"
+`, mariadbProgram, templateDir, dataDir)
 
 // mariadbAccount makes the database and the account, from 127.0.0.1 and
 // anywhere, with every privilege (the recording reads every session), and
@@ -80,8 +88,8 @@ GRANT ALL PRIVILEGES ON *.* TO '%[2]s'@'%%';
 GRANT ALL PRIVILEGES ON *.* TO '%[2]s'@'127.0.0.1';
 `, bench.DatabaseName, bench.DatabaseUser, bench.DatabasePassword)
 
-// mariadbFiles are the files the image holds besides the host's: the start
-// script and the bootstrap SQL, made from the package's scripts as
+// mariadbFiles are the files the image holds besides the host's: the
+// preparing and start scripts and the bootstrap SQL, made from the package's scripts as
 // mariadb-install-db makes it, root reached only through the socket by the
 // system's root (of whom the container has none running).
 func mariadbFiles() (map[string]string, error) {
@@ -96,7 +104,7 @@ func mariadbFiles() (map[string]string, error) {
 		b.WriteString("\n")
 	}
 	b.WriteString(mariadbAccount)
-	return map[string]string{startScript: mariadbStart, mariadbBootstrap: b.String()}, nil
+	return map[string]string{prepareScript: mariadbPrepare, startScript: mariadbStart, mariadbBootstrap: b.String()}, nil
 }
 
 // mariadbArgs are the server's settings: listening on host:port only, with

@@ -53,12 +53,12 @@ var postgres = flavor{
 	sample:         samplePostgres,
 }
 
-// postgresStart makes a cluster in the data directory with the account and
-// database every server has, then runs the server with the container's
-// arguments. initdb's own output stays in the log, for a failed start.
-var postgresStart = fmt.Sprintf(`#!/bin/sh
-# threadbench-start: a fresh PostgreSQL cluster in the data directory (a
-# tmpfs), then the server, with the settings given as arguments.
+// postgresPrepare makes the cluster once, in the template directory, with
+// the account and database every server has (prepare). initdb's own
+// output stays in the container's log, for a failed preparation.
+var postgresPrepare = fmt.Sprintf(`#!/bin/sh
+# threadbench-prepare: a PostgreSQL cluster in the template directory, with
+# the account and the database every server has.
 set -e
 bin=%[1]s
 data=%[2]s
@@ -66,12 +66,22 @@ $bin/initdb --pgdata="$data" --username=%[3]s --pwfile=%[4]s \
 	--auth-local=trust --auth-host=scram-sha-256 \
 	--no-locale --encoding=UTF8 --no-sync --no-instructions
 echo "CREATE DATABASE %[5]s" | $bin/postgres --single -D "$data" postgres >/dev/null
-exec $bin/postgres -D "$data" "$@"
-`, pgBin, dataDir, bench.DatabaseUser, pgPasswordFile, bench.DatabaseName)
+`, pgBin, templateDir, bench.DatabaseUser, pgPasswordFile, bench.DatabaseName)
+
+// postgresStart copies the prepared cluster into the data directory and
+// runs the server with the container's arguments.
+var postgresStart = fmt.Sprintf(`#!/bin/sh
+# threadbench-start: the prepared cluster copied into the data directory (a
+# tmpfs), then the server, with the settings given as arguments.
+set -e
+cp -a %[2]s/. %[3]s/
+exec %[1]s/postgres -D %[3]s "$@"
+`, pgBin, templateDir, dataDir)
 
 // postgresFiles are the files the image holds besides the host's.
 func postgresFiles() (map[string]string, error) {
 	return map[string]string{
+		prepareScript:  postgresPrepare,
 		startScript:    postgresStart,
 		pgPasswordFile: bench.DatabasePassword + "\n",
 	}, nil

@@ -3,9 +3,13 @@ package database
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 
 	"github.com/threadbench/threadbench/internal/bench"
 )
@@ -84,9 +88,31 @@ func (s *Server) checkStarting(ctx context.Context, deadline time.Time, timeout 
 	case !st.Running:
 		return s.failure(ctx, "exited before it answered (exit code %d, OOM-killed %t)", st.ExitCode, st.OOMKilled)
 	case time.Now().After(deadline):
-		return s.failure(ctx, "did not answer within %s (last try: %v)", timeout, probeErr)
+		return s.failure(ctx, "did not answer within %s%s (last try: %v)", timeout, s.cpuGot(ctx, timeout), probeErr)
 	}
 	return nil
+}
+
+// cpuGot says how much CPU time the server's container had over the wait,
+// against what its limit allows, or "" when the engine does not say: a
+// server other work starved is told from one that hung.
+func (s *Server) cpuGot(ctx context.Context, waited time.Duration) string {
+	res, err := s.docker.ContainerStats(ctx, s.id, client.ContainerStatsOptions{})
+	if err != nil {
+		return ""
+	}
+	defer res.Body.Close()
+	var st container.StatsResponse
+	if err := json.NewDecoder(res.Body).Decode(&st); err != nil || st.CPUStats.CPUUsage.TotalUsage == 0 {
+		return ""
+	}
+	used := float64(st.CPUStats.CPUUsage.TotalUsage) / 1e9
+	limit := s.req.Limits.CPUs
+	if limit <= 0 {
+		limit = float64(max(st.CPUStats.OnlineCPUs, 1))
+	}
+	allowed := waited.Seconds() * limit
+	return fmt.Sprintf(", in which it had %.2f s of CPU time, %.1f %% of the %.0f s its %g CPU(s) allow", used, 100*used/allowed, allowed, limit)
 }
 
 // sinceStarted returns the time since the engine started the container,

@@ -11,9 +11,10 @@ import (
 	"strings"
 )
 
-// assemble builds the server's root file system in a temporary directory
-// and imports it into the engine as ref.
-func assemble(ctx context.Context, cli imageClient, ref string, f flavor, pkg debPackage, files map[string]string, log io.Writer) error {
+// assemble builds the server's root file system in a temporary directory,
+// imports it into the engine and prepares it as ref (prepare), its
+// containers labelled with history.
+func assemble(ctx context.Context, cli imageClient, ref string, f flavor, pkg debPackage, files map[string]string, history string, log io.Writer) error {
 	tmp, err := os.MkdirTemp("", "threadbench-database-")
 	if err != nil {
 		return fmt.Errorf("make temporary directory: %w", err)
@@ -28,14 +29,20 @@ func assemble(ctx context.Context, cli imageClient, ref string, f flavor, pkg de
 	if err := writeTarFile(tarball, rootfs); err != nil {
 		return fmt.Errorf("archive root file system: %w", err)
 	}
-	return importImage(ctx, cli, tarball, ref, imageChanges(f, pkg), log)
+	base := rootfsRef(ref)
+	if err := importImage(ctx, cli, tarball, base, imageChanges(f, pkg), log); err != nil {
+		return err
+	}
+	defer untag(ctx, cli, base, log)
+	return prepare(ctx, cli, base, ref, imageChanges(f, pkg), history, log)
 }
 
 // buildRootfs lays out the image's files under rootfs: the host's files the
-// recipe copies and /bin/sh, the host libraries their programs link, the
+// recipe copies, /bin/sh and /bin/cp (the start script copies the
+// template), the host libraries their programs link, the
 // few files of /etc a server looks for, and the recipe's own files.
 func buildRootfs(ctx context.Context, rootfs string, r recipe, files map[string]string, log io.Writer) error {
-	for _, path := range append(slices.Clone(r.copies), "/bin/sh") {
+	for _, path := range append(slices.Clone(r.copies), "/bin/sh", "/bin/cp") {
 		if err := copyPath(rootfs, path, r.skip); err != nil {
 			return fmt.Errorf("copy %s: %w", path, err)
 		}
@@ -167,12 +174,13 @@ func writeFiles(rootfs string, files map[string]string) error {
 }
 
 // makeDirs makes the directories a server writes to: a world-writable
-// sticky /tmp (sockets, pid files) and the data directory's mount point.
+// sticky /tmp (sockets, pid files), the data directory's mount point and
+// the template's directory (which the archive gives dbUser).
 func makeDirs(rootfs string) error {
 	for _, d := range []struct {
 		name string
 		mode os.FileMode
-	}{{"tmp", 0o777 | os.ModeSticky}, {"root", 0o700}, {dataDir, 0o700}} {
+	}{{"tmp", 0o777 | os.ModeSticky}, {"root", 0o700}, {dataDir, 0o700}, {templateDir, 0o700}} {
 		path := filepath.Join(rootfs, d.name)
 		if err := os.MkdirAll(path, 0o755); err != nil {
 			return err

@@ -80,7 +80,7 @@ func (r *Runtime) StartDatabase(ctx context.Context, req bench.DatabaseRequest) 
 	if err != nil {
 		return nil, err
 	}
-	img, err := ensureImage(ctx, engine.Client(), f, r.opts.Log)
+	img, err := ensureImage(ctx, engine.Client(), f, r.opts.History, r.opts.Log)
 	if err != nil {
 		return nil, err
 	}

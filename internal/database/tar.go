@@ -73,6 +73,9 @@ func writeTarEntry(tw *tar.Writer, path, name string) error {
 		hdr.Name += "/"
 	}
 	hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = 0, 0, "root", "root"
+	if "/"+name == templateDir {
+		hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = dbUID, dbUID, "db", "db"
+	}
 	if err := tw.WriteHeader(hdr); err != nil {
 		return err
 	}
