@@ -277,8 +277,13 @@ func TestExperimentSeed003(t *testing.T) {
 		}
 		pinned := strings.HasPrefix(tr.Case, "native@") || tr.Case == "synchronized@21"
 		switch {
-		case strings.HasPrefix(tr.Case, "platform-") && (rate < 2 || rate > 7):
+		case strings.HasPrefix(tr.Case, "platform-") && rate > 7:
 			t.Errorf("%s: %.1f req/s, want about 5 (one thread, 200 ms each)", tr.Key(), rate)
+		case strings.HasPrefix(tr.Case, "platform-") && rate < 2:
+			// 0.2 once, the tests beside it starving its JVM (a clean
+			// clone whose database servers had 3 % of a CPU meanwhile):
+			// asked again, as an unpinned case below its band is.
+			slow = append(slow, tr.Case)
 		case pinned && rate > 15:
 			t.Errorf("%s: %.1f req/s, want a collapse to a carrier or two (5-10 req/s)", tr.Key(), rate)
 		case !pinned && !strings.HasPrefix(tr.Case, "platform-") && rate < 20:
@@ -321,12 +326,12 @@ func TestExperimentSeed003(t *testing.T) {
 	t.Logf("the seed's sheet:\n%s", seedSheetOf(stdout))
 }
 
-// checkSeed003Again runs seed 003's unpinned cases that served less than
-// their band once more and holds them to it: far above one thread's
-// 5 req/s, with a stray pin or two at most.
+// checkSeed003Again runs seed 003's cases that served less than their band
+// once more and holds them to it: one Tomcat thread about 5 req/s (2-7),
+// an unpinned carrier far above that, with a stray pin or two at most.
 func checkSeed003Again(t *testing.T, cases []string) {
 	t.Helper()
-	t.Logf("asked again, below their band of 20 req/s: %s", strings.Join(cases, ", "))
+	t.Logf("asked again, below their band: %s", strings.Join(cases, ", "))
 	db := t.TempDir() + "/again.db"
 	code, stdout, stderr := runCLI(t, nil, "--db", db, "run", "-q", "-o", "json", "--experiment", "seed-003", "--scale", "0.2", "--case", strings.Join(cases, ","))
 	if code != exitOK {
@@ -336,7 +341,10 @@ func checkSeed003Again(t *testing.T, cases []string) {
 	for _, tr := range again.Targets {
 		rate, events := tr.Total.Throughput, pinnedEvents(tr)
 		t.Logf("again: %-22s %6.1f req/s, %3.0f pinned events", tr.Key(), rate, events)
-		if rate < 20 || events > 2 {
+		switch platform := strings.HasPrefix(tr.Case, "platform-"); {
+		case platform && (rate < 2 || rate > 7):
+			t.Errorf("%s: %.1f req/s, asked twice; want about 5 (one thread, 200 ms each)", tr.Key(), rate)
+		case !platform && (rate < 20 || events > 2):
 			t.Errorf("%s: %.1f req/s and %.0f pinned events, asked twice; want far above one thread's 5 (about 100: 20 users / 200 ms on one unpinned carrier), unpinned", tr.Key(), rate, events)
 		}
 	}

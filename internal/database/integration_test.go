@@ -383,7 +383,7 @@ func TestStartDatabase_ExitsAtOnce(t *testing.T) {
 }
 
 // A server that runs but never answers on its port (told to listen on none):
-// the wait ends at the bound, the error quotes its log and says how much
+// the wait ends at the bound, the error says how much
 // CPU time the server had meanwhile, which tells a starved server from a
 // hung one, and nothing is left running.
 func TestStartDatabase_NoAnswer(t *testing.T) {
@@ -405,7 +405,9 @@ func TestStartDatabase_NoAnswer(t *testing.T) {
 				t.Fatalf("StartDatabase = %v, want an EUNAVAILABLE error", err)
 			}
 			t.Logf("%v", err)
-			for _, want := range []string{"did not answer within 3s, in which it had", "s of CPU time", "its log ends"} {
+			// Its log may still be empty: in a clean clone's side phase the
+			// server had 0.17 s of CPU in the 3 s.
+			for _, want := range []string{"did not answer within 3s, in which it had", "s of CPU time"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error lacks %q", want)
 				}
