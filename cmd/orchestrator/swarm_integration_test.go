@@ -104,7 +104,21 @@ func TestMeasureSwarmOneAndTwoAgree(t *testing.T) {
 	if one.Status != bench.RunSucceeded {
 		t.Fatalf("the one-process run %s: %s", one.Status, one.Error)
 	}
-	compareRounds(t, one, two)
+	// Asked again once, both runs, when they disagree: a clean clone had
+	// one process's p50 0.80 ms (1.5 %) over the two's, each run's rounds
+	// within 0.4 ms of each other. A chance disagreement (about one in
+	// sixty) passes the second time; a merge's or a clock's fault fails
+	// both.
+	if apart := compareRounds(t, one, two); len(apart) > 0 {
+		t.Logf("asked again: %s", strings.Join(apart, "; "))
+		two, one = s.run(t, s.swarm, closedSwarmSpec(3), nil), s.run(t, s.single, closedSwarmSpec(3), nil)
+		if two.Status != bench.RunSucceeded || one.Status != bench.RunSucceeded {
+			t.Fatalf("asked again: the swarm's run %s (%s), the one process's %s (%s)", two.Status, two.Error, one.Status, one.Error)
+		}
+		for _, d := range compareRounds(t, one, two) {
+			t.Errorf("%s, asked twice", d)
+		}
+	}
 	t.Logf("the swarm test took %s", time.Since(begin).Round(time.Millisecond))
 }
 
@@ -439,9 +453,9 @@ func checkNothingLeft(t *testing.T, s *swarmLab, runID string) {
 	}
 }
 
-// compareRounds checks that the closed attack's throughput and p50 from
-// one generator and from two agree within the spread of each one's own
-// rounds: the medians of the two lie within one and a half times the
+// compareRounds says where the closed attack's throughput and p50 from one
+// generator and from two disagree. They agree within the spread of each
+// one's own rounds: the medians of the two lie within one and a half times the
 // larger range of rounds apart (for three rounds of a normal spread, a
 // chance failure about one time in sixty; a merge that counted a
 // generator twice or not at all lies far outside), the range no finer
@@ -450,7 +464,7 @@ func checkNothingLeft(t *testing.T, s *swarmLab, runID string) {
 // share of the figure.
 const agreeShare = 0.01
 
-func compareRounds(t *testing.T, one, two *bench.Run) {
+func compareRounds(t *testing.T, one, two *bench.Run) (apart []string) {
 	t.Helper()
 	for _, figure := range []struct {
 		name string
@@ -471,9 +485,10 @@ func compareRounds(t *testing.T, one, two *bench.Run) {
 		spread := max(rangeOf(a), rangeOf(b), max(ma, mb)*agreeShare)
 		t.Logf("%s: one generator %v (median %.3f), two %v (median %.3f); spread of the rounds %.3f", figure.name, a, ma, b, mb, spread)
 		if d := mb - ma; d > 1.5*spread || -d > 1.5*spread {
-			t.Errorf("%s: two generators' median %.3f, one's %.3f: %.3f apart, beyond 1.5 times the rounds' spread %.3f", figure.name, mb, ma, d, spread)
+			apart = append(apart, fmt.Sprintf("%s: two generators' median %.3f, one's %.3f: %.3f apart, beyond 1.5 times the rounds' spread %.3f", figure.name, mb, ma, d, spread))
 		}
 	}
+	return apart
 }
 
 func roundsOf(run *bench.Run, of func(bench.Stats) float64) []float64 {
