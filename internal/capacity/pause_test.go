@@ -188,6 +188,49 @@ func TestSearchPooledPausesAcrossSeeds(t *testing.T) {
 		if r.Rate < edge*(1-2*precision) || r.Rate > edge*(1+precision) {
 			t.Errorf("seed %d: %.0f req/s, want within the precision of the pooled edge %.0f", i, r.Rate, edge)
 		}
+		if strings.Contains(r.PauseNote, "held no stop") {
+			t.Errorf("seed %d: %q, but its rounds held the target's stops", i, r.PauseNote)
+		}
+	}
+}
+
+// A target that stops only above a rate (a JVM whose full collections
+// come once what its requests promote outgrows its old generation): the
+// stops the search saw above it size the rounds, and the answer, below
+// it, had none in its rounds. The answer says so rather than claiming the
+// periods covered (java-virtual: stops every 7 s at 1,971-3,200 req/s, its
+// answer of 970 req/s judged over 35 s that held none).
+func TestSearchAnswerWithoutStopsSaysSo(t *testing.T) {
+	p := &pausing{capacity: 3000, service: 200 * time.Millisecond, period: 2 * time.Second, pause: 250 * time.Millisecond, overhead: time.Second}
+	quiet := *p
+	quiet.period, quiet.pause = time.Hour, 0
+	const stopsFrom = 2000.0
+	run := func(ctx context.Context, tr capacity.Trial) (capacity.Outcome, error) {
+		if tr.Rate >= stopsFrom {
+			quiet.now = p.now
+			out, err := p.run(ctx, tr)
+			quiet.now = p.now
+			return out, err
+		}
+		p.now = quiet.now
+		out, err := quiet.run(ctx, tr)
+		p.now = quiet.now
+		return out, err
+	}
+	cfg := p.config(t, "p99<=300ms")
+	cfg.StartRate = 1000
+	res, err := capacity.Search(context.Background(), cfg, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%.0f req/s, %s: %s\n%s", res.Rate, res.Stop, res.PauseNote, steps(res))
+	if res.Rate <= 0 || res.Rate >= stopsFrom {
+		t.Fatalf("answer %.0f req/s, want one below %.0f, where the target stops", res.Rate, stopsFrom)
+	}
+	for _, want := range []string{"judged over", fmt.Sprintf("at the answer, %.0f req/s, its rounds held no stop", res.Rate), "less often than its"} {
+		if !strings.Contains(res.PauseNote, want) {
+			t.Errorf("pause note %q lacks %q", res.PauseNote, want)
+		}
 	}
 }
 

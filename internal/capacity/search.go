@@ -197,7 +197,7 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (*Result, error) {
 	}
 	res.Steps, res.Spent = s.steps, s.spent()
 	res.MustPass, res.Asked = cfg.MustPass, cfg.Confirmations
-	res.Rule, res.GoalDuration, res.PauseNote = cfg.Rule, s.cfg.goal(), cmp.Or(s.pauseNote, s.unsizedNote())
+	res.Rule, res.GoalDuration, res.PauseNote = cfg.Rule, s.cfg.goal(), cmp.Or(s.pauseNote+s.answerStopsNote(res), s.unsizedNote())
 	if cfg.Rule == RulePooled && s.unpooled {
 		res.Rule, res.RuleNote = RuleWindows, fmt.Sprintf("the trials carried no latency histograms to pool: %d of %d windows had to pass each", cfg.MustPass, cfg.Confirmations)
 	}
