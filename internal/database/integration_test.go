@@ -204,8 +204,22 @@ func checkImage(t *testing.T, srv bench.DatabaseServer, kind string) {
 // a sample to land in on a machine the suite saturates: MariaDB answered
 // none of its process-list reads in time then) and one idle in a
 // transaction that locked a row, then a burst of reads, and checks what
-// the recording saw of them.
+// the recording saw of them. A recording some of whose samples failed is
+// made once more, and the second is judged: a clean clone's side phase
+// left MariaDB 10.9 s to start (0.2 s alone) and three of its samples in
+// the sleep past their deadline.
 func checkRecording(t *testing.T, srv bench.DatabaseServer, db *sql.DB, sleep, wait string, timed bool) {
+	res := recordLoad(t, srv, db, sleep)
+	if res.Failures > 0 {
+		t.Logf("%d samples failed (the last with %s): recorded again", res.Failures, res.LastError)
+		res = recordLoad(t, srv, db, sleep)
+	}
+	checkStage(t, res, wait)
+	checkExecuting(t, res, timed)
+}
+
+// recordLoad records checkRecording's load.
+func recordLoad(t *testing.T, srv bench.DatabaseServer, db *sql.DB, sleep string) bench.DatabaseRecordingResult {
 	ctx := context.Background()
 	rec := srv.Record(ctx)
 	t0 := time.Now()
@@ -224,9 +238,7 @@ func checkRecording(t *testing.T, srv bench.DatabaseServer, db *sql.DB, sleep, w
 	// PostgreSQL publishes a session's counters a second after at most.
 	time.Sleep(1500 * time.Millisecond)
 	stage := bench.StageResult{Index: 0, Duration: bench.Duration(time.Since(t0) + time.Second)}
-	res := rec.Stop(ctx, nil, []bench.StageResult{stage})
-	checkStage(t, res, wait)
-	checkExecuting(t, res, timed)
+	return rec.Stop(ctx, nil, []bench.StageResult{stage})
 }
 
 // checkExecuting checks the statements executing by the server's own
