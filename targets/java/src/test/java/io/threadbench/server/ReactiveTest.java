@@ -124,6 +124,9 @@ class ReactiveTest extends ContractTests {
      * 2 CPUs) or boundedElastic's 20 threads, to end 4.5 s apart at the
      * least; timers let them all end within about one wait of each other,
      * finished by Reactor's parallel scheduler (one thread per processor).
+     * The bound is 4 s, under the 4.5 s a held thread makes: a clean clone's
+     * make test, its JVM starved by the jobs beside it, ended them 2,993 ms
+     * apart, every one on the parallel scheduler.
      */
     @Test
     void heavyWaitsHoldNoThread() throws Exception {
@@ -141,7 +144,7 @@ class ReactiveTest extends ContractTests {
         long first = answers.get(0).endMs();
         long spread = answers.get(requests - 1).endMs() - first;
         assertTrue(first >= 500, "the first answered after " + first + " ms, before its 500 ms wait");
-        assertTrue(spread <= 2000, requests + " waits of 500 ms ended " + spread + " ms apart");
+        assertTrue(spread <= 4000, requests + " waits of 500 ms ended " + spread + " ms apart");
         Set<String> threads = answers.stream().map(Answer::threadName).collect(Collectors.toSet());
         assertThat(threads).allMatch(name -> name.startsWith("parallel-"));
         assertThat(threads.size()).isLessThanOrEqualTo(Schedulers.DEFAULT_POOL_SIZE);
