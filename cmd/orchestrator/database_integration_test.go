@@ -86,10 +86,14 @@ func TestDatabasePostgresExperiment(t *testing.T) {
 		st := tr.Stages[i]
 		// over the window the throughput is counted in: the stage's kept
 		// seconds (Stats.Elapsed), not its nominal length, where the
-		// steady part cut its start (a clean clone read 50.9 req/s against
-		// a bound of 50.8 drawn over the stage's 12 s)
+		// steady part cut its start. The generator counts a response when
+		// it reads it: starved beside the tests around it, it reads at the
+		// window's start answers the server sent before it, as many as a
+		// pool of 10 ends in the read's lateness (a clean clone read 50.9
+		// req/s over 12 s, 611 answers, where the burst of 10 and 12 s of
+		// holds allow 610): one more burst, a lateness of one hold.
 		secs := cmp.Or(st.Stats.Elapsed.D(), st.Duration.D()).Seconds()
-		most := 10/(dbPoolQueryMs/1000.0) + 10/secs
+		most := 10/(dbPoolQueryMs/1000.0) + 2*10/secs
 		t.Logf("%s: %.1f req/s; held %.2f ms (%.2f in the database), handed over in %.2f: %.1f %% of the bound the hold sets",
 			st.Name, st.Stats.Throughput, p.HeldMs, p.DatabaseMs, p.HandOverMs, st.Stats.Throughput*p.HeldMs/1000/10*100)
 		if st.Stats.Throughput > most {

@@ -118,7 +118,8 @@ GROUP BY 1, 2`
 FROM pg_stat_database WHERE datname = $1`
 	pgLocks = `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 WHERE l.granted AND a.datname = $1 AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()`
-	pgExecuted = `SELECT coalesce(sum(s.total_exec_time), 0) / 1000, coalesce(sum(s.calls), 0)
+	pgExecuted = `SELECT coalesce(sum(s.total_exec_time), 0) / 1000, coalesce(sum(s.calls), 0),
+	extract(epoch FROM clock_timestamp())::float8
 FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`
 	pgCreateStatements = "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
 	// pgUndefinedTable is the SQLSTATE of a view that does not exist yet.
@@ -138,25 +139,30 @@ func samplePostgres(ctx context.Context, db *sql.DB) (sample, error) {
 		return sample{}, fmt.Errorf("read pg_locks: %w", err)
 	}
 	before := time.Now()
-	s.executed, s.statements, s.timed = pgReadExecuted(ctx, db)
+	s.executed, s.statements, s.serverAt, s.timed = pgReadExecuted(ctx, db)
 	s.executedAt = before.Add(time.Since(before) / 2)
 	return s, nil
 }
 
 // pgReadExecuted reads the seconds the server spent executing the
 // database's statements and how many it executed, in one read
-// (pg_stat_statements, its library loaded at the server's start), the
-// view made in the recording's database the first time; false where the
-// server does not time them (a sample without).
-func pgReadExecuted(ctx context.Context, db *sql.DB) (seconds, statements float64, timed bool) {
-	err := db.QueryRowContext(ctx, pgExecuted, bench.DatabaseName).Scan(&seconds, &statements)
+// (pg_stat_statements, its library loaded at the server's start), with
+// the server's clock at that read; the view made in the recording's
+// database the first time; false where the server does not time them (a
+// sample without).
+func pgReadExecuted(ctx context.Context, db *sql.DB) (seconds, statements float64, at time.Time, timed bool) {
+	var epoch float64
+	err := db.QueryRowContext(ctx, pgExecuted, bench.DatabaseName).Scan(&seconds, &statements, &epoch)
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == pgUndefinedTable {
 		if _, err := db.ExecContext(ctx, pgCreateStatements); err != nil {
-			return 0, 0, false
+			return 0, 0, time.Time{}, false
 		}
-		err = db.QueryRowContext(ctx, pgExecuted, bench.DatabaseName).Scan(&seconds, &statements)
+		err = db.QueryRowContext(ctx, pgExecuted, bench.DatabaseName).Scan(&seconds, &statements, &epoch)
 	}
-	return seconds, statements, err == nil
+	if err != nil {
+		return 0, 0, time.Time{}, false
+	}
+	return seconds, statements, time.Unix(0, int64(epoch*1e9)), true
 }
 
 // pgReadActivity counts the sessions by state, and the active ones by

@@ -67,10 +67,16 @@ type sample struct {
 	// statements how many it executed, counters, both read at executedAt
 	// (a sample's queries run one after another, and on a saturated CPU
 	// the last of them may run most of an interval after the sample
-	// began); timed says whether the server keeps them.
+	// began); timed says whether the server keeps them. serverAt is the
+	// server's own clock at that read (zero where not read): the interval
+	// between two reads is taken on it, where executedAt, the middle of
+	// the read's round trip on this side, is off by as long as a starved
+	// generator took to read the answer (on a clean clone's saturated CPU,
+	// enough to read 1.40 statements a request where each made one).
 	executed   float64
 	statements float64
 	executedAt time.Time
+	serverAt   time.Time
 	timed      bool
 }
 
@@ -99,8 +105,11 @@ func (s *sample) addSession(state, wait string, n float64) {
 	s.waits[wait] += n
 }
 
-// takenSample is a sample and the instant it was taken.
+// takenSample is a sample and the instant it was taken; clock, where not
+// zero, is that instant on the clock the sample was read on (the
+// server's), which the intervals between samples are taken on.
 type takenSample struct {
-	at time.Time
+	at    time.Time
+	clock time.Time
 	sample
 }

@@ -29,14 +29,15 @@ func buildSeries(taken []takenSample, t0 time.Time) []bench.Series {
 		rateSeries(taken, t0, SeriesRows, func(s sample) float64 { return s.rows }),
 		bench.Series{Name: SeriesLocks, Points: points(taken, t0, func(s sample) float64 { return s.locks })},
 	)
-	// At the instants the counter was read, not those the samples began;
-	// a sample whose read failed (timed out on a saturated machine) is
-	// left out, the rate spanning the reads on either side: the counters
-	// count on in between.
+	// At the instants the counter was read, not those the samples began,
+	// each rate over the interval between two reads on the server's clock
+	// where it gave it (the point placed on this side's); a sample whose
+	// read failed (timed out on a saturated machine) is left out, the rate
+	// spanning the reads on either side: the counters count on in between.
 	var read []takenSample
 	for _, s := range taken {
 		if s.timed {
-			read = append(read, takenSample{at: s.executedAt, sample: s.sample})
+			read = append(read, takenSample{at: s.executedAt, clock: s.serverAt, sample: s.sample})
 		}
 	}
 	if len(read) >= 2 {
@@ -74,11 +75,15 @@ func points(taken []takenSample, t0 time.Time, value func(sample) float64) []ben
 }
 
 // rateSeries is a counter's rate per second between successive samples,
-// at the later one.
+// at the later one: over the interval between them on the clock they were
+// read on (clock) where both have it, else between the instants taken.
 func rateSeries(taken []takenSample, t0 time.Time, name string, counter func(sample) float64) bench.Series {
 	out := bench.Series{Name: name, Points: []bench.Point{}}
 	for i := 1; i < len(taken); i++ {
 		dt := taken[i].at.Sub(taken[i-1].at).Seconds()
+		if a, b := taken[i-1].clock, taken[i].clock; !a.IsZero() && !b.IsZero() {
+			dt = b.Sub(a).Seconds()
+		}
 		dv := counter(taken[i].sample) - counter(taken[i-1].sample)
 		if dt <= 0 || dv < 0 {
 			continue

@@ -125,3 +125,32 @@ func TestBuildSeries_Executing(t *testing.T) {
 		}
 	}
 }
+
+// Where the server gave its clock with the counters, a rate is over the
+// interval between two reads on it, whatever this side saw: a server
+// executing 50 statements a second, read at 1 s intervals on its clock,
+// whose answers a starved reader took 0.4 s to read once (the round
+// trip's middle 0.2 s late), is 50 at every point, where the reader's
+// instants say 62.5, then 41.7; the points stay at the reader's instants.
+func TestBuildSeries_ServerClock(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	server := t0.Add(-3 * time.Hour) // another host's clock: only its intervals count
+	var samples []takenSample
+	for i, late := range []float64{0, 0.2, 0} {
+		s := taken(t0, float64(i), "", 1, 1)
+		s.executedAt = t0.Add(time.Duration((float64(i) + late) * float64(time.Second)))
+		s.serverAt = server.Add(time.Duration(i) * time.Second)
+		s.statements, s.executed, s.timed = 50*float64(i), 5*float64(i), true
+		samples = append(samples, s)
+	}
+	for _, s := range buildSeries(samples, t0) {
+		if s.Name != SeriesStatements {
+			continue
+		}
+		if len(s.Points) != 2 || s.Points[0].V != 50 || s.Points[1].V != 50 || math.Abs(s.Points[0].T-1.2) > 1e-9 || s.Points[1].T != 2 {
+			t.Errorf("statements per second %v, want 50 at 1.2 s and at 2 s", s.Points)
+		}
+		return
+	}
+	t.Errorf("no %s series", SeriesStatements)
+}
