@@ -2,7 +2,10 @@ package capacity_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,7 +99,8 @@ func (a allocating) edge(bound float64) float64 {
 // and the budget ended there: 800 to 1,600 req/s, five of eight
 // unconfirmed. Given the whole 5 minutes, the rounds go on and land nearer
 // the edge, as far apart as where two or three pauses fell in a round
-// (logged, not held to the precision).
+// (logged, not held to the precision), each round sized to the stops at
+// its own rate, and none over the edge.
 func TestSearchPausesComingWithTheRate(t *testing.T) {
 	proto := allocating{capacity: 5000, service: 200 * time.Millisecond, every: 40000, pause: 250 * time.Millisecond, overhead: time.Second}
 	edge := proto.edge(300)
@@ -120,6 +124,21 @@ func TestSearchPausesComingWithTheRate(t *testing.T) {
 			}
 		}
 		if budget != 100*time.Second {
+			// Given the rounds' time, each is sized to the stops at its own
+			// rate (every 40,000 requests: 25 s at 1,600 req/s), not to
+			// the seconds between the stops of the rates before it: no
+			// confirmed answer above the edge (before, the rounds took the
+			// period of the higher rates' stops, 30 s held one stop or two
+			// at 1,600-1,900, and three answers of eight were over the
+			// edge, up to 1,901 req/s).
+			for i, r := range confirmed {
+				var every, at float64
+				_, err := fmt.Sscanf(r.PauseNote[strings.Index(r.PauseNote, "one every ")+len("one every "):], "%f requests", &every)
+				fmt.Sscanf(r.PauseNote[strings.Index(r.PauseNote, "the round at ")+len("the round at "):], "%f req/s", &at)
+				if r.Rate > edge || err != nil || math.Abs(every-proto.every) > 0.15*proto.every || math.Abs(at-r.Rate) > 0.5 {
+					t.Errorf("budget %s, answer %d: %.0f req/s (edge %.0f); note %q, want under the edge, its round sized to stops every 40000 requests (within 15 %%)", budget, i, r.Rate, edge, r.PauseNote)
+				}
+			}
 			continue
 		}
 		if lo, hi := spread(confirmed); len(confirmed) < len(results)*3/4 || (hi-lo)/hi > capacity.DefaultPrecision || hi > edge {

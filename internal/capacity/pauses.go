@@ -154,10 +154,48 @@ func (p pauses) period(o bench.Objective) (time.Duration, bool) {
 	return median.Round(100 * time.Millisecond), median > 0
 }
 
+// requestsPerStop is how many requests the trials sent per stop they saw
+// (the rate of a Poisson model of stops per request, fitted to every
+// trial's count): where the stops come with the requests (withTheRate),
+// the target's period at a rate is that many requests' time there; 0 with
+// no stop.
+func (p pauses) requestsPerStop(o bench.Objective) float64 {
+	n := len(p.stops(o))
+	if n == 0 {
+		return 0
+	}
+	var requests float64
+	for _, t := range p.trials {
+		requests += t.rate * t.seconds
+	}
+	return requests / float64(n)
+}
+
+// periodAt is the target's period of stops at rate: where they come with
+// the requests (withTheRate), the time rate takes to send the requests
+// the trials sent per stop, since a JVM collecting what its requests
+// allocate stops less often the lower the rate (java-virtual every 7 s at
+// 1,971-3,200 req/s, every 27 s at 1,500), and a round at 970 req/s sized
+// to the 7 s of the higher rates held no stop in its 35 s; else the
+// median time between stops (period). perRequest says which.
+func (p pauses) periodAt(o bench.Objective, rate float64) (period time.Duration, perRequest, ok bool) {
+	period, ok = p.period(o)
+	if !ok || rate <= 0 || !p.withTheRate(o) {
+		return period, false, ok
+	}
+	secs := p.requestsPerStop(o) / rate
+	return time.Duration(secs * float64(time.Second)).Round(100 * time.Millisecond), true, secs > 0
+}
+
 // words says what the stops were: "7 stops of 0.24 s on average, one
-// every 15s".
-func (p pauses) words(o bench.Objective, period time.Duration) string {
+// every 15s", or, where they come with the requests, "..., one every
+// 40000 requests: every 25s at 1600 req/s".
+func (p pauses) words(o bench.Objective, period time.Duration, perRequest bool, rate float64) string {
 	stops := p.stops(o)
+	if perRequest {
+		return fmt.Sprintf("%d stops of %.2f s on average, one every %.0f requests: every %s at %.0f req/s",
+			len(stops), meanSeconds(stops), p.requestsPerStop(o), period, rate)
+	}
 	return fmt.Sprintf("%d stops of %.2f s on average, one every %s", len(stops), meanSeconds(stops), period)
 }
 
@@ -184,15 +222,15 @@ func tightestLatency(o bench.Objective) (time.Duration, bool) {
 	return time.Duration(least * float64(time.Millisecond)), true
 }
 
-// coverPauses sizes the rounds to come, under the pooled rule, to the
-// target's recurring pauses: each confirmation a whole number of periods
-// long (as near its asked length as that allows), so that it holds the
-// same number of pauses wherever they fall, and as many of them as make
-// PausePeriods periods pooled, as far as the budget left holds one round
-// and never over less than the goal asked. It says what it did in the
-// result's note (PauseNote), or that the budget could not.
-func (s *search) coverPauses() {
-	period, ok := s.pauses.period(s.cfg.Objective)
+// coverPauses sizes the round at rate, under the pooled rule, to the
+// target's recurring pauses there (periodAt): each confirmation a whole
+// number of periods long (as near its asked length as that allows), so
+// that it holds the same number of pauses wherever they fall, and as many
+// of them as make PausePeriods periods pooled, as far as the budget left
+// holds one round and never over less than the goal asked. It says what
+// it did in the result's note (PauseNote), or that the budget could not.
+func (s *search) coverPauses(rate float64) {
+	period, perRequest, ok := s.pauses.periodAt(s.cfg.Objective, rate)
 	if !ok || !s.pooling() || s.sized == period {
 		return
 	}
@@ -216,8 +254,25 @@ func (s *search) coverPauses() {
 	if c.Confirmations*each < PausePeriods {
 		covered = fmt.Sprintf("%d of the %d periods asked: the budget left holds no longer round, and the answer may hold fewer pauses than the target makes", c.Confirmations*each, PausePeriods)
 	}
-	s.pauseNote = fmt.Sprintf("the target paused (%s): each rate from then on is judged over %d windows of %s (%d period(s) each), %s pooled, %s",
-		s.pauses.words(s.cfg.Objective, period), c.Confirmations, window, each, c.GoalDuration, covered)
+	judged := "each rate from then on is"
+	if perRequest {
+		judged = fmt.Sprintf("the round at %.0f req/s was", rate)
+	}
+	s.pauseNote = fmt.Sprintf("the target paused (%s): %s judged over %d windows of %s (%d period(s) each), %s pooled, %s",
+		s.pauses.words(s.cfg.Objective, period, perRequest, rate), judged, c.Confirmations, window, each, c.GoalDuration, covered)
+	if s.pauseNotes == nil {
+		s.pauseNotes = map[float64]string{}
+	}
+	s.pauseNotes[rate] = s.pauseNote
+}
+
+// noteAt is what the rounds did about the target's pauses, as said when
+// the round at rate was sized (the answer's), else when the last was.
+func (s *search) noteAt(rate float64) string {
+	if note, ok := s.pauseNotes[rate]; ok {
+		return note
+	}
+	return s.pauseNote
 }
 
 // unsizedNote says, under the pooled rule, that the target stopped but too
@@ -268,7 +323,7 @@ func (p pauses) stopsAt(o bench.Objective, rate float64) (n int, lo, hi float64)
 // 1,600 it had one stop and a p99 of 432 ms where its 30 s windows read
 // 244-261 ms but one. "" otherwise.
 func (s *search) answerStopsNote(res *Result) string {
-	if s.pauseNote == "" || res.Rate <= 0 || len(res.Confirmations) == 0 {
+	if s.noteAt(res.Rate) == "" || res.Rate <= 0 || len(res.Confirmations) == 0 {
 		return ""
 	}
 	n, lo, hi := s.pauses.stopsAt(s.cfg.Objective, res.Rate)

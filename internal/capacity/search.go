@@ -197,7 +197,7 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (*Result, error) {
 	}
 	res.Steps, res.Spent = s.steps, s.spent()
 	res.MustPass, res.Asked = cfg.MustPass, cfg.Confirmations
-	res.Rule, res.GoalDuration, res.PauseNote = cfg.Rule, s.cfg.goal(), cmp.Or(s.pauseNote+s.answerStopsNote(res), s.unsizedNote())
+	res.Rule, res.GoalDuration, res.PauseNote = cfg.Rule, s.cfg.goal(), cmp.Or(s.noteAt(res.Rate)+s.answerStopsNote(res), s.unsizedNote())
 	if cfg.Rule == RulePooled && s.unpooled {
 		res.Rule, res.RuleNote = RuleWindows, fmt.Sprintf("the trials carried no latency histograms to pool: %d of %d windows had to pass each", cfg.MustPass, cfg.Confirmations)
 	}
@@ -239,6 +239,9 @@ type search struct {
 	// the rounds did about them (coverPauses).
 	pauses    pauses
 	pauseNote string
+	// pauseNotes are the notes by the rate of the round each was made for
+	// (pauses that come with the requests size each round to its rate).
+	pauseNotes map[float64]string
 	// asked is the configuration as given, before coverPauses sized the
 	// rounds, and sized the period it last sized them to.
 	asked Config
@@ -794,7 +797,7 @@ func (s *search) bisect(ctx context.Context, lo, hi *Step) (*Step, *Step, error)
 // them early.
 func (s *search) confirm(ctx context.Context, rate float64) ([]Step, error) {
 	var confirms []Step
-	s.coverPauses()
+	s.coverPauses(rate)
 	if s.pooling() && s.left() < s.cost.round(s.cfg.Confirmations) {
 		return nil, s.outOfTime() // a round cut short judges nothing: plan whole ones
 	}
